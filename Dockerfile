@@ -1,0 +1,71 @@
+# syntax=docker/dockerfile:1
+#
+# One image for every Hookstream Node process: the ingress, the policy-status consumer, the
+# callback sender and the `hookstream` CLI (topics job, demo partner). docker-compose.yml picks
+# the process with `command:`. See ops/README.md.
+#
+#   docker build -t hookstream:local .
+#   docker run --rm hookstream:local node cli/bin/hookstream.js --help
+
+ARG NODE_IMAGE=node:24-bookworm-slim
+
+# ---------------------------------------------------------------------------------------------
+# manifests: every package.json (root and workspaces) plus the lockfile, at their own paths.
+# `npm ci` needs the manifest of every workspace; gathering them with find means a workspace
+# added later needs no change here. Only these files leave this stage, so the `npm ci` layers
+# below stay cached until a manifest or the lockfile changes.
+FROM ${NODE_IMAGE} AS manifests
+WORKDIR /src
+COPY . .
+RUN mkdir /manifests \
+ && find . -name node_modules -prune -o -type f \
+      \( -name package.json -o -name package-lock.json -o -name .npmrc \) -print0 \
+    | xargs -0 cp --parents -t /manifests
+
+# ---------------------------------------------------------------------------------------------
+# build: all dependencies (typescript is a devDependency), then `tsc -b` over the whole tree.
+FROM ${NODE_IMAGE} AS build
+WORKDIR /app
+ENV NPM_CONFIG_UPDATE_NOTIFIER=false
+COPY --from=manifests /manifests/ ./
+# --ignore-scripts: (1) the root "prepare" script runs `tsc -b`, which must wait until the
+# sources are copied in; (2) the `node` devDependency's install script would download a second
+# Node binary that this image already has. No dependency needs an install script to build.
+RUN npm ci --ignore-scripts --no-audit --no-fund
+COPY . .
+RUN npx tsc -b
+
+# ---------------------------------------------------------------------------------------------
+# runtime: production dependencies and compiled output only, run as the unprivileged `node` user.
+FROM ${NODE_IMAGE} AS runtime
+WORKDIR /app
+ENV NODE_ENV=production \
+    NPM_CONFIG_UPDATE_NOTIFIER=false
+COPY --from=manifests /manifests/ ./
+# Same lockfile, production dependencies only (this also drops the `node` devDependency).
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
+ && npm cache clean --force
+# Compiled packages. The layout matches the repository, so the code's relative paths hold:
+# shared/dist/avro finds the Avro schemas at ../../../schemas (SCHEMAS_DIR overrides it).
+COPY --from=build /app/schemas                               ./schemas
+COPY --from=build /app/shared/dist                           ./shared/dist
+COPY --from=build /app/cli/dist                              ./cli/dist
+COPY --from=build /app/cli/bin                               ./cli/bin
+COPY --from=build /app/services/ingress/dist                 ./services/ingress/dist
+COPY --from=build /app/services/policy-status-consumer/dist  ./services/policy-status-consumer/dist
+COPY --from=build /app/services/callback-sender/dist         ./services/callback-sender/dist
+
+# Files stay owned by root (read-only for the app); the process runs as `node` (uid 1000).
+USER node
+
+# ingress API + ops, policy-status-consumer ops, callback-sender ops, demo partner.
+EXPOSE 8080 8091 8092 9999
+
+# Liveness of whichever service runs here, on its own HTTP_PORT (compose always sets it). The slim
+# image has no curl, so Node's built-in fetch does the request. The topics job and the demo
+# partner serve no /healthz: docker-compose.yml disables the check for them.
+HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.HTTP_PORT || '8080') + '/healthz', { signal: AbortSignal.timeout(4000) }).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+
+# No default service: compose (or `docker run … node services/<name>/dist/main.js`) chooses one.
+CMD ["node", "cli/bin/hookstream.js", "--help"]

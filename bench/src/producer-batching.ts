@@ -1,0 +1,69 @@
+/**
+ * Benchmark: the shared BatchingProducer against the baseline of one kafkajs `send()` per
+ * record, same records, same concurrency, same broker, in one run.
+ *
+ *   npm run producer -w @hookstream/bench           (starts a throwaway local stack)
+ *   KAFKA_BROKERS=… node bench/dist/producer-batching.js
+ *
+ * Env: BENCH_RECORDS (default 3000), BENCH_CONCURRENCY (default 16).
+ */
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { BatchingProducer, createKafkaClient, createLogger } from '@hookstream/shared';
+
+const records = Number(process.env.BENCH_RECORDS ?? 3000);
+const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 16);
+const brokers = (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',');
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+}
+
+async function run(label: string, sendOne: (i: number) => Promise<unknown>) {
+  const latencies: number[] = [];
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < records) {
+        const i = next++;
+        const t0 = performance.now();
+        await sendOne(i);
+        latencies.push(performance.now() - t0);
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  const rate = records / seconds;
+  console.log(`${label.padEnd(34)} ${rate.toFixed(0).padStart(7)} records/s   p50 ${percentile(latencies, 50).toFixed(1)} ms   p99 ${percentile(latencies, 99).toFixed(1)} ms`);
+  return rate;
+}
+
+async function main() {
+  const kafka = createKafkaClient({ brokers, clientId: 'bench', logger: createLogger({ service: 'bench', level: 'error' }) });
+  const admin = kafka.admin();
+  await admin.connect();
+  const topic = `bench-producer-${randomUUID()}`;
+  await admin.createTopics({ waitForLeaders: true, topics: [{ topic, numPartitions: 6, replicationFactor: 1 }] });
+  await admin.disconnect();
+
+  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+  await producer.connect();
+  const value = Buffer.alloc(300, 'x');
+  console.log(`${records} records of ${value.length} B, ${concurrency} concurrent callers, idempotent producer, acks=all`);
+
+  // Warm-up: metadata, connections, producer id.
+  await producer.send({ topic, acks: -1, messages: [{ key: 'warm', value }] });
+
+  const baseline = await run('baseline: one send() per record', (i) => producer.send({ topic, acks: -1, messages: [{ key: `k${i}`, value }] }));
+  const batching = new BatchingProducer(producer);
+  const batched = await run('BatchingProducer', (i) => batching.send({ topic, key: `k${i}`, value }));
+  console.log(`ratio: ${(batched / baseline).toFixed(1)}x the baseline; ${batching.stats.batches} batches, ${(batching.stats.records / batching.stats.batches).toFixed(1)} records per batch`);
+  await producer.disconnect();
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

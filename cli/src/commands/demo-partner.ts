@@ -1,0 +1,43 @@
+import express from 'express';
+import { Command, Option } from 'commander';
+import { startHttpServer, type RunningHttpServer } from '@hookstream/shared';
+import { printLine } from '../output';
+
+/** Headers worth showing from a callback; auth values are shown only as present/absent. */
+const SHOWN_HEADERS = ['content-type', 'x-timestamp', 'x-hookstream-delivery-id', 'x-hookstream-event-id', 'webhook-id', 'webhook-timestamp'];
+const SECRET_HEADERS = ['authorization', 'x-api-key', 'x-signature', 'webhook-signature'];
+
+/**
+ * A stand-in partner for demos: accepts callbacks on any path, logs one line per callback
+ * (never printing credentials), and answers 200 so the delivery counts as a success.
+ */
+export async function startDemoPartner(settings: { host: string; port: number; log?: (line: string) => void }): Promise<RunningHttpServer> {
+  const log = settings.log ?? printLine;
+  const app = express();
+  app.disable('x-powered-by');
+  app.use(express.text({ type: '*/*', limit: '5mb' }));
+  app.all('/{*path}', (req, res) => {
+    const headers: Record<string, string> = {};
+    for (const name of SHOWN_HEADERS) if (req.headers[name]) headers[name] = String(req.headers[name]);
+    for (const name of SECRET_HEADERS) if (req.headers[name]) headers[name] = '(present)';
+    log(JSON.stringify({ at: new Date().toISOString(), method: req.method, path: req.path, headers, body: typeof req.body === 'string' ? req.body : '' }));
+    res.status(200).json({ status: 'received' });
+  });
+  return startHttpServer(app, settings);
+}
+
+export function demoPartnerCommand(): Command {
+  return new Command('demo-partner')
+    .description('run a demo partner callback endpoint that logs every callback and answers 200')
+    .addOption(new Option('--port <port>', 'port to listen on').default(9999).argParser((v) => Number.parseInt(v, 10)))
+    .option('--host <host>', 'interface to bind', '127.0.0.1')
+    .action(async (opts: { port: number; host: string }) => {
+      const server = await startDemoPartner({ host: opts.host, port: opts.port });
+      printLine(`demo partner endpoint listening at ${server.url}/callbacks`);
+      await new Promise<void>((resolve) => {
+        process.once('SIGINT', resolve);
+        process.once('SIGTERM', resolve);
+      });
+      await server.close();
+    });
+}

@@ -1,0 +1,40 @@
+import { Command, CommanderError } from 'commander';
+import { ConfigError, HookstreamError, describeError } from '@hookstream/shared';
+import { demoPartnerCommand } from './commands/demo-partner';
+import { stackCommand } from './commands/stack';
+import { startCommand } from './commands/start';
+import { topicsCommand } from './commands/topics';
+
+export function buildProgram(): Command {
+  return new Command('hookstream')
+    .description('Hookstream: partner webhooks in, policy callbacks out, on Kafka')
+    .version(require('../package.json').version as string)
+    .showHelpAfterError()
+    .enablePositionalOptions()
+    .addCommand(startCommand())
+    .addCommand(stackCommand())
+    .addCommand(topicsCommand())
+    .addCommand(demoPartnerCommand());
+}
+
+/** Runs the CLI. Expected failures print one clear message (no stack trace) and set a non-zero exit code. */
+export async function main(argv: string[]): Promise<void> {
+  const program = buildProgram().exitOverride();
+  try {
+    await program.parseAsync(argv);
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // commander has printed the message or help already.
+      process.exitCode = error.exitCode;
+      return;
+    }
+    if (error instanceof ConfigError) {
+      process.stderr.write(`hookstream: ${error.message}\n`);
+      process.exitCode = 2;
+      return;
+    }
+    process.stderr.write(`hookstream: ${describeError(error)}\n`);
+    if (!(error instanceof HookstreamError) && process.env.HOOKSTREAM_DEBUG) process.stderr.write(`${(error as Error).stack}\n`);
+    process.exitCode = 1;
+  }
+}

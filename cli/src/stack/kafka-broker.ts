@@ -1,0 +1,116 @@
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { StackError } from '@hookstream/shared';
+import type { JavaRuntime } from './java';
+import { startProcess, type StartedProcess } from './processes';
+
+const run = promisify(execFile);
+
+export interface BrokerSettings {
+  java: JavaRuntime;
+  /** Folder holding the broker's lib/ of jars. */
+  kafkaDir: string;
+  /** Folder for the broker's config, data and logs (kept across restarts unless wiped). */
+  dir: string;
+  port: number;
+  controllerPort: number;
+  /** -Xmx of the broker JVM. Default 512m. */
+  heap?: string;
+}
+
+const LOG4J_CONFIG = `<?xml version="1.0" encoding="UTF-8"?>
+<Configuration status="WARN">
+  <Appenders>
+    <Console name="out" target="SYSTEM_OUT"><PatternLayout pattern="%d{ISO8601} %-5p [%c{1}] %m%n"/></Console>
+  </Appenders>
+  <Loggers>
+    <Logger name="kafka" level="INFO"/>
+    <Logger name="org.apache.kafka" level="WARN"/>
+    <Logger name="kafka.request.logger" level="WARN"/>
+    <Root level="WARN"><AppenderRef ref="out"/></Root>
+  </Loggers>
+</Configuration>
+`;
+
+function serverProperties(s: BrokerSettings, dataDir: string): string {
+  return [
+    'process.roles=broker,controller',
+    'node.id=1',
+    `controller.quorum.voters=1@127.0.0.1:${s.controllerPort}`,
+    `listeners=PLAINTEXT://127.0.0.1:${s.port},CONTROLLER://127.0.0.1:${s.controllerPort}`,
+    `advertised.listeners=PLAINTEXT://127.0.0.1:${s.port}`,
+    'controller.listener.names=CONTROLLER',
+    'inter.broker.listener.name=PLAINTEXT',
+    'listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT',
+    `log.dirs=${dataDir}`,
+    // Single node: internal topics with one replica; fewer partitions than the defaults make
+    // coordinators load faster after a start.
+    'offsets.topic.replication.factor=1',
+    'offsets.topic.num.partitions=10',
+    'transaction.state.log.replication.factor=1',
+    'transaction.state.log.min.isr=1',
+    'transaction.state.log.num.partitions=10',
+    'share.coordinator.state.topic.replication.factor=1',
+    'share.coordinator.state.topic.min.isr=1',
+    'group.initial.rebalance.delay.ms=0',
+    // Topics come from `hookstream topics ensure` (or tests), never from a typo.
+    'auto.create.topics.enable=false',
+    'num.partitions=1',
+    'log.cleaner.backoff.ms=1000',
+    '',
+  ].join('\n');
+}
+
+/** Writes the broker's config (ports may change between starts) and formats its storage once. */
+export async function prepareBroker(s: BrokerSettings): Promise<{ configFile: string; logFile: string }> {
+  const dataDir = path.join(s.dir, 'data');
+  mkdirSync(dataDir, { recursive: true });
+  const configFile = path.join(s.dir, 'server.properties');
+  writeFileSync(configFile, serverProperties(s, dataDir));
+  writeFileSync(path.join(s.dir, 'log4j2.xml'), LOG4J_CONFIG);
+  if (!existsSync(path.join(dataDir, 'meta.properties'))) {
+    const classPath = `${path.join(s.kafkaDir, 'lib')}/*`;
+    try {
+      const { stdout } = await run(s.java.executable, ['-cp', classPath, 'kafka.tools.StorageTool', 'random-uuid']);
+      await run(s.java.executable, [
+        `-Dlog4j2.configurationFile=${path.join(s.dir, 'log4j2.xml')}`,
+        '-cp',
+        classPath,
+        'kafka.tools.StorageTool',
+        'format',
+        '-t',
+        stdout.trim(),
+        '-c',
+        configFile,
+      ]);
+    } catch (error) {
+      throw new StackError(`formatting Kafka's storage in ${dataDir} failed: ${(error as { stderr?: string }).stderr ?? String(error)}`, {
+        cause: error,
+      });
+    }
+  }
+  return { configFile, logFile: path.join(s.dir, 'kafka.log') };
+}
+
+/** Starts the KRaft broker+controller; returns once the JVM is spawned (readiness is checked by the caller). */
+export async function startBroker(s: BrokerSettings): Promise<StartedProcess & { logFile: string }> {
+  const { configFile, logFile } = await prepareBroker(s);
+  const args = [
+    `-Xmx${s.heap ?? '512m'}`,
+    '-Xms128m',
+    '-XX:+UseG1GC',
+    '-XX:-UsePerfData',
+    '-Djava.awt.headless=true',
+    `-Djava.io.tmpdir=${path.join(s.dir, 'tmp')}`,
+    `-Dlog4j2.configurationFile=${path.join(s.dir, 'log4j2.xml')}`,
+    '-cp',
+    `${path.join(s.kafkaDir, 'lib')}/*`,
+    'kafka.Kafka',
+    configFile,
+  ];
+  mkdirSync(path.join(s.dir, 'tmp'), { recursive: true });
+  const started = startProcess(s.java.executable, args, { cwd: s.dir, env: { ...process.env }, logFile });
+  return { ...started, logFile };
+}

@@ -1,0 +1,54 @@
+import net from 'node:net';
+
+/** Resolves true when nothing listens on host:port. */
+export function isPortFree(port: number, host = '127.0.0.1'): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.once('error', () => resolve(false));
+    server.listen({ port, host, exclusive: true }, () => server.close(() => resolve(true)));
+  });
+}
+
+/** A port the OS says is free now. */
+export function freePort(host = '127.0.0.1'): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen({ port: 0, host, exclusive: true }, () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * `preferred` when it is free, else a free port from the OS. Ports already handed out in this
+ * call chain are skipped, so several picks in a row never collide.
+ */
+export async function pickPort(preferred: number | undefined, taken: Set<number>, host = '127.0.0.1'): Promise<number> {
+  if (preferred !== undefined && preferred > 0 && !taken.has(preferred) && (await isPortFree(preferred, host))) {
+    taken.add(preferred);
+    return preferred;
+  }
+  for (;;) {
+    const port = await freePort(host);
+    if (!taken.has(port)) {
+      taken.add(port);
+      return port;
+    }
+  }
+}
+
+/** Resolves true once something accepts TCP connections on host:port. */
+export function canConnect(port: number, host = '127.0.0.1', timeoutMs = 1000): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ port, host });
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(timeoutMs, () => done(false));
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+}

@@ -1,0 +1,86 @@
+import { z } from 'zod';
+import { ConfigError } from './errors';
+
+/**
+ * Settings every service reads from the environment. Each service extends this with
+ * its own, validates once at start-up with {@link loadConfig} and exits on error.
+ * Every variable is documented, with its default, in `.env.example`.
+ */
+
+/** A comma-separated list of host:port pairs. */
+const brokerList = z
+  .string()
+  .trim()
+  .min(1, 'must list at least one broker as host:port')
+  .transform((value) => value.split(',').map((b) => b.trim()).filter((b) => b.length > 0))
+  .pipe(
+    z
+      .array(z.string().regex(/^[^\s:]+:\d{1,5}$/, 'each broker must be host:port'))
+      .min(1, 'must list at least one broker as host:port'),
+  );
+
+const httpUrl = z
+  .string()
+  .trim()
+  .url('must be an absolute URL')
+  .refine((value) => /^https?:\/\//i.test(value), 'must be an http or https URL')
+  .transform((value) => value.replace(/\/+$/, ''));
+
+const port = z.coerce.number().int('must be a whole number').min(0).max(65535, 'must be a port from 0 to 65535');
+const positiveInt = z.coerce.number().int('must be a whole number').positive('must be greater than 0');
+
+export const kafkaSettingsSchema = z.object({
+  /** Kafka bootstrap brokers, comma-separated host:port. Required. */
+  KAFKA_BROKERS: brokerList,
+  /** Confluent-compatible schema registry base URL (for Apicurio: …/apis/ccompat/v7). Required. */
+  SCHEMA_REGISTRY_URL: httpUrl,
+  /** Prefix put before every topic name (and so every subject name). Default: none. */
+  TOPIC_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9._-]*$/, 'may hold only letters, digits, ".", "_" and "-"')
+    .default(''),
+  /** Kafka client connection timeout in ms. Default 3000. */
+  KAFKA_CONNECTION_TIMEOUT_MS: positiveInt.default(3000),
+  /** Kafka request timeout in ms. Default 30000. */
+  KAFKA_REQUEST_TIMEOUT_MS: positiveInt.default(30000),
+});
+
+export const serviceSettingsSchema = kafkaSettingsSchema.extend({
+  /** pino level: fatal, error, warn, info, debug, trace or silent. Default info. */
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Interface the HTTP server binds. Default 127.0.0.1 (containers set 0.0.0.0). */
+  HTTP_HOST: z.string().trim().min(1).default('127.0.0.1'),
+  /** Name of this replica in logs and client ids. Default: hostname-pid. */
+  SERVICE_INSTANCE_ID: z.string().trim().min(1).optional(),
+  /** How long a graceful shutdown may take before the process exits anyway, in ms. Default 10000. */
+  SHUTDOWN_TIMEOUT_MS: positiveInt.default(10000),
+});
+
+export type ServiceSettings = z.infer<typeof serviceSettingsSchema>;
+
+/** Builds a service's schema: the shared settings plus HTTP_PORT with the service's own default. */
+export function serviceSchemaWithPort(defaultPort: number) {
+  return serviceSettingsSchema.extend({
+    /** Port of the service's HTTP server (API and/or /metrics, /healthz, /readyz). 0 picks a free one. */
+    HTTP_PORT: port.default(defaultPort),
+  });
+}
+
+/**
+ * Validates `env` against `schema`. Throws a {@link ConfigError} naming every bad variable
+ * (not only the first), so an operator fixes the environment in one go.
+ */
+export function loadConfig<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv = process.env): z.infer<S> {
+  // Empty strings mean "not set": docker-compose and .env files often leave `VAR=`.
+  const cleaned: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) {
+    if (value !== undefined && value !== '') cleaned[key] = value;
+  }
+  const result = schema.safeParse(cleaned);
+  if (result.success) return result.data;
+  const problems = result.error.issues.map((issue) => ({
+    variable: issue.path.length > 0 ? String(issue.path[0]) : '(environment)',
+    message: issue.code === 'invalid_type' && issue.input === undefined ? 'is required but not set' : issue.message,
+  }));
+  throw new ConfigError(problems);
+}

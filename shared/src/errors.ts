@@ -1,0 +1,114 @@
+/**
+ * One list of error codes for every Hookstream service. Recognise errors by `code`
+ * (see {@link hasErrorCode}), not only by `instanceof`: errors cross package and
+ * process boundaries (logs, DLQ headers) where classes do not survive.
+ */
+export const ErrorCodes = {
+  /** A setting from the environment is missing or malformed; the process exits. */
+  CONFIG_INVALID: 'HOOKSTREAM_CONFIG_INVALID',
+  /** Kafka could not be reached or refused a request that may succeed later. */
+  KAFKA_UNAVAILABLE: 'HOOKSTREAM_KAFKA_UNAVAILABLE',
+  /** The schema registry could not be reached or answered 5xx. */
+  REGISTRY_UNAVAILABLE: 'HOOKSTREAM_REGISTRY_UNAVAILABLE',
+  /** The registry refused a schema as incompatible with the subject's earlier versions. */
+  SCHEMA_INCOMPATIBLE: 'HOOKSTREAM_SCHEMA_INCOMPATIBLE',
+  /** A value does not fit its Avro schema, or bytes are not a decodable Confluent-framed record. */
+  AVRO_INVALID: 'HOOKSTREAM_AVRO_INVALID',
+  /** The local stack (Kafka, registry) could not be fetched, started or stopped. */
+  STACK_FAILED: 'HOOKSTREAM_STACK_FAILED',
+  /** A topic exists with settings other than the wanted ones and could not be reconciled. */
+  TOPIC_DRIFT: 'HOOKSTREAM_TOPIC_DRIFT',
+  /** Shutdown did not finish in time. */
+  SHUTDOWN_TIMEOUT: 'HOOKSTREAM_SHUTDOWN_TIMEOUT',
+} as const;
+
+export type ErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];
+
+export interface HookstreamErrorOptions {
+  cause?: unknown;
+  /** Whether the same operation may succeed if tried again later. Default false. */
+  retryable?: boolean;
+  /** Extra structured facts for logs; never secrets. */
+  details?: Record<string, unknown>;
+}
+
+/** Base of every error Hookstream throws on purpose. */
+export class HookstreamError extends Error {
+  readonly code: ErrorCode;
+  readonly retryable: boolean;
+  readonly details: Record<string, unknown>;
+
+  constructor(code: ErrorCode, message: string, options: HookstreamErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.code = code;
+    this.retryable = options.retryable ?? false;
+    this.details = options.details ?? {};
+  }
+}
+
+/** Thrown at start-up when the environment does not satisfy the service's config schema. */
+export class ConfigError extends HookstreamError {
+  /** One entry per bad variable: its name and what is wrong with it. */
+  readonly problems: ReadonlyArray<{ variable: string; message: string }>;
+
+  constructor(problems: ReadonlyArray<{ variable: string; message: string }>) {
+    const lines = problems.map((p) => `  ${p.variable}: ${p.message}`).join('\n');
+    super(ErrorCodes.CONFIG_INVALID, `Invalid configuration:\n${lines}`, { details: { problems } });
+    this.problems = problems;
+  }
+}
+
+/** Thrown when Kafka cannot be reached or refuses a request; retryable. */
+export class KafkaUnavailableError extends HookstreamError {
+  constructor(message: string, cause?: unknown) {
+    super(ErrorCodes.KAFKA_UNAVAILABLE, message, { cause, retryable: true });
+  }
+}
+
+/** Thrown when the schema registry cannot be reached or answers 5xx; retryable. */
+export class RegistryUnavailableError extends HookstreamError {
+  constructor(message: string, cause?: unknown) {
+    super(ErrorCodes.REGISTRY_UNAVAILABLE, message, { cause, retryable: true });
+  }
+}
+
+/** Thrown when the registry refuses a schema version as incompatible (HTTP 409); not retryable. */
+export class SchemaIncompatibleError extends HookstreamError {
+  constructor(subject: string, cause?: unknown) {
+    super(ErrorCodes.SCHEMA_INCOMPATIBLE, `Schema for subject "${subject}" is incompatible with its earlier versions`, {
+      cause,
+      details: { subject },
+    });
+  }
+}
+
+/** Thrown when a value cannot be Avro-encoded for its topic or bytes cannot be decoded; not retryable. */
+export class AvroInvalidError extends HookstreamError {
+  constructor(message: string, options: HookstreamErrorOptions = {}) {
+    super(ErrorCodes.AVRO_INVALID, message, options);
+  }
+}
+
+/** Thrown when the local stack cannot be fetched, started or stopped; the message says what is missing. */
+export class StackError extends HookstreamError {
+  constructor(message: string, options: HookstreamErrorOptions = {}) {
+    super(ErrorCodes.STACK_FAILED, message, options);
+  }
+}
+
+/** True when `error` is a HookstreamError (or a look-alike from another copy of this package) with `code`. */
+export function hasErrorCode(error: unknown, code: ErrorCode): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === code;
+}
+
+/** Whether trying the failed operation again may succeed. Unknown errors are not retryable. */
+export function isRetryable(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { retryable?: unknown }).retryable === true;
+}
+
+/** The message of anything thrown, for logs and CLI output. */
+export function describeError(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  return String(error);
+}

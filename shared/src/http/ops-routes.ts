@@ -1,0 +1,54 @@
+import express, { type Router } from 'express';
+import type { Registry } from 'prom-client';
+import { withTimeout } from '../async';
+import { describeError } from '../errors';
+
+/** One thing a service needs before it can take work: Kafka connected, registry reachable, state loaded. */
+export interface ReadinessCheck {
+  /** Short name shown in the /readyz body, e.g. "kafka". */
+  name: string;
+  /** Resolves when ready; rejects (or resolves false) when not. Must not hang: it is raced against a timeout. */
+  check: () => Promise<boolean | void> | boolean | void;
+}
+
+export interface OpsRoutesOptions {
+  registry: Registry;
+  readiness: readonly ReadinessCheck[];
+  /** How long one readiness check may take, in ms. Default 2000. */
+  checkTimeoutMs?: number;
+}
+
+async function runCheck(check: ReadinessCheck, timeoutMs: number): Promise<{ ok: boolean; error?: string }> {
+  try {
+    const result = await withTimeout(Promise.resolve().then(check.check), timeoutMs, `timed out after ${timeoutMs} ms`);
+    return result === false ? { ok: false, error: 'not ready' } : { ok: true };
+  } catch (error) {
+    return { ok: false, error: describeError(error) };
+  }
+}
+
+/**
+ * `/healthz` (the process is alive and serving), `/readyz` (every readiness check passes:
+ * 200, else 503 with which check failed) and `/metrics` (Prometheus text format).
+ */
+export function createOpsRoutes(options: OpsRoutesOptions): Router {
+  const router = express.Router();
+  const timeoutMs = options.checkTimeoutMs ?? 2000;
+
+  router.get('/healthz', (_req, res) => {
+    res.status(200).json({ status: 'alive' });
+  });
+
+  router.get('/readyz', async (_req, res) => {
+    const results = await Promise.all(options.readiness.map(async (c) => [c.name, await runCheck(c, timeoutMs)] as const));
+    const ready = results.every(([, r]) => r.ok);
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', checks: Object.fromEntries(results) });
+  });
+
+  router.get('/metrics', async (_req, res) => {
+    res.setHeader('Content-Type', options.registry.contentType);
+    res.send(await options.registry.metrics());
+  });
+
+  return router;
+}

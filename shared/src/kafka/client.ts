@@ -1,0 +1,44 @@
+import { Kafka, logLevel, type KafkaConfig, type logCreator } from 'kafkajs';
+import type { Logger } from 'pino';
+
+export interface KafkaClientSettings {
+  brokers: string[];
+  /** Shown in broker logs and quotas; include the service and replica. */
+  clientId: string;
+  logger: Logger;
+  /** Default 3000. */
+  connectionTimeoutMs?: number;
+  /** Default 30000. */
+  requestTimeoutMs?: number;
+}
+
+const levelNames: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
+  [logLevel.ERROR]: 'error',
+  [logLevel.WARN]: 'warn',
+  [logLevel.INFO]: 'info',
+  [logLevel.DEBUG]: 'debug',
+};
+
+/** Routes kafkajs's own log lines into the service's pino logger. */
+function pinoLogCreator(logger: Logger): logCreator {
+  const kafkaLogger = logger.child({ module: 'kafkajs' });
+  return () =>
+    ({ namespace, level, log }) => {
+      const { message, timestamp: _timestamp, logger: _name, ...extra } = log as Record<string, unknown> & { message: string };
+      kafkaLogger[levelNames[level] ?? 'info']({ namespace, ...extra }, message);
+    };
+}
+
+/** The kafkajs client of one process, logging through pino. Connections are made by the producers and consumers it creates. */
+export function createKafkaClient(settings: KafkaClientSettings): Kafka {
+  const config: KafkaConfig = {
+    clientId: settings.clientId,
+    brokers: settings.brokers,
+    connectionTimeout: settings.connectionTimeoutMs ?? 3000,
+    requestTimeout: settings.requestTimeoutMs ?? 30000,
+    logLevel: logLevel.WARN,
+    logCreator: pinoLogCreator(settings.logger),
+    retry: { initialRetryTime: 100, retries: 8 },
+  };
+  return new Kafka(config);
+}

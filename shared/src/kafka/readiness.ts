@@ -1,0 +1,78 @@
+import { randomUUID } from 'node:crypto';
+import type { Kafka } from 'kafkajs';
+import { sleep, withTimeout } from '../async';
+import { isRetryableKafkaError } from './retryable';
+
+export interface KafkaProbeOptions {
+  /** Give up after this many ms. Default 60000. */
+  timeoutMs?: number;
+  /** Topic used by the probe (created with one partition if missing). Default `__hookstream-readiness`. */
+  topic?: string;
+}
+
+/**
+ * Waits until Kafka really serves what Hookstream needs, not only an open port: metadata,
+ * a consumer group join through the group coordinator, and a committed transaction through
+ * the transaction coordinator. Right after start the broker answers "coordinator is
+ * loading" for a second or two (../shared/LOCAL-STACK.md): those are retried until the deadline.
+ */
+export async function waitForKafkaReady(kafka: Kafka, options: KafkaProbeOptions = {}): Promise<void> {
+  const deadline = Date.now() + (options.timeoutMs ?? 60_000);
+  const topic = options.topic ?? '__hookstream-readiness';
+  let lastError: unknown;
+  while (Date.now() < deadline) {
+    try {
+      await probeOnce(kafka, topic, deadline);
+      return;
+    } catch (error) {
+      lastError = error;
+      if (!isRetryableKafkaError(error) && !/coordinator|timed? ?out|ECONNREFUSED|not ready/i.test(String(error))) throw error;
+      await sleep(250);
+    }
+  }
+  throw new Error(`Kafka was not ready in time: ${lastError instanceof Error ? lastError.message : String(lastError)}`);
+}
+
+async function probeOnce(kafka: Kafka, topic: string, deadline: number): Promise<void> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const topics = await admin.listTopics();
+    if (!topics.includes(topic)) {
+      await admin.createTopics({ waitForLeaders: true, topics: [{ topic, numPartitions: 1, replicationFactor: 1 }] });
+    }
+  } finally {
+    await admin.disconnect();
+  }
+
+  // Transaction coordinator: one committed transaction.
+  const producer = kafka.producer({ transactionalId: `hookstream-readiness-${randomUUID()}`, idempotent: true, maxInFlightRequests: 1 });
+  await producer.connect();
+  try {
+    const tx = await producer.transaction();
+    try {
+      await tx.send({ topic, messages: [{ key: 'probe', value: 'probe' }] });
+      await tx.commit();
+    } catch (error) {
+      await tx.abort().catch(() => undefined);
+      throw error;
+    }
+  } finally {
+    await producer.disconnect();
+  }
+
+  // Group coordinator: a consumer joins a group and is assigned the partition.
+  const consumer = kafka.consumer({ groupId: `hookstream-readiness-${randomUUID()}`, sessionTimeout: 10_000, rebalanceTimeout: 10_000 });
+  await consumer.connect();
+  try {
+    const joined = new Promise<void>((resolve) => {
+      consumer.on(consumer.events.GROUP_JOIN, () => resolve());
+    });
+    await consumer.subscribe({ topic, fromBeginning: true });
+    await consumer.run({ eachMessage: async () => undefined });
+    const remaining = Math.max(1000, deadline - Date.now());
+    await withTimeout(joined, remaining, 'group join timed out');
+  } finally {
+    await consumer.disconnect();
+  }
+}

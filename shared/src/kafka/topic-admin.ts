@@ -1,0 +1,113 @@
+import { ConfigResourceTypes, type Admin } from 'kafkajs';
+import type { ResolvedTopic } from './topics';
+
+export interface TopicDrift {
+  /** A topic config name, or "partitions" / "replication.factor". */
+  setting: string;
+  wanted: string;
+  actual: string;
+  /** True when `--fix` changed it to the wanted value. */
+  fixed: boolean;
+  /** Why it was not fixed, when it can't be done safely. */
+  note?: string;
+}
+
+export interface TopicReport {
+  topic: string;
+  outcome: 'created' | 'unchanged' | 'drift' | 'fixed';
+  drift: TopicDrift[];
+}
+
+export interface EnsureTopicsOptions {
+  /** Alter configs that differ from the wanted ones. Partition and replication drift is only reported. Default false. */
+  fixConfigs?: boolean;
+}
+
+/**
+ * Creates missing topics and compares existing ones with the wanted settings.
+ * Safe to run again: existing topics are never recreated. Partition counts are never
+ * changed automatically: adding partitions moves keys to other partitions and breaks
+ * per-policy ordering and compaction, so that is an operator's decision.
+ */
+export async function ensureTopics(admin: Admin, wanted: ResolvedTopic[], options: EnsureTopicsOptions = {}): Promise<TopicReport[]> {
+  const existing = new Set(await admin.listTopics());
+  const missing = wanted.filter((t) => !existing.has(t.topic));
+  if (missing.length > 0) {
+    await admin.createTopics({
+      waitForLeaders: true,
+      topics: missing.map((t) => ({
+        topic: t.topic,
+        numPartitions: t.partitions,
+        replicationFactor: t.replicationFactor,
+        configEntries: Object.entries(t.config).map(([name, value]) => ({ name, value })),
+      })),
+    });
+  }
+
+  const present = wanted.filter((t) => existing.has(t.topic));
+  const reports: TopicReport[] = missing.map((t) => ({ topic: t.topic, outcome: 'created', drift: [] }));
+  if (present.length === 0) return reports;
+
+  const [metadata, configs] = await Promise.all([
+    admin.fetchTopicMetadata({ topics: present.map((t) => t.topic) }),
+    admin.describeConfigs({
+      includeSynonyms: false,
+      resources: present.map((t) => ({ type: ConfigResourceTypes.TOPIC, name: t.topic })),
+    }),
+  ]);
+
+  for (const t of present) {
+    const drift: TopicDrift[] = [];
+    const meta = metadata.topics.find((m) => m.name === t.topic);
+    const partitions = meta?.partitions.length ?? 0;
+    if (partitions !== t.partitions) {
+      drift.push({
+        setting: 'partitions',
+        wanted: String(t.partitions),
+        actual: String(partitions),
+        fixed: false,
+        note: 'not changed automatically: it would move keys to other partitions (kafka-topics.sh --alter to decide)',
+      });
+    }
+    const replicas = meta?.partitions[0]?.replicas.length ?? 0;
+    if (replicas !== t.replicationFactor) {
+      drift.push({
+        setting: 'replication.factor',
+        wanted: String(t.replicationFactor),
+        actual: String(replicas),
+        fixed: false,
+        note: 'needs a partition reassignment (kafka-reassign-partitions.sh)',
+      });
+    }
+
+    const entries = configs.resources.find((r) => r.resourceName === t.topic)?.configEntries ?? [];
+    const actual = new Map(entries.map((e) => [e.configName, e]));
+    const configDrift = Object.entries(t.config).filter(([name, value]) => actual.get(name)?.configValue !== value);
+    for (const [name, value] of configDrift) {
+      drift.push({ setting: name, wanted: value, actual: actual.get(name)?.configValue ?? '(unset)', fixed: false });
+    }
+
+    if (configDrift.length > 0 && options.fixConfigs) {
+      // alterConfigs replaces the topic's whole set of overrides: keep the operator's other overrides.
+      const keep = entries.filter((e) => !e.isDefault && !(e.configName in t.config) && !e.readOnly);
+      await admin.alterConfigs({
+        validateOnly: false,
+        resources: [
+          {
+            type: ConfigResourceTypes.TOPIC,
+            name: t.topic,
+            configEntries: [
+              ...keep.map((e) => ({ name: e.configName, value: e.configValue })),
+              ...Object.entries(t.config).map(([name, value]) => ({ name, value })),
+            ],
+          },
+        ],
+      });
+      for (const d of drift) if (d.setting in t.config) d.fixed = true;
+    }
+
+    const unresolved = drift.some((d) => !d.fixed);
+    reports.push({ topic: t.topic, outcome: drift.length === 0 ? 'unchanged' : unresolved ? 'drift' : 'fixed', drift });
+  }
+  return reports;
+}

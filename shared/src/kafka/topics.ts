@@ -1,0 +1,173 @@
+/**
+ * Every topic Hookstream uses, with the settings `hookstream topics ensure` creates and
+ * checks (../shared/DESIGN.md). The single source of truth for names, schemas and settings:
+ * services, the CLI and tests all read it.
+ */
+
+const HOUR_MS = 60 * 60 * 1000;
+const DAY_MS = 24 * HOUR_MS;
+
+/** Logical topic names; the real name is `TOPIC_PREFIX` + this. */
+export const TopicNames = {
+  partnerEvents: 'partner-events',
+  ingressIdempotency: 'ingress-idempotency',
+  partnerDocuments: 'partner-documents',
+  partnerConfig: 'partner-config',
+  policyStatus: 'policy-status',
+  policyStatusDlq: 'policy-status-dlq',
+  callbackRequests: 'callback-requests',
+  callbackOutcomes: 'callback-outcomes',
+  callbackDlq: 'callback-dlq',
+  dlqReplayAudit: 'dlq-replay-audit',
+} as const;
+
+/** Number of retry tiers of outbound callbacks (spec section 8: "up to 8"). */
+export const RETRY_TIER_COUNT = 8;
+
+/** Logical name of retry tier `tier` (1-based). */
+export function retryTopicName(tier: number): string {
+  if (!Number.isInteger(tier) || tier < 1 || tier > RETRY_TIER_COUNT) throw new RangeError(`no retry tier ${tier}`);
+  return `callback-retry-${tier}`;
+}
+
+export interface TopicSpec {
+  /** Logical name (without prefix). */
+  name: string;
+  /** Avro schema file in schemas/ for the record value; the subject is `<topic>-value`. */
+  schemaFile: string;
+  /** What the topic carries, for `topics ensure` output and the README. */
+  description: string;
+  /** 'data' topics get TOPIC_PARTITIONS partitions; 'single' ones one (total order, tiny volume). */
+  partitioning: 'data' | 'single';
+  /** Topic-level configs Kafka must have (besides min.insync.replicas, derived from the replication factor). */
+  config: Record<string, string>;
+}
+
+export interface TopicCatalogueSettings {
+  /** Prepended to every name. Default ''. */
+  prefix?: string;
+  /** Partitions of 'data' topics. Default 6. */
+  partitions?: number;
+  /** Replication factor of every topic. Default 1 (local); production wants 3. */
+  replicationFactor?: number;
+  /** How long the ingress remembers a request_id, in ms. Default 48 h. */
+  idempotencyRetentionMs?: number;
+}
+
+export interface ResolvedTopic extends TopicSpec {
+  /** Real name, with the prefix. */
+  topic: string;
+  partitions: number;
+  replicationFactor: number;
+}
+
+const deleteAfter = (ms: number): Record<string, string> => ({ 'cleanup.policy': 'delete', 'retention.ms': String(ms) });
+
+/** The wanted topics for the given settings. */
+export function topicCatalogue(settings: TopicCatalogueSettings = {}): ResolvedTopic[] {
+  const prefix = settings.prefix ?? '';
+  const partitions = settings.partitions ?? 6;
+  const replicationFactor = settings.replicationFactor ?? 1;
+  const idempotencyRetentionMs = settings.idempotencyRetentionMs ?? 2 * DAY_MS;
+
+  const specs: TopicSpec[] = [
+    {
+      name: TopicNames.partnerEvents,
+      schemaFile: 'partner-event.avsc',
+      description: 'accepted inbound webhooks, keyed by transaction_number',
+      partitioning: 'data',
+      config: deleteAfter(7 * DAY_MS),
+    },
+    {
+      name: TopicNames.ingressIdempotency,
+      schemaFile: 'ingress-idempotency-entry.avsc',
+      description: 'request_id ledger (claims and completions), keyed by partner id + request_id',
+      partitioning: 'data',
+      // compact keeps the newest entry per key; delete drops entries older than the retention.
+      config: {
+        'cleanup.policy': 'compact,delete',
+        'retention.ms': String(idempotencyRetentionMs),
+        'segment.ms': String(Math.min(idempotencyRetentionMs, 6 * HOUR_MS)),
+        'min.compaction.lag.ms': '0',
+      },
+    },
+    {
+      name: TopicNames.partnerDocuments,
+      schemaFile: 'partner-document.avsc',
+      description: 'documents retrieved for inbound webhooks',
+      partitioning: 'data',
+      config: deleteAfter(7 * DAY_MS),
+    },
+    {
+      name: TopicNames.partnerConfig,
+      schemaFile: 'partner-config.avsc',
+      description: 'partners, hashed API keys, callback endpoints, encrypted outbound auth; keyed by partner id',
+      partitioning: 'single',
+      config: { 'cleanup.policy': 'compact', 'delete.retention.ms': String(DAY_MS), 'min.compaction.lag.ms': '0' },
+    },
+    {
+      name: TopicNames.policyStatus,
+      schemaFile: 'policy-status-event.avsc',
+      description: 'policy status changes from core insurance systems, keyed by policy_number',
+      partitioning: 'data',
+      config: deleteAfter(7 * DAY_MS),
+    },
+    {
+      name: TopicNames.policyStatusDlq,
+      schemaFile: 'policy-status-dead-letter.avsc',
+      description: 'policy-status records the consumer could not process, with the reason',
+      partitioning: 'data',
+      config: deleteAfter(30 * DAY_MS),
+    },
+    {
+      name: TopicNames.callbackRequests,
+      schemaFile: 'callback-request.avsc',
+      description: 'one delivery per partner endpoint, keyed by policy_number',
+      partitioning: 'data',
+      config: deleteAfter(7 * DAY_MS),
+    },
+    ...Array.from({ length: RETRY_TIER_COUNT }, (_, i): TopicSpec => ({
+      name: retryTopicName(i + 1),
+      schemaFile: 'callback-request.avsc',
+      description: `deliveries waiting for retry ${i + 1}`,
+      partitioning: 'data',
+      // Longer than the longest tier delay plus an outage of several days.
+      config: deleteAfter(7 * DAY_MS),
+    })),
+    {
+      name: TopicNames.callbackDlq,
+      schemaFile: 'callback-request.avsc',
+      description: 'deliveries that failed every retry, with the reasons in headers',
+      partitioning: 'data',
+      config: deleteAfter(30 * DAY_MS),
+    },
+    {
+      name: TopicNames.callbackOutcomes,
+      schemaFile: 'callback-outcome.avsc',
+      description: 'every delivery attempt and its outcome, keyed by policy_number',
+      partitioning: 'data',
+      config: deleteAfter(7 * DAY_MS),
+    },
+    {
+      name: TopicNames.dlqReplayAudit,
+      schemaFile: 'dlq-replay-audit.avsc',
+      description: 'audit trail of DLQ replays by SREs',
+      partitioning: 'single',
+      config: deleteAfter(365 * DAY_MS),
+    },
+  ];
+
+  const minInsyncReplicas = replicationFactor >= 3 ? 2 : 1;
+  return specs.map((spec) => ({
+    ...spec,
+    config: { ...spec.config, 'min.insync.replicas': String(minInsyncReplicas) },
+    topic: `${prefix}${spec.name}`,
+    partitions: spec.partitioning === 'single' ? 1 : partitions,
+    replicationFactor,
+  }));
+}
+
+/** The real topic name of a logical one. */
+export function topicName(logical: string, prefix = ''): string {
+  return `${prefix}${logical}`;
+}
