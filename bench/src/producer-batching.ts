@@ -36,7 +36,9 @@ async function run(label: string, sendOne: (i: number) => Promise<unknown>) {
   const seconds = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
   const rate = records / seconds;
-  console.log(`${label.padEnd(34)} ${rate.toFixed(0).padStart(7)} records/s   p50 ${percentile(latencies, 50).toFixed(1)} ms   p99 ${percentile(latencies, 99).toFixed(1)} ms`);
+  console.log(
+    `${label.padEnd(34)} ${rate.toFixed(0).padStart(7)} records/s   p50 ${percentile(latencies, 50).toFixed(1)} ms   p99 ${percentile(latencies, 99).toFixed(1)} ms`,
+  );
   return rate;
 }
 
@@ -56,10 +58,14 @@ async function main() {
   // Warm-up: metadata, connections, producer id.
   await producer.send({ topic, acks: -1, messages: [{ key: 'warm', value }] });
 
-  const baseline = await run('baseline: one send() per record', (i) => producer.send({ topic, acks: -1, messages: [{ key: `k${i}`, value }] }));
+  const baseline = await run('baseline: one send() per record', (i) =>
+    producer.send({ topic, acks: -1, messages: [{ key: `k${i}`, value }] }),
+  );
   const batching = new BatchingProducer(producer);
   const batched = await run('BatchingProducer', (i) => batching.send({ topic, key: `k${i}`, value }));
-  console.log(`ratio: ${(batched / baseline).toFixed(1)}x the baseline; ${batching.stats.batches} batches, ${(batching.stats.records / batching.stats.batches).toFixed(1)} records per batch`);
+  console.log(
+    `ratio: ${(batched / baseline).toFixed(1)}x the baseline; ${batching.stats.batches} batches, ${(batching.stats.records / batching.stats.batches).toFixed(1)} records per batch`,
+  );
   await producer.disconnect();
 }
 

@@ -1,5 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import { ConfigError, HookstreamError, describeError } from '@hookstream/shared';
+import { ConfigError, HookstreamError, describeError, routeProcessWarnings } from '@hookstream/shared';
 import { demoPartnerCommand } from './commands/demo-partner';
 import { stackCommand } from './commands/stack';
 import { startCommand } from './commands/start';
@@ -8,7 +8,7 @@ import { topicsCommand } from './commands/topics';
 export function buildProgram(): Command {
   return new Command('hookstream')
     .description('Hookstream: partner webhooks in, policy callbacks out, on Kafka')
-    .version(require('../package.json').version as string)
+    .version((require('../package.json') as { version: string }).version)
     .showHelpAfterError()
     .enablePositionalOptions()
     .addCommand(startCommand())
@@ -19,6 +19,7 @@ export function buildProgram(): Command {
 
 /** Runs the CLI. Expected failures print one clear message (no stack trace) and set a non-zero exit code. */
 export async function main(argv: string[]): Promise<void> {
+  routeProcessWarnings((warning) => process.stderr.write(`hookstream: warning: ${warning.message}\n`));
   const program = buildProgram().exitOverride();
   try {
     await program.parseAsync(argv);

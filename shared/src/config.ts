@@ -12,11 +12,14 @@ const brokerList = z
   .string()
   .trim()
   .min(1, 'must list at least one broker as host:port')
-  .transform((value) => value.split(',').map((b) => b.trim()).filter((b) => b.length > 0))
+  .transform((value) =>
+    value
+      .split(',')
+      .map((b) => b.trim())
+      .filter((b) => b.length > 0),
+  )
   .pipe(
-    z
-      .array(z.string().regex(/^[^\s:]+:\d{1,5}$/, 'each broker must be host:port'))
-      .min(1, 'must list at least one broker as host:port'),
+    z.array(z.string().regex(/^[^\s:]+:\d{1,5}$/, 'each broker must be host:port')).min(1, 'must list at least one broker as host:port'),
   );
 
 const httpUrl = z
@@ -78,9 +81,9 @@ export function loadConfig<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEn
   }
   const result = schema.safeParse(cleaned);
   if (result.success) return result.data;
-  const problems = result.error.issues.map((issue) => ({
-    variable: issue.path.length > 0 ? String(issue.path[0]) : '(environment)',
-    message: issue.code === 'invalid_type' && issue.input === undefined ? 'is required but not set' : issue.message,
-  }));
+  const problems = result.error.issues.map((issue) => {
+    const variable = issue.path.length > 0 ? String(issue.path[0]) : '(environment)';
+    return { variable, message: variable in cleaned ? issue.message : 'is required but not set' };
+  });
   throw new ConfigError(problems);
 }

@@ -55,3 +55,14 @@ export function createLogger(settings: LoggerSettings): Logger {
   };
   return settings.destination ? pino(options, settings.destination) : pino(options);
 }
+
+/**
+ * Sends process warnings to `report` instead of Node's raw stderr lines. kafkajs triggers a
+ * harmless TimeoutNegativeWarning on Node 24 (../shared/LOCAL-STACK.md): that one is dropped.
+ */
+export function routeProcessWarnings(report: (warning: Error) => void): void {
+  process.removeAllListeners('warning');
+  process.on('warning', (warning) => {
+    if (warning.name !== 'TimeoutNegativeWarning') report(warning);
+  });
+}

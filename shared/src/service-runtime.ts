@@ -6,14 +6,14 @@ import type { Registry } from 'prom-client';
 import type { z } from 'zod';
 import { AvroCodec } from './avro/registry-codec';
 import { defaultSchemasDir } from './avro/schema-files';
-import { serviceSchemaWithPort, loadConfig } from './config';
+import { loadConfig, type serviceSchemaWithPort } from './config';
 import { createOpsRoutes, type ReadinessCheck } from './http/ops-routes';
 import { startHttpServer, type RunningHttpServer } from './http/server';
 import { BatchingProducer } from './kafka/batching-producer';
 import { createKafkaClient } from './kafka/client';
 import { topicCatalogue, type ResolvedTopic } from './kafka/topics';
 import { GracefulShutdown } from './lifecycle';
-import { createLogger } from './logging';
+import { createLogger, routeProcessWarnings } from './logging';
 import { createMetricsRegistry } from './metrics';
 
 type BaseSchema = ReturnType<typeof serviceSchemaWithPort>;
@@ -57,7 +57,7 @@ export async function createServiceRuntime<S extends BaseSchema>(options: Servic
   const config = loadConfig(options.configSchema, options.env ?? process.env) as z.infer<BaseSchema> & z.infer<S>;
   const instanceId = config.SERVICE_INSTANCE_ID ?? `${hostname()}-${process.pid}`;
   const logger = createLogger({ service: options.service, level: config.LOG_LEVEL, instance: instanceId });
-  routeProcessWarnings(logger);
+  routeProcessWarnings((warning) => logger.warn({ warning: warning.name }, warning.message));
   const metrics = createMetricsRegistry({ service: options.service });
   const shutdown = new GracefulShutdown({ logger, timeoutMs: config.SHUTDOWN_TIMEOUT_MS });
 
@@ -117,18 +117,6 @@ export async function createServiceRuntime<S extends BaseSchema>(options: Servic
       return server;
     },
   };
-}
-
-/**
- * Process warnings go to the log as JSON instead of raw stderr. kafkajs triggers a harmless
- * TimeoutNegativeWarning on Node 24 (../shared/LOCAL-STACK.md), which is dropped.
- */
-function routeProcessWarnings(logger: Logger): void {
-  process.removeAllListeners('warning');
-  process.on('warning', (warning) => {
-    if (warning.name === 'TimeoutNegativeWarning') return;
-    logger.warn({ warning: warning.name }, warning.message);
-  });
 }
 
 /** Runs a service's `main`, turning a start-up failure into one clear log line and exit code 1 (2 for bad config). */

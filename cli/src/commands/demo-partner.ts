@@ -4,7 +4,14 @@ import { startHttpServer, type RunningHttpServer } from '@hookstream/shared';
 import { printLine } from '../output';
 
 /** Headers worth showing from a callback; auth values are shown only as present/absent. */
-const SHOWN_HEADERS = ['content-type', 'x-timestamp', 'x-hookstream-delivery-id', 'x-hookstream-event-id', 'webhook-id', 'webhook-timestamp'];
+const SHOWN_HEADERS = [
+  'content-type',
+  'x-timestamp',
+  'x-hookstream-delivery-id',
+  'x-hookstream-event-id',
+  'webhook-id',
+  'webhook-timestamp',
+];
 const SECRET_HEADERS = ['authorization', 'x-api-key', 'x-signature', 'webhook-signature'];
 
 /**
@@ -20,7 +27,15 @@ export async function startDemoPartner(settings: { host: string; port: number; l
     const headers: Record<string, string> = {};
     for (const name of SHOWN_HEADERS) if (req.headers[name]) headers[name] = String(req.headers[name]);
     for (const name of SECRET_HEADERS) if (req.headers[name]) headers[name] = '(present)';
-    log(JSON.stringify({ at: new Date().toISOString(), method: req.method, path: req.path, headers, body: typeof req.body === 'string' ? req.body : '' }));
+    log(
+      JSON.stringify({
+        at: new Date().toISOString(),
+        method: req.method,
+        path: req.path,
+        headers,
+        body: typeof req.body === 'string' ? req.body : '',
+      }),
+    );
     res.status(200).json({ status: 'received' });
   });
   return startHttpServer(app, settings);

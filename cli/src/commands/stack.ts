@@ -6,10 +6,27 @@ import { formatTable, printJson, printLine } from '../output';
 import { STACK_ENV_FILE } from '../paths';
 import { defaultCacheDir } from '../stack/artifacts';
 import { checkStack } from '../stack/health';
-import { defaultStateDir, livePids, makeEphemeralStateDir, readRunInfo, startStack, stopStack, writeStackEnv, type RunningStack } from '../stack/stack';
+import {
+  defaultStateDir,
+  livePids,
+  makeEphemeralStateDir,
+  readRunInfo,
+  startStack,
+  stopStack,
+  writeStackEnv,
+  type RunningStack,
+} from '../stack/stack';
 
-const stateDirOption = () => new Option('--state-dir <dir>', 'where the Kafka log and registry database live').default(defaultStateDir(), '$HOOKSTREAM_STATE_DIR or ~/.local/state/hookstream/stack');
-const cacheDirOption = () => new Option('--cache-dir <dir>', 'where fetched Kafka and Apicurio builds are kept').default(defaultCacheDir(), '$HOOKSTREAM_CACHE_DIR or ~/.cache/hookstream');
+const stateDirOption = () =>
+  new Option('--state-dir <dir>', 'where the Kafka log and registry database live').default(
+    defaultStateDir(),
+    '$HOOKSTREAM_STATE_DIR or ~/.local/state/hookstream/stack',
+  );
+const cacheDirOption = () =>
+  new Option('--cache-dir <dir>', 'where fetched Kafka and Apicurio builds are kept').default(
+    defaultCacheDir(),
+    '$HOOKSTREAM_CACHE_DIR or ~/.cache/hookstream',
+  );
 
 /** Resolves when the process gets SIGINT or SIGTERM. */
 function untilSignal(): Promise<NodeJS.Signals> {
@@ -22,10 +39,12 @@ function untilSignal(): Promise<NodeJS.Signals> {
 function printSettings(stack: RunningStack): void {
   const { info } = stack;
   printLine();
-  printLine(formatTable([
-    ['KAFKA_BROKERS', info.settings.KAFKA_BROKERS],
-    ['SCHEMA_REGISTRY_URL', info.settings.SCHEMA_REGISTRY_URL],
-  ]));
+  printLine(
+    formatTable([
+      ['KAFKA_BROKERS', info.settings.KAFKA_BROKERS],
+      ['SCHEMA_REGISTRY_URL', info.settings.SCHEMA_REGISTRY_URL],
+    ]),
+  );
   printLine();
   printLine(`saved to ${STACK_ENV_FILE}; state in ${info.stateDir}`);
   printLine(`logs: ${info.logs.kafka}, ${info.logs.registry}`);
@@ -96,13 +115,15 @@ export function stackCommand(): Command {
       if (opts.json) {
         printJson({ running: true, healthy, ...info, health });
       } else {
-        printLine(formatTable([
-          ['component', 'health', 'endpoint', 'detail'],
-          ['kafka', health.kafka.ok ? 'up' : 'DOWN', `PLAINTEXT://${info.settings.KAFKA_BROKERS}`, health.kafka.detail],
-          ['kafka controller', '-', `CONTROLLER://127.0.0.1:${info.ports.kafkaController}`, `pid ${info.processes.kafka}`],
-          ['registry', health.registry.ok ? 'up' : 'DOWN', info.settings.SCHEMA_REGISTRY_URL, health.registry.detail],
-          ['registry management', '-', `http://127.0.0.1:${info.ports.registryManagement}`, `pid ${info.processes.registry}`],
-        ]));
+        printLine(
+          formatTable([
+            ['component', 'health', 'endpoint', 'detail'],
+            ['kafka', health.kafka.ok ? 'up' : 'DOWN', `PLAINTEXT://${info.settings.KAFKA_BROKERS}`, health.kafka.detail],
+            ['kafka controller', '-', `CONTROLLER://127.0.0.1:${info.ports.kafkaController}`, `pid ${info.processes.kafka}`],
+            ['registry', health.registry.ok ? 'up' : 'DOWN', info.settings.SCHEMA_REGISTRY_URL, health.registry.detail],
+            ['registry management', '-', `http://127.0.0.1:${info.ports.registryManagement}`, `pid ${info.processes.registry}`],
+          ]),
+        );
         printLine();
         printLine(`KAFKA_BROKERS=${info.settings.KAFKA_BROKERS}`);
         printLine(`SCHEMA_REGISTRY_URL=${info.settings.SCHEMA_REGISTRY_URL}`);
@@ -113,7 +134,7 @@ export function stackCommand(): Command {
 
   stack
     .command('wipe')
-    .description('delete the stack\'s data (Kafka log and registry database together); refuses while it runs')
+    .description("delete the stack's data (Kafka log and registry database together); refuses while it runs")
     .addOption(stateDirOption())
     .action((opts: { stateDir: string }) => {
       if (livePids(readRunInfo(opts.stateDir)).length > 0) {
@@ -159,7 +180,9 @@ async function execWithStack(command: string[], opts: { ephemeral?: boolean; cac
   const env = { ...process.env };
   try {
     if (env.KAFKA_BROKERS && env.SCHEMA_REGISTRY_URL) {
-      process.stderr.write(`using KAFKA_BROKERS=${env.KAFKA_BROKERS} and SCHEMA_REGISTRY_URL=${env.SCHEMA_REGISTRY_URL} from the environment\n`);
+      process.stderr.write(
+        `using KAFKA_BROKERS=${env.KAFKA_BROKERS} and SCHEMA_REGISTRY_URL=${env.SCHEMA_REGISTRY_URL} from the environment\n`,
+      );
     } else {
       stateDir = opts.ephemeral ? makeEphemeralStateDir() : defaultStateDir();
       const started = Date.now();

@@ -69,7 +69,9 @@ async function stopService(service: RunningService): Promise<void> {
 
 export function startCommand(): Command {
   return new Command('start')
-    .description('run the whole system: local Kafka and registry, topics, the three services and a demo partner endpoint; Ctrl-C stops everything')
+    .description(
+      'run the whole system: local Kafka and registry, topics, the three services and a demo partner endpoint; Ctrl-C stops everything',
+    )
     .option('--log-level <level>', 'LOG_LEVEL of the services', 'info')
     .action(async (opts: { logLevel: string }) => {
       const began = Date.now();
@@ -101,24 +103,33 @@ export function startCommand(): Command {
         const env: NodeJS.ProcessEnv = { ...process.env, ...settings, LOG_LEVEL: opts.logLevel };
 
         printLine('creating topics and registering schemas');
-        const ensure = spawn(process.execPath, [path.join(REPO_ROOT, 'cli/bin/hookstream.js'), 'topics', 'ensure'], { env, stdio: 'inherit' });
+        const ensure = spawn(process.execPath, [path.join(REPO_ROOT, 'cli/bin/hookstream.js'), 'topics', 'ensure'], {
+          env,
+          stdio: 'inherit',
+        });
         const ensureCode = await new Promise<number | null>((resolve) => ensure.once('exit', resolve));
         if (ensureCode !== 0 && ensureCode !== 3) throw new Error(`topics ensure failed (exit ${ensureCode})`);
 
         const taken = new Set<number>();
         for (const spec of SERVICES) services.push(startService(spec, await pickPort(spec.defaultPort, taken), env));
-        demo = await startDemoPartner({ host: '127.0.0.1', port: await pickPort(9999, taken), log: (l) => printLine(`[demo-partner] ${l}`) });
+        demo = await startDemoPartner({
+          host: '127.0.0.1',
+          port: await pickPort(9999, taken),
+          log: (l) => printLine(`[demo-partner] ${l}`),
+        });
         await Promise.all(services.map((s) => waitUntilReady(s, 60_000)));
 
         printLine();
-        printLine(formatTable([
-          ['what', 'where'],
-          ['ingress (partner webhooks)', `${services[0]?.url}/api/integration/partner/webhook`],
-          ...services.map((s) => [`${s.spec.name} ops`, `${s.url}/metrics  /healthz  /readyz`]),
-          ['demo partner endpoint', `${demo.url}/callbacks`],
-          ['Kafka', settings.KAFKA_BROKERS],
-          ['schema registry', settings.SCHEMA_REGISTRY_URL],
-        ]));
+        printLine(
+          formatTable([
+            ['what', 'where'],
+            ['ingress (partner webhooks)', `${services[0]?.url}/api/integration/partner/webhook`],
+            ...services.map((s) => [`${s.spec.name} ops`, `${s.url}/metrics  /healthz  /readyz`]),
+            ['demo partner endpoint', `${demo.url}/callbacks`],
+            ['Kafka', settings.KAFKA_BROKERS],
+            ['schema registry', settings.SCHEMA_REGISTRY_URL],
+          ]),
+        );
         printLine();
         printLine(`ready in ${((Date.now() - began) / 1000).toFixed(1)} s; press Ctrl-C to stop everything`);
 

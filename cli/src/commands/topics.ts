@@ -29,7 +29,7 @@ export function topicsCommand(): Command {
 
   topics
     .command('ensure')
-    .description('create missing topics, report drift from the wanted settings, register each topic\'s value schema; safe to run again')
+    .description("create missing topics, report drift from the wanted settings, register each topic's value schema; safe to run again")
     .option('--fix', 'change topic configs that drifted (partition counts are never changed automatically)')
     .option('--no-schemas', 'do not register the Avro value schemas')
     .option('--json', 'one JSON document, for scripts')
@@ -73,7 +73,9 @@ export function topicsCommand(): Command {
         printLine(formatTable(rows));
         for (const r of reports) {
           for (const d of r.drift) {
-            printLine(`drift: ${r.topic} ${d.setting}: wanted ${d.wanted}, actual ${d.actual}${d.fixed ? ' (fixed)' : ''}${d.note ? ` (${d.note})` : ''}`);
+            printLine(
+              `drift: ${r.topic} ${d.setting}: wanted ${d.wanted}, actual ${d.actual}${d.fixed ? ' (fixed)' : ''}${d.note ? ` (${d.note})` : ''}`,
+            );
           }
         }
         if (drifted.length > 0 && !opts.fix) printLine('run `hookstream topics ensure --fix` to change drifted configs');

@@ -20,7 +20,9 @@ async function maven(args: string[], cwd: string): Promise<void> {
   } catch (error) {
     const e = error as { code?: unknown; stdout?: string; stderr?: string };
     if (e.code === 'ENOENT') {
-      throw new StackError('Maven (mvn) is not on PATH: the local stack fetches Kafka and Apicurio through Maven. Install it (apt-get install maven).');
+      throw new StackError(
+        'Maven (mvn) is not on PATH: the local stack fetches Kafka and Apicurio through Maven. Install it (apt-get install maven).',
+      );
     }
     const output = `${e.stdout ?? ''}${e.stderr ?? ''}`.trim().split('\n').slice(-15).join('\n');
     throw new StackError(`Maven failed (mvn ${args.join(' ')}):\n${output}`, { cause: error, retryable: true });

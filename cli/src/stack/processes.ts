@@ -23,7 +23,11 @@ export interface StartedProcess {
  * `logFile`. Its own group lets us stop the child and anything it forks as one, and keeps a
  * terminal's Ctrl-C from reaching it before we shut it down in order.
  */
-export function startProcess(command: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; logFile: string }): StartedProcess {
+export function startProcess(
+  command: string,
+  args: string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv; logFile: string },
+): StartedProcess {
   const out = openSync(options.logFile, 'a');
   try {
     const child = spawn(command, args, { cwd: options.cwd, env: options.env, detached: true, stdio: ['ignore', out, out] });

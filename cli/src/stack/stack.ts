@@ -103,10 +103,15 @@ async function waitForBroker(brokers: string, port: number, process: StartedProc
   void process.exited.then(({ code, signal }) => (exited = `exited with ${signal ?? code}`));
   while (!(await canConnect(port))) {
     if (exited) throw new StackError(`the Kafka broker ${exited} while starting. Last lines of ${logFile}:\n${tail(logFile)}`);
-    if (Date.now() > deadline) throw new StackError(`the Kafka broker did not listen on ${port} in time. Last lines of ${logFile}:\n${tail(logFile)}`);
+    if (Date.now() > deadline)
+      throw new StackError(`the Kafka broker did not listen on ${port} in time. Last lines of ${logFile}:\n${tail(logFile)}`);
     await sleep(200);
   }
-  const kafka = createKafkaClient({ brokers: [brokers], clientId: 'hookstream-stack', logger: createLogger({ service: 'stack', level: 'silent' }) });
+  const kafka = createKafkaClient({
+    brokers: [brokers],
+    clientId: 'hookstream-stack',
+    logger: createLogger({ service: 'stack', level: 'silent' }),
+  });
   await waitForKafkaReady(kafka, { timeoutMs: Math.max(5000, deadline - Date.now()) });
   if (exited) throw new StackError(`the Kafka broker ${exited} while starting. Last lines of ${logFile}:\n${tail(logFile)}`);
 }
@@ -123,7 +128,9 @@ export async function startStack(options: StartStackOptions): Promise<RunningSta
   const previous = readRunInfo(stateDir);
   const alive = livePids(previous);
   if (alive.length > 0) {
-    throw new StackError(`a stack is already running from ${stateDir} (pids ${alive.join(', ')}): see \`hookstream stack status\`, or stop it with \`hookstream stack down\``);
+    throw new StackError(
+      `a stack is already running from ${stateDir} (pids ${alive.join(', ')}): see \`hookstream stack status\`, or stop it with \`hookstream stack down\``,
+    );
   }
   rmSync(path.join(stateDir, RUN_FILE), { force: true });
 
@@ -207,7 +214,9 @@ export async function startStack(options: StartStackOptions): Promise<RunningSta
     });
   } catch (error) {
     await stop();
-    throw error instanceof StackError ? error : new StackError(`the local stack did not become ready: ${describeError(error)}`, { cause: error });
+    throw error instanceof StackError
+      ? error
+      : new StackError(`the local stack did not become ready: ${describeError(error)}`, { cause: error });
   }
 
   const unexpectedExit = Promise.race([

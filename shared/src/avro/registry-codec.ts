@@ -1,10 +1,5 @@
 import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
-import {
-  AvroInvalidError,
-  RegistryUnavailableError,
-  SchemaIncompatibleError,
-  describeError,
-} from '../errors';
+import { AvroInvalidError, RegistryUnavailableError, SchemaIncompatibleError, describeError } from '../errors';
 import type { ResolvedTopic } from '../kafka/topics';
 import { readSchemaFile, type SchemaFile } from './schema-files';
 
@@ -135,10 +130,7 @@ export class AvroCodec {
     }
     const reader = topic ? this.topics.get(topic) : undefined;
     try {
-      return await this.registry.decode(
-        buffer,
-        reader ? { [SchemaType.AVRO]: { readerSchema: JSON.parse(reader.schema.canonicalText) } } : undefined,
-      );
+      return await this.registry.decode(buffer, reader ? { [SchemaType.AVRO]: { readerSchema: reader.schema.type } } : undefined);
     } catch (error) {
       throw this.classify(error, 'could not decode a record');
     }

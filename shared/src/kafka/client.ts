@@ -1,4 +1,5 @@
 import { Kafka, logLevel, type KafkaConfig, type logCreator } from 'kafkajs';
+export type { Admin, Consumer, EachMessagePayload, Kafka, Producer } from 'kafkajs';
 import type { Logger } from 'pino';
 
 export interface KafkaClientSettings {

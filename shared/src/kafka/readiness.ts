@@ -69,7 +69,7 @@ async function probeOnce(kafka: Kafka, topic: string, deadline: number): Promise
       consumer.on(consumer.events.GROUP_JOIN, () => resolve());
     });
     await consumer.subscribe({ topic, fromBeginning: true });
-    await consumer.run({ eachMessage: async () => undefined });
+    await consumer.run({ eachMessage: () => Promise.resolve() });
     const remaining = Math.max(1000, deadline - Date.now());
     await withTimeout(joined, remaining, 'group join timed out');
   } finally {

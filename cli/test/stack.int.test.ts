@@ -1,0 +1,88 @@
+/**
+ * `hookstream stack up / status / down / wipe` with a state dir of its own: starts a second
+ * real Kafka and registry beside the test run's, on other ports.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createKafkaClient, createLogger } from '@hookstream/shared';
+import { processesMentioning, runCli } from '../../test/helpers/processes';
+
+describe('hookstream stack', () => {
+  const stateDir = mkdtempSync(path.join(os.tmpdir(), 'hookstream-stack-test-'));
+  const envFile = path.join(stateDir, '..', `${path.basename(stateDir)}.env`);
+  // Nothing from the test run's own stack leaks in: `stack up` must start its own.
+  const env = { ...process.env, HOOKSTREAM_STACK_ENV_FILE: envFile, KAFKA_BROKERS: '', SCHEMA_REGISTRY_URL: '' };
+  const cli = (...args: string[]) => runCli([...args, '--state-dir', stateDir], { env, timeoutMs: 240_000 });
+
+  afterAll(async () => {
+    await cli('stack', 'down');
+    rmSync(stateDir, { recursive: true, force: true });
+    rmSync(envFile, { force: true });
+  });
+
+  async function createTopic(brokers: string, topic: string) {
+    const kafka = createKafkaClient({
+      brokers: [brokers],
+      clientId: 'stack-test',
+      logger: createLogger({ service: 'test', level: 'silent' }),
+    });
+    const admin = kafka.admin();
+    await admin.connect();
+    if (topic) await admin.createTopics({ waitForLeaders: true, topics: [{ topic, numPartitions: 1, replicationFactor: 1 }] });
+    const topics = await admin.listTopics();
+    await admin.disconnect();
+    return topics;
+  }
+
+  test('when started, stopped and started again, then it reuses the cache, keeps its data, and leaves no process behind', async () => {
+    const up = await cli('stack', 'up', '--detach');
+    expect(up.code).toBe(0);
+    expect(up.stdout).toMatch(/KAFKA_BROKERS\s+127\.0\.0\.1:\d+/);
+    const saved = readFileSync(envFile, 'utf8');
+    expect(saved).toMatch(/^KAFKA_BROKERS=127\.0\.0\.1:\d+$/m);
+    expect(saved).toMatch(/^SCHEMA_REGISTRY_URL=http:\/\/127\.0\.0\.1:\d+\/apis\/ccompat\/v7$/m);
+
+    const status = await cli('stack', 'status', '--json');
+    expect(status.code).toBe(0);
+    const info = JSON.parse(status.stdout);
+    expect(info).toMatchObject({ running: true, healthy: true, health: { kafka: { ok: true }, registry: { ok: true } } });
+    const pids = Object.values(info.processes as Record<string, number>);
+    expect(pids).toHaveLength(2);
+
+    // Data written now must survive a restart: a topic in Kafka and a schema in the registry.
+    await createTopic(info.settings.KAFKA_BROKERS, 'kept-across-restarts');
+    const registered = await fetch(`${info.settings.SCHEMA_REGISTRY_URL}/subjects/kept-value/versions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/vnd.schemaregistry.v1+json' },
+      body: JSON.stringify({ schema: '{"type":"record","name":"Kept","fields":[{"name":"id","type":"string"}]}' }),
+    });
+    expect(registered.status).toBe(200);
+
+    const down = await cli('stack', 'down');
+    expect(down.code).toBe(0);
+    expect(down.stdout).toMatch(/stopped registry .*kafka/);
+    for (const pid of pids) expect(() => process.kill(pid, 0)).toThrow();
+    expect(processesMentioning(stateDir)).toEqual([]);
+    expect(existsSync(envFile)).toBe(false);
+
+    const again = await cli('stack', 'up', '--detach');
+    expect(again.code).toBe(0);
+    expect(again.stdout).toMatch(/Kafka 4\.3\.1 cached, Apicurio 3\.3\.3 cached/);
+    const second = JSON.parse((await cli('stack', 'status', '--json')).stdout);
+    expect(await createTopic(second.settings.KAFKA_BROKERS, '')).toContain('kept-across-restarts');
+    const subjects = (await (await fetch(`${second.settings.SCHEMA_REGISTRY_URL}/subjects`)).json()) as string[];
+    expect(subjects).toContain('kept-value');
+
+    expect((await cli('stack', 'wipe')).code).not.toBe(0); // refuses while running
+    expect((await cli('stack', 'down')).code).toBe(0);
+    expect(processesMentioning(stateDir)).toEqual([]);
+    const status2 = await cli('stack', 'status');
+    expect(status2.code).toBe(3);
+    expect(status2.stdout).toMatch(/not running/);
+
+    const wipe = await cli('stack', 'wipe');
+    expect(wipe.code).toBe(0);
+    expect(existsSync(stateDir)).toBe(false);
+  }, 300_000);
+});

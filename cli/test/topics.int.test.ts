@@ -1,0 +1,83 @@
+import { ConfigResourceTypes } from 'kafkajs';
+import { topicCatalogue } from '@hookstream/shared';
+import { testInfrastructure, testKafka, uniqueName } from '../../test/helpers/infrastructure';
+import { runCli } from '../../test/helpers/processes';
+
+describe('hookstream topics ensure', () => {
+  const prefix = `${uniqueName('topics')}.`;
+  const env = { ...process.env, TOPIC_PREFIX: prefix, TOPIC_PARTITIONS: '3', IDEMPOTENCY_RETENTION_HOURS: '24' };
+  const wanted = topicCatalogue({ prefix, partitions: 3, idempotencyRetentionMs: 24 * 3600_000 });
+
+  test('when run on a cluster without the topics, then it creates every one with its settings and registers their schemas', async () => {
+    testInfrastructure();
+    const result = await runCli(['topics', 'ensure', '--json'], { env });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout) as {
+      drift: boolean;
+      topics: Array<{ topic: string; outcome: string; schemaId: number; subject: string }>;
+    };
+    expect(report.drift).toBe(false);
+    expect(report.topics.map((t) => t.topic).sort()).toEqual(wanted.map((t) => t.topic).sort());
+    expect(report.topics.every((t) => t.outcome === 'created' && Number.isInteger(t.schemaId) && t.subject === `${t.topic}-value`)).toBe(
+      true,
+    );
+    // DESIGN.md's topics (with the 8 retry tiers), the policy-status DLQ and the replay audit trail: 10 + 8.
+    expect(wanted).toHaveLength(18);
+
+    const admin = testKafka().admin();
+    await admin.connect();
+    const { resources } = await admin.describeConfigs({
+      includeSynonyms: false,
+      resources: [`${prefix}partner-config`, `${prefix}ingress-idempotency`, `${prefix}callback-retry-8`].map((name) => ({
+        type: ConfigResourceTypes.TOPIC,
+        name,
+      })),
+    });
+    const config = (topic: string, name: string) =>
+      resources.find((r) => r.resourceName === `${prefix}${topic}`)?.configEntries.find((e) => e.configName === name)?.configValue;
+    expect(config('partner-config', 'cleanup.policy')).toBe('compact');
+    expect(config('ingress-idempotency', 'cleanup.policy')).toBe('compact,delete');
+    expect(config('ingress-idempotency', 'retention.ms')).toBe(String(24 * 3600_000));
+    expect(config('callback-retry-8', 'cleanup.policy')).toBe('delete');
+    const metadata = await admin.fetchTopicMetadata({ topics: [`${prefix}partner-events`, `${prefix}partner-config`] });
+    expect(metadata.topics.map((t) => [t.name, t.partitions.length]).sort()).toEqual([
+      [`${prefix}partner-config`, 1],
+      [`${prefix}partner-events`, 3],
+    ]);
+
+    // Safe to run again: nothing changes.
+    const again = await runCli(['topics', 'ensure', '--json'], { env });
+    expect(again.code).toBe(0);
+    expect(JSON.parse(again.stdout).topics.every((t: { outcome: string }) => t.outcome === 'unchanged')).toBe(true);
+
+    // Drift: someone changed a retention and the wanted partition count differs.
+    await admin.alterConfigs({
+      validateOnly: false,
+      resources: [
+        { type: ConfigResourceTypes.TOPIC, name: `${prefix}partner-events`, configEntries: [{ name: 'retention.ms', value: '1000' }] },
+      ],
+    });
+    const drifted = await runCli(['topics', 'ensure'], { env: { ...env, TOPIC_PARTITIONS: '4' } });
+    expect(drifted.code).toBe(3);
+    expect(drifted.stdout).toContain(`drift: ${prefix}partner-events retention.ms: wanted ${7 * 24 * 3600_000}, actual 1000`);
+    expect(drifted.stdout).toMatch(
+      new RegExp(`drift: ${prefix.replace('.', '\\.')}partner-events partitions: wanted 4, actual 3 \\(not changed automatically`),
+    );
+
+    const fixed = await runCli(['topics', 'ensure', '--fix', '--json'], { env });
+    expect(fixed.code).toBe(0);
+    const events = JSON.parse(fixed.stdout).topics.find((t: { topic: string }) => t.topic === `${prefix}partner-events`);
+    expect(events).toMatchObject({ outcome: 'fixed', drift: [{ setting: 'retention.ms', actual: '1000', fixed: true }] });
+    expect((await runCli(['topics', 'ensure', '--json'], { env })).code).toBe(0);
+    await admin.disconnect();
+  }, 120_000);
+
+  test('when the environment has a bad setting, then it exits non-zero naming the variable, and creates nothing', async () => {
+    const result = await runCli(['topics', 'ensure'], { env: { ...env, KAFKA_BROKERS: 'no-port-here', TOPIC_PARTITIONS: 'many' } });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/KAFKA_BROKERS: each broker must be host:port/);
+    expect(result.stderr).toMatch(/TOPIC_PARTITIONS: /);
+    expect(result.stderr).not.toMatch(/\n\s+at /); // no stack trace
+  });
+});

@@ -1,0 +1,36 @@
+// Two projects: `unit` (pure logic, fakes allowed, no infrastructure) and `integration`
+// (real Kafka and schema registry: `npm test` starts a fresh local stack around the run and
+// passes KAFKA_BROKERS and SCHEMA_REGISTRY_URL). Integration test files end in `.int.test.ts`.
+const transform = { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.test.json' }] };
+// Tests use the TypeScript sources of @hookstream/shared; spawned services run the compiled dist/.
+const moduleNameMapper = { '^@hookstream/shared$': '<rootDir>/shared/src/index.ts' };
+const roots = ['<rootDir>/shared', '<rootDir>/cli', '<rootDir>/services', '<rootDir>/test'];
+
+/** @type {import('jest').Config} */
+module.exports = {
+  projects: [
+    {
+      displayName: 'unit',
+      roots,
+      testMatch: ['**/test/**/*.test.ts'],
+      testPathIgnorePatterns: ['\\.int\\.test\\.ts$', '/node_modules/', '/dist/'],
+      transform,
+      moduleNameMapper,
+      testEnvironment: 'node',
+    },
+    {
+      displayName: 'integration',
+      roots,
+      testMatch: ['**/test/**/*.int.test.ts'],
+      testPathIgnorePatterns: ['/node_modules/', '/dist/'],
+      transform,
+      moduleNameMapper,
+      testEnvironment: 'node',
+      slowTestThreshold: 30,
+    },
+  ],
+  // Two cores here: two workers share the one broker.
+  maxWorkers: 2,
+  reporters: ['default', '<rootDir>/test/summary-reporter.js'],
+  testTimeout: 60_000,
+};

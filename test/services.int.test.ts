@@ -1,0 +1,55 @@
+/**
+ * The three services as real processes (compiled code, as deployed): they start against the
+ * real broker and registry, serve /healthz, /readyz and /metrics, stop cleanly on SIGTERM,
+ * and refuse a bad environment with a clear message and a non-zero exit.
+ */
+import path from 'node:path';
+import { waitFor, testInfrastructure, uniqueName } from './helpers/infrastructure';
+import { REPO_ROOT, runNode, startNode } from './helpers/processes';
+
+const services = ['ingress', 'policy-status-consumer', 'callback-sender'];
+const entry = (service: string) => path.join(REPO_ROOT, 'services', service, 'dist', 'main.js');
+
+describe.each(services)('the %s service', (service) => {
+  test('when started, then it is alive and ready, serves Prometheus metrics, and on SIGTERM exits 0', async () => {
+    testInfrastructure();
+    const run = startNode([entry(service)], { ...process.env, HTTP_PORT: '0', TOPIC_PREFIX: `${uniqueName(service)}.`, LOG_LEVEL: 'info' });
+    try {
+      const url = await waitFor(() => /"url":"(http:\/\/[^"]+)"/.exec(run.output())?.[1], `${service} to listen`, 60_000);
+
+      const health = await fetch(`${url}/healthz`);
+      expect(health.status).toBe(200);
+      expect(await health.json()).toEqual({ status: 'alive' });
+
+      const ready = await waitFor(async () => {
+        const response = await fetch(`${url}/readyz`);
+        return response.status === 200 ? ((await response.json()) as { checks: Record<string, { ok: boolean }> }) : undefined;
+      }, 'readiness');
+      expect(ready.checks).toMatchObject({ kafka: { ok: true }, 'schema-registry': { ok: true } });
+
+      const metrics = await fetch(`${url}/metrics`);
+      expect(metrics.headers.get('content-type')).toMatch(/^text\/plain/);
+      const text = await metrics.text();
+      expect(text).toMatch(new RegExp(`process_cpu_seconds_total\\{service="${service}"\\} \\d`));
+      expect(text).toContain('nodejs_eventloop_lag_seconds');
+
+      run.child.kill('SIGTERM');
+      expect(await run.exited).toBe(0);
+      expect(run.output()).toContain('shutdown complete');
+      // Every line is JSON (no raw warnings or stack traces on the console).
+      for (const line of run.output().trim().split('\n')) expect(() => JSON.parse(line)).not.toThrow();
+    } finally {
+      run.child.kill('SIGKILL');
+    }
+  });
+
+  test('when SCHEMA_REGISTRY_URL is malformed and KAFKA_BROKERS missing, then it exits 2 naming both, without a stack trace', async () => {
+    const result = await runNode([entry(service)], { env: { PATH: process.env.PATH ?? '', SCHEMA_REGISTRY_URL: 'not a url' } });
+    expect(result.code).toBe(2);
+    const line = JSON.parse(result.stderr.trim()) as { level: string; msg: string };
+    expect(line.level).toBe('fatal');
+    expect(line.msg).toContain('KAFKA_BROKERS: is required but not set');
+    expect(line.msg).toContain('SCHEMA_REGISTRY_URL: must be an absolute URL');
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+});
