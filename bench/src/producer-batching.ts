@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { BatchingProducer, createKafkaClient, createLogger } from '@hookstream/shared';
+import { BatchingProducer, createKafkaClient, createLogger, routeProcessWarnings } from '@hookstream/shared';
 
 const records = Number(process.env.BENCH_RECORDS ?? 3000);
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 16);
@@ -43,6 +43,7 @@ async function run(label: string, sendOne: (i: number) => Promise<unknown>) {
 }
 
 async function main() {
+  routeProcessWarnings((warning) => console.error(warning.message));
   const kafka = createKafkaClient({ brokers, clientId: 'bench', logger: createLogger({ service: 'bench', level: 'error' }) });
   const admin = kafka.admin();
   await admin.connect();

@@ -1,0 +1,51 @@
+/**
+ * `hookstream start` (what `npm start` runs), against the test run's broker and registry: it
+ * creates the topics, starts the three services and the demo partner, says where each listens
+ * once ready, and on Ctrl-C stops every process it started.
+ */
+import { processesMentioning, CLI, startNode } from './helpers/processes';
+import { testInfrastructure, uniqueName, waitFor } from './helpers/infrastructure';
+
+describe('hookstream start', () => {
+  test('when started, then every service is ready where it says, the demo partner logs a callback, and Ctrl-C leaves nothing running', async () => {
+    testInfrastructure();
+    const prefix = `${uniqueName('start')}.`;
+    const run = startNode([CLI, 'start'], { ...process.env, TOPIC_PREFIX: prefix, TOPIC_PARTITIONS: '2' });
+    try {
+      await waitFor(() => /ready in [\d.]+ s/.test(run.output()), 'the system to be ready', 120_000);
+      const out = run.output();
+      const ingress = /ingress \(partner webhooks\)\s+(http:\/\/\S+)\/api\/integration\/partner\/webhook/.exec(out)?.[1];
+      const demo = /demo partner endpoint\s+(http:\/\/\S+)\/callbacks/.exec(out)?.[1];
+      const ops = [...out.matchAll(/(?:policy-status-consumer|callback-sender|ingress) ops\s+(http:\/\/\S+)\/metrics/g)].map((m) => m[1]!);
+      expect(ingress).toBeDefined();
+      expect(demo).toBeDefined();
+      expect(ops).toHaveLength(3);
+      expect(out).toContain(`${prefix}partner-events`); // topics ensure ran with the prefix
+
+      for (const url of ops) expect((await fetch(`${url}/readyz`)).status).toBe(200);
+
+      const callback = await fetch(`${demo}/callbacks`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer do-not-print-me' },
+        body: JSON.stringify({ policy_number: 'POL-1', status: 'POLICY_ACTIVE' }),
+      });
+      expect(callback.status).toBe(200);
+      await waitFor(
+        () => run.output().includes('[demo-partner]') && run.output().includes('POL-1'),
+        'the demo partner to log the callback',
+      );
+      expect(run.output()).not.toContain('do-not-print-me');
+
+      const servicePids = [...run.output().matchAll(/"instance":"[^"]*-(\d+)"/g)].map((m) => Number(m[1]));
+      expect(new Set(servicePids).size).toBe(3);
+
+      run.child.kill('SIGINT');
+      expect(await run.exited).toBe(0);
+      expect(run.output()).toMatch(/stopped\s*$/);
+      for (const pid of new Set(servicePids)) expect(() => process.kill(pid, 0)).toThrow();
+      expect(processesMentioning(`${prefix}`)).toEqual([]);
+    } finally {
+      run.child.kill('SIGKILL');
+    }
+  }, 180_000);
+});
