@@ -4,16 +4,25 @@
  * and refuse a bad environment with a clear message and a non-zero exit.
  */
 import path from 'node:path';
-import { waitFor, testInfrastructure, uniqueName } from './helpers/infrastructure';
-import { REPO_ROOT, runNode, startNode } from './helpers/processes';
+import { testInfrastructure, uniqueName, waitFor } from './helpers/infrastructure';
+import { REPO_ROOT, runCli, runNode, startNode } from './helpers/processes';
 
 const services = ['ingress', 'policy-status-consumer', 'callback-sender'];
 const entry = (service: string) => path.join(REPO_ROOT, 'services', service, 'dist', 'main.js');
 
+const prefix = `${uniqueName('services')}.`;
+
+beforeAll(async () => {
+  testInfrastructure();
+  const ensured = await runCli(['topics', 'ensure', '--no-schemas'], {
+    env: { ...process.env, TOPIC_PREFIX: prefix, TOPIC_PARTITIONS: '1' },
+  });
+  expect(ensured.code).toBe(0);
+});
+
 describe.each(services)('the %s service', (service) => {
-  test('when started, then it is alive and ready, serves Prometheus metrics, and on SIGTERM exits 0', async () => {
-    testInfrastructure();
-    const run = startNode([entry(service)], { ...process.env, HTTP_PORT: '0', TOPIC_PREFIX: `${uniqueName(service)}.`, LOG_LEVEL: 'info' });
+  test('when started, then it is alive and ready (Kafka, registry, partner-config loaded), serves Prometheus metrics, and on SIGTERM exits 0', async () => {
+    const run = startNode([entry(service)], { ...process.env, HTTP_PORT: '0', TOPIC_PREFIX: prefix, LOG_LEVEL: 'info' });
     try {
       const url = await waitFor(() => /"url":"(http:\/\/[^"]+)"/.exec(run.output())?.[1], `${service} to listen`, 60_000);
 
@@ -25,7 +34,7 @@ describe.each(services)('the %s service', (service) => {
         const response = await fetch(`${url}/readyz`);
         return response.status === 200 ? ((await response.json()) as { checks: Record<string, { ok: boolean }> }) : undefined;
       }, 'readiness');
-      expect(ready.checks).toMatchObject({ kafka: { ok: true }, 'schema-registry': { ok: true } });
+      expect(ready.checks).toEqual({ kafka: { ok: true }, 'schema-registry': { ok: true }, 'partner-config': { ok: true } });
 
       const metrics = await fetch(`${url}/metrics`);
       expect(metrics.headers.get('content-type')).toMatch(/^text\/plain/);
@@ -51,5 +60,26 @@ describe.each(services)('the %s service', (service) => {
     expect(line.msg).toContain('KAFKA_BROKERS: is required but not set');
     expect(line.msg).toContain('SCHEMA_REGISTRY_URL: must be an absolute URL');
     expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe('a service whose partner-config topic does not exist yet', () => {
+  test('when started, then it is alive but not ready, and becomes ready once the topic appears', async () => {
+    const lonely = `${uniqueName('no-topics')}.`;
+    const run = startNode([entry('callback-sender')], { ...process.env, HTTP_PORT: '0', TOPIC_PREFIX: lonely, LOG_LEVEL: 'info' });
+    try {
+      const url = await waitFor(() => /"url":"(http:\/\/[^"]+)"/.exec(run.output())?.[1], 'the service to listen', 60_000);
+      expect((await fetch(`${url}/healthz`)).status).toBe(200);
+      const notReady = await fetch(`${url}/readyz`);
+      expect(notReady.status).toBe(503);
+      expect(await notReady.json()).toMatchObject({ status: 'not_ready', checks: { 'partner-config': { ok: false } } });
+
+      expect(
+        (await runCli(['topics', 'ensure', '--no-schemas'], { env: { ...process.env, TOPIC_PREFIX: lonely, TOPIC_PARTITIONS: '1' } })).code,
+      ).toBe(0);
+      await waitFor(async () => (await fetch(`${url}/readyz`)).status === 200, 'readiness after the topic appears', 30_000);
+    } finally {
+      run.child.kill('SIGKILL');
+    }
   });
 });

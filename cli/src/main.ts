@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError, HookstreamError, describeError, routeProcessWarnings } from '@hookstream/shared';
 import { demoPartnerCommand } from './commands/demo-partner';
+import { partnersCommand, partnersFailure } from './commands/partners';
 import { stackCommand } from './commands/stack';
 import { startCommand } from './commands/start';
 import { topicsCommand } from './commands/topics';
@@ -14,6 +15,7 @@ export function buildProgram(): Command {
     .addCommand(startCommand())
     .addCommand(stackCommand())
     .addCommand(topicsCommand())
+    .addCommand(partnersCommand())
     .addCommand(demoPartnerCommand());
 }
 
@@ -27,6 +29,12 @@ export async function main(argv: string[]): Promise<void> {
     if (error instanceof CommanderError) {
       // commander has printed the message or help already.
       process.exitCode = error.exitCode;
+      return;
+    }
+    const refusal = partnersFailure(error);
+    if (refusal) {
+      process.stderr.write(`hookstream: ${refusal.message}\n`);
+      process.exitCode = refusal.code;
       return;
     }
     if (error instanceof ConfigError) {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ConfigError } from './errors';
+import { parseKeyring } from './partners/secret-box';
 
 /**
  * Settings every service reads from the environment. Each service extends this with
@@ -87,3 +88,18 @@ export function loadConfig<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEn
   });
   throw new ConfigError(problems);
 }
+
+const keyring = (variable: string, minBytes: number, exactBytes?: number) =>
+  z.string().transform((value, ctx) => {
+    try {
+      return parseKeyring(value, variable, minBytes, exactBytes);
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: (error as Error).message.replace(`${variable} `, '') });
+      return z.NEVER;
+    }
+  });
+
+/** Keys that encrypt partner secrets at rest (AES-256-GCM): `id:base64(32 bytes)`, comma-separated, newest first. */
+export const secretsKeysSetting = { HOOKSTREAM_SECRETS_KEYS: keyring('HOOKSTREAM_SECRETS_KEYS', 32, 32) };
+/** Peppers of the inbound API key hashes (HMAC-SHA-256): `id:base64(≥32 bytes)`, comma-separated, newest first. */
+export const apiKeyPeppersSetting = { HOOKSTREAM_API_KEY_PEPPERS: keyring('HOOKSTREAM_API_KEY_PEPPERS', 32) };

@@ -15,3 +15,4 @@ export * from './kafka/readiness';
 export * from './avro/schema-files';
 export * from './avro/registry-codec';
 export * from './service-runtime';
+export * from './partners/index';

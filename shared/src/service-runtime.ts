@@ -11,8 +11,12 @@ import { createOpsRoutes, type ReadinessCheck } from './http/ops-routes';
 import { startHttpServer, type RunningHttpServer } from './http/server';
 import { BatchingProducer } from './kafka/batching-producer';
 import { createKafkaClient } from './kafka/client';
-import { topicCatalogue, type ResolvedTopic } from './kafka/topics';
+import { TopicNames, topicCatalogue, type ResolvedTopic } from './kafka/topics';
 import { GracefulShutdown } from './lifecycle';
+import { PartnerDirectory } from './partners/partner-directory';
+import type { ApiKeyHasher } from './partners/api-keys';
+import { sleep } from './async';
+import { describeError } from './errors';
 import { createLogger, routeProcessWarnings } from './logging';
 import { createMetricsRegistry } from './metrics';
 
@@ -26,6 +30,8 @@ export interface ServiceRuntimeOptions<S extends BaseSchema> {
   /** Logical names of the topics whose value schemas this service writes or reads. */
   topics: readonly string[];
   env?: NodeJS.ProcessEnv;
+  /** Lets the partner directory authenticate inbound API keys (the ingress). */
+  apiKeyHasher?: ApiKeyHasher;
 }
 
 /**
@@ -45,6 +51,8 @@ export interface ServiceRuntime<C> {
   batchingProducer: BatchingProducer;
   codec: AvroCodec;
   topics: Map<string, ResolvedTopic>;
+  /** Every partner, materialised from partner-config; /readyz fails until it is loaded. */
+  partners: PartnerDirectory;
   app: Express;
   shutdown: GracefulShutdown;
   /** Adds a check to /readyz. */
@@ -92,6 +100,19 @@ export async function createServiceRuntime<S extends BaseSchema>(options: Servic
       },
     },
   ];
+  const partnerTopic = all.find((t) => t.name === TopicNames.partnerConfig)!;
+  if (!topics.has(partnerTopic.name)) await codec.registerTopics([partnerTopic]);
+  const partners = new PartnerDirectory({
+    kafka,
+    codec,
+    topic: partnerTopic.topic,
+    logger,
+    owner: `${options.service}-${instanceId}`,
+    ...(options.apiKeyHasher ? { hasher: options.apiKeyHasher } : {}),
+  });
+  readiness.push({ name: 'partner-config', check: () => partners.ready });
+  loadPartnersInBackground(partners, logger, shutdown);
+
   const app = express();
   app.disable('x-powered-by');
 
@@ -105,6 +126,7 @@ export async function createServiceRuntime<S extends BaseSchema>(options: Servic
     batchingProducer,
     codec,
     topics,
+    partners,
     app,
     shutdown,
     addReadinessCheck: (check) => readiness.push(check),
@@ -117,6 +139,30 @@ export async function createServiceRuntime<S extends BaseSchema>(options: Servic
       return server;
     },
   };
+}
+
+/**
+ * Loads partner-config without holding up the HTTP server (/healthz answers, /readyz says
+ * not ready), retrying while the topic or the broker is not there yet.
+ */
+function loadPartnersInBackground(partners: PartnerDirectory, logger: Logger, shutdown: GracefulShutdown): void {
+  let stopped = false;
+  shutdown.onStop('partner directory', async () => {
+    stopped = true;
+    await partners.stop();
+  });
+  void (async () => {
+    for (let attempt = 1; !stopped; attempt++) {
+      try {
+        await partners.start();
+        return;
+      } catch (error) {
+        logger.warn({ attempt, err: describeError(error) }, 'partner-config not loaded yet; retrying');
+        await partners.stop().catch(() => undefined);
+        await sleep(Math.min(10_000, 500 * attempt));
+      }
+    }
+  })();
 }
 
 /** Runs a service's `main`, turning a start-up failure into one clear log line and exit code 1 (2 for bad config). */

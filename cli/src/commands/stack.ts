@@ -195,6 +195,7 @@ async function execWithStack(command: string[], opts: { ephemeral?: boolean; cac
       });
       process.stderr.write(`stack ready in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
       Object.assign(env, handle.info.settings);
+      for (const [name, value] of Object.entries(handle.secrets)) env[name] ??= value;
     }
     if (interrupted) return 130;
     const running = spawn(program, args, { stdio: 'inherit', env });

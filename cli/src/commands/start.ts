@@ -7,8 +7,18 @@ import { formatTable, printLine } from '../output';
 import { REPO_ROOT, STACK_ENV_FILE } from '../paths';
 import { defaultCacheDir } from '../stack/artifacts';
 import { pickPort } from '../stack/ports';
-import { defaultStateDir, livePids, readRunInfo, startStack, writeStackEnv, type RunningStack, type StackSettings } from '../stack/stack';
+import {
+  defaultStateDir,
+  livePids,
+  localSecrets,
+  readRunInfo,
+  startStack,
+  writeStackEnv,
+  type RunningStack,
+  type StackSettings,
+} from '../stack/stack';
 import { startDemoPartner } from './demo-partner';
+import { DEMO_PARTNER_ID, ensureDemoPartner } from './demo-setup';
 
 interface ServiceSpec {
   name: string;
@@ -84,6 +94,7 @@ export function startCommand(): Command {
       let demo: Awaited<ReturnType<typeof startDemoPartner>> | undefined;
       try {
         let settings: StackSettings;
+        let secrets = {};
         if (process.env.KAFKA_BROKERS && process.env.SCHEMA_REGISTRY_URL) {
           settings = { KAFKA_BROKERS: process.env.KAFKA_BROKERS, SCHEMA_REGISTRY_URL: process.env.SCHEMA_REGISTRY_URL };
           printLine('using KAFKA_BROKERS and SCHEMA_REGISTRY_URL from the environment');
@@ -92,15 +103,18 @@ export function startCommand(): Command {
           const running = readRunInfo(stateDir);
           if (running && livePids(running).length > 0) {
             settings = running.settings;
+            secrets = localSecrets(stateDir);
             printLine(`using the local stack already running from ${stateDir}`);
           } else {
             printLine('starting the local stack (Kafka and Apicurio Registry)');
             stack = await startStack({ stateDir, cacheDir: defaultCacheDir(), log: (l) => printLine(`  ${l}`) });
             writeStackEnv(STACK_ENV_FILE, stack.info);
             settings = stack.info.settings;
+            secrets = stack.secrets;
           }
         }
-        const env: NodeJS.ProcessEnv = { ...process.env, ...settings, LOG_LEVEL: opts.logLevel };
+        // The environment's own keys win over the local stack's.
+        const env: NodeJS.ProcessEnv = { ...secrets, ...process.env, ...settings, LOG_LEVEL: opts.logLevel };
 
         printLine('creating topics and registering schemas');
         const ensure = spawn(process.execPath, [path.join(REPO_ROOT, 'cli/bin/hookstream.js'), 'topics', 'ensure'], {
@@ -117,6 +131,7 @@ export function startCommand(): Command {
           port: await pickPort(9999, taken),
           log: (l) => printLine(`[demo-partner] ${l}`),
         });
+        const demoApiKey = await ensureDemoPartner(env, `${demo.url}/callbacks`);
         await Promise.all(services.map((s) => waitUntilReady(s, 60_000)));
 
         printLine();
@@ -130,6 +145,9 @@ export function startCommand(): Command {
             ['schema registry', settings.SCHEMA_REGISTRY_URL],
           ]),
         );
+        printLine();
+        printLine(`demo partner "${DEMO_PARTNER_ID}": callbacks go to ${demo.url}/callbacks (HMAC_SHA256)`);
+        printLine(`its API key (x-api-key for the ingress), shown once: ${demoApiKey}`);
         printLine();
         printLine(`ready in ${((Date.now() - began) / 1000).toFixed(1)} s; press Ctrl-C to stop everything`);
 

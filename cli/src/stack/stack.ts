@@ -1,7 +1,16 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { parseEnv } from 'node:util';
 import os from 'node:os';
 import path from 'node:path';
-import { StackError, createKafkaClient, createLogger, describeError, sleep, waitForKafkaReady } from '@hookstream/shared';
+import {
+  StackError,
+  createKafkaClient,
+  createLogger,
+  describeError,
+  generateKeyringValue,
+  sleep,
+  waitForKafkaReady,
+} from '@hookstream/shared';
 import { ensureApicurio, ensureKafka } from './artifacts';
 import { requireJava } from './java';
 import { startBroker } from './kafka-broker';
@@ -46,8 +55,37 @@ export interface StartStackOptions {
   readyTimeoutMs?: number;
 }
 
+/** Keys the services need for partner secrets and API key hashes, local to one state dir. */
+export interface LocalSecrets {
+  HOOKSTREAM_SECRETS_KEYS: string;
+  HOOKSTREAM_API_KEY_PEPPERS: string;
+}
+
+/**
+ * The local stack's keys for partner secrets and API key hashes: made once per state dir (so
+ * they live and die with the data they protect), in a file only the owner can read. A real
+ * deployment gives them from its secret manager instead.
+ */
+export function localSecrets(stateDir: string): LocalSecrets {
+  const file = path.join(stateDir, 'secrets.env');
+  if (!existsSync(file)) {
+    mkdirSync(stateDir, { recursive: true });
+    writeFileSync(
+      file,
+      `HOOKSTREAM_SECRETS_KEYS=${generateKeyringValue('local-1')}\nHOOKSTREAM_API_KEY_PEPPERS=${generateKeyringValue('local-1')}\n`,
+      { mode: 0o600 },
+    );
+  }
+  const values = parseEnv(readFileSync(file, 'utf8'));
+  return {
+    HOOKSTREAM_SECRETS_KEYS: values.HOOKSTREAM_SECRETS_KEYS ?? '',
+    HOOKSTREAM_API_KEY_PEPPERS: values.HOOKSTREAM_API_KEY_PEPPERS ?? '',
+  };
+}
+
 export interface RunningStack {
   info: StackRunInfo;
+  secrets: LocalSecrets;
   /** Resolves with a description when either process ends on its own. */
   unexpectedExit: Promise<string>;
   stop: () => Promise<void>;
@@ -223,7 +261,7 @@ export async function startStack(options: StartStackOptions): Promise<RunningSta
     broker.exited.then(({ code, signal }) => `the Kafka broker exited (${signal ?? code}); see ${broker.logFile}`),
     registry.exited.then(({ code, signal }) => `the registry exited (${signal ?? code}); see ${registry.logFile}`),
   ]);
-  return { info, unexpectedExit, stop };
+  return { info, secrets: localSecrets(stateDir), unexpectedExit, stop };
 }
 
 /** Stops the stack recorded in `stateDir`, if any. Resolves with what was stopped. */
@@ -247,14 +285,19 @@ export function makeEphemeralStateDir(): string {
   return mkdtempSync(path.join(os.tmpdir(), 'hookstream-stack-'));
 }
 
-/** Writes the settings as a dotenv file (`stack.env`). */
+/** Writes the settings as a dotenv file (`stack.env`), readable by its owner only: it holds the local keys. */
 export function writeStackEnv(file: string, info: StackRunInfo): void {
   mkdirSync(path.dirname(file), { recursive: true });
+  const secrets = localSecrets(info.stateDir);
   const lines = [
     `# Written by \`hookstream stack up\` at ${info.startedAt}; state in ${info.stateDir}.`,
     `KAFKA_BROKERS=${info.settings.KAFKA_BROKERS}`,
     `SCHEMA_REGISTRY_URL=${info.settings.SCHEMA_REGISTRY_URL}`,
+    '# Local-only keys for partner secrets and API key hashes (made once per state dir).',
+    `HOOKSTREAM_SECRETS_KEYS=${secrets.HOOKSTREAM_SECRETS_KEYS}`,
+    `HOOKSTREAM_API_KEY_PEPPERS=${secrets.HOOKSTREAM_API_KEY_PEPPERS}`,
     '',
   ];
-  writeFileSync(file, lines.join('\n'));
+  writeFileSync(file, lines.join('\n'), { mode: 0o600 });
+  chmodSync(file, 0o600);
 }
