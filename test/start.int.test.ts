@@ -3,7 +3,7 @@
  * creates the topics, starts the three services and the demo partner, says where each listens
  * once ready, and on Ctrl-C stops every process it started.
  */
-import { processesMentioning, CLI, startNode } from './helpers/processes';
+import { CLI, processesMentioning, runCli, startNode } from './helpers/processes';
 import { testInfrastructure, uniqueName, waitFor } from './helpers/infrastructure';
 
 describe('hookstream start', () => {
@@ -21,6 +21,15 @@ describe('hookstream start', () => {
       expect(demo).toBeDefined();
       expect(ops).toHaveLength(3);
       expect(out).toContain(`${prefix}partner-events`); // topics ensure ran with the prefix
+      expect(out).toMatch(/demo partner "demo-partner": callbacks go to http:\/\/127\.0\.0\.1:\d+\/callbacks/);
+      const demoKey = /its API key \(x-api-key for the ingress\), shown once: (hsk_[A-Za-z0-9_-]{43})/.exec(out)?.[1];
+      expect(demoKey).toBeDefined();
+      const shown = await runCli(['partners', 'show', 'demo-partner', '--json'], { env: { ...process.env, TOPIC_PREFIX: prefix } });
+      expect(JSON.parse(shown.stdout)).toMatchObject({
+        status: 'ACTIVE',
+        callback_endpoints: [{ url: `${demo}/callbacks` }],
+        outbound_auth: { method: 'HMAC_SHA256' },
+      });
 
       for (const url of ops) expect((await fetch(`${url}/readyz`)).status).toBe(200);
 

@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { parseEnv } from 'node:util';
 import os from 'node:os';
 import path from 'node:path';
@@ -116,40 +116,96 @@ function tail(file: string, lines = 25): string {
   }
 }
 
-async function waitForRegistry(url: string, process: StartedProcess, logFile: string, deadline: number): Promise<void> {
+/** Size of a file now (0 when absent): where this start's lines begin in an appended log. */
+function logOffset(file: string): number {
+  try {
+    return statSync(file).size;
+  } catch {
+    return 0;
+  }
+}
+
+/** What a log gained since `offset`. */
+function logSince(file: string, offset: number): string {
+  try {
+    return readFileSync(file).subarray(offset).toString('utf8');
+  } catch {
+    return '';
+  }
+}
+
+async function waitForRegistry(
+  url: string,
+  port: number,
+  process: StartedProcess,
+  logFile: string,
+  logStart: number,
+  deadline: number,
+): Promise<void> {
   let exited: string | undefined;
   void process.exited.then(({ code, signal }) => (exited = `exited with ${signal ?? code}`));
   while (Date.now() < deadline) {
     if (exited) throw new StackError(`Apicurio Registry ${exited} while starting. Last lines of ${logFile}:\n${tail(logFile)}`);
-    try {
-      const response = await fetch(`${url}/subjects`, { signal: AbortSignal.timeout(2000) });
-      if (response.ok && Array.isArray(await response.json())) {
-        // A port already taken makes Apicurio exit 1: make sure it is our process that answered.
-        await sleep(200);
-        if (!exited) return;
+    // Another process may have taken the port between our check and the JVM's bind (then ours
+    // exits 1, a moment later): only our own log saying it listens there proves the answer is ours.
+    if (logSince(logFile, logStart).includes(`Listening on: http://127.0.0.1:${port}`)) {
+      try {
+        const response = await fetch(`${url}/subjects`, { signal: AbortSignal.timeout(2000) });
+        if (response.ok && Array.isArray(await response.json())) return;
+      } catch {
+        // not answering yet
       }
-    } catch {
-      // not listening yet
     }
     await sleep(250);
   }
   throw new StackError(`Apicurio Registry did not answer at ${url} in time. Last lines of ${logFile}:\n${tail(logFile)}`);
 }
 
-async function waitForBroker(brokers: string, port: number, process: StartedProcess, logFile: string, deadline: number): Promise<void> {
+/** The cluster id our broker's storage was formatted with. */
+function ownClusterId(dataDir: string): string | undefined {
+  try {
+    return parseEnv(readFileSync(path.join(dataDir, 'meta.properties'), 'utf8'))['cluster.id'];
+  } catch {
+    return undefined;
+  }
+}
+
+async function waitForBroker(
+  brokers: string,
+  port: number,
+  dataDir: string,
+  process: StartedProcess,
+  logFile: string,
+  deadline: number,
+): Promise<void> {
   let exited: string | undefined;
   void process.exited.then(({ code, signal }) => (exited = `exited with ${signal ?? code}`));
-  while (!(await canConnect(port))) {
-    if (exited) throw new StackError(`the Kafka broker ${exited} while starting. Last lines of ${logFile}:\n${tail(logFile)}`);
-    if (Date.now() > deadline)
-      throw new StackError(`the Kafka broker did not listen on ${port} in time. Last lines of ${logFile}:\n${tail(logFile)}`);
-    await sleep(200);
-  }
   const kafka = createKafkaClient({
     brokers: [brokers],
     clientId: 'hookstream-stack',
     logger: createLogger({ service: 'stack', level: 'silent' }),
   });
+  const expected = ownClusterId(dataDir);
+  // Another process may have taken the port between our check and the JVM's bind: only a
+  // broker with our storage's cluster id is ours. Checked before anything is written to it.
+  for (;;) {
+    if (exited) throw new StackError(`the Kafka broker ${exited} while starting. Last lines of ${logFile}:\n${tail(logFile)}`);
+    if (Date.now() > deadline)
+      throw new StackError(`the Kafka broker did not start on ${port} in time. Last lines of ${logFile}:\n${tail(logFile)}`);
+    if (await canConnect(port)) {
+      const admin = kafka.admin({ retry: { retries: 0 } });
+      try {
+        await admin.connect();
+        const { clusterId } = await admin.describeCluster();
+        if (clusterId === expected) break;
+      } catch {
+        // not answering metadata yet
+      } finally {
+        await admin.disconnect().catch(() => undefined);
+      }
+    }
+    await sleep(250);
+  }
   await waitForKafkaReady(kafka, { timeoutMs: Math.max(5000, deadline - Date.now()) });
   if (exited) throw new StackError(`the Kafka broker ${exited} while starting. Last lines of ${logFile}:\n${tail(logFile)}`);
 }
@@ -205,6 +261,7 @@ export async function startStack(options: StartStackOptions): Promise<RunningSta
     port: ports.kafka,
     controllerPort: ports.kafkaController,
   });
+  const registryLogStart = logOffset(path.join(stateDir, 'registry', 'registry.log'));
   const registry = startRegistry({
     java,
     apicurioDir: registryArtifact.dir,
@@ -237,10 +294,10 @@ export async function startStack(options: StartStackOptions): Promise<RunningSta
   const deadline = started + (options.readyTimeoutMs ?? 120_000);
   try {
     await Promise.all([
-      waitForBroker(settings.KAFKA_BROKERS, ports.kafka, broker, broker.logFile, deadline).then(() =>
+      waitForBroker(settings.KAFKA_BROKERS, ports.kafka, path.join(stateDir, 'kafka', 'data'), broker, broker.logFile, deadline).then(() =>
         log(`kafka: ready at ${settings.KAFKA_BROKERS} (${Date.now() - started} ms)`),
       ),
-      waitForRegistry(settings.SCHEMA_REGISTRY_URL, registry, registry.logFile, deadline).then(() =>
+      waitForRegistry(settings.SCHEMA_REGISTRY_URL, ports.registry, registry, registry.logFile, registryLogStart, deadline).then(() =>
         log(`registry: ready at ${settings.SCHEMA_REGISTRY_URL} (${Date.now() - started} ms)`),
       ),
     ]);

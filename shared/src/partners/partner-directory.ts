@@ -3,6 +3,7 @@ import type { Consumer, Kafka } from 'kafkajs';
 import type { Logger } from 'pino';
 import type { AvroCodec } from '../avro/registry-codec';
 import { describeError } from '../errors';
+import { startConsumer } from '../kafka/consumer';
 import { ApiKeyHasher, looksLikeApiKey } from './api-keys';
 import { partnerFromRecord, type InboundApiKey, type Partner } from './model';
 
@@ -112,18 +113,21 @@ export class PartnerDirectory {
     };
     checkLoaded();
 
-    const consumer = kafka.consumer({ groupId: `hookstream-partner-config-${this.options.owner}-${randomUUID()}`, sessionTimeout: 30_000 });
-    this.consumer = consumer;
-    await consumer.connect();
-    await consumer.subscribe({ topic, fromBeginning: true });
-    await consumer.run({
-      autoCommit: false,
-      eachMessage: async ({ partition, message }) => {
-        const partnerId = message.key?.toString('utf8') ?? '';
-        await this.apply(partnerId, message.value, message.offset);
-        const end = endAtStart.get(partition);
-        if (end !== undefined && BigInt(message.offset) >= end) endAtStart.delete(partition);
-        checkLoaded();
+    this.consumer = await startConsumer({
+      kafka,
+      logger: this.logger,
+      config: { groupId: `hookstream-partner-config-${this.options.owner}-${randomUUID()}`, sessionTimeout: 30_000 },
+      topics: [topic],
+      fromBeginning: true,
+      run: {
+        autoCommit: false,
+        eachMessage: async ({ partition, message }) => {
+          const partnerId = message.key?.toString('utf8') ?? '';
+          await this.apply(partnerId, message.value, message.offset);
+          const end = endAtStart.get(partition);
+          if (end !== undefined && BigInt(message.offset) >= end) endAtStart.delete(partition);
+          checkLoaded();
+        },
       },
     });
     await loaded;
