@@ -1,5 +1,12 @@
 import { hostname } from 'node:os';
-import express, { type Express } from 'express';
+import express, {
+  type ErrorRequestHandler,
+  type Express,
+  type NextFunction,
+  type Request,
+  type RequestHandler,
+  type Response,
+} from 'express';
 import type { Kafka, Producer } from 'kafkajs';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
@@ -30,8 +37,8 @@ export interface ServiceRuntimeOptions<S extends BaseSchema> {
   /** Logical names of the topics whose value schemas this service writes or reads. */
   topics: readonly string[];
   env?: NodeJS.ProcessEnv;
-  /** Lets the partner directory authenticate inbound API keys (the ingress). */
-  apiKeyHasher?: ApiKeyHasher;
+  /** Lets the partner directory authenticate inbound API keys (the ingress), built from the validated config. */
+  apiKeyHasher?: (config: z.infer<S>) => ApiKeyHasher;
 }
 
 /**
@@ -57,8 +64,13 @@ export interface ServiceRuntime<C> {
   shutdown: GracefulShutdown;
   /** Adds a check to /readyz. */
   addReadinessCheck: (check: ReadinessCheck) => void;
-  /** Starts the HTTP server (ops routes last, after the service's own) and wires SIGTERM/SIGINT. */
-  listen: () => Promise<RunningHttpServer>;
+  /**
+   * Starts a component without holding up the HTTP server, retrying while Kafka or its topic is
+   * not there yet; /readyz fails (check `name`) until it has started; stopped on shutdown.
+   */
+  startInBackground: (name: string, component: { start: () => Promise<void>; stop: () => Promise<void> }) => void;
+  /** Starts the HTTP server (ops routes after the service's own, then the fallbacks) and wires SIGTERM/SIGINT. */
+  listen: (fallbacks?: { notFound?: RequestHandler; onError?: ErrorRequestHandler }) => Promise<RunningHttpServer>;
 }
 
 export async function createServiceRuntime<S extends BaseSchema>(options: ServiceRuntimeOptions<S>): Promise<ServiceRuntime<z.infer<S>>> {
@@ -108,10 +120,14 @@ export async function createServiceRuntime<S extends BaseSchema>(options: Servic
     topic: partnerTopic.topic,
     logger,
     owner: `${options.service}-${instanceId}`,
-    ...(options.apiKeyHasher ? { hasher: options.apiKeyHasher } : {}),
+    ...(options.apiKeyHasher ? { hasher: options.apiKeyHasher(config) } : {}),
   });
-  readiness.push({ name: 'partner-config', check: () => partners.ready });
-  loadPartnersInBackground(partners, logger, shutdown);
+  const startInBackground = (name: string, component: { start: () => Promise<void>; stop: () => Promise<void> }) => {
+    let started = false;
+    readiness.push({ name, check: () => started });
+    runInBackground(name, component, logger, shutdown, () => (started = true));
+  };
+  startInBackground('partner-config', partners);
 
   const app = express();
   app.disable('x-powered-by');
@@ -130,8 +146,18 @@ export async function createServiceRuntime<S extends BaseSchema>(options: Servic
     app,
     shutdown,
     addReadinessCheck: (check) => readiness.push(check),
-    listen: async () => {
+    startInBackground,
+    listen: async (fallbacks = {}) => {
       app.use(createOpsRoutes({ registry: metrics, readiness }));
+      // JSON, never an HTML page, for what no route answers.
+      app.use(fallbacks.notFound ?? ((_req, res) => void res.status(404).json({ error: 'not found' })));
+      app.use(
+        fallbacks.onError ??
+          ((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
+            logger.error({ err: describeError(error) }, 'unexpected error');
+            res.status(500).json({ error: 'internal error' });
+          }),
+      );
       const server = await startHttpServer(app, { host: config.HTTP_HOST, port: config.HTTP_PORT });
       shutdown.onStop('http server', server.close);
       shutdown.handleSignals();
@@ -141,24 +167,28 @@ export async function createServiceRuntime<S extends BaseSchema>(options: Servic
   };
 }
 
-/**
- * Loads partner-config without holding up the HTTP server (/healthz answers, /readyz says
- * not ready), retrying while the topic or the broker is not there yet.
- */
-function loadPartnersInBackground(partners: PartnerDirectory, logger: Logger, shutdown: GracefulShutdown): void {
+/** Starts `component`, retrying with backoff until it starts or shutdown begins. */
+function runInBackground(
+  name: string,
+  component: { start: () => Promise<void>; stop: () => Promise<void> },
+  logger: Logger,
+  shutdown: GracefulShutdown,
+  onStarted: () => void,
+): void {
   let stopped = false;
-  shutdown.onStop('partner directory', async () => {
+  shutdown.onStop(name, async () => {
     stopped = true;
-    await partners.stop();
+    await component.stop();
   });
   void (async () => {
     for (let attempt = 1; !stopped; attempt++) {
       try {
-        await partners.start();
+        await component.start();
+        onStarted();
         return;
       } catch (error) {
-        logger.warn({ attempt, err: describeError(error) }, 'partner-config not loaded yet; retrying');
-        await partners.stop().catch(() => undefined);
+        logger.warn({ component: name, attempt, err: describeError(error) }, `${name} not started yet; retrying`);
+        await component.stop().catch(() => undefined);
         await sleep(Math.min(10_000, 500 * attempt));
       }
     }

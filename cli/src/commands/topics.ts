@@ -20,8 +20,8 @@ export const topicSettingsSchema = kafkaSettingsSchema.extend({
   TOPIC_PARTITIONS: z.coerce.number().int().min(1).max(1000).default(6),
   /** Replication factor of every topic. Default 1 (local); production wants 3. */
   TOPIC_REPLICATION_FACTOR: z.coerce.number().int().min(1).max(10).default(1),
-  /** How long the ingress remembers request_ids, in hours. Default 48. */
-  IDEMPOTENCY_RETENTION_HOURS: z.coerce.number().positive().default(48),
+  /** How long the ingress remembers request_ids, in hours. Default 24. */
+  IDEMPOTENCY_RETENTION_HOURS: z.coerce.number().positive().default(24),
 });
 
 export function topicsCommand(): Command {

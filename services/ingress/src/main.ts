@@ -1,22 +1,60 @@
-import { TopicNames, createServiceRuntime, runService, serviceSchemaWithPort } from '@hookstream/shared';
+import { ApiKeyHasher, TopicNames, TransactionalBatcher, createServiceRuntime, runService } from '@hookstream/shared';
+import { configSchema } from './config';
+import { createWebhookRoutes } from './http/webhook-routes';
+import { ingressOpenApi } from './http/openapi';
+import { IdempotencyLedger } from './idempotency/ledger';
+import { createIngressMetrics } from './metrics';
 
-/** Config of the ingress: the shared settings, HTTP_PORT defaulting to 8080. */
-export const configSchema = serviceSchemaWithPort(8080);
+export { configSchema } from './config';
 
-/**
- * Composition root of the ingress (partner webhooks in: POST /api/integration/partner/webhook; behaviour arrives with the ingress issue).
- * For now it connects to Kafka and the registry, registers its topics' schemas and serves
- * /healthz, /readyz and /metrics.
- */
+/** Composition root of the ingress: partner webhooks in (spec 4.2), durable on partner-events. */
 export async function main(env: NodeJS.ProcessEnv = process.env) {
   const runtime = await createServiceRuntime({
     service: 'ingress',
     configSchema,
     topics: [TopicNames.partnerEvents, TopicNames.ingressIdempotency, TopicNames.partnerConfig],
+    apiKeyHasher: (config) => new ApiKeyHasher(config.HOOKSTREAM_API_KEY_PEPPERS),
     env,
   });
-  const server = await runtime.listen();
-  return { runtime, server };
+  const { config, kafka, codec, logger, instanceId } = runtime;
+  const topic = (name: string) => runtime.topics.get(name)!.topic;
+
+  const ledger = new IdempotencyLedger({
+    kafka,
+    codec,
+    topic: topic(TopicNames.ingressIdempotency),
+    logger,
+    owner: instanceId,
+    claimTtlMs: config.IDEMPOTENCY_CLAIM_TTL_MS,
+    retentionMs: config.IDEMPOTENCY_RETENTION_HOURS * 3600_000,
+  });
+  runtime.startInBackground('idempotency-ledger', ledger);
+
+  const transactions = new TransactionalBatcher({ kafka, transactionalId: `hookstream-ingress-${instanceId}`, logger });
+  runtime.shutdown.onStop('transactional producer', () => transactions.disconnect());
+
+  const metrics = createIngressMetrics(runtime.metrics, () => ledger.size);
+  const routes = createWebhookRoutes({
+    basePath: config.INGRESS_BASE_PATH,
+    bodyLimitBytes: config.INGRESS_BODY_LIMIT_BYTES,
+    partners: runtime.partners,
+    metrics,
+    logger,
+    openapi: ingressOpenApi(config.INGRESS_BASE_PATH),
+    accept: {
+      ledger,
+      codec,
+      topics: { partnerEvents: topic(TopicNames.partnerEvents), ledger: topic(TopicNames.ingressIdempotency) },
+      producer: runtime.batchingProducer,
+      transactions,
+      instanceId,
+      duplicateWaitMs: config.IDEMPOTENCY_WAIT_MS,
+      metrics,
+    },
+  });
+  runtime.app.use(routes.router);
+  const server = await runtime.listen({ notFound: routes.notFound, onError: routes.onError });
+  return { runtime, server, ledger };
 }
 
 if (require.main === module) runService('ingress', () => main());

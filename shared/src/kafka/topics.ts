@@ -50,7 +50,7 @@ export interface TopicCatalogueSettings {
   partitions?: number;
   /** Replication factor of every topic. Default 1 (local); production wants 3. */
   replicationFactor?: number;
-  /** How long the ingress remembers a request_id, in ms. Default 48 h. */
+  /** How long the ingress remembers a request_id, in ms. Default 24 h. */
   idempotencyRetentionMs?: number;
 }
 
@@ -68,7 +68,7 @@ export function topicCatalogue(settings: TopicCatalogueSettings = {}): ResolvedT
   const prefix = settings.prefix ?? '';
   const partitions = settings.partitions ?? 6;
   const replicationFactor = settings.replicationFactor ?? 1;
-  const idempotencyRetentionMs = settings.idempotencyRetentionMs ?? 2 * DAY_MS;
+  const idempotencyRetentionMs = settings.idempotencyRetentionMs ?? DAY_MS;
 
   const specs: TopicSpec[] = [
     {

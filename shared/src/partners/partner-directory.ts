@@ -3,7 +3,7 @@ import type { Consumer, Kafka } from 'kafkajs';
 import type { Logger } from 'pino';
 import type { AvroCodec } from '../avro/registry-codec';
 import { describeError } from '../errors';
-import { startConsumer } from '../kafka/consumer';
+import { CatchUpTracker, endOffsets, startConsumer } from '../kafka/consumer';
 import { ApiKeyHasher, looksLikeApiKey } from './api-keys';
 import { partnerFromRecord, type InboundApiKey, type Partner } from './model';
 
@@ -91,46 +91,25 @@ export class PartnerDirectory {
   /** Reads the topic to its end; resolves once loaded, then keeps applying changes until `stop()`. */
   async start(): Promise<void> {
     const { kafka, topic } = this.options;
-    const admin = kafka.admin();
-    await admin.connect();
-    const endAtStart = new Map<number, bigint>();
-    try {
-      for (const p of await admin.fetchTopicOffsets(topic)) {
-        if (BigInt(p.high) > BigInt(p.low)) endAtStart.set(p.partition, BigInt(p.high) - 1n);
-      }
-    } finally {
-      await admin.disconnect();
-    }
-
-    let markLoaded: () => void = () => undefined;
-    const loaded = new Promise<void>((resolve) => (markLoaded = resolve));
-    const checkLoaded = () => {
-      if (!this.loaded && endAtStart.size === 0) {
-        this.loaded = true;
-        this.logger.info({ partners: this.partners.size }, 'partner-config loaded');
-        markLoaded();
-      }
-    };
-    checkLoaded();
-
+    const { ends } = await endOffsets(kafka, topic);
+    const tracker = new CatchUpTracker(ends);
     this.consumer = await startConsumer({
       kafka,
       logger: this.logger,
-      config: { groupId: `hookstream-partner-config-${this.options.owner}-${randomUUID()}`, sessionTimeout: 30_000 },
+      config: { groupId: `hookstream-partner-config-${this.options.owner}-${randomUUID()}`, sessionTimeout: 30_000, maxWaitTimeInMs: 500 },
       topics: [topic],
       fromBeginning: true,
+      beforeRun: (consumer) => tracker.attach(consumer),
       run: {
         autoCommit: false,
-        eachMessage: async ({ partition, message }) => {
-          const partnerId = message.key?.toString('utf8') ?? '';
-          await this.apply(partnerId, message.value, message.offset);
-          const end = endAtStart.get(partition);
-          if (end !== undefined && BigInt(message.offset) >= end) endAtStart.delete(partition);
-          checkLoaded();
+        eachMessage: async ({ message }) => {
+          await this.apply(message.key?.toString('utf8') ?? '', message.value, message.offset);
         },
       },
     });
-    await loaded;
+    await tracker.caughtUp;
+    this.loaded = true;
+    this.logger.info({ partners: this.partners.size }, 'partner-config loaded');
   }
 
   async stop(): Promise<void> {

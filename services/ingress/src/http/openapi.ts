@@ -1,0 +1,139 @@
+import { InboundErrorCodes } from './responses';
+import { WEBHOOK_PATH } from './webhook-routes';
+
+const nonBlank = (description: string, maxLength: number) => ({ type: 'string', minLength: 1, maxLength, pattern: '\\S', description });
+
+const errorResponse = (description: string, codes: string[]) => ({
+  description,
+  content: {
+    'application/json': {
+      schema: {
+        allOf: [{ $ref: '#/components/schemas/ErrorBody' }, { type: 'object', properties: { error_code: { enum: codes } } }],
+      },
+    },
+  },
+});
+
+/**
+ * OpenAPI 3.1 description of the inbound webhook (spec 2.2-2.4, 4.2, 7.1), served at /openapi.json
+ * and checked against real responses by the tests.
+ */
+export function ingressOpenApi(basePath: string): object {
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Hookstream inbound partner webhook',
+      version: '1.0.0',
+      description:
+        'Partners and insurers report policy or claim status changes and document links. Identify with x-api-key. ' +
+        'Send a unique request_id and reuse it when retrying: the same request_id with the same payload returns the stored response; ' +
+        'with a different payload it is refused with 409. Retry anything but 200 and 409, honouring Retry-After.',
+    },
+    paths: {
+      [`${basePath}${WEBHOOK_PATH}`]: {
+        post: {
+          operationId: 'receivePartnerWebhook',
+          security: [{ apiKey: [] }],
+          requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/WebhookRequest' } } } },
+          responses: {
+            '200': {
+              description: 'Received and stored durably (spec 2.3)',
+              content: { 'application/json': { schema: { $ref: '#/components/schemas/SuccessBody' } } },
+            },
+            '400': errorResponse('Malformed JSON, or required fields missing or invalid; the message names every problem by field path', [
+              InboundErrorCodes.VALIDATION,
+            ]),
+            '401': errorResponse('x-api-key missing, unknown, revoked, expired, or the partner is disabled', [InboundErrorCodes.API_KEY]),
+            '405': errorResponse('Only POST is allowed', [InboundErrorCodes.METHOD_NOT_ALLOWED]),
+            '409': errorResponse('The request_id was already used with a different payload; do not retry', [
+              InboundErrorCodes.IDEMPOTENCY_CONFLICT,
+            ]),
+            '413': errorResponse('The body is larger than the limit', [InboundErrorCodes.PAYLOAD_TOO_LARGE]),
+            '415': errorResponse('Content-Type is not application/json (UTF-8)', [InboundErrorCodes.UNSUPPORTED_MEDIA_TYPE]),
+            '500': errorResponse('Unexpected server error; retry', [InboundErrorCodes.INTERNAL]),
+            '503': {
+              ...errorResponse('Storage unavailable, or the same request_id still in flight; retry after Retry-After seconds', [
+                InboundErrorCodes.UNAVAILABLE,
+                InboundErrorCodes.IN_PROGRESS,
+              ]),
+              headers: { 'Retry-After': { schema: { type: 'integer' }, description: 'Seconds to wait before retrying' } },
+            },
+          },
+        },
+      },
+    },
+    components: {
+      securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } },
+      schemas: {
+        WebhookRequest: {
+          type: 'object',
+          description: 'Spec 2.2. Unknown fields are accepted and ignored, but count for request_id idempotency.',
+          required: ['transaction_number', 'transaction_type', 'status', 'documents'],
+          properties: {
+            request_id: {
+              type: 'string',
+              pattern: '^[\\x21-\\x7e]{1,128}$',
+              description: 'Idempotency key: 1-128 visible ASCII characters',
+            },
+            transaction_number: nonBlank('Policy or claim transaction identifier', 100),
+            transaction_type: {
+              type: 'string',
+              pattern: '^\\s*([Pp][Oo][Ll][Ii][Cc][Yy]|[Cc][Ll][Aa][Ii][Mm])\\s*$',
+              description: 'POLICY or CLAIM, any case',
+            },
+            status: nonBlank('Current transaction status', 100),
+            documents: {
+              type: 'array',
+              minItems: 1,
+              maxItems: 50,
+              items: {
+                type: 'object',
+                required: ['type', 'url'],
+                properties: {
+                  type: nonBlank('Document type, e.g. POLICY_CERTIFICATE', 100),
+                  url: { type: 'string', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://', maxLength: 2048, description: 'Absolute http(s) URL' },
+                  filename: nonBlank('Original file name', 255),
+                },
+              },
+            },
+          },
+        },
+        SuccessBody: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['status', 'data', 'message', 'code', 'request_id'],
+          properties: {
+            status: { const: 'success' },
+            data: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['request_id', 'transaction_number', 'transaction_type', 'journey_status', 'status'],
+              properties: {
+                request_id: { type: 'string' },
+                transaction_number: { type: 'string' },
+                transaction_type: { enum: ['POLICY', 'CLAIM'] },
+                journey_status: { const: 'WEBHOOK_RECEIVED' },
+                status: { enum: ['COMPLETED', 'FAILED'] },
+              },
+            },
+            message: { type: 'string' },
+            code: { const: 200 },
+            request_id: { type: 'string', description: 'The request_id sent, or one assigned by the service when none was sent' },
+          },
+        },
+        ErrorBody: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['status', 'data', 'message', 'code', 'error_code'],
+          properties: {
+            status: { const: 'failed' },
+            data: { type: 'null' },
+            message: { type: 'string' },
+            code: { type: 'integer' },
+            error_code: { type: 'string' },
+          },
+        },
+      },
+    },
+  };
+}

@@ -1,0 +1,77 @@
+/**
+ * The contract's response bodies: success (spec 2.3) and error (spec 2.4), and the error codes.
+ * INVALID_PAYLOAD_VALIDATION_ERR and INVALID_API_KEY_ERR are the contract's; the others are
+ * ours where it gives none (README "Inbound webhook").
+ */
+export const InboundErrorCodes = {
+  VALIDATION: 'INVALID_PAYLOAD_VALIDATION_ERR',
+  API_KEY: 'INVALID_API_KEY_ERR',
+  IDEMPOTENCY_CONFLICT: 'IDEMPOTENCY_KEY_REUSED_ERR',
+  IN_PROGRESS: 'REQUEST_IN_PROGRESS_ERR',
+  PAYLOAD_TOO_LARGE: 'PAYLOAD_TOO_LARGE_ERR',
+  UNSUPPORTED_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE_ERR',
+  NOT_FOUND: 'NOT_FOUND_ERR',
+  METHOD_NOT_ALLOWED: 'METHOD_NOT_ALLOWED_ERR',
+  UNAVAILABLE: 'SERVICE_UNAVAILABLE_ERR',
+  INTERNAL: 'INTERNAL_SERVER_ERR',
+} as const;
+
+export type InboundErrorCode = (typeof InboundErrorCodes)[keyof typeof InboundErrorCodes];
+
+export interface ErrorBody {
+  status: 'failed';
+  data: null;
+  message: string;
+  code: number;
+  error_code: InboundErrorCode;
+}
+
+export interface SuccessBody {
+  status: 'success';
+  data: {
+    request_id: string;
+    transaction_number: string;
+    transaction_type: 'POLICY' | 'CLAIM';
+    journey_status: 'WEBHOOK_RECEIVED';
+    status: 'COMPLETED';
+  };
+  message: string;
+  code: 200;
+  request_id: string;
+}
+
+export function errorBody(code: number, errorCode: InboundErrorCode, message: string): ErrorBody {
+  return { status: 'failed', data: null, message, code, error_code: errorCode };
+}
+
+export function successBody(requestId: string, transactionNumber: string, transactionType: 'POLICY' | 'CLAIM'): SuccessBody {
+  return {
+    status: 'success',
+    data: {
+      request_id: requestId,
+      transaction_number: transactionNumber,
+      transaction_type: transactionType,
+      journey_status: 'WEBHOOK_RECEIVED',
+      status: 'COMPLETED',
+    },
+    message: 'Webhook received',
+    code: 200,
+    request_id: requestId,
+  };
+}
+
+/** An outcome the HTTP layer turns into a response. */
+export class InboundError extends Error {
+  constructor(
+    readonly httpStatus: number,
+    readonly errorCode: InboundErrorCode,
+    message: string,
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(message);
+  }
+
+  body(): ErrorBody {
+    return errorBody(this.httpStatus, this.errorCode, this.message);
+  }
+}

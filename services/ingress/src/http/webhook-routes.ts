@@ -1,0 +1,143 @@
+import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
+import type { Logger, PartnerDirectory } from '@hookstream/shared';
+import { acceptWebhook, type AcceptWebhookDeps } from '../domain/accept-webhook';
+import { payloadFingerprint, validateWebhookPayload } from '../domain/webhook-payload';
+import type { IngressMetrics } from '../metrics';
+import { InboundError, InboundErrorCodes, errorBody, type ErrorBody } from './responses';
+
+export const WEBHOOK_PATH = '/api/integration/partner/webhook';
+
+export interface WebhookRoutesOptions {
+  /** Prefix of the webhook path, e.g. "" or "/v1". */
+  basePath: string;
+  /** Largest body accepted, in bytes. */
+  bodyLimitBytes: number;
+  partners: PartnerDirectory;
+  accept: AcceptWebhookDeps;
+  metrics: IngressMetrics;
+  logger: Logger;
+  openapi: object;
+}
+
+function send(res: Response, status: number, body: string | ErrorBody, retryAfterSeconds?: number): void {
+  if (retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(retryAfterSeconds));
+  res
+    .status(status)
+    .type('application/json')
+    .send(typeof body === 'string' ? body : JSON.stringify(body));
+}
+
+/** `application/json`, optionally with charset utf-8 (JSON is UTF-8: RFC 8259). */
+function isJsonContentType(header: string | undefined): boolean {
+  if (!header) return false;
+  const [type, ...params] = header.split(';').map((p) => p.trim().toLowerCase());
+  if (type !== 'application/json') return false;
+  return params.every((p) => !p.startsWith('charset=') || ['charset=utf-8', 'charset=utf8', 'charset="utf-8"'].includes(p));
+}
+
+/**
+ * POST {base}/api/integration/partner/webhook (spec 4.2), in this order: the API key (401), the
+ * content type (415), the body size (413), JSON (400), the fields (400), then idempotency and
+ * the durable write. Every answer is the contract's JSON (2.3 or 2.4), never HTML.
+ */
+export function createWebhookRoutes(options: WebhookRoutesOptions): {
+  router: express.Router;
+  notFound: RequestHandler;
+  onError: ErrorRequestHandler;
+} {
+  const router = express.Router();
+  const path = `${options.basePath}${WEBHOOK_PATH}`;
+  const logger = options.logger.child({ module: 'webhook' });
+  const readBody = express.raw({ type: () => true, limit: options.bodyLimitBytes });
+
+  const authenticate: RequestHandler = (req, res, next) => {
+    res.locals.started = process.hrtime.bigint();
+    const check = options.partners.checkApiKey(req.get('x-api-key'));
+    if (!check.ok) {
+      logger.info({ reason: check.reason, partnerId: check.partnerId }, 'webhook refused: API key');
+      next(
+        new InboundError(
+          401,
+          InboundErrorCodes.API_KEY,
+          check.reason === 'missing' ? 'x-api-key header is missing' : 'x-api-key is not valid',
+        ),
+      );
+      return;
+    }
+    res.locals.partner = check.partner;
+    if (!isJsonContentType(req.get('content-type'))) {
+      next(new InboundError(415, InboundErrorCodes.UNSUPPORTED_MEDIA_TYPE, 'Content-Type must be application/json'));
+      return;
+    }
+    next();
+  };
+
+  const handle: RequestHandler = async (req, res, next) => {
+    try {
+      const partner = res.locals.partner as NonNullable<ReturnType<PartnerDirectory['get']>>;
+      const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(raw.toString('utf8'));
+      } catch (error) {
+        throw new InboundError(400, InboundErrorCodes.VALIDATION, `the body is not valid JSON: ${(error as Error).message}`);
+      }
+      const validated = validateWebhookPayload(parsed);
+      if (!validated.ok) throw new InboundError(400, InboundErrorCodes.VALIDATION, validated.problems.map((p) => p.message).join('; '));
+      res.locals.requestId = validated.payload.request_id;
+      const accepted = await acceptWebhook(partner, validated.payload, payloadFingerprint(parsed), options.accept);
+      record(req, res, accepted.status, undefined);
+      logger.info({ partnerId: partner.partner_id, requestId: accepted.requestId, replayed: accepted.replayed }, 'webhook accepted');
+      send(res, accepted.status, accepted.body);
+    } catch (error) {
+      next(error);
+    }
+  };
+
+  router.post(path, authenticate, readBody, handle);
+  router.all(path, (_req, _res, next) => next(new InboundError(405, InboundErrorCodes.METHOD_NOT_ALLOWED, 'only POST is allowed here')));
+  router.get('/openapi.json', (_req, res) => res.json(options.openapi));
+
+  const record = (_req: Request, res: Response, status: number, errorCode: string | undefined) => {
+    const partner = (res.locals.partner as { partner_id?: string } | undefined)?.partner_id ?? 'unknown';
+    options.metrics.requests.inc({ partner, status_code: String(status), error_code: errorCode ?? '' });
+    const started = res.locals.started as bigint | undefined;
+    if (started) options.metrics.duration.observe({ status_code: String(status) }, Number(process.hrtime.bigint() - started) / 1e9);
+  };
+
+  const notFound: RequestHandler = (_req, _res, next) => next(new InboundError(404, InboundErrorCodes.NOT_FOUND, 'no such resource'));
+
+  /** The one place errors become responses: known outcomes keep their status, anything else is a logged 500. */
+  const onError: ErrorRequestHandler = (error: unknown, req, res, next) => {
+    if (res.headersSent) {
+      next(error);
+      return;
+    }
+    let outcome: InboundError;
+    const e = error as { type?: string; status?: number };
+    if (error instanceof InboundError) outcome = error;
+    else if (e?.type === 'entity.too.large')
+      outcome = new InboundError(413, InboundErrorCodes.PAYLOAD_TOO_LARGE, `the body is larger than ${options.bodyLimitBytes} bytes`);
+    else if (e?.type === 'request.aborted' || e?.type === 'request.size.invalid' || e?.status === 400) {
+      outcome = new InboundError(400, InboundErrorCodes.VALIDATION, 'the body could not be read');
+    } else {
+      logger.error(
+        { err: error instanceof Error ? { message: error.message, stack: error.stack } : String(error), path: req.path },
+        'unexpected error',
+      );
+      outcome = new InboundError(500, InboundErrorCodes.INTERNAL, 'unexpected server error; retry later');
+    }
+    if (outcome.httpStatus === 405) res.setHeader('Allow', 'POST');
+    if (req.path === path) record(req, res, outcome.httpStatus, outcome.errorCode);
+    if (outcome.httpStatus >= 400 && outcome.httpStatus !== 401 && outcome.httpStatus !== 404 && req.path === path) {
+      const partnerId = (res.locals.partner as { partner_id?: string } | undefined)?.partner_id;
+      logger.info(
+        { partnerId, requestId: res.locals.requestId as string | undefined, status: outcome.httpStatus, errorCode: outcome.errorCode },
+        outcome.message,
+      );
+    }
+    send(res, outcome.httpStatus, errorBody(outcome.httpStatus, outcome.errorCode, outcome.message), outcome.retryAfterSeconds);
+  };
+
+  return { router, notFound, onError };
+}

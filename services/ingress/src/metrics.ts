@@ -1,0 +1,46 @@
+import { Counter, Gauge, Histogram, LATENCY_BUCKETS_SECONDS, type Registry } from '@hookstream/shared';
+
+/** The ingress's metrics (Prometheus naming; partner ids are the only per-tenant label, bounded by onboarding). */
+export function createIngressMetrics(registry: Registry, ledgerSize: () => number) {
+  return {
+    requests: new Counter({
+      name: 'hookstream_ingress_requests_total',
+      help: 'Inbound webhook requests by outcome',
+      labelNames: ['partner', 'status_code', 'error_code'] as const,
+      registers: [registry],
+    }),
+    duration: new Histogram({
+      name: 'hookstream_ingress_request_duration_seconds',
+      help: 'Time from request start to response',
+      labelNames: ['status_code'] as const,
+      buckets: LATENCY_BUCKETS_SECONDS,
+      registers: [registry],
+    }),
+    replays: new Counter({
+      name: 'hookstream_ingress_idempotent_replays_total',
+      help: 'Requests answered with a stored response',
+      registers: [registry],
+    }),
+    conflicts: new Counter({
+      name: 'hookstream_ingress_idempotency_conflicts_total',
+      help: 'request_id reused with a different payload (409)',
+      registers: [registry],
+    }),
+    produceSeconds: new Histogram({
+      name: 'hookstream_ingress_produce_duration_seconds',
+      help: 'Time to durably write a webhook and its completion (Kafka transaction)',
+      buckets: LATENCY_BUCKETS_SECONDS,
+      registers: [registry],
+    }),
+    ledgerKeys: new Gauge({
+      name: 'hookstream_ingress_idempotency_keys',
+      help: 'request_ids remembered by this replica',
+      registers: [registry],
+      collect() {
+        this.set(ledgerSize());
+      },
+    }),
+  };
+}
+
+export type IngressMetrics = ReturnType<typeof createIngressMetrics>;
