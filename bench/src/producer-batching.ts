@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { BatchingProducer, createKafkaClient, createLogger, routeProcessWarnings } from '@hookstream/shared';
+import { BatchingProducer, createKafkaClient, createLogger, javaCompatiblePartitioner, routeProcessWarnings } from '@hookstream/shared';
 
 const records = Number(process.env.BENCH_RECORDS ?? 3000);
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 16);
@@ -51,7 +51,7 @@ async function main() {
   await admin.createTopics({ waitForLeaders: true, topics: [{ topic, numPartitions: 6, replicationFactor: 1 }] });
   await admin.disconnect();
 
-  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+  const producer = kafka.producer({ createPartitioner: javaCompatiblePartitioner, idempotent: true, maxInFlightRequests: 1 });
   await producer.connect();
   const value = Buffer.alloc(300, 'x');
   console.log(`${records} records of ${value.length} B, ${concurrency} concurrent callers, idempotent producer, acks=all`);

@@ -11,6 +11,7 @@ import {
   SecretBox,
   TopicNames,
   addApiKey,
+  javaCompatiblePartitioner,
   apiKeyPeppersSetting,
   createKafkaClient,
   createLogger,
@@ -61,7 +62,7 @@ export async function withPartners<T>(
   const codec = new AvroCodec(config.SCHEMA_REGISTRY_URL, defaultSchemasDir(env));
   await codec.registerTopics([topic]);
   const directory = new PartnerDirectory({ kafka, codec, topic: topic.topic, logger, owner: 'cli' });
-  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
+  const producer = kafka.producer({ createPartitioner: javaCompatiblePartitioner, idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
   await Promise.all([directory.start(), producer.connect()]);
   try {
     return await work({

@@ -1,4 +1,4 @@
-import { Kafka, logLevel, type KafkaConfig, type logCreator } from 'kafkajs';
+import { Kafka, logLevel, Partitioners, type KafkaConfig, type logCreator } from 'kafkajs';
 export type { Admin, Consumer, EachMessagePayload, Kafka, Producer } from 'kafkajs';
 import type { Logger } from 'pino';
 
@@ -11,7 +11,18 @@ export interface KafkaClientSettings {
   connectionTimeoutMs?: number;
   /** Default 30000. */
   requestTimeoutMs?: number;
+  /** Retries of a failed request (connect included) before giving up. Default 8; CLI health checks use 0. */
+  retries?: number;
+  /** Level of kafkajs's own log lines. Default 'warn'; CLI commands use 'nothing' and print their own message. */
+  kafkaLogLevel?: 'nothing' | 'error' | 'warn' | 'info';
 }
+
+/**
+ * The partitioner every Hookstream producer uses: kafkajs's default, the Java client's murmur2
+ * (so a key lands where a Java producer would put it). Passing it explicitly also silences
+ * kafkajs's notice about the v2 default change.
+ */
+export const javaCompatiblePartitioner = Partitioners.DefaultPartitioner;
 
 const levelNames: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
   [logLevel.ERROR]: 'error',
@@ -37,9 +48,9 @@ export function createKafkaClient(settings: KafkaClientSettings): Kafka {
     brokers: settings.brokers,
     connectionTimeout: settings.connectionTimeoutMs ?? 3000,
     requestTimeout: settings.requestTimeoutMs ?? 30000,
-    logLevel: logLevel.WARN,
+    logLevel: { nothing: logLevel.NOTHING, error: logLevel.ERROR, warn: logLevel.WARN, info: logLevel.INFO }[settings.kafkaLogLevel ?? 'warn'],
     logCreator: pinoLogCreator(settings.logger),
-    retry: { initialRetryTime: 100, retries: 8 },
+    retry: { initialRetryTime: 100, retries: settings.retries ?? 8 },
   };
   return new Kafka(config);
 }

@@ -1,3 +1,4 @@
+import { javaCompatiblePartitioner } from './client';
 import { randomUUID } from 'node:crypto';
 import type { Kafka } from 'kafkajs';
 import { sleep, withTimeout } from '../async';
@@ -46,7 +47,7 @@ async function probeOnce(kafka: Kafka, topic: string, deadline: number): Promise
   }
 
   // Transaction coordinator: one committed transaction.
-  const producer = kafka.producer({ transactionalId: `hookstream-readiness-${randomUUID()}`, idempotent: true, maxInFlightRequests: 1 });
+  const producer = kafka.producer({ createPartitioner: javaCompatiblePartitioner, transactionalId: `hookstream-readiness-${randomUUID()}`, idempotent: true, maxInFlightRequests: 1 });
   await producer.connect();
   try {
     const tx = await producer.transaction();

@@ -1,6 +1,7 @@
 import type { Kafka, Message, Producer } from 'kafkajs';
 import type { Logger } from 'pino';
 import { KafkaUnavailableError, describeError } from '../errors';
+import { javaCompatiblePartitioner } from './client';
 import { isRetryableKafkaError } from './retryable';
 
 /** Records that must become visible together or not at all. */
@@ -66,6 +67,7 @@ export class TransactionalBatcher {
     if (this.producer) return Promise.resolve(this.producer);
     this.connecting ??= (async () => {
       const producer = this.options.kafka.producer({
+        createPartitioner: javaCompatiblePartitioner,
         transactionalId: this.options.transactionalId,
         idempotent: true,
         maxInFlightRequests: 1,
