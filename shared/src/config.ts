@@ -28,6 +28,15 @@ const httpUrl = z
   .trim()
   .url('must be an absolute URL')
   .refine((value) => /^https?:\/\//i.test(value), 'must be an http or https URL')
+  // fetch refuses URLs with credentials, and they would be printed wherever the URL is.
+  .refine((value) => {
+    try {
+      const url = new URL(value);
+      return !url.username && !url.password;
+    } catch {
+      return true;
+    }
+  }, 'must not contain credentials')
   .transform((value) => value.replace(/\/+$/, ''));
 
 const port = z.coerce.number().int('must be a whole number').min(0).max(65535, 'must be a port from 0 to 65535');

@@ -3,35 +3,26 @@ import pino, { type Logger, type LoggerOptions } from 'pino';
 export type { Logger } from 'pino';
 
 /**
- * Paths pino censors in every log line. Secrets and API keys must never reach logs:
- * this list is the safety net under the rule "don't log them in the first place".
+ * Keys whose values never reach a log line, at any depth and in any letter case: secrets, API
+ * keys, credentials and auth headers. This is the safety net under the rule "don't log them in
+ * the first place".
  */
-export const REDACTED_PATHS: readonly string[] = [
-  'apiKey',
-  'api_key',
-  'secret',
-  'password',
-  'token',
-  'authorization',
-  '*.apiKey',
-  '*.api_key',
-  '*.secret',
-  '*.password',
-  '*.token',
-  '*.accessToken',
-  '*.access_token',
-  '*.authorization',
-  '*.Authorization',
-  '*.headers["x-api-key"]',
-  '*.headers["X-API-Key"]',
-  '*.headers.authorization',
-  '*.headers.Authorization',
-  '*.headers.cookie',
-  'req.headers["x-api-key"]',
-  'req.headers.authorization',
-  'headers["x-api-key"]',
-  'headers.authorization',
-];
+export const SECRET_KEY_PATTERN =
+  /^(x-?api-?key|api-?key|api_key|apikey|authorization|proxy-authorization|cookie|set-cookie|secret|.*_secret|client-?secret|.*secret$|password|passwd|token|access-?token|access_token|refresh-?token|refresh_token|id-?token|private-?key|x-signature)$/i;
+
+const MAX_REDACT_DEPTH = 8;
+
+/** A copy of `value` with every secret-looking key censored, walking at most 8 levels deep. */
+export function redactSecrets(value: unknown, depth = 0): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (depth >= MAX_REDACT_DEPTH) return '[TRUNCATED]';
+  if (value instanceof Error) return value;
+  if (Buffer.isBuffer(value)) return `[${value.length} bytes]`;
+  if (Array.isArray(value)) return value.map((v) => redactSecrets(v, depth + 1));
+  const copy: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value)) copy[key] = SECRET_KEY_PATTERN.test(key) ? '[REDACTED]' : redactSecrets(v, depth + 1);
+  return copy;
+}
 
 export interface LoggerSettings {
   /** The service's name, on every line. */
@@ -49,9 +40,13 @@ export function createLogger(settings: LoggerSettings): Logger {
   const options: LoggerOptions = {
     level: settings.level ?? 'info',
     base: { service: settings.service, ...(settings.instance ? { instance: settings.instance } : {}) },
-    redact: { paths: [...REDACTED_PATHS], censor: '[REDACTED]' },
     timestamp: pino.stdTimeFunctions.isoTime,
-    formatters: { level: (label) => ({ level: label }) },
+    formatters: {
+      level: (label) => ({ level: label }),
+      // Every logged object; child bindings (logger.child({...})) are not passed through here by
+      // pino, so they carry identifiers only (module, partnerId, requestId), never values.
+      log: (object) => redactSecrets(object) as Record<string, unknown>,
+    },
   };
   return settings.destination ? pino(options, settings.destination) : pino(options);
 }

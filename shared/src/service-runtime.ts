@@ -89,7 +89,12 @@ export async function createServiceRuntime<S extends BaseSchema>(options: Servic
     connectionTimeoutMs: config.KAFKA_CONNECTION_TIMEOUT_MS,
     requestTimeoutMs: config.KAFKA_REQUEST_TIMEOUT_MS,
   });
-  const producer = kafka.producer({ createPartitioner: javaCompatiblePartitioner, idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
+  const producer = kafka.producer({
+    createPartitioner: javaCompatiblePartitioner,
+    idempotent: true,
+    maxInFlightRequests: 1,
+    allowAutoTopicCreation: false,
+  });
   let producerConnected = false;
   producer.on(producer.events.CONNECT, () => (producerConnected = true));
   producer.on(producer.events.DISCONNECT, () => (producerConnected = false));
@@ -103,8 +108,30 @@ export async function createServiceRuntime<S extends BaseSchema>(options: Servic
   const codec = new AvroCodec(config.SCHEMA_REGISTRY_URL, defaultSchemasDir(options.env ?? process.env));
   await codec.registerTopics([...topics.values()]);
 
+  // A live metadata round trip, not the producer's connect flag: that flag stays true after
+  // the broker is gone, and /readyz must say so.
+  const probe = kafka.admin({ retry: { retries: 0 } });
+  let probeConnected = false;
+  shutdown.onStop('kafka readiness probe', () => probe.disconnect());
   const readiness: ReadinessCheck[] = [
-    { name: 'kafka', check: () => producerConnected },
+    {
+      name: 'kafka',
+      check: async () => {
+        if (!producerConnected) return false;
+        try {
+          if (!probeConnected) {
+            await probe.connect();
+            probeConnected = true;
+          }
+          await probe.describeCluster();
+          return true;
+        } catch (error) {
+          probeConnected = false;
+          await probe.disconnect().catch(() => undefined);
+          throw error;
+        }
+      },
+    },
     {
       name: 'schema-registry',
       check: async () => {

@@ -41,6 +41,7 @@ describe('loadConfig', () => {
     ['KAFKA_BROKERS', 'localhost', /host:port/],
     ['SCHEMA_REGISTRY_URL', 'registry:8081', /URL/],
     ['SCHEMA_REGISTRY_URL', 'ftp://registry/x', /http/],
+    ['SCHEMA_REGISTRY_URL', 'http://user:s3cret@registry:8080', /must not contain credentials/],
     ['HTTP_PORT', '70000', /port/],
     ['HTTP_PORT', 'eighty', /number/],
     ['LOG_LEVEL', 'loud', /.+/],

@@ -31,4 +31,23 @@ describe('createLogger', () => {
     expect(parsed.partner).toEqual({ id: 'p-1', apiKey: '[REDACTED]', secret: '[REDACTED]', password: '[REDACTED]' });
     expect(parsed.req.headers.accept).toBe('application/json');
   });
+
+  test('when secrets sit deep or in any letter case, then they are censored too', () => {
+    const { lines, logger } = capture();
+    logger.child({ module: 'x' }).warn(
+      {
+        partner: { auth: { secret: 'deep-secret', apiKey: 'deep-key', nested: { Password: 'deep-pw' } } },
+        'x-api-key': 'top-key',
+        clientSecret: 'cs',
+        req: { headers: { 'X-Api-Key': 'hdr-key', 'X-API-KEY': 'hdr-key-2', Authorization: 'Basic abc' } },
+        list: [{ token: 'in-array' }],
+        transaction_number: 'TRX-1',
+      },
+      'deep',
+    );
+    const line = lines.join('');
+    for (const secret of ['deep-secret', 'deep-key', 'deep-pw', 'top-key', '"cs"', 'hdr-key', 'Basic abc', 'in-array'])
+      expect(line).not.toContain(secret);
+    expect(JSON.parse(line).transaction_number).toBe('TRX-1');
+  });
 });

@@ -84,6 +84,30 @@ export class BatchingProducer {
     }, this.lingerMs);
   }
 
+  private async sendOneByOne(batch: Pending[]): Promise<void> {
+    for (const p of batch) {
+      const { record } = p;
+      try {
+        const metadata = await this.producer.send({
+          topic: record.topic,
+          acks: -1,
+          messages: [
+            {
+              key: record.key,
+              value: record.value,
+              ...(record.headers ? { headers: record.headers } : {}),
+              ...(record.partition === undefined ? {} : { partition: record.partition }),
+            },
+          ],
+        });
+        this.stats.records += 1;
+        p.resolve(metadata);
+      } catch (error) {
+        p.reject(isRetryableKafkaError(error) ? new KafkaUnavailableError('Kafka did not acknowledge a record', error) : error);
+      }
+    }
+  }
+
   private async sendNextBatch(): Promise<void> {
     if (this.inFlight || this.queue.length === 0) return;
     this.inFlight = true;
@@ -108,10 +132,16 @@ export class BatchingProducer {
       this.stats.records += batch.length;
       for (const p of batch) p.resolve(metadata.filter((m) => m.topicName === p.record.topic));
     } catch (error) {
-      const failure = isRetryableKafkaError(error)
-        ? new KafkaUnavailableError(`Kafka did not acknowledge a batch of ${batch.length} record(s)`, error)
-        : error;
-      for (const p of batch) p.reject(failure);
+      if (isRetryableKafkaError(error)) {
+        const failure = new KafkaUnavailableError(`Kafka did not acknowledge a batch of ${batch.length} record(s)`, error);
+        for (const p of batch) p.reject(failure);
+      } else if (batch.length === 1) {
+        batch[0]!.reject(error);
+      } else {
+        // A record the broker refuses (too large, unknown topic) must not fail its companions:
+        // send each on its own so only the bad one fails.
+        await this.sendOneByOne(batch);
+      }
     } finally {
       this.inFlight = false;
       // Records that queued during the flight have waited already: send them now.

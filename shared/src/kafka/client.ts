@@ -48,7 +48,9 @@ export function createKafkaClient(settings: KafkaClientSettings): Kafka {
     brokers: settings.brokers,
     connectionTimeout: settings.connectionTimeoutMs ?? 3000,
     requestTimeout: settings.requestTimeoutMs ?? 30000,
-    logLevel: { nothing: logLevel.NOTHING, error: logLevel.ERROR, warn: logLevel.WARN, info: logLevel.INFO }[settings.kafkaLogLevel ?? 'warn'],
+    logLevel: { nothing: logLevel.NOTHING, error: logLevel.ERROR, warn: logLevel.WARN, info: logLevel.INFO }[
+      settings.kafkaLogLevel ?? 'warn'
+    ],
     logCreator: pinoLogCreator(settings.logger),
     retry: { initialRetryTime: 100, retries: settings.retries ?? 8 },
   };

@@ -47,7 +47,12 @@ async function probeOnce(kafka: Kafka, topic: string, deadline: number): Promise
   }
 
   // Transaction coordinator: one committed transaction.
-  const producer = kafka.producer({ createPartitioner: javaCompatiblePartitioner, transactionalId: `hookstream-readiness-${randomUUID()}`, idempotent: true, maxInFlightRequests: 1 });
+  const producer = kafka.producer({
+    createPartitioner: javaCompatiblePartitioner,
+    transactionalId: `hookstream-readiness-${randomUUID()}`,
+    idempotent: true,
+    maxInFlightRequests: 1,
+  });
   await producer.connect();
   try {
     const tx = await producer.transaction();

@@ -4,7 +4,17 @@ import { BatchingProducer, KafkaUnavailableError } from '@hookstream/shared';
 /** A stand-in for kafkajs's producer: records each sendBatch, settles when the test says. */
 function fakeProducer() {
   const calls: Array<{ batch: ProducerBatch; settle: (error?: unknown) => void }> = [];
+  const singles: Array<{ value: string | null }> = [];
   const producer = {
+    send: ({ topic, messages }: { topic: string; messages: Array<{ value: Buffer | null }> }) => {
+      const value = messages[0]!.value?.toString() ?? null;
+      singles.push({ value });
+      return value === 'too-large'
+        ? Promise.reject(
+            Object.assign(new Error('MESSAGE_TOO_LARGE'), { name: 'KafkaJSProtocolError', type: 'MESSAGE_TOO_LARGE', retriable: false }),
+          )
+        : Promise.resolve([{ topicName: topic, partition: 0, errorCode: 0 }]);
+    },
     sendBatch: (batch: ProducerBatch) =>
       new Promise<RecordMetadata[]>((resolve, reject) => {
         calls.push({
@@ -16,7 +26,7 @@ function fakeProducer() {
         });
       }),
   } as unknown as Producer;
-  return { producer, calls };
+  return { producer, calls, singles };
 }
 
 const tick = () => new Promise((r) => setTimeout(r, 5));
@@ -81,5 +91,19 @@ describe('BatchingProducer', () => {
     await tick();
     calls[1]!.settle();
     await expect(next).resolves.toHaveLength(1);
+  });
+
+  test('when the broker refuses one record of a batch, then only that record fails and its companions are written', async () => {
+    const { producer, calls, singles } = fakeProducer();
+    const batching = new BatchingProducer(producer, { lingerMs: 1 });
+    const good = batching.send({ topic: 't', key: null, value: Buffer.from('fine') });
+    const bad = batching.send({ topic: 't', key: null, value: Buffer.from('too-large') });
+    await tick();
+    calls[0]!.settle(
+      Object.assign(new Error('MESSAGE_TOO_LARGE'), { name: 'KafkaJSProtocolError', type: 'MESSAGE_TOO_LARGE', retriable: false }),
+    );
+    await expect(good).resolves.toEqual([{ topicName: 't', partition: 0, errorCode: 0 }]);
+    await expect(bad).rejects.toThrow('MESSAGE_TOO_LARGE');
+    expect(singles.map((s) => s.value)).toEqual(['fine', 'too-large']);
   });
 });
