@@ -27,10 +27,13 @@ module.exports = {
       moduleNameMapper,
       testEnvironment: 'node',
       slowTestThreshold: 30,
+      setupFiles: ['<rootDir>/test/setup-process-warnings.js'],
     },
   ],
   // Two cores here: two workers share the one broker.
   maxWorkers: 2,
   reporters: ['default', '<rootDir>/test/summary-reporter.js'],
+  // Tests close what they open; should one leak a connection, the run still ends (and CI with it).
+  forceExit: true,
   testTimeout: 60_000,
 };

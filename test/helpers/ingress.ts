@@ -34,6 +34,7 @@ export async function ensureTopics(prefix: string, env: NodeJS.ProcessEnv = proc
 export class TestPartners {
   private readonly deps: PartnerAdminDeps;
   private store: PartnerStore | undefined;
+  private producer: import('@hookstream/shared').Producer | undefined;
   private readonly partners = new Map<string, Partner>();
 
   constructor(
@@ -57,6 +58,7 @@ export class TestPartners {
       await codec.registerTopics([topic]);
       const producer = this.kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
       await producer.connect();
+      this.producer = producer;
       this.store = new PartnerStore(producer, codec, topic.topic);
     }
     await this.store.write(partner);
@@ -81,6 +83,11 @@ export class TestPartners {
 
   async setStatus(partnerId: string, status: 'ACTIVE' | 'DISABLED'): Promise<void> {
     await this.write(setPartnerStatus(this.partners.get(partnerId)!, status, this.deps));
+  }
+
+  /** Disconnects the producer (an open connection keeps jest from exiting). */
+  async close(): Promise<void> {
+    await this.producer?.disconnect();
   }
 
   keyIds(partnerId: string): string[] {
@@ -156,7 +163,11 @@ export async function readPartnerEvents(prefix: string, quietMs = 1500): Promise
   const ends = await admin.fetchTopicOffsets(topic);
   await admin.disconnect();
   const expectedMin = ends.some((p) => Number(p.high) > 0);
-  await waitFor(() => Date.now() - last > quietMs && (!expectedMin || records.length > 0 || Date.now() - last > quietMs * 2), 'partner-events to go quiet', 30_000);
+  await waitFor(
+    () => Date.now() - last > quietMs && (!expectedMin || records.length > 0 || Date.now() - last > quietMs * 2),
+    'partner-events to go quiet',
+    30_000,
+  );
   await consumer.disconnect();
   return records;
 }

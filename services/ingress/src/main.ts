@@ -37,6 +37,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
   const routes = createWebhookRoutes({
     basePath: config.INGRESS_BASE_PATH,
     bodyLimitBytes: config.INGRESS_BODY_LIMIT_BYTES,
+    writeTimeoutMs: config.INGRESS_WRITE_TIMEOUT_MS,
     partners: runtime.partners,
     metrics,
     logger,

@@ -1,5 +1,5 @@
 import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
-import type { Logger, PartnerDirectory } from '@hookstream/shared';
+import { withTimeout, type Logger, type PartnerDirectory } from '@hookstream/shared';
 import { acceptWebhook, type AcceptWebhookDeps } from '../domain/accept-webhook';
 import { payloadFingerprint, validateWebhookPayload } from '../domain/webhook-payload';
 import type { IngressMetrics } from '../metrics';
@@ -12,6 +12,8 @@ export interface WebhookRoutesOptions {
   basePath: string;
   /** Largest body accepted, in bytes. */
   bodyLimitBytes: number;
+  /** Longest a request may wait for its durable write before a 503. */
+  writeTimeoutMs: number;
   partners: PartnerDirectory;
   accept: AcceptWebhookDeps;
   metrics: IngressMetrics;
@@ -85,7 +87,16 @@ export function createWebhookRoutes(options: WebhookRoutesOptions): {
       const validated = validateWebhookPayload(parsed);
       if (!validated.ok) throw new InboundError(400, InboundErrorCodes.VALIDATION, validated.problems.map((p) => p.message).join('; '));
       res.locals.requestId = validated.payload.request_id;
-      const accepted = await acceptWebhook(partner, validated.payload, payloadFingerprint(parsed), options.accept);
+      const accepted = await withTimeout(
+        acceptWebhook(partner, validated.payload, payloadFingerprint(parsed), options.accept),
+        options.writeTimeoutMs,
+        'write timeout',
+      ).catch((error: unknown) => {
+        if (error instanceof Error && error.message === 'write timeout') {
+          throw new InboundError(503, InboundErrorCodes.UNAVAILABLE, 'the webhook could not be stored durably in time; retry later', 5);
+        }
+        throw error;
+      });
       record(req, res, accepted.status, undefined);
       logger.info({ partnerId: partner.partner_id, requestId: accepted.requestId, replayed: accepted.replayed }, 'webhook accepted');
       send(res, accepted.status, accepted.body);

@@ -1,0 +1,81 @@
+import { MAX_DEPTH, canonicalJson, payloadFingerprint, validateWebhookPayload } from '../src/domain/webhook-payload';
+
+const valid = {
+  transaction_number: 'T-1',
+  transaction_type: 'claim',
+  status: 'SUBMITTED',
+  documents: [{ type: 'CLAIM_DOCUMENTS', url: 'https://d.example/x.pdf' }],
+};
+
+describe('inbound webhook payload (spec 2.2, 4.2)', () => {
+  test('a valid payload is accepted, transaction_type normalised, unknown fields kept aside', () => {
+    const result = validateWebhookPayload({ ...valid, extra: { any: 'thing' } });
+    expect(result).toMatchObject({ ok: true, payload: { transaction_type: 'CLAIM' } });
+  });
+
+  test.each<[string, unknown, string[]]>([
+    [
+      'an empty object',
+      {},
+      ['transaction_number is required', 'transaction_type is required', 'status is required', 'documents is required'],
+    ],
+    [
+      'a number where a string is due',
+      { ...valid, transaction_number: 42, status: true },
+      ['transaction_number must be a string', 'status must be a string'],
+    ],
+    [
+      'blank strings',
+      { ...valid, transaction_number: '  ', status: '' },
+      ['transaction_number must not be empty', 'status must not be empty'],
+    ],
+    ['an unknown transaction_type', { ...valid, transaction_type: 'QUOTE' }, ['transaction_type must be POLICY or CLAIM (any case)']],
+    ['no documents', { ...valid, documents: [] }, ['documents must contain at least one item']],
+    ['documents not an array', { ...valid, documents: { type: 'x' } }, ['documents must be an array']],
+    [
+      'a document without type and url',
+      { ...valid, documents: [{ filename: 'a.pdf' }] },
+      ['documents[0].type is required', 'documents[0].url is required'],
+    ],
+    [
+      'a relative or non-http url',
+      {
+        ...valid,
+        documents: [
+          { type: 'A', url: '/x.pdf' },
+          { type: 'B', url: 'ftp://h/x' },
+        ],
+      },
+      ['documents[0].url must be an absolute http or https URL', 'documents[1].url must be an absolute http or https URL'],
+    ],
+    ['an empty request_id', { ...valid, request_id: '' }, ['request_id must be 1-128 visible ASCII characters']],
+    ['a request_id with spaces', { ...valid, request_id: 'a b' }, ['request_id must be 1-128 visible ASCII characters']],
+    ['a numeric request_id', { ...valid, request_id: 7 }, ['request_id must be a string']],
+  ])('%s is refused, every problem named by field path', (_what, body, messages) => {
+    const result = validateWebhookPayload(body);
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.problems.map((p) => p.message)).toEqual(messages);
+  });
+
+  test.each([[[]], ['text'], [null], [42]])('a body that is not an object (%p) is refused', (body) => {
+    expect(validateWebhookPayload(body)).toEqual({ ok: false, problems: [{ path: '(body)', message: 'the body must be a JSON object' }] });
+  });
+
+  test('a body nested deeper than the limit is refused without recursion', () => {
+    let deep: unknown = 'leaf';
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    const result = validateWebhookPayload({ ...valid, extra: deep });
+    expect(result).toEqual({ ok: false, problems: [{ path: '(body)', message: `the body is nested deeper than ${MAX_DEPTH} levels` }] });
+  });
+
+  test('the fingerprint ignores key order and whitespace, and sees every value', () => {
+    const a = JSON.parse('{"b":1,"a":{"y":[1,2],"x":"s"}}');
+    const b = JSON.parse('{ "a" : { "x":"s", "y":[1, 2] }, "b":1.0 }');
+    expect(canonicalJson(a)).toBe('{"a":{"x":"s","y":[1,2]},"b":1}');
+    expect(payloadFingerprint(a)).toBe(payloadFingerprint(b));
+    expect(payloadFingerprint(a)).not.toBe(payloadFingerprint({ ...a, b: 2 }));
+    expect(payloadFingerprint({ s: 'A' })).not.toBe(payloadFingerprint({ s: 'a' }));
+    expect(payloadFingerprint({ l: [1, 2] })).not.toBe(payloadFingerprint({ l: [2, 1] }));
+    expect(payloadFingerprint(a)).toMatch(/^[0-9a-f]{64}$/);
+  });
+});

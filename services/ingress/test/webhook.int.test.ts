@@ -1,0 +1,249 @@
+/**
+ * The inbound webhook (spec 2.2-2.4, 4.2, 5.2, 7.1) against a real ingress process, Kafka and
+ * registry: one test per rule, asserting the exact response body and what is (or is not) on
+ * partner-events, decoded through the registry. Every response is validated against the
+ * OpenAPI document the ingress serves.
+ */
+import Ajv2020 from 'ajv/dist/2020';
+import { testInfrastructure, testKafka, uniqueName, waitFor } from '../../../test/helpers/infrastructure';
+import {
+  TestPartners,
+  ensureTopics,
+  postWebhook,
+  readPartnerEvents,
+  startIngress,
+  webhook,
+  type RunningIngress,
+} from '../../../test/helpers/ingress';
+
+const prefix = `${uniqueName('ingress')}.`;
+let ingress: RunningIngress;
+let partners: TestPartners;
+let keyA: string;
+let keyB: string;
+let openapi: {
+  paths: Record<string, { post: { responses: Record<string, { content: { 'application/json': { schema: object } } }> } }>;
+  components: object;
+};
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+const validated: number[] = [];
+
+/** Posts and checks the response against the served OpenAPI document. */
+async function post(body: unknown, apiKey: string | null = keyA, headers: Record<string, string> = {}) {
+  const response = await postWebhook(ingress.webhookUrl, apiKey ?? undefined, body, headers);
+  const path = Object.keys(openapi.paths)[0]!;
+  const documented = openapi.paths[path]!.post.responses[String(response.status)];
+  expect(documented).toBeDefined();
+  const validate = ajv.compile({ ...documented!.content['application/json'].schema, components: openapi.components });
+  expect(validate(response.json) ? [] : validate.errors).toEqual([]);
+  expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+  validated.push(response.status);
+  return response;
+}
+
+const error = (code: number, error_code: string, message: string | RegExp) => ({
+  status: 'failed',
+  data: null,
+  message: typeof message === 'string' ? message : expect.stringMatching(message),
+  code,
+  error_code,
+});
+
+beforeAll(async () => {
+  const { registryUrl } = testInfrastructure();
+  await ensureTopics(prefix);
+  partners = new TestPartners(testKafka(), prefix, registryUrl);
+  keyA = await partners.create('partner-a');
+  keyB = await partners.create('partner-b');
+  ingress = await startIngress(prefix, { INGRESS_BODY_LIMIT_BYTES: '4096', IDEMPOTENCY_WAIT_MS: '3000' });
+  openapi = (await (await fetch(`${ingress.url}/openapi.json`)).json()) as typeof openapi;
+  await waitFor(async () => (await postWebhook(ingress.webhookUrl, keyB, webhook())).status === 200, 'partner-b to be known', 15_000);
+}, 120_000);
+
+afterAll(async () => {
+  await ingress?.stop();
+  await partners?.close();
+});
+
+describe('POST /api/integration/partner/webhook', () => {
+  test('when a valid webhook arrives, then it answers the 2.3 body and the record is on partner-events, type normalised', async () => {
+    const body = webhook({
+      request_id: 'ok-1',
+      transaction_number: 'TRX-OK-1',
+      transaction_type: 'policy',
+      status: 'POLICY_ACTIVE',
+      extra_field: 'ignored',
+    });
+    const response = await post(body);
+    expect(response.status).toBe(200);
+    expect(response.json).toEqual({
+      status: 'success',
+      data: {
+        request_id: 'ok-1',
+        transaction_number: 'TRX-OK-1',
+        transaction_type: 'POLICY',
+        journey_status: 'WEBHOOK_RECEIVED',
+        status: 'COMPLETED',
+      },
+      message: 'Webhook received',
+      code: 200,
+      request_id: 'ok-1',
+    });
+    const records = (await readPartnerEvents(prefix)).filter((r) => r.value.request_id === 'ok-1');
+    expect(records).toHaveLength(1);
+    expect(records[0]!.key).toBe('TRX-OK-1');
+    expect(records[0]!.value).toMatchObject({
+      partner_id: 'partner-a',
+      transaction_number: 'TRX-OK-1',
+      transaction_type: 'POLICY',
+      status: 'POLICY_ACTIVE',
+      documents: [{ type: 'POLICY_CERTIFICATE', url: 'https://docs.example/cert.pdf', filename: 'cert.pdf' }],
+      payload_fingerprint: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
+    expect(records[0]!.value).not.toHaveProperty('extra_field');
+  });
+
+  test('when x-api-key is missing, unknown, revoked, expired, or the partner is disabled, then 401 INVALID_API_KEY_ERR and nothing is written', async () => {
+    await partners.create('partner-c');
+    const revoked = await partners.addKey('partner-c');
+    const expiring = await partners.addKey('partner-c', Date.now() + 2500);
+    await partners.revoke('partner-c', revoked.keyId);
+    const marker = uniqueName('auth');
+    const body = webhook({ transaction_number: marker });
+
+    expect((await post(body, null)).json).toEqual(error(401, 'INVALID_API_KEY_ERR', 'x-api-key header is missing'));
+    expect((await post(body, `hsk_${'x'.repeat(43)}`)).json).toEqual(error(401, 'INVALID_API_KEY_ERR', 'x-api-key is not valid'));
+    expect((await post(body, 'not-even-a-key')).json).toEqual(error(401, 'INVALID_API_KEY_ERR', 'x-api-key is not valid'));
+    await waitFor(
+      async () => (await postWebhook(ingress.webhookUrl, revoked.key, body)).status === 401,
+      'the revocation to reach the ingress',
+      10_000,
+    );
+    expect((await post(body, revoked.key)).status).toBe(401);
+    expect((await post(webhook(), expiring.key)).status).toBe(200); // valid until it expires
+    await new Promise((r) => setTimeout(r, 2600));
+    expect((await post(body, expiring.key)).json).toEqual(error(401, 'INVALID_API_KEY_ERR', 'x-api-key is not valid'));
+    await partners.setStatus('partner-c', 'DISABLED');
+    const active = await partners.addKey('partner-c');
+    await waitFor(
+      async () => (await postWebhook(ingress.webhookUrl, active.key, body)).status === 401,
+      'the disable to reach the ingress',
+      10_000,
+    );
+
+    const written = (await readPartnerEvents(prefix)).filter((r) => r.value.transaction_number === marker);
+    expect(written).toEqual([]);
+    // Logs never carry the key (401 lines carry the reason, 200 lines the partner and request id).
+    for (const key of [keyA, revoked.key, expiring.key, active.key]) expect(ingress.output()).not.toContain(key);
+  }, 60_000);
+
+  test('when Content-Type is not application/json (UTF-8), then 415; a charset=utf-8 parameter is fine', async () => {
+    expect((await post(webhook(), keyA, { 'content-type': 'text/plain' })).json).toEqual(
+      error(415, 'UNSUPPORTED_MEDIA_TYPE_ERR', 'Content-Type must be application/json'),
+    );
+    expect((await post(webhook(), keyA, { 'content-type': 'application/json; charset=iso-8859-1' })).status).toBe(415);
+    expect((await post(webhook(), keyA, { 'content-type': 'application/json; charset=UTF-8' })).status).toBe(200);
+  });
+
+  test('when the body is malformed JSON, not an object, or too large, then a 4xx contract body, never a 500 or HTML', async () => {
+    expect((await post('{"transaction_number": "T-1",', keyA)).json).toEqual(
+      error(400, 'INVALID_PAYLOAD_VALIDATION_ERR', /^the body is not valid JSON: /),
+    );
+    expect((await post('', keyA)).json).toEqual(error(400, 'INVALID_PAYLOAD_VALIDATION_ERR', /^the body is not valid JSON/));
+    expect((await post('[1,2]', keyA)).json).toEqual(error(400, 'INVALID_PAYLOAD_VALIDATION_ERR', 'the body must be a JSON object'));
+    expect((await post('"text"', keyA)).json).toEqual(error(400, 'INVALID_PAYLOAD_VALIDATION_ERR', 'the body must be a JSON object'));
+    expect((await post(webhook({ padding: 'x'.repeat(5000) }), keyA)).json).toEqual(
+      error(413, 'PAYLOAD_TOO_LARGE_ERR', 'the body is larger than 4096 bytes'),
+    );
+  });
+
+  test('when fields are missing or invalid, then 400 names every problem by field path, and nothing is written', async () => {
+    const marker = uniqueName('invalid');
+    const response = await post({
+      transaction_number: marker,
+      transaction_type: 'quote',
+      status: 5,
+      documents: [{ type: 'A' }, { type: '', url: 'ftp://x/y' }],
+    });
+    expect(response.json).toEqual(
+      error(
+        400,
+        'INVALID_PAYLOAD_VALIDATION_ERR',
+        'transaction_type must be POLICY or CLAIM (any case); status must be a string; documents[0].url is required; documents[1].type must not be empty; documents[1].url must be an absolute http or https URL',
+      ),
+    );
+    expect((await post({ ...webhook(), documents: [] })).json).toEqual(
+      error(400, 'INVALID_PAYLOAD_VALIDATION_ERR', 'documents must contain at least one item'),
+    );
+    expect((await post({ status: 'X' })).json).toEqual(
+      error(400, 'INVALID_PAYLOAD_VALIDATION_ERR', 'transaction_number is required; transaction_type is required; documents is required'),
+    );
+    expect((await readPartnerEvents(prefix)).filter((r) => r.value.transaction_number === marker)).toEqual([]);
+  });
+
+  test('when the same request_id comes again with the same payload (keys reordered, other whitespace), then the stored response and no second record', async () => {
+    const body = webhook({ request_id: uniqueName('same') });
+    const first = await post(body);
+    const reordered = `{ "documents": ${JSON.stringify(body.documents)},\n "status": "${String(body.status)}", "transaction_type": "POLICY", "transaction_number": "${String(body.transaction_number)}", "request_id": "${String(body.request_id)}" }`;
+    const again = await post(reordered);
+    expect(first.status).toBe(200);
+    expect(again.status).toBe(200);
+    expect(again.text).toBe(first.text);
+    expect((await readPartnerEvents(prefix)).filter((r) => r.value.request_id === body.request_id)).toHaveLength(1);
+  });
+
+  test('when the same request_id comes with a different payload, then 409 and nothing new is written', async () => {
+    const body = webhook({ request_id: uniqueName('conflict') });
+    expect((await post(body)).status).toBe(200);
+    expect((await post({ ...body, status: 'POLICY_CANCELLED' })).json).toEqual(
+      error(409, 'IDEMPOTENCY_KEY_REUSED_ERR', 'request_id was already used with a different payload'),
+    );
+    expect((await post({ ...body, unknown_field: 1 })).status).toBe(409); // unknown fields count too
+    expect((await readPartnerEvents(prefix)).filter((r) => r.value.request_id === body.request_id)).toHaveLength(1);
+  });
+
+  test('when a request has no request_id, then every request is a new webhook, and the response carries an assigned id', async () => {
+    const body = webhook({ transaction_number: uniqueName('noid') });
+    delete body.request_id;
+    const first = await post(body);
+    const second = await post(body);
+    expect(first.status).toBe(200);
+    expect((first.json.request_id as string).length).toBeGreaterThan(0);
+    expect(first.json.request_id).not.toBe(second.json.request_id);
+    const records = (await readPartnerEvents(prefix)).filter((r) => r.value.transaction_number === body.transaction_number);
+    expect(records).toHaveLength(2);
+    expect(records.every((r) => r.value.request_id === null)).toBe(true);
+  });
+
+  test('request_ids are scoped per partner: the same id from two partners is two webhooks', async () => {
+    const body = webhook({ request_id: uniqueName('scoped') });
+    expect((await post(body, keyA)).status).toBe(200);
+    expect((await post(body, keyB)).status).toBe(200);
+    const records = (await readPartnerEvents(prefix)).filter((r) => r.value.request_id === body.request_id);
+    expect(records.map((r) => r.value.partner_id).sort()).toEqual(['partner-a', 'partner-b']);
+  });
+
+  test('other methods and paths answer JSON (405 with Allow, 404), and /openapi.json describes every status it answers', async () => {
+    const get = await fetch(ingress.webhookUrl);
+    expect(get.status).toBe(405);
+    expect(get.headers.get('allow')).toBe('POST');
+    expect(await get.json()).toEqual(error(405, 'METHOD_NOT_ALLOWED_ERR', 'only POST is allowed here'));
+    const missing = await fetch(`${ingress.url}/api/integration/partner/webhooks`, { method: 'POST' });
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toEqual(error(404, 'NOT_FOUND_ERR', 'no such resource'));
+    expect(openapi).toMatchObject({ openapi: '3.1.0' });
+    expect(new Set(validated)).toEqual(new Set([200, 400, 401, 409, 413, 415]));
+  });
+
+  test('metrics count requests by outcome and partner, replays and conflicts', async () => {
+    const text = await (await fetch(`${ingress.url}/metrics`)).text();
+    expect(text).toMatch(/hookstream_ingress_requests_total\{partner="partner-a",status_code="200",error_code="",service="ingress"\} \d+/);
+    expect(text).toMatch(
+      /hookstream_ingress_requests_total\{partner="unknown",status_code="401",error_code="INVALID_API_KEY_ERR",service="ingress"\} [1-9]/,
+    );
+    expect(text).toMatch(/hookstream_ingress_idempotent_replays_total\{service="ingress"\} [1-9]/);
+    expect(text).toMatch(/hookstream_ingress_idempotency_conflicts_total\{service="ingress"\} [1-9]/);
+    expect(text).toMatch(/hookstream_ingress_request_duration_seconds_bucket/);
+    expect(text).toMatch(/hookstream_ingress_produce_duration_seconds_count\{service="ingress"\} [1-9]/);
+  });
+});
