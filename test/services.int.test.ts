@@ -34,7 +34,13 @@ describe.each(services)('the %s service', (service) => {
         const response = await fetch(`${url}/readyz`);
         return response.status === 200 ? ((await response.json()) as { checks: Record<string, { ok: boolean }> }) : undefined;
       }, 'readiness');
-      expect(ready.checks).toEqual({ kafka: { ok: true }, 'schema-registry': { ok: true }, 'partner-config': { ok: true } });
+      expect(ready.checks).toEqual({
+        kafka: { ok: true },
+        'schema-registry': { ok: true },
+        'partner-config': { ok: true },
+        // The ingress also reads its request_id ledger before it takes traffic.
+        ...(service === 'ingress' ? { 'idempotency-ledger': { ok: true } } : {}),
+      });
 
       const metrics = await fetch(`${url}/metrics`);
       expect(metrics.headers.get('content-type')).toMatch(/^text\/plain/);

@@ -3,14 +3,38 @@
  * creates the topics, starts the three services and the demo partner, says where each listens
  * once ready, and on Ctrl-C stops every process it started.
  */
-import { CLI, processesMentioning, runCli, startNode } from './helpers/processes';
+import { readFileSync, readdirSync } from 'node:fs';
+import { CLI, runCli, startNode } from './helpers/processes';
 import { testInfrastructure, uniqueName, waitFor } from './helpers/infrastructure';
+
+/** Pids of every process whose environment holds `variable` (from /proc): what `start` started with its settings. */
+function processesWithEnvironment(variable: string): number[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(variable);
+      } catch {
+        return false; // ended meanwhile, or not ours to read
+      }
+    })
+    .map(Number);
+}
+
+// Free ports, never the usual ones a developer's own `hookstream start` may hold.
+const startEnv = (prefix: string, extra: NodeJS.ProcessEnv = {}) => ({
+  ...process.env,
+  HOOKSTREAM_PORTS: 'random',
+  TOPIC_PREFIX: prefix,
+  TOPIC_PARTITIONS: '2',
+  ...extra,
+});
 
 describe('hookstream start', () => {
   test('when started, then every service is ready where it says, the demo partner logs a callback, and Ctrl-C leaves nothing running', async () => {
     testInfrastructure();
     const prefix = `${uniqueName('start')}.`;
-    const run = startNode([CLI, 'start'], { ...process.env, TOPIC_PREFIX: prefix, TOPIC_PARTITIONS: '2' });
+    const run = startNode([CLI, 'start'], startEnv(prefix));
     try {
       await waitFor(() => /ready in [\d.]+ s/.test(run.output()), 'the system to be ready', 120_000);
       const out = run.output();
@@ -52,9 +76,37 @@ describe('hookstream start', () => {
       expect(await run.exited).toBe(0);
       expect(run.output()).toMatch(/stopped\s*$/);
       for (const pid of new Set(servicePids)) expect(() => process.kill(pid, 0)).toThrow();
-      expect(processesMentioning(`${prefix}`)).toEqual([]);
+      expect(processesWithEnvironment(`TOPIC_PREFIX=${prefix}`)).toEqual([]);
     } finally {
       run.child.kill('SIGKILL');
     }
   }, 180_000);
+
+  test('when interrupted while it starts, then it stops what it started, says interrupted and exits 130', async () => {
+    testInfrastructure();
+    const prefix = `${uniqueName('start-interrupted')}.`;
+    const run = startNode([CLI, 'start'], startEnv(prefix));
+    try {
+      await waitFor(() => run.output().includes('creating topics and registering schemas'), 'start to be under way', 60_000);
+      run.child.kill('SIGINT');
+      expect(await run.exited).toBe(130);
+      expect(run.output()).toContain('hookstream: interrupted');
+      expect(run.output()).not.toMatch(/ready in [\d.]+ s/);
+      expect(processesWithEnvironment(`TOPIC_PREFIX=${prefix}`)).toEqual([]);
+    } finally {
+      run.child.kill('SIGKILL');
+    }
+  }, 120_000);
+
+  test('when a setting is bad, then it exits 2 (as for any bad config) naming it, before starting anything', async () => {
+    testInfrastructure();
+    const prefix = `${uniqueName('start-bad-config')}.`;
+    const result = await runCli(['start'], { env: startEnv(prefix, { TOPIC_PARTITIONS: 'many' }), timeoutMs: 30_000 });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('TOPIC_PARTITIONS');
+    expect(result.stdout).not.toContain('creating topics');
+    const badLevel = await runCli(['start', '--log-level', 'loud'], { env: startEnv(prefix), timeoutMs: 30_000 });
+    expect(badLevel.code).toBe(2);
+    expect(badLevel.stderr).toContain('LOG_LEVEL');
+  });
 });

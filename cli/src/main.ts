@@ -5,6 +5,8 @@ import { partnersCommand, partnersFailure } from './commands/partners';
 import { stackCommand } from './commands/stack';
 import { startCommand } from './commands/start';
 import { topicsCommand } from './commands/topics';
+import { toleratePipeClosedByReader } from './output';
+import { Interrupted } from './stack/interruption';
 
 export function buildProgram(): Command {
   return new Command('hookstream')
@@ -22,6 +24,7 @@ export function buildProgram(): Command {
 /** Runs the CLI. Expected failures print one clear message (no stack trace) and set a non-zero exit code. */
 export async function main(argv: string[]): Promise<void> {
   routeProcessWarnings((warning) => process.stderr.write(`hookstream: warning: ${warning.message}\n`));
+  toleratePipeClosedByReader();
   const program = buildProgram().exitOverride();
   try {
     await program.parseAsync(argv);
@@ -29,6 +32,12 @@ export async function main(argv: string[]): Promise<void> {
     if (error instanceof CommanderError) {
       // commander has printed the message or help already.
       process.exitCode = error.exitCode;
+      return;
+    }
+    if (error instanceof Interrupted) {
+      // Whatever the command had started is stopped by now; 130 as a shell reports Ctrl-C.
+      process.stderr.write('hookstream: interrupted\n');
+      process.exitCode = 130;
       return;
     }
     const refusal = partnersFailure(error);

@@ -11,8 +11,15 @@ import { processesMentioning, runCli } from '../../test/helpers/processes';
 describe('hookstream stack', () => {
   const stateDir = mkdtempSync(path.join(os.tmpdir(), 'hookstream-stack-test-'));
   const envFile = path.join(stateDir, '..', `${path.basename(stateDir)}.env`);
-  // Nothing from the test run's own stack leaks in: `stack up` must start its own.
-  const env = { ...process.env, HOOKSTREAM_STACK_ENV_FILE: envFile, KAFKA_BROKERS: '', SCHEMA_REGISTRY_URL: '' };
+  // Nothing from the test run's own stack leaks in: `stack up` must start its own, on free
+  // ports (never a developer's stack on the usual ones).
+  const env = {
+    ...process.env,
+    HOOKSTREAM_STACK_ENV_FILE: envFile,
+    HOOKSTREAM_PORTS: 'random',
+    KAFKA_BROKERS: '',
+    SCHEMA_REGISTRY_URL: '',
+  };
   const cli = (...args: string[]) => runCli([...args, '--state-dir', stateDir], { env, timeoutMs: 240_000 });
 
   afterAll(async () => {
@@ -58,6 +65,23 @@ describe('hookstream stack', () => {
       body: JSON.stringify({ schema: '{"type":"record","name":"Kept","fields":[{"name":"id","type":"string"}]}' }),
     });
     expect(registered.status).toBe(200);
+
+    // `stack exec` without --ephemeral uses the stack running from the state dir, and leaves it running.
+    const exec = await runCli(
+      [
+        'stack',
+        'exec',
+        '--',
+        process.execPath,
+        '-e',
+        'console.log(process.env.KAFKA_BROKERS, Boolean(process.env.HOOKSTREAM_SECRETS_KEYS))',
+      ],
+      { env: { ...env, HOOKSTREAM_STATE_DIR: stateDir }, timeoutMs: 60_000 },
+    );
+    expect(exec.code).toBe(0);
+    expect(exec.stderr).toContain(`using the local stack already running from ${stateDir}`);
+    expect(exec.stdout.trim()).toBe(`${info.settings.KAFKA_BROKERS} true`);
+    for (const pid of pids) expect(() => process.kill(pid, 0)).not.toThrow();
 
     const down = await cli('stack', 'down');
     expect(down.code).toBe(0);

@@ -17,6 +17,7 @@ import {
   type Kafka,
   type Partner,
   type PartnerAdminDeps,
+  type Producer,
 } from '@hookstream/shared';
 import { z } from 'zod';
 import { testInfrastructure, testKafka, waitFor } from './infrastructure';
@@ -34,7 +35,7 @@ export async function ensureTopics(prefix: string, env: NodeJS.ProcessEnv = proc
 export class TestPartners {
   private readonly deps: PartnerAdminDeps;
   private store: PartnerStore | undefined;
-  private producer: import('@hookstream/shared').Producer | undefined;
+  private producer: Producer | undefined;
   private readonly partners = new Map<string, Partner>();
 
   constructor(

@@ -1,5 +1,5 @@
 import express from 'express';
-import { Command, Option } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { startHttpServer, type RunningHttpServer } from '@hookstream/shared';
 import { printLine } from '../output';
 
@@ -41,10 +41,17 @@ export async function startDemoPartner(settings: { host: string; port: number; l
   return startHttpServer(app, settings);
 }
 
+/** A TCP port (0 lets the OS pick one), for commander's argParser. */
+function parsePort(value: string): number {
+  const port = Number(value);
+  if (!/^\d+$/.test(value.trim()) || port > 65535) throw new InvalidArgumentError('--port must be a port number (0-65535).');
+  return port;
+}
+
 export function demoPartnerCommand(): Command {
   return new Command('demo-partner')
     .description('run a demo partner callback endpoint that logs every callback and answers 200')
-    .addOption(new Option('--port <port>', 'port to listen on').default(9999).argParser((v) => Number.parseInt(v, 10)))
+    .addOption(new Option('--port <port>', 'port to listen on').default(9999).argParser(parsePort))
     .option('--host <host>', 'interface to bind', '127.0.0.1')
     .action(async (opts: { port: number; host: string }) => {
       const server = await startDemoPartner({ host: opts.host, port: opts.port });

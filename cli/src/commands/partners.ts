@@ -62,7 +62,12 @@ export async function withPartners<T>(
   const codec = new AvroCodec(config.SCHEMA_REGISTRY_URL, defaultSchemasDir(env));
   await codec.registerTopics([topic]);
   const directory = new PartnerDirectory({ kafka, codec, topic: topic.topic, logger, owner: 'cli' });
-  const producer = kafka.producer({ createPartitioner: javaCompatiblePartitioner, idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
+  const producer = kafka.producer({
+    createPartitioner: javaCompatiblePartitioner,
+    idempotent: true,
+    maxInFlightRequests: 1,
+    allowAutoTopicCreation: false,
+  });
   await Promise.all([directory.start(), producer.connect()]);
   try {
     return await work({

@@ -1,40 +1,28 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
+import path from 'node:path';
 import { Command, Option } from 'commander';
 import { StackError } from '@hookstream/shared';
 import { formatTable, printJson, printLine } from '../output';
 import { STACK_ENV_FILE } from '../paths';
 import { defaultCacheDir } from '../stack/artifacts';
-import { checkStack } from '../stack/health';
-import {
-  defaultStateDir,
-  livePids,
-  makeEphemeralStateDir,
-  readRunInfo,
-  startStack,
-  stopStack,
-  writeStackEnv,
-  type RunningStack,
-} from '../stack/stack';
+import { execWithStack } from '../stack/exec';
+import { checkKafka, checkRegistry, type EndpointHealth } from '../stack/health';
+import { throwIfInterrupted, watchInterrupts } from '../stack/interruption';
+import { PORTS_HELP, portPreference } from '../stack/ports';
+import { livePids, readRunInfo, recordedProcesses, type RecordedProcess } from '../stack/run-info';
+import { startStack, stopStack, type RunningStack, type StoppedProcess } from '../stack/stack';
+import { removeStackEnvOf, writeStackEnv } from '../stack/stack-env';
+import { defaultStateDir, startInProgress, wipeRefusal } from '../stack/state-dir';
 
 const stateDirOption = () =>
-  new Option('--state-dir <dir>', 'where the Kafka log and registry database live').default(
-    defaultStateDir(),
-    '$HOOKSTREAM_STATE_DIR or ~/.local/state/hookstream/stack',
-  );
+  new Option('--state-dir <dir>', 'where the Kafka log and registry database live')
+    .default(defaultStateDir(), '$HOOKSTREAM_STATE_DIR or ~/.local/state/hookstream/stack')
+    .argParser((dir) => path.resolve(dir));
 const cacheDirOption = () =>
   new Option('--cache-dir <dir>', 'where fetched Kafka and Apicurio builds are kept').default(
     defaultCacheDir(),
     '$HOOKSTREAM_CACHE_DIR or ~/.cache/hookstream',
   );
-
-/** Resolves when the process gets SIGINT or SIGTERM. */
-function untilSignal(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    process.once('SIGINT', () => resolve('SIGINT'));
-    process.once('SIGTERM', () => resolve('SIGTERM'));
-  });
-}
 
 function printSettings(stack: RunningStack): void {
   const { info } = stack;
@@ -50,103 +38,177 @@ function printSettings(stack: RunningStack): void {
   printLine(`logs: ${info.logs.kafka}, ${info.logs.registry}`);
 }
 
+/** "registry (pid 12, stopped), kafka (pid 11, killed)": what was running and how it ended. */
+function describeStopped(stopped: StoppedProcess[]): string {
+  return stopped
+    .filter((p) => p.outcome !== 'absent')
+    .map((p) => `${p.name} (pid ${p.pid}, ${p.outcome})`)
+    .join(', ');
+}
+
+async function stackUp(opts: { detach?: boolean; stateDir: string; cacheDir: string }): Promise<void> {
+  const { KAFKA_BROKERS, SCHEMA_REGISTRY_URL } = process.env;
+  if (KAFKA_BROKERS && SCHEMA_REGISTRY_URL) {
+    // Settings from the environment win everywhere (services, `start`, `stack exec`): nothing to start.
+    printLine(`using KAFKA_BROKERS=${KAFKA_BROKERS} and SCHEMA_REGISTRY_URL=${SCHEMA_REGISTRY_URL} from the environment; nothing started`);
+    return;
+  }
+  const running = readRunInfo(opts.stateDir);
+  if (running && livePids(running, opts.stateDir).length > 0) {
+    printLine(`already running from ${opts.stateDir}`);
+    printLine(`KAFKA_BROKERS=${running.settings.KAFKA_BROKERS}`);
+    printLine(`SCHEMA_REGISTRY_URL=${running.settings.SCHEMA_REGISTRY_URL}`);
+    writeStackEnv(STACK_ENV_FILE, running);
+    return;
+  }
+  const began = Date.now();
+  // Listening from the start: a Ctrl-C while it starts stops what was started, and one while it stops waits for that.
+  const interrupts = watchInterrupts();
+  try {
+    const stack = await startStack({
+      stateDir: opts.stateDir,
+      cacheDir: opts.cacheDir,
+      ports: portPreference(),
+      log: (l) => printLine(`  ${l}`),
+      signal: interrupts.signal,
+    });
+    // Whatever ends this (Ctrl-C, a JVM dying, an error here), the stack stops unless detached.
+    let detached = false;
+    try {
+      throwIfInterrupted(interrupts.signal);
+      writeStackEnv(STACK_ENV_FILE, stack.info);
+      printSettings(stack);
+      printLine(`ready in ${((Date.now() - began) / 1000).toFixed(1)} s`);
+      if (opts.detach) {
+        stack.detach();
+        detached = true;
+        printLine('running in the background; stop with `hookstream stack down`');
+        return;
+      }
+      printLine('press Ctrl-C to stop');
+      const ended = await Promise.race([
+        interrupts.received.then((signal) => ({ reason: `got ${signal}`, failed: false })),
+        stack.unexpectedExit.then((reason) => ({ reason, failed: true })),
+      ]);
+      printLine(`stopping (${ended.reason})`);
+      if (ended.failed) process.exitCode = 1;
+    } finally {
+      if (!detached) {
+        await stack.stop();
+        removeStackEnvOf(STACK_ENV_FILE, opts.stateDir);
+        printLine('stopped');
+      }
+    }
+  } finally {
+    interrupts.dispose();
+  }
+}
+
+async function stackDown(opts: { stateDir: string }): Promise<void> {
+  const stopped = describeStopped(await stopStack(opts.stateDir));
+  removeStackEnvOf(STACK_ENV_FILE, opts.stateDir);
+  printLine(stopped ? `stopped ${stopped}` : 'nothing was running');
+}
+
+/** Health of a recorded component: DOWN, without asking, when its process is dead. */
+async function componentHealth(process: RecordedProcess, check: () => Promise<EndpointHealth>): Promise<EndpointHealth> {
+  return process.alive ? check() : { ok: false, detail: `process ${process.pid} is dead` };
+}
+
+const aliveOf = (p: { kafka: RecordedProcess; registry: RecordedProcess }) => ({ kafka: p.kafka.alive, registry: p.registry.alive });
+const pidCell = (p: RecordedProcess) => `pid ${p.pid}${p.alive ? '' : ' (dead)'}`;
+
+async function stackStatus(opts: { json?: boolean; stateDir: string }): Promise<void> {
+  const info = readRunInfo(opts.stateDir);
+  const processes = info && recordedProcesses(info, opts.stateDir);
+  if (!info || !processes || (!processes.kafka.alive && !processes.registry.alive)) {
+    if (opts.json)
+      printJson({ running: false, stateDir: opts.stateDir, ...(info ? { processes: info.processes, alive: aliveOf(processes!) } : {}) });
+    else {
+      const dead = processes ? `; recorded kafka pid ${processes.kafka.pid} and registry pid ${processes.registry.pid} are dead` : '';
+      printLine(`not running (state in ${opts.stateDir}${dead})`);
+    }
+    process.exitCode = 3;
+    return;
+  }
+  const [kafka, registry] = await Promise.all([
+    componentHealth(processes.kafka, () => checkKafka(info.settings.KAFKA_BROKERS)),
+    componentHealth(processes.registry, () => checkRegistry(info.settings.SCHEMA_REGISTRY_URL)),
+  ]);
+  const healthy = kafka.ok && registry.ok;
+  if (opts.json) {
+    printJson({ running: true, healthy, ...info, alive: aliveOf(processes), health: { kafka, registry } });
+  } else {
+    printLine(
+      formatTable([
+        ['component', 'health', 'endpoint', 'detail'],
+        ['kafka', kafka.ok ? 'up' : 'DOWN', `PLAINTEXT://${info.settings.KAFKA_BROKERS}`, kafka.detail],
+        ['kafka controller', '-', `CONTROLLER://127.0.0.1:${info.ports.kafkaController}`, pidCell(processes.kafka)],
+        ['registry', registry.ok ? 'up' : 'DOWN', info.settings.SCHEMA_REGISTRY_URL, registry.detail],
+        ['registry management', '-', `http://127.0.0.1:${info.ports.registryManagement}`, pidCell(processes.registry)],
+      ]),
+    );
+    printLine();
+    printLine(`KAFKA_BROKERS=${info.settings.KAFKA_BROKERS}`);
+    printLine(`SCHEMA_REGISTRY_URL=${info.settings.SCHEMA_REGISTRY_URL}`);
+    printLine(`state: ${info.stateDir}; started ${info.startedAt}; Kafka ${info.versions.kafka}, Apicurio ${info.versions.apicurio}`);
+  }
+  if (!healthy) process.exitCode = 4;
+}
+
+function stackWipe(opts: { stateDir: string }): void {
+  const { stateDir } = opts;
+  if (livePids(readRunInfo(stateDir), stateDir).length > 0) {
+    throw new StackError('the stack is running: stop it with `hookstream stack down` first');
+  }
+  const starting = startInProgress(stateDir);
+  if (starting) throw new StackError(`a stack is being started from ${stateDir} (pid ${starting}): stop it first`);
+  const refusal = wipeRefusal(stateDir);
+  if (refusal) throw new StackError(refusal);
+  rmSync(stateDir, { recursive: true, force: true });
+  printLine(`wiped ${stateDir}`);
+}
+
 export function stackCommand(): Command {
   const stack = new Command('stack').description('the local Kafka broker and schema registry (no Docker needed)').enablePositionalOptions();
 
   stack
     .command('up')
-    .description('fetch (once) and start Kafka (KRaft) and Apicurio Registry on loopback; Ctrl-C stops them')
+    .description(
+      'fetch (once) and start Kafka (KRaft) and Apicurio Registry on loopback; Ctrl-C stops them. ' +
+        'Nothing is started when KAFKA_BROKERS and SCHEMA_REGISTRY_URL are both set',
+    )
     .option('--detach', 'leave them running in the background and return')
     .addOption(stateDirOption())
     .addOption(cacheDirOption())
-    .action(async (opts: { detach?: boolean; stateDir: string; cacheDir: string }) => {
-      const running = readRunInfo(opts.stateDir);
-      if (livePids(running).length > 0 && running) {
-        printLine(`already running from ${opts.stateDir}`);
-        printLine(`KAFKA_BROKERS=${running.settings.KAFKA_BROKERS}`);
-        printLine(`SCHEMA_REGISTRY_URL=${running.settings.SCHEMA_REGISTRY_URL}`);
-        writeStackEnv(STACK_ENV_FILE, running);
-        return;
-      }
-      const started = Date.now();
-      // Listen before starting: a Ctrl-C during the start stops the stack once it is up, not leaving it behind.
-      const interrupted = untilSignal();
-      const handle = await startStack({ stateDir: opts.stateDir, cacheDir: opts.cacheDir, log: (l) => printLine(`  ${l}`) });
-      writeStackEnv(STACK_ENV_FILE, handle.info);
-      printSettings(handle);
-      printLine(`ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-      if (opts.detach) {
-        printLine('running in the background; stop with `hookstream stack down`');
-        return;
-      }
-      printLine('press Ctrl-C to stop');
-      const reason = await Promise.race([interrupted.then((s) => `got ${s}`), handle.unexpectedExit]);
-      printLine(`stopping (${reason})`);
-      await handle.stop();
-      printLine('stopped');
-    });
+    .addHelpText('after', PORTS_HELP)
+    .action(stackUp);
 
   stack
     .command('down')
     .description('stop the local stack; nothing is left running (data is kept: see `stack wipe`)')
     .addOption(stateDirOption())
-    .action(async (opts: { stateDir: string }) => {
-      const stopped = await stopStack(opts.stateDir);
-      rmSync(STACK_ENV_FILE, { force: true });
-      printLine(stopped.length > 0 ? `stopped ${stopped.join(', ')}` : 'nothing was running');
-    });
+    .action(stackDown);
 
   stack
     .command('status')
     .description('print the settings, health and every endpoint of the local stack')
     .option('--json', 'one JSON document, for scripts')
     .addOption(stateDirOption())
-    .action(async (opts: { json?: boolean; stateDir: string }) => {
-      const info = readRunInfo(opts.stateDir);
-      const alive = livePids(info);
-      if (!info || alive.length === 0) {
-        if (opts.json) printJson({ running: false, stateDir: opts.stateDir });
-        else printLine(`not running (state in ${opts.stateDir})`);
-        process.exitCode = 3;
-        return;
-      }
-      const health = await checkStack(info.settings);
-      const healthy = health.kafka.ok && health.registry.ok;
-      if (opts.json) {
-        printJson({ running: true, healthy, ...info, health });
-      } else {
-        printLine(
-          formatTable([
-            ['component', 'health', 'endpoint', 'detail'],
-            ['kafka', health.kafka.ok ? 'up' : 'DOWN', `PLAINTEXT://${info.settings.KAFKA_BROKERS}`, health.kafka.detail],
-            ['kafka controller', '-', `CONTROLLER://127.0.0.1:${info.ports.kafkaController}`, `pid ${info.processes.kafka}`],
-            ['registry', health.registry.ok ? 'up' : 'DOWN', info.settings.SCHEMA_REGISTRY_URL, health.registry.detail],
-            ['registry management', '-', `http://127.0.0.1:${info.ports.registryManagement}`, `pid ${info.processes.registry}`],
-          ]),
-        );
-        printLine();
-        printLine(`KAFKA_BROKERS=${info.settings.KAFKA_BROKERS}`);
-        printLine(`SCHEMA_REGISTRY_URL=${info.settings.SCHEMA_REGISTRY_URL}`);
-        printLine(`state: ${info.stateDir}; started ${info.startedAt}; Kafka ${info.versions.kafka}, Apicurio ${info.versions.apicurio}`);
-      }
-      if (!healthy) process.exitCode = 4;
-    });
+    .action(stackStatus);
 
   stack
     .command('wipe')
     .description("delete the stack's data (Kafka log and registry database together); refuses while it runs")
     .addOption(stateDirOption())
-    .action((opts: { stateDir: string }) => {
-      if (livePids(readRunInfo(opts.stateDir)).length > 0) {
-        throw new StackError('the stack is running: stop it with `hookstream stack down` first');
-      }
-      rmSync(opts.stateDir, { recursive: true, force: true });
-      printLine(`wiped ${opts.stateDir}`);
-    });
+    .action(stackWipe);
 
   stack
     .command('exec')
-    .description('run a command with KAFKA_BROKERS and SCHEMA_REGISTRY_URL set; starts a stack first unless both are already set')
+    .description(
+      'run a command with KAFKA_BROKERS and SCHEMA_REGISTRY_URL set: those of the environment when both are set, ' +
+        'else the stack running from the state dir, else one started for the command and stopped after it',
+    )
     .option('--ephemeral', 'use fresh, throwaway state and free ports (tests); otherwise the persistent state dir')
     .addOption(cacheDirOption())
     .argument('<command...>', 'the command and its arguments (put them after --)')
@@ -156,64 +218,4 @@ export function stackCommand(): Command {
     });
 
   return stack;
-}
-
-/**
- * Runs `command` against a stack: the environment's own when KAFKA_BROKERS and
- * SCHEMA_REGISTRY_URL are set (nothing is started), else one started here and stopped when
- * the command ends, fails, or this process is interrupted.
- */
-async function execWithStack(command: string[], opts: { ephemeral?: boolean; cacheDir: string }): Promise<number> {
-  const [program, ...args] = command;
-  if (!program) throw new StackError('no command given');
-  let handle: RunningStack | undefined;
-  let stateDir: string | undefined;
-  let child: ChildProcess | undefined;
-  let interrupted: NodeJS.Signals | undefined;
-  // Listen from the start: an interrupt while the stack starts must still stop it afterwards.
-  const onSignal = (signal: NodeJS.Signals) => {
-    interrupted = signal;
-    child?.kill(signal);
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  const env = { ...process.env };
-  try {
-    if (env.KAFKA_BROKERS && env.SCHEMA_REGISTRY_URL) {
-      process.stderr.write(
-        `using KAFKA_BROKERS=${env.KAFKA_BROKERS} and SCHEMA_REGISTRY_URL=${env.SCHEMA_REGISTRY_URL} from the environment\n`,
-      );
-    } else {
-      stateDir = opts.ephemeral ? makeEphemeralStateDir() : defaultStateDir();
-      const started = Date.now();
-      process.stderr.write(`starting a ${opts.ephemeral ? 'fresh' : 'persistent'} local stack in ${stateDir}\n`);
-      handle = await startStack({
-        stateDir,
-        cacheDir: opts.cacheDir,
-        ports: opts.ephemeral ? 'random' : 'defaults',
-        log: (l) => process.stderr.write(`  ${l}\n`),
-      });
-      process.stderr.write(`stack ready in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
-      Object.assign(env, handle.info.settings);
-      for (const [name, value] of Object.entries(handle.secrets)) env[name] ??= value;
-    }
-    if (interrupted) return 130;
-    const running = spawn(program, args, { stdio: 'inherit', env });
-    child = running;
-    return await new Promise<number>((resolve) => {
-      running.once('error', (error) => {
-        process.stderr.write(`could not run ${program}: ${error.message}\n`);
-        resolve(127);
-      });
-      running.once('exit', (code, signal) => resolve(code ?? (signal === 'SIGINT' ? 130 : 143)));
-    });
-  } finally {
-    if (handle) {
-      await handle.stop();
-      process.stderr.write('local stack stopped\n');
-    }
-    if (opts.ephemeral && stateDir) rmSync(stateDir, { recursive: true, force: true });
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-  }
 }

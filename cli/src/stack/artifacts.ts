@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, wr
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { StackError } from '@hookstream/shared';
+import { Interrupted, endedByInterrupt } from './interruption';
 import { STACK_VERSIONS } from './versions';
 
 const run = promisify(execFile);
@@ -14,18 +15,20 @@ export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env): string {
   return path.join(base, 'hookstream');
 }
 
-async function maven(args: string[], cwd: string): Promise<void> {
+async function maven(args: string[], cwd: string, signal: AbortSignal | undefined): Promise<void> {
   try {
-    await run('mvn', ['-q', '-B', ...args], { cwd, timeout: 15 * 60_000, maxBuffer: 16 * 1024 * 1024 });
+    await run('mvn', ['-q', '-B', ...args], { cwd, timeout: 15 * 60_000, maxBuffer: 16 * 1024 * 1024, signal });
   } catch (error) {
-    const e = error as { code?: unknown; stdout?: string; stderr?: string };
+    if (endedByInterrupt(error, signal)) throw new Interrupted();
+    const e = error as { code?: unknown; signal?: string | null; stdout?: string; stderr?: string };
     if (e.code === 'ENOENT') {
       throw new StackError(
         'Maven (mvn) is not on PATH: the local stack fetches Kafka and Apicurio through Maven. Install it (apt-get install maven).',
       );
     }
     const output = `${e.stdout ?? ''}${e.stderr ?? ''}`.trim().split('\n').slice(-15).join('\n');
-    throw new StackError(`Maven failed (mvn ${args.join(' ')}):\n${output}`, { cause: error, retryable: true });
+    const how = e.signal ? `was killed by ${e.signal}` : 'failed';
+    throw new StackError(`Maven ${how} (mvn ${args.join(' ')})${output ? `:\n${output}` : ''}`, { cause: error, retryable: true });
   }
 }
 
@@ -60,7 +63,7 @@ export interface FetchedArtifact {
 }
 
 /** The Kafka broker's class path (a lib/ folder of jars) for the pinned version. */
-export async function ensureKafka(cacheDir: string): Promise<FetchedArtifact> {
+export async function ensureKafka(cacheDir: string, signal?: AbortSignal): Promise<FetchedArtifact> {
   const dir = path.join(cacheDir, `kafka-${STACK_VERSIONS.kafka}`);
   const cached = existsSync(path.join(dir, '.complete'));
   await fillOnce(dir, async (work) => {
@@ -77,7 +80,7 @@ export async function ensureKafka(cacheDir: string): Promise<FetchedArtifact> {
 </project>
 `,
     );
-    await maven(['dependency:copy-dependencies', '-DincludeScope=runtime', `-DoutputDirectory=${path.join(work, 'lib')}`], work);
+    await maven(['dependency:copy-dependencies', '-DincludeScope=runtime', `-DoutputDirectory=${path.join(work, 'lib')}`], work, signal);
     if (!readdirSync(path.join(work, 'lib')).some((f) => f.startsWith('kafka_2.13-'))) {
       throw new StackError(`Maven finished but the Kafka ${STACK_VERSIONS.kafka} broker jar is missing`);
     }
@@ -86,15 +89,22 @@ export async function ensureKafka(cacheDir: string): Promise<FetchedArtifact> {
 }
 
 /** The unpacked Apicurio Registry (quarkus-run.jar and its lib/) for the pinned version. */
-export async function ensureApicurio(cacheDir: string): Promise<FetchedArtifact> {
+export async function ensureApicurio(cacheDir: string, signal?: AbortSignal): Promise<FetchedArtifact> {
   const dir = path.join(cacheDir, `apicurio-registry-${STACK_VERSIONS.apicurio}`);
   const cached = existsSync(path.join(dir, '.complete'));
   await fillOnce(dir, async (work) => {
     const artifact = `io.apicurio:apicurio-registry-app:${STACK_VERSIONS.apicurio}:tar.gz:all`;
-    await maven(['dependency:copy', `-Dartifact=${artifact}`, `-DoutputDirectory=${work}`], work);
+    await maven(['dependency:copy', `-Dartifact=${artifact}`, `-DoutputDirectory=${work}`], work, signal);
     const archive = readdirSync(work).find((f) => f.endsWith('.tar.gz'));
     if (!archive) throw new StackError(`Maven finished but ${artifact} is missing`);
-    await run('tar', ['xzf', archive], { cwd: work });
+    try {
+      await run('tar', ['xzf', archive], { cwd: work, signal });
+    } catch (error) {
+      if (endedByInterrupt(error, signal)) throw new Interrupted();
+      throw new StackError(`unpacking ${archive} failed: ${(error as { stderr?: string }).stderr?.trim() || String(error)}`, {
+        cause: error,
+      });
+    }
     rmSync(path.join(work, archive));
     rmSync(path.join(work, 'pom.xml'), { force: true });
     if (!existsSync(path.join(work, 'quarkus-run.jar'))) throw new StackError(`${artifact} has no quarkus-run.jar`);

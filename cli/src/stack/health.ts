@@ -1,12 +1,23 @@
 import { createKafkaClient, createLogger, describeError, withTimeout } from '@hookstream/shared';
-import type { StackSettings } from './stack';
+import type { StackSettings } from './run-info';
 
 export interface EndpointHealth {
   ok: boolean;
   detail: string;
 }
 
-/** Whether Kafka answers metadata at `brokers` (a quick check, not the full readiness probe). */
+/** The innermost cause of a failure ("connect ECONNREFUSED 127.0.0.1:9092"), not kafkajs's wrapper around it. */
+function rootCause(error: unknown): string {
+  let cause = error;
+  while (cause instanceof Error && cause.cause instanceof Error) cause = cause.cause;
+  return describeError(cause).replace(/^Connection error: /, '');
+}
+
+/**
+ * Whether Kafka answers metadata at `brokers` (a quick check, not the full readiness probe).
+ * One attempt with short timeouts: a status check must answer at once, and must not leave
+ * kafkajs retrying in the background (which kept the process alive for half a minute).
+ */
 export async function checkKafka(brokers: string): Promise<EndpointHealth> {
   const kafka = createKafkaClient({
     brokers: brokers.split(','),
@@ -14,6 +25,8 @@ export async function checkKafka(brokers: string): Promise<EndpointHealth> {
     logger: createLogger({ service: 'stack', level: 'silent' }),
     connectionTimeoutMs: 1500,
     requestTimeoutMs: 3000,
+    retries: 0,
+    kafkaLogLevel: 'nothing',
   });
   const admin = kafka.admin({ retry: { retries: 0 } });
   try {
@@ -23,11 +36,11 @@ export async function checkKafka(brokers: string): Promise<EndpointHealth> {
         return admin.describeCluster();
       })(),
       5000,
-      'timed out',
+      `no answer from ${brokers} within 5 s`,
     );
     return { ok: true, detail: `cluster ${cluster.clusterId}, ${cluster.brokers.length} broker(s), controller ${cluster.controller}` };
   } catch (error) {
-    return { ok: false, detail: describeError(error) };
+    return { ok: false, detail: rootCause(error) };
   } finally {
     await admin.disconnect().catch(() => undefined);
   }
@@ -41,7 +54,7 @@ export async function checkRegistry(url: string): Promise<EndpointHealth> {
     const subjects = (await response.json()) as unknown[];
     return { ok: true, detail: `${subjects.length} subject(s)` };
   } catch (error) {
-    return { ok: false, detail: describeError(error) };
+    return { ok: false, detail: rootCause(error) };
   }
 }
 

@@ -57,7 +57,8 @@ async function candidateHomes(env: NodeJS.ProcessEnv): Promise<string[]> {
       // folder absent
     }
   }
-  return [...new Set(homes)];
+  // Normalised ("/opt/jdk/" and "/opt/jdk" are one home), so duplicates fold and lookups match.
+  return [...new Set(homes.map((home) => path.resolve(home)))];
 }
 
 /** Every JDK found on this machine, newest first. */
@@ -72,14 +73,14 @@ export async function findJavaRuntimes(env: NodeJS.ProcessEnv = process.env): Pr
  * found at or above `minMajor`. Throws a StackError that says what is missing and how to fix it.
  */
 export async function requireJava(minMajor: number, what: string, env: NodeJS.ProcessEnv = process.env): Promise<JavaRuntime> {
-  const runtimes = await findJavaRuntimes(env);
   if (env.HOOKSTREAM_JAVA_HOME) {
-    const chosen = runtimes.find((r) => r.home === env.HOOKSTREAM_JAVA_HOME);
+    const chosen = await inspect(path.resolve(env.HOOKSTREAM_JAVA_HOME));
     if (chosen && chosen.major >= minMajor) return chosen;
     throw new StackError(
       `HOOKSTREAM_JAVA_HOME=${env.HOOKSTREAM_JAVA_HOME} is ${chosen ? `Java ${chosen.major}` : 'not a JDK'}; ${what} needs Java ${minMajor} or newer.`,
     );
   }
+  const runtimes = await findJavaRuntimes(env);
   const suitable = runtimes.find((r) => r.major >= minMajor);
   if (suitable) return suitable;
   const seen = runtimes.length > 0 ? runtimes.map((r) => `Java ${r.major} at ${r.home}`).join(', ') : 'no JDK at all';

@@ -2,7 +2,8 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { StackError } from '@hookstream/shared';
+import { StackError, describeError } from '@hookstream/shared';
+import { Interrupted, endedByInterrupt } from './interruption';
 import type { JavaRuntime } from './java';
 import { startProcess, type StartedProcess } from './processes';
 
@@ -18,6 +19,8 @@ export interface BrokerSettings {
   controllerPort: number;
   /** -Xmx of the broker JVM. Default 512m. */
   heap?: string;
+  /** Ends a storage format under way (an interrupt): the start then throws {@link Interrupted}. */
+  signal?: AbortSignal;
 }
 
 const LOG4J_CONFIG = `<?xml version="1.0" encoding="UTF-8"?>
@@ -73,22 +76,26 @@ export async function prepareBroker(s: BrokerSettings): Promise<{ configFile: st
   if (!existsSync(path.join(dataDir, 'meta.properties'))) {
     const classPath = `${path.join(s.kafkaDir, 'lib')}/*`;
     try {
-      const { stdout } = await run(s.java.executable, ['-cp', classPath, 'kafka.tools.StorageTool', 'random-uuid']);
-      await run(s.java.executable, [
-        `-Dlog4j2.configurationFile=${path.join(s.dir, 'log4j2.xml')}`,
-        '-cp',
-        classPath,
-        'kafka.tools.StorageTool',
-        'format',
-        '-t',
-        stdout.trim(),
-        '-c',
-        configFile,
-      ]);
+      const { stdout } = await run(s.java.executable, ['-cp', classPath, 'kafka.tools.StorageTool', 'random-uuid'], { signal: s.signal });
+      await run(
+        s.java.executable,
+        [
+          `-Dlog4j2.configurationFile=${path.join(s.dir, 'log4j2.xml')}`,
+          '-cp',
+          classPath,
+          'kafka.tools.StorageTool',
+          'format',
+          '-t',
+          stdout.trim(),
+          '-c',
+          configFile,
+        ],
+        { signal: s.signal },
+      );
     } catch (error) {
-      throw new StackError(`formatting Kafka's storage in ${dataDir} failed: ${(error as { stderr?: string }).stderr ?? String(error)}`, {
-        cause: error,
-      });
+      if (endedByInterrupt(error, s.signal)) throw new Interrupted();
+      const output = (error as { stderr?: string }).stderr?.trim() || describeError(error);
+      throw new StackError(`formatting Kafka's storage in ${dataDir} failed: ${output}`, { cause: error });
     }
   }
   return { configFile, logFile: path.join(s.dir, 'kafka.log') };

@@ -1,4 +1,5 @@
 import net from 'node:net';
+import { ConfigError } from '@hookstream/shared';
 
 /** Resolves true when nothing listens on host:port. */
 export function isPortFree(port: number, host = '127.0.0.1'): Promise<boolean> {
@@ -51,4 +52,21 @@ export function canConnect(port: number, host = '127.0.0.1', timeoutMs = 1000): 
     socket.once('connect', () => done(true));
     socket.once('error', () => done(false));
   });
+}
+
+/** Which ports `stack up` and `start` take: their defaults (9092, 8081, 8080, …) when free, or 'random' free ones. */
+export type PortPreference = 'defaults' | 'random';
+
+/** Help text for HOOKSTREAM_PORTS, shown by the commands that read it. */
+export const PORTS_HELP = `
+Environment:
+  HOOKSTREAM_PORTS=random  take free ports instead of the defaults, so a stack or services
+                           already on the usual ports are never touched (tests do this)`;
+
+/** HOOKSTREAM_PORTS: unset or "defaults" for the usual ports, "random" for free ones. */
+export function portPreference(env: NodeJS.ProcessEnv = process.env): PortPreference {
+  const value = env.HOOKSTREAM_PORTS?.trim() ?? '';
+  if (value === '' || value === 'defaults') return 'defaults';
+  if (value === 'random') return 'random';
+  throw new ConfigError([{ variable: 'HOOKSTREAM_PORTS', message: `must be "random" or "defaults", not "${value}"` }]);
 }

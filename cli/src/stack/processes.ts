@@ -1,8 +1,9 @@
-import { spawn } from 'node:child_process';
-import { closeSync, openSync } from 'node:fs';
-import { sleep } from '@hookstream/shared';
+import { execFileSync, spawn } from 'node:child_process';
+import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { StackError, sleep } from '@hookstream/shared';
 
-/** Whether a process with this pid exists (and is not a zombie we could reap). */
+/** Whether a process with this pid exists (any process: see {@link isStackProcess} for ours). */
 export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -12,10 +13,39 @@ export function isAlive(pid: number): boolean {
   }
 }
 
+/** The command line of a process, its arguments joined by spaces; undefined when it is gone (a zombie has none). */
+function commandLineOf(pid: number): string | undefined {
+  if (existsSync('/proc/self/cmdline')) {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim() || undefined;
+    } catch {
+      return undefined;
+    }
+  }
+  try {
+    // No /proc (macOS): ps prints the same, unabridged with -ww.
+    return execFileSync('ps', ['-ww', '-o', 'args=', '-p', String(pid)], { encoding: 'utf8' }).trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether `pid` is a JVM of the stack kept in `stateDir`. A recorded pid may belong to any
+ * process by now (after a crash or a reboot pids are reused), and signalling it, or its group,
+ * would hit someone else's work. Our JVMs run with `-Djava.io.tmpdir=<stateDir>/…`, so their
+ * command line names the state dir.
+ */
+export function isStackProcess(pid: number, stateDir: string): boolean {
+  return commandLineOf(pid)?.includes(`-Djava.io.tmpdir=${path.join(path.resolve(stateDir), path.sep)}`) ?? false;
+}
+
 export interface StartedProcess {
   pid: number;
   /** Resolves with the exit code (or signal) when the process ends. */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Lets this Node process end while the child runs on (`stack up --detach`); until then the child keeps us alive. */
+  detach: () => void;
 }
 
 /**
@@ -36,17 +66,23 @@ export function startProcess(
       child.once('exit', (code, signal) => resolve({ code, signal }));
       child.once('error', () => resolve({ code: -1, signal: null }));
     });
-    // Detached: our exit must not wait for it; `stack down` (or our own shutdown) stops it.
-    child.unref();
-    return { pid: child.pid, exited };
+    return { pid: child.pid, exited, detach: () => child.unref() };
   } finally {
     closeSync(out);
   }
 }
 
-/** SIGTERM to the process group, SIGKILL after `graceMs`; resolves once the leader is gone. */
-export async function stopProcessGroup(pid: number, graceMs = 20_000): Promise<'stopped' | 'killed' | 'absent'> {
-  if (!isAlive(pid)) return 'absent';
+/** How stopping one process went: 'absent' when it was not running (or the pid is no longer ours). */
+export type StopOutcome = 'stopped' | 'killed' | 'absent';
+
+/**
+ * SIGTERM to the process group of a stack JVM, SIGKILL after `graceMs`; resolves once it is
+ * gone. Does nothing unless the pid is still a process of `stateDir` ({@link isStackProcess}).
+ * Our JVMs lead their own group (started detached), so the group signalled is ours too; a
+ * process that leads none is signalled alone.
+ */
+export async function stopStackProcess(pid: number, stateDir: string, graceMs = 20_000): Promise<StopOutcome> {
+  if (!isStackProcess(pid, stateDir)) return 'absent';
   const signal = (sig: NodeJS.Signals) => {
     try {
       process.kill(-pid, sig);
@@ -58,13 +94,37 @@ export async function stopProcessGroup(pid: number, graceMs = 20_000): Promise<'
       }
     }
   };
+  // Ours now, its pid cannot be reused until it has ended and been reaped: from here on "running" is enough.
+  const running = () => isAlive(pid) && !isZombie(pid);
   signal('SIGTERM');
-  const deadline = Date.now() + graceMs;
-  while (Date.now() < deadline) {
-    if (!isAlive(pid)) return 'stopped';
+  let outcome: StopOutcome = 'stopped';
+  if (!(await endsWithin(graceMs, running))) {
+    signal('SIGKILL');
+    if (!(await endsWithin(10_000, running))) throw new StackError(`process ${pid} still runs after SIGKILL`);
+    outcome = 'killed';
+  }
+  // A moment for its parent (us, or init for a detached stack: some reap only every few seconds)
+  // to reap it, so the pid is gone for whoever looks next.
+  await endsWithin(3000, () => isAlive(pid));
+  return outcome;
+}
+
+/** Whether the process has ended but its parent has not reaped it yet (it holds nothing any more). */
+function isZombie(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
+  } catch {
+    return false; // gone, or no /proc: isAlive decides
+  }
+}
+
+/** Whether `running()` turns false within `ms`. */
+async function endsWithin(ms: number, running: () => boolean): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (running()) {
+    if (Date.now() > deadline) return false;
     await sleep(100);
   }
-  signal('SIGKILL');
-  while (isAlive(pid)) await sleep(50);
-  return 'killed';
+  return true;
 }

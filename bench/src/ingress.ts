@@ -1,0 +1,151 @@
+/**
+ * Benchmark: the ingress (API key, validation, request_id idempotency through the ledger, Avro,
+ * durable transactional write) against a bare express route that parses the JSON and returns a
+ * fixed body. Same machine, same run, same load tool (autocannon), same connection count.
+ *
+ *   npm run bench:ingress      (starts a throwaway local stack around it)
+ *
+ * Env: BENCH_CONNECTIONS (default 50), BENCH_SECONDS (default 10).
+ * Prints: req/s and p50/p99 of each, the ratio, and the ingress's latency at half the bare rate.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import readline from 'node:readline';
+import autocannon from 'autocannon';
+import { z } from 'zod';
+import {
+  ApiKeyHasher,
+  AvroCodec,
+  PartnerStore,
+  SecretBox,
+  apiKeyPeppersSetting,
+  createKafkaClient,
+  createLogger,
+  createPartner,
+  defaultSchemasDir,
+  ensureTopics,
+  javaCompatiblePartitioner,
+  loadConfig,
+  policyBodyFieldPaths,
+  routeProcessWarnings,
+  secretsKeysSetting,
+  topicCatalogue,
+} from '@hookstream/shared';
+
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+const root = path.resolve(__dirname, '..', '..');
+
+function startChild(script: string, env: NodeJS.ProcessEnv, urlPattern: RegExp): Promise<{ child: ChildProcess; url: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [script], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    readline.createInterface({ input: child.stdout }).on('line', (line) => {
+      const url = urlPattern.exec(line)?.[1];
+      if (url) resolve({ child, url });
+    });
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+  });
+}
+
+async function waitReady(url: string): Promise<void> {
+  for (let i = 0; i < 300; i++) {
+    if ((await fetch(`${url}/readyz`).catch(() => undefined))?.status === 200) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error('ingress not ready');
+}
+
+function load(url: string, apiKey: string | undefined, overallRate?: number): Promise<autocannon.Result> {
+  let n = 0;
+  const body = (id: number) =>
+    JSON.stringify({
+      request_id: `bench-${process.pid}-${Date.now()}-${id}`,
+      transaction_number: `TRX-${id % 1000}`,
+      transaction_type: 'POLICY',
+      status: 'POLICY_ACTIVE',
+      documents: [{ type: 'POLICY_CERTIFICATE', url: 'https://docs.example/c.pdf', filename: 'c.pdf' }],
+    });
+  return autocannon({
+    url,
+    connections,
+    duration: seconds,
+    ...(overallRate ? { overallRate } : {}),
+    requests: [
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(apiKey ? { 'x-api-key': apiKey } : {}) },
+        setupRequest: (request) => ({ ...request, body: body(n++) }),
+      },
+    ],
+  });
+}
+
+function line(label: string, r: autocannon.Result): string {
+  const ok = r['2xx'];
+  return `${label.padEnd(38)} ${(ok / r.duration).toFixed(0).padStart(6)} req/s (2xx)  p50 ${r.latency.p50} ms  p99 ${r.latency.p99} ms  non-2xx ${r.non2xx}  errors ${r.errors}`;
+}
+
+async function main() {
+  routeProcessWarnings((w) => console.error(w.message));
+  const env = process.env;
+  const prefix = `bench-${Date.now()}.`;
+  const logger = createLogger({ service: 'bench', level: 'error' });
+  const kafka = createKafkaClient({ brokers: (env.KAFKA_BROKERS ?? '').split(','), clientId: 'bench', logger });
+  const topics = topicCatalogue({ prefix, partitions: 6 });
+  const admin = kafka.admin();
+  await admin.connect();
+  await ensureTopics(admin, topics);
+  await admin.disconnect();
+
+  const secrets = loadConfig(z.object({ ...secretsKeysSetting, ...apiKeyPeppersSetting }), env);
+  const codec = new AvroCodec(env.SCHEMA_REGISTRY_URL ?? '', defaultSchemasDir());
+  const partnerTopic = topics.find((t) => t.name === 'partner-config')!;
+  await codec.registerTopics([partnerTopic]);
+  const { partner, apiKey: issued } = createPartner(
+    { partner_id: 'bench', name: 'Bench' },
+    {
+      box: new SecretBox(secrets.HOOKSTREAM_SECRETS_KEYS),
+      hasher: new ApiKeyHasher(secrets.HOOKSTREAM_API_KEY_PEPPERS),
+      policyPaths: policyBodyFieldPaths(defaultSchemasDir()),
+    },
+  );
+  const producer = kafka.producer({ createPartitioner: javaCompatiblePartitioner, idempotent: true });
+  await producer.connect();
+  await new PartnerStore(producer, codec, partnerTopic.topic).write(partner);
+  await producer.disconnect();
+  const apiKey = issued.key;
+
+  const bare = await startChild(path.join(root, 'bench/dist/bare-route.js'), env, /^(http:\/\/\S+)$/);
+  const ingress = await startChild(
+    path.join(root, 'services/ingress/dist/main.js'),
+    { ...env, TOPIC_PREFIX: prefix, HTTP_PORT: '0', LOG_LEVEL: 'info' },
+    /"url":"(http:\/\/[^"]+)"/,
+  );
+  try {
+    await waitReady(ingress.url);
+    const webhookPath = '/api/integration/partner/webhook';
+    console.log(`${connections} connections, ${seconds} s each, unique request_ids, Node ${process.versions.node}`);
+    await load(`${ingress.url}${webhookPath}`, apiKey); // warm-up: JIT, connections, transactions
+    const baseline = await load(`${bare.url}${webhookPath}`, undefined);
+    console.log(line('baseline: bare express JSON route', baseline));
+    const full = await load(`${ingress.url}${webhookPath}`, apiKey);
+    console.log(line('ingress (auth, dedupe, durable write)', full));
+    const ratio = full['2xx'] / full.duration / (baseline['2xx'] / baseline.duration);
+    console.log(`ratio: ${(ratio * 100).toFixed(0)} % of the bare route's throughput (goal: at least 60 %)`);
+    const half = Math.round(baseline['2xx'] / baseline.duration / 2);
+    const atHalf = await load(`${ingress.url}${webhookPath}`, apiKey, half);
+    console.log(line(`ingress at half the bare rate (${half}/s)`, atHalf));
+    console.log(`p99 at half rate: ${atHalf.latency.p99} ms (goal: under 25 ms)`);
+  } finally {
+    bare.child.kill('SIGTERM');
+    ingress.child.kill('SIGTERM');
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,97 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import os from 'node:os';
+import { StackError } from '@hookstream/shared';
+import { sayShutdownInProgress, throwIfInterrupted, watchInterrupts } from './interruption';
+import { portPreference } from './ports';
+import { livePids, readRunInfo, type StackSettings } from './run-info';
+import { startStack, type RunningStack } from './stack';
+import { defaultStateDir, localSecrets, makeEphemeralStateDir, type LocalSecrets } from './state-dir';
+
+export interface ExecOptions {
+  /** A fresh, throwaway state dir and free ports (tests) instead of the persistent state dir. */
+  ephemeral?: boolean;
+  cacheDir: string;
+}
+
+/** The stack a command runs against, and what to undo after it. */
+interface StackForCommand {
+  settings: StackSettings;
+  secrets?: LocalSecrets;
+  /** Set when the stack was started for this command. */
+  started?: RunningStack;
+}
+
+const say = (line: string) => process.stderr.write(`${line}\n`);
+
+/**
+ * Runs `command` against a stack: the environment's own when KAFKA_BROKERS and
+ * SCHEMA_REGISTRY_URL are set (nothing is started), else the one already running from the
+ * state dir (not with --ephemeral), else one started here and stopped when the command ends,
+ * fails, or this process is interrupted. Resolves with the exit code to pass on.
+ */
+export async function execWithStack(command: string[], opts: ExecOptions): Promise<number> {
+  const [program, ...args] = command;
+  if (!program) throw new StackError('no command given');
+  let child: ChildProcess | undefined;
+  // Each signal goes on to the command while it runs (`kill` reaches only us, not our group);
+  // after it, a repeated one only says that the stack is being stopped.
+  const interrupts = watchInterrupts((signal, repeated) => {
+    if (child && child.exitCode === null && child.signalCode === null) child.kill(signal);
+    else if (repeated) sayShutdownInProgress(signal);
+  });
+  const stateDir = opts.ephemeral ? makeEphemeralStateDir() : defaultStateDir();
+  let stack: StackForCommand | undefined;
+  try {
+    stack = await stackForCommand(stateDir, opts, interrupts.signal);
+    const env: NodeJS.ProcessEnv = { ...process.env, ...stack.settings };
+    // The environment's own keys win over the local stack's.
+    for (const [name, value] of Object.entries(stack.secrets ?? {})) env[name] ??= value;
+    throwIfInterrupted(interrupts.signal);
+    child = spawn(program, args, { stdio: 'inherit', env });
+    return await exitCodeOf(child, program);
+  } finally {
+    // Nothing is printed after the command unless stopping fails: a CI harness reads the command's own last line.
+    const stopped = await stack?.started?.stop();
+    for (const p of stopped ?? []) {
+      if (p.outcome === 'killed') say(`hookstream: the local stack's ${p.name} (pid ${p.pid}) did not stop in time and was killed`);
+    }
+    if (opts.ephemeral) rmSync(stateDir, { recursive: true, force: true });
+    interrupts.dispose();
+  }
+}
+
+async function stackForCommand(stateDir: string, opts: ExecOptions, signal: AbortSignal): Promise<StackForCommand> {
+  const { KAFKA_BROKERS, SCHEMA_REGISTRY_URL } = process.env;
+  if (KAFKA_BROKERS && SCHEMA_REGISTRY_URL) {
+    say(`using KAFKA_BROKERS=${KAFKA_BROKERS} and SCHEMA_REGISTRY_URL=${SCHEMA_REGISTRY_URL} from the environment`);
+    return { settings: { KAFKA_BROKERS, SCHEMA_REGISTRY_URL } };
+  }
+  const running = opts.ephemeral ? undefined : readRunInfo(stateDir);
+  if (running && livePids(running, stateDir).length > 0) {
+    say(`using the local stack already running from ${stateDir}`);
+    return { settings: running.settings, secrets: localSecrets(stateDir) };
+  }
+  const began = Date.now();
+  say(`starting a ${opts.ephemeral ? 'fresh' : 'persistent'} local stack in ${stateDir}`);
+  const started = await startStack({
+    stateDir,
+    cacheDir: opts.cacheDir,
+    ports: opts.ephemeral ? 'random' : portPreference(),
+    log: (l) => say(`  ${l}`),
+    signal,
+  });
+  say(`stack ready in ${((Date.now() - began) / 1000).toFixed(1)} s`);
+  return { settings: started.info.settings, secrets: started.secrets, started };
+}
+
+/** The command's exit code; one killed by a signal gives 128 + the signal's number, as a shell reports it. */
+function exitCodeOf(child: ChildProcess, program: string): Promise<number> {
+  return new Promise<number>((resolve) => {
+    child.once('error', (error) => {
+      say(`hookstream: could not run ${program}: ${error.message}`);
+      resolve(127);
+    });
+    child.once('exit', (code, signal) => resolve(code ?? 128 + (signal ? (os.constants.signals[signal] ?? 0) : 0)));
+  });
+}

@@ -1,0 +1,135 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseEnv } from 'node:util';
+import { Worker } from 'node:worker_threads';
+import { StackError, createKafkaClient, createLogger, type Kafka } from '@hookstream/shared';
+import { sleepUnlessAborted, untilAborted } from './interruption';
+import type { KafkaReadinessJob, KafkaReadinessResult } from './kafka-readiness-worker';
+import { logSince, tail } from './logs';
+import { canConnect } from './ports';
+import type { StartedProcess } from './processes';
+
+/** One JVM being waited for. */
+export interface StartingProcess {
+  process: StartedProcess;
+  port: number;
+  logFile: string;
+  /** Give up at this time (ms since the epoch). */
+  deadline: number;
+  /** Ends the wait at once: an interrupt, or the other JVM failing. The wait rejects with its reason. */
+  signal: AbortSignal;
+}
+
+/** `signal`, also aborted (with the error `describe` makes) when the process ends: every wait below stops at once then. */
+function abortedOnExit(starting: StartingProcess, describe: (how: string) => StackError): AbortSignal {
+  const exited = new AbortController();
+  void starting.process.exited.then(({ code, signal }) => exited.abort(describe(`exited with ${signal ?? code}`)));
+  return AbortSignal.any([starting.signal, exited.signal]);
+}
+
+/** Waits until the registry lists subjects at `url`, answered by our JVM. */
+export async function waitForRegistry(url: string, starting: StartingProcess & { logStart: number }): Promise<void> {
+  const { port, logFile, deadline } = starting;
+  const signal = abortedOnExit(
+    starting,
+    (how) => new StackError(`Apicurio Registry ${how} while starting. Last lines of ${logFile}:\n${tail(logFile)}`),
+  );
+  while (Date.now() < deadline) {
+    signal.throwIfAborted();
+    // Another process may have taken the port between our check and the JVM's bind (then ours
+    // exits 1, a moment later): only our own log saying it listens there proves the answer is ours.
+    if (logSince(logFile, starting.logStart).includes(`Listening on: http://127.0.0.1:${port}`)) {
+      try {
+        const response = await fetch(`${url}/subjects`, { signal: AbortSignal.any([signal, AbortSignal.timeout(2000)]) });
+        if (response.ok && Array.isArray(await response.json())) return;
+      } catch {
+        // not answering yet (or aborted: checked above)
+      }
+    }
+    await sleepUnlessAborted(250, signal);
+  }
+  throw new StackError(`Apicurio Registry did not answer at ${url} in time. Last lines of ${logFile}:\n${tail(logFile)}`);
+}
+
+/** The cluster id our broker's storage was formatted with. */
+function ownClusterId(dataDir: string): string | undefined {
+  try {
+    return parseEnv(readFileSync(path.join(dataDir, 'meta.properties'), 'utf8'))['cluster.id'];
+  } catch {
+    return undefined;
+  }
+}
+
+async function answersWithCluster(kafka: Kafka, clusterId: string | undefined): Promise<boolean> {
+  const admin = kafka.admin({ retry: { retries: 0 } });
+  try {
+    await admin.connect();
+    return (await admin.describeCluster()).clusterId === clusterId;
+  } catch {
+    return false; // not answering metadata yet
+  } finally {
+    await admin.disconnect().catch(() => undefined);
+  }
+}
+
+/**
+ * Waits until the broker at `brokers` is ours (its storage's cluster id) and really serves: a
+ * group join and a committed transaction.
+ */
+export async function waitForBroker(brokers: string, dataDir: string, starting: StartingProcess): Promise<void> {
+  const { port, logFile, deadline } = starting;
+  const signal = abortedOnExit(
+    starting,
+    (how) => new StackError(`the Kafka broker ${how} while starting. Last lines of ${logFile}:\n${tail(logFile)}`),
+  );
+  // No retries and short timeouts: each attempt ends quickly, so an abort is seen quickly.
+  const kafka = createKafkaClient({
+    brokers: [brokers],
+    clientId: 'hookstream-stack',
+    logger: createLogger({ service: 'stack', level: 'silent' }),
+    connectionTimeoutMs: 1000,
+    requestTimeoutMs: 3000,
+    retries: 0,
+    kafkaLogLevel: 'nothing',
+  });
+  const expected = ownClusterId(dataDir);
+  // Another process may have taken the port between our check and the JVM's bind: only a
+  // broker with our storage's cluster id is ours. Checked before anything is written to it.
+  for (;;) {
+    signal.throwIfAborted();
+    if (Date.now() > deadline)
+      throw new StackError(`the Kafka broker did not start on ${port} in time. Last lines of ${logFile}:\n${tail(logFile)}`);
+    if (
+      await untilAborted(
+        canConnect(port).then((open) => open && answersWithCluster(kafka, expected)),
+        signal,
+      )
+    )
+      break;
+    await sleepUnlessAborted(250, signal);
+  }
+  await proveKafkaServes(brokers, Math.max(5000, deadline - Date.now()), signal);
+}
+
+/**
+ * Runs shared's `waitForKafkaReady` in a worker thread. It cannot be cancelled, and left to
+ * itself after a failed or interrupted start it would go on probing (keeping this process
+ * alive) until its deadline; terminating the worker ends it and its connections at once.
+ */
+async function proveKafkaServes(brokers: string, timeoutMs: number, signal: AbortSignal): Promise<void> {
+  const job: KafkaReadinessJob = { brokers, timeoutMs };
+  const worker = new Worker(path.join(__dirname, 'kafka-readiness-worker.js'), { workerData: job });
+  try {
+    const result = await untilAborted(
+      new Promise<KafkaReadinessResult>((resolve, reject) => {
+        worker.once('message', resolve);
+        worker.once('error', reject);
+        worker.once('exit', (code) => reject(new StackError(`the Kafka readiness probe ended without an answer (exit ${code})`)));
+      }),
+      signal,
+    );
+    if (!result.ready) throw new StackError(`the Kafka broker did not become ready: ${result.error}`);
+  } finally {
+    await worker.terminate();
+  }
+}

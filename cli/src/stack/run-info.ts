@@ -1,0 +1,63 @@
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { isStackProcess } from './processes';
+import type { STACK_VERSIONS } from './versions';
+
+/** The settings services need to reach the stack. */
+export interface StackSettings {
+  KAFKA_BROKERS: string;
+  SCHEMA_REGISTRY_URL: string;
+}
+
+/** What a running stack records in `<stateDir>/run.json`, read by `stack status` and `stack down`. */
+export interface StackRunInfo {
+  stateDir: string;
+  startedAt: string;
+  versions: typeof STACK_VERSIONS;
+  settings: StackSettings;
+  processes: { kafka: number; registry: number };
+  ports: { kafka: number; kafkaController: number; registry: number; registryManagement: number };
+  logs: { kafka: string; registry: string };
+  java: string;
+}
+
+export const RUN_FILE = 'run.json';
+
+export function readRunInfo(stateDir: string): StackRunInfo | undefined {
+  const file = path.join(stateDir, RUN_FILE);
+  if (!existsSync(file)) return undefined;
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as StackRunInfo;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Written as soon as the JVMs are spawned, so `stack down` can stop a start that hangs or was interrupted. */
+export function writeRunInfo(info: StackRunInfo): void {
+  writeFileSync(path.join(info.stateDir, RUN_FILE), `${JSON.stringify(info, null, 2)}\n`);
+}
+
+export function removeRunInfo(stateDir: string): void {
+  rmSync(path.join(stateDir, RUN_FILE), { force: true });
+}
+
+/** A process recorded in run.json, and whether it still runs as a process of its state dir. */
+export interface RecordedProcess {
+  pid: number;
+  alive: boolean;
+}
+
+/** The recorded processes; a pid now used by another process counts as dead. */
+export function recordedProcesses(info: StackRunInfo, stateDir: string): { kafka: RecordedProcess; registry: RecordedProcess } {
+  const recorded = (pid: number) => ({ pid, alive: isStackProcess(pid, stateDir) });
+  return { kafka: recorded(info.processes.kafka), registry: recorded(info.processes.registry) };
+}
+
+/** Running processes of a recorded stack (an empty list when none is alive). */
+export function livePids(info: StackRunInfo | undefined, stateDir: string): number[] {
+  if (!info) return [];
+  return Object.values(recordedProcesses(info, stateDir))
+    .filter((p) => p.alive)
+    .map((p) => p.pid);
+}

@@ -1,0 +1,39 @@
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { StackRunInfo } from '../../src/stack/run-info';
+import { removeStackEnvOf, stackEnvStateDir, writeStackEnv } from '../../src/stack/stack-env';
+
+describe('stack.env', () => {
+  let dir: string;
+  beforeEach(() => (dir = mkdtempSync(path.join(os.tmpdir(), 'hookstream-env-unit-'))));
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  const written = (stateDir: string) => {
+    const file = path.join(dir, 'stack.env');
+    const info = { stateDir, startedAt: '2026-01-01T00:00:00.000Z', settings: { KAFKA_BROKERS: 'b:1', SCHEMA_REGISTRY_URL: 'http://r' } };
+    writeStackEnv(file, info as StackRunInfo);
+    return file;
+  };
+
+  test('when written, then its first line names the state dir', () => {
+    const stateDir = path.join(dir, 'state. with dots.');
+    expect(stackEnvStateDir(written(stateDir))).toBe(stateDir);
+  });
+
+  test('when its stack stops, then it is removed', () => {
+    const stateDir = path.join(dir, 'state');
+    const file = written(stateDir);
+    expect(removeStackEnvOf(file, `${stateDir}/`)).toBe(true);
+    expect(existsSync(file)).toBe(false);
+  });
+
+  test('when another state dir stops, or the file is not ours, then it is kept', () => {
+    const file = written(path.join(dir, 'state'));
+    expect(removeStackEnvOf(file, path.join(dir, 'other'))).toBe(false);
+    expect(existsSync(file)).toBe(true);
+    writeFileSync(file, 'KAFKA_BROKERS=somewhere:9092\n');
+    expect(removeStackEnvOf(file, path.join(dir, 'state'))).toBe(false);
+    expect(existsSync(file)).toBe(true);
+  });
+});

@@ -1,0 +1,85 @@
+/**
+ * request_id idempotency across ingress replicas and restarts (spec 4.2): two real ingress
+ * processes on one Kafka, concurrent duplicates split across them, and a restart of both.
+ */
+import { testInfrastructure, testKafka, uniqueName } from '../../../test/helpers/infrastructure';
+import {
+  TestPartners,
+  ensureTopics,
+  postWebhook,
+  readPartnerEvents,
+  startIngress,
+  webhook,
+  type RunningIngress,
+} from '../../../test/helpers/ingress';
+
+const prefix = `${uniqueName('idem')}.`;
+let partners: TestPartners;
+let apiKey: string;
+let replicas: RunningIngress[] = [];
+
+const startReplicas = async () => {
+  replicas = await Promise.all([startIngress(prefix), startIngress(prefix)]);
+};
+
+beforeAll(async () => {
+  const { registryUrl } = testInfrastructure();
+  await ensureTopics(prefix);
+  partners = new TestPartners(testKafka(), prefix, registryUrl);
+  apiKey = await partners.create('partner-a');
+  await startReplicas();
+}, 120_000);
+
+afterAll(async () => {
+  await Promise.all(replicas.map((r) => r.stop()));
+  await partners?.close();
+});
+
+const recordsFor = async (requestId: unknown) => (await readPartnerEvents(prefix)).filter((r) => r.value.request_id === requestId);
+
+describe('request_id idempotency across replicas', () => {
+  test('when 50 identical requests arrive at once over two ingress processes, then all get the same 200 body and exactly one record is written', async () => {
+    const body = webhook({ request_id: uniqueName('burst') });
+    const responses = await Promise.all(Array.from({ length: 50 }, (_, i) => postWebhook(replicas[i % 2]!.webhookUrl, apiKey, body)));
+    expect(responses.map((r) => r.status)).toEqual(Array(50).fill(200));
+    expect(new Set(responses.map((r) => r.text)).size).toBe(1);
+    expect(JSON.parse(responses[0]!.text)).toMatchObject({ status: 'success', request_id: body.request_id });
+    expect(await recordsFor(body.request_id)).toHaveLength(1);
+  }, 60_000);
+
+  test('when two different payloads race under one request_id over two processes, then one wins everywhere and the other gets 409', async () => {
+    const requestId = uniqueName('race');
+    const a = webhook({ request_id: requestId, status: 'POLICY_ISSUING' });
+    const b = { ...a, status: 'POLICY_ACTIVE' };
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        postWebhook(replicas[i % 2]!.webhookUrl, apiKey, i % 4 < 2 ? a : b).then((r) => ({ ...r, sent: i % 4 < 2 ? 'a' : 'b' })),
+      ),
+    );
+    const records = await recordsFor(requestId);
+    expect(records).toHaveLength(1);
+    const winner = records[0]!.value.status === 'POLICY_ISSUING' ? 'a' : 'b';
+    for (const r of responses) {
+      if (r.sent === winner) expect(r.status).toBe(200);
+      else expect(r.json).toMatchObject({ code: 409, error_code: 'IDEMPOTENCY_KEY_REUSED_ERR' });
+    }
+    expect(new Set(responses.filter((r) => r.status === 200).map((r) => r.text)).size).toBe(1);
+  }, 60_000);
+
+  test('when every ingress process restarts, then the same request_id gets the stored response and no second record; a different payload 409', async () => {
+    const body = webhook({ request_id: uniqueName('restart') });
+    const first = await postWebhook(replicas[0]!.webhookUrl, apiKey, body);
+    expect(first.status).toBe(200);
+
+    await Promise.all(replicas.map((r) => r.stop()));
+    await startReplicas();
+
+    for (const replica of replicas) {
+      const again = await postWebhook(replica.webhookUrl, apiKey, body);
+      expect(again.status).toBe(200);
+      expect(again.text).toBe(first.text);
+    }
+    expect((await postWebhook(replicas[1]!.webhookUrl, apiKey, { ...body, status: 'OTHER' })).status).toBe(409);
+    expect(await recordsFor(body.request_id)).toHaveLength(1);
+  }, 120_000);
+});
