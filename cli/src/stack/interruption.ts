@@ -1,3 +1,4 @@
+export { sleepUnlessAborted, untilAborted } from '@hookstream/shared';
 /** Thrown when Ctrl-C (SIGINT) or SIGTERM stops a command before it finished; the CLI prints "interrupted" and exits 130. */
 export class Interrupted extends Error {
   constructor() {
@@ -21,22 +22,6 @@ export function endedByInterrupt(error: unknown, signal: AbortSignal | undefined
   if (signal?.aborted || e.code === 'ABORT_ERR' || e.code === 130 || e.code === 143) return true;
   // killed: our own timeout stopped it, not an interrupt.
   return (e.signal === 'SIGINT' || e.signal === 'SIGTERM') && e.killed !== true;
-}
-
-/** Resolves after `ms`, or rejects with the signal's reason as soon as it is aborted. */
-export function sleepUnlessAborted(ms: number, signal: AbortSignal): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  return untilAborted(new Promise<void>((resolve) => (timer = setTimeout(resolve, ms))), signal).finally(() => clearTimeout(timer));
-}
-
-/** Settles like `work`, or rejects with the signal's reason as soon as it is aborted (`work` is then left to itself). */
-export function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason as Error);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason as Error);
-    signal.addEventListener('abort', onAbort, { once: true });
-    void work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
 }
 
 export interface InterruptWatch {

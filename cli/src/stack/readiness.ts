@@ -1,10 +1,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseEnv } from 'node:util';
-import { Worker } from 'node:worker_threads';
-import { StackError, createKafkaClient, createLogger, type Kafka } from '@hookstream/shared';
+import { StackError, createKafkaClient, createLogger, describeError, waitForKafkaReady, type Kafka } from '@hookstream/shared';
 import { sleepUnlessAborted, untilAborted } from './interruption';
-import type { KafkaReadinessJob, KafkaReadinessResult } from './kafka-readiness-worker';
 import { logSince, tail } from './logs';
 import { canConnect } from './ports';
 import type { StartedProcess } from './processes';
@@ -111,25 +109,18 @@ export async function waitForBroker(brokers: string, dataDir: string, starting: 
   await proveKafkaServes(brokers, Math.max(5000, deadline - Date.now()), signal);
 }
 
-/**
- * Runs shared's `waitForKafkaReady` in a worker thread. It cannot be cancelled, and left to
- * itself after a failed or interrupted start it would go on probing (keeping this process
- * alive) until its deadline; terminating the worker ends it and its connections at once.
- */
+/** Shared's readiness probe (a group join and a committed transaction), ended at once by `signal`. */
 async function proveKafkaServes(brokers: string, timeoutMs: number, signal: AbortSignal): Promise<void> {
-  const job: KafkaReadinessJob = { brokers, timeoutMs };
-  const worker = new Worker(path.join(__dirname, 'kafka-readiness-worker.js'), { workerData: job });
+  const kafka = createKafkaClient({
+    brokers: [brokers],
+    clientId: 'hookstream-stack',
+    logger: createLogger({ service: 'stack', level: 'silent' }),
+    kafkaLogLevel: 'nothing',
+  });
   try {
-    const result = await untilAborted(
-      new Promise<KafkaReadinessResult>((resolve, reject) => {
-        worker.once('message', resolve);
-        worker.once('error', reject);
-        worker.once('exit', (code) => reject(new StackError(`the Kafka readiness probe ended without an answer (exit ${code})`)));
-      }),
-      signal,
-    );
-    if (!result.ready) throw new StackError(`the Kafka broker did not become ready: ${result.error}`);
-  } finally {
-    await worker.terminate();
+    await untilAborted(waitForKafkaReady(kafka, { timeoutMs, signal }), signal);
+  } catch (error) {
+    if (signal.aborted) throw signal.reason;
+    throw new StackError(`the Kafka broker did not become ready: ${describeError(error)}`, { cause: error });
   }
 }

@@ -1,7 +1,7 @@
 import { javaCompatiblePartitioner } from './client';
 import { randomUUID } from 'node:crypto';
 import type { Kafka } from 'kafkajs';
-import { sleep, withTimeout } from '../async';
+import { sleep, sleepUnlessAborted, withTimeout } from '../async';
 import { isRetryableKafkaError } from './retryable';
 
 export interface KafkaProbeOptions {
@@ -9,6 +9,8 @@ export interface KafkaProbeOptions {
   timeoutMs?: number;
   /** Topic used by the probe (created with one partition if missing). Default `__hookstream-readiness`. */
   topic?: string;
+  /** Ends the wait at once (rejecting with the signal's reason): an interrupt, or a failed start elsewhere. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -21,14 +23,17 @@ export async function waitForKafkaReady(kafka: Kafka, options: KafkaProbeOptions
   const deadline = Date.now() + (options.timeoutMs ?? 60_000);
   const topic = options.topic ?? '__hookstream-readiness';
   let lastError: unknown;
+  const { signal } = options;
   while (Date.now() < deadline) {
+    signal?.throwIfAborted();
     try {
       await probeOnce(kafka, topic, deadline);
       return;
     } catch (error) {
+      signal?.throwIfAborted();
       lastError = error;
       if (!isRetryableKafkaError(error) && !/coordinator|timed? ?out|ECONNREFUSED|not ready/i.test(String(error))) throw error;
-      await sleep(250);
+      await (signal ? sleepUnlessAborted(250, signal) : sleep(250));
     }
   }
   throw new Error(`Kafka was not ready in time: ${lastError instanceof Error ? lastError.message : String(lastError)}`);
