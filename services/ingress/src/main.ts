@@ -30,7 +30,12 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
   });
   runtime.startInBackground('idempotency-ledger', ledger);
 
-  const transactions = new TransactionalBatcher({ kafka, transactionalId: `hookstream-ingress-${instanceId}`, logger });
+  const transactions = new TransactionalBatcher({
+    kafka,
+    transactionalId: `hookstream-ingress-${instanceId}`,
+    logger,
+    producers: config.INGRESS_TRANSACTION_PRODUCERS,
+  });
   runtime.shutdown.onStop('transactional producer', () => transactions.disconnect());
 
   const metrics = createIngressMetrics(runtime.metrics, () => ledger.size);
