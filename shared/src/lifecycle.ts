@@ -25,22 +25,43 @@ export class GracefulShutdown {
     this.steps.push({ name, stop });
   }
 
-  /** Subscribes to SIGTERM and SIGINT; a second signal exits at once. */
+  /**
+   * Subscribes to SIGTERM and SIGINT; a second signal exits at once. Exiting never depends on
+   * logging or on the stop steps settling: an ingress whose stdout reader had died did not exit
+   * on SIGTERM, so the second signal exits before anything else, and a hard timer ends the
+   * process shortly after the shutdown timeout whatever the steps are doing.
+   */
   handleSignals(): void {
+    const exit = this.options.exit ?? process.exit;
     const onSignal = (signal: NodeJS.Signals): void => {
       if (this.stopping) {
-        this.options.logger.warn({ signal }, 'second signal: exiting now');
-        (this.options.exit ?? process.exit)(1);
+        exit(1);
         return;
       }
-      this.options.logger.info({ signal }, 'shutting down');
+      const hardStop = setTimeout(() => exit(1), this.options.timeoutMs + 1000);
+      this.safeLog(() => this.options.logger.info({ signal }, 'shutting down'));
       void this.stop().then(
-        () => (this.options.exit ?? process.exit)(0),
-        () => (this.options.exit ?? process.exit)(1),
+        () => {
+          clearTimeout(hardStop);
+          exit(0);
+        },
+        () => {
+          clearTimeout(hardStop);
+          exit(1);
+        },
       );
     };
     process.on('SIGTERM', onSignal);
     process.on('SIGINT', onSignal);
+  }
+
+  /** Logging must never stop a shutdown (a closed or stalled stdout throws or blocks). */
+  private safeLog(log: () => void): void {
+    try {
+      log();
+    } catch {
+      // nothing to do: the process is stopping anyway
+    }
   }
 
   /** Runs every stop step once; later calls return the same promise. Rejects on timeout. */
@@ -62,17 +83,17 @@ export class GracefulShutdown {
       for (const step of [...this.steps].reverse()) {
         try {
           await step.stop();
-          this.options.logger.debug({ step: step.name }, 'stopped');
+          this.safeLog(() => this.options.logger.debug({ step: step.name }, 'stopped'));
         } catch (error) {
-          this.options.logger.error({ step: step.name, err: describeError(error) }, 'stop step failed');
+          this.safeLog(() => this.options.logger.error({ step: step.name, err: describeError(error) }, 'stop step failed'));
         }
       }
     })();
     try {
       await Promise.race([all, timeout]);
-      this.options.logger.info('shutdown complete');
+      this.safeLog(() => this.options.logger.info('shutdown complete'));
     } catch (error) {
-      this.options.logger.error({ err: describeError(error) }, 'shutdown timed out');
+      this.safeLog(() => this.options.logger.error({ err: describeError(error) }, 'shutdown timed out'));
       throw error;
     } finally {
       clearTimeout(timer);
