@@ -32,7 +32,7 @@ export class GracefulShutdown {
    * process shortly after the shutdown timeout whatever the steps are doing.
    */
   handleSignals(): void {
-    const exit = this.options.exit ?? process.exit;
+    const exit = (code: number): void => (this.options.exit ? this.options.exit(code) : process.exit(code));
     const onSignal = (signal: NodeJS.Signals): void => {
       if (this.stopping) {
         exit(1);
