@@ -55,6 +55,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
       transactions,
       instanceId,
       duplicateWaitMs: config.IDEMPOTENCY_WAIT_MS,
+      claimTtlMs: config.IDEMPOTENCY_CLAIM_TTL_MS,
       metrics,
     },
   });

@@ -2,6 +2,10 @@
  * request_id idempotency across ingress replicas and restarts (spec 4.2): two real ingress
  * processes on one Kafka, concurrent duplicates split across them, and a restart of both.
  */
+import { randomUUID } from 'node:crypto';
+import { AvroCodec, defaultSchemasDir } from '@hookstream/shared';
+import { canonicalJson, payloadFingerprint } from '../src/domain/webhook-payload';
+import { ledgerKey, ledgerPartition } from '../src/idempotency/ledger';
 import { testInfrastructure, testKafka, uniqueName } from '../../../test/helpers/infrastructure';
 import {
   TestPartners,
@@ -82,4 +86,43 @@ describe('request_id idempotency across replicas', () => {
     expect((await postWebhook(replicas[1]!.webhookUrl, apiKey, { ...body, status: 'OTHER' })).status).toBe(409);
     expect(await recordsFor(body.request_id)).toHaveLength(1);
   }, 120_000);
+
+  test('when the replica that claimed a request_id died before completing, then a retry after the claim TTL takes over and succeeds once', async () => {
+    const body = webhook({ request_id: uniqueName('orphan') });
+    // What a replica killed between its claim and its transaction leaves behind: a claim, no completion.
+    const topic = `${prefix}ingress-idempotency`;
+    const codec = new AvroCodec(testInfrastructure().registryUrl, defaultSchemasDir());
+    await codec.registerTopics([{ topic, schemaFile: 'ingress-idempotency-entry.avsc' }]);
+    const key = ledgerKey('partner-a', String(body.request_id));
+    const claimedAt = Date.now() - 60_000;
+    const orphan = await codec.encode(topic, {
+      partner_id: 'partner-a',
+      request_id: body.request_id,
+      state: 'CLAIMED',
+      claim_id: randomUUID(),
+      claimant_instance: 'a-replica-that-died',
+      payload_fingerprint: payloadFingerprint(JSON.parse(canonicalJson(body))),
+      claimed_at: claimedAt,
+      completed_at: null,
+      response_status: null,
+      response_body: null,
+      partner_event_offset: null,
+      expires_at: claimedAt + 86_400_000,
+    });
+    const kafka = testKafka();
+    const admin = kafka.admin();
+    await admin.connect();
+    const partitions = (await admin.fetchTopicMetadata({ topics: [topic] })).topics[0]!.partitions.length;
+    await admin.disconnect();
+    const producer = kafka.producer();
+    await producer.connect();
+    await producer.send({ topic, messages: [{ key: `C:${key}`, value: orphan, partition: ledgerPartition(key, partitions) }] });
+    await producer.disconnect();
+    await new Promise((r) => setTimeout(r, 1500)); // the replicas read the orphaned claim first
+
+    const response = await postWebhook(replicas[0]!.webhookUrl, apiKey, body);
+    expect(response.status).toBe(200);
+    expect((await postWebhook(replicas[1]!.webhookUrl, apiKey, body)).text).toBe(response.text);
+    expect(await recordsFor(body.request_id)).toHaveLength(1);
+  }, 60_000);
 });

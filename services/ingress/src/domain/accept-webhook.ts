@@ -25,6 +25,8 @@ export interface AcceptWebhookDeps {
   instanceId: string;
   /** How long a duplicate waits for an in-flight original. */
   duplicateWaitMs: number;
+  /** A claim older than this without a completion is abandoned (its replica died): a retry claims anew. */
+  claimTtlMs: number;
   metrics: IngressMetrics;
   now?: () => number;
 }
@@ -81,7 +83,7 @@ export async function acceptWebhook(
   const key = ledgerKey(partner.partner_id, requestId);
   const partition = ledgerPartition(key, deps.ledger.partitions);
   for (let round = 0; round < 3; round++) {
-    const known = answerFromLedger(key, fingerprint, deps);
+    const known = answerFromLedger(key, fingerprint, deps, now());
     if (known) return { ...(await known), requestId };
 
     const claim = deps.ledger.newClaim(fingerprint, deps.instanceId, now());
@@ -123,7 +125,12 @@ function isWinner(winner: Claim | undefined, claim: Claim): boolean {
 }
 
 /** Steps 1 and 2: undefined when the request must claim the key itself. */
-function answerFromLedger(key: string, fingerprint: string, deps: AcceptWebhookDeps): Promise<Omit<Accepted, 'requestId'>> | undefined {
+function answerFromLedger(
+  key: string,
+  fingerprint: string,
+  deps: AcceptWebhookDeps,
+  now: number,
+): Promise<Omit<Accepted, 'requestId'>> | undefined {
   const entry = deps.ledger.entry(key);
   const conflict = () => {
     deps.metrics.conflicts.inc();
@@ -135,7 +142,8 @@ function answerFromLedger(key: string, fingerprint: string, deps: AcceptWebhookD
     return Promise.resolve({ status: entry.completion.responseStatus, body: entry.completion.responseBody, replayed: true });
   }
   const winner = entry?.winner;
-  if (!winner) return undefined;
+  // No claim, or an abandoned one: claim the key (the ledger lets a claim this much younger win).
+  if (!winner || now - winner.claimedAt > deps.claimTtlMs) return undefined;
   if (winner.fingerprint !== fingerprint) return Promise.reject(conflict());
   return deps.ledger.waitForCompletion(key, deps.duplicateWaitMs).then((completion) => {
     if (!completion)
