@@ -17,7 +17,7 @@ beforeAll(async () => {
   const ensured = await runCli(['topics', 'ensure', '--no-schemas'], {
     env: { ...process.env, TOPIC_PREFIX: prefix, TOPIC_PARTITIONS: '1' },
   });
-  expect(ensured.code).toBe(0);
+  if (ensured.code !== 0) throw new Error(`topics ensure exited ${ensured.code}: ${ensured.stderr}`);
 });
 
 describe.each(services)('the %s service', (service) => {
@@ -84,6 +84,32 @@ describe('a service whose partner-config topic does not exist yet', () => {
         (await runCli(['topics', 'ensure', '--no-schemas'], { env: { ...process.env, TOPIC_PREFIX: lonely, TOPIC_PARTITIONS: '1' } })).code,
       ).toBe(0);
       await waitFor(async () => (await fetch(`${url}/readyz`)).status === 200, 'readiness after the topic appears', 30_000);
+    } finally {
+      run.child.kill('SIGKILL');
+    }
+  });
+});
+
+describe('an ingress that has not loaded partners and its ledger yet', () => {
+  test('when a webhook arrives, then it answers a retryable 503 in the contract body, not a 401 or a 500', async () => {
+    const lonely = `${uniqueName('no-topics')}.`;
+    const run = startNode([entry('ingress')], { ...process.env, HTTP_PORT: '0', TOPIC_PREFIX: lonely, LOG_LEVEL: 'info' });
+    try {
+      const url = await waitFor(() => /"url":"(http:\/\/[^"]+)"/.exec(run.output())?.[1], 'the ingress to listen', 60_000);
+      const response = await fetch(`${url}/api/integration/partner/webhook`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': `hsk_${'a'.repeat(43)}` },
+        body: '{}',
+      });
+      expect(response.status).toBe(503);
+      expect(response.headers.get('retry-after')).toBe('2');
+      expect(await response.json()).toEqual({
+        status: 'failed',
+        data: null,
+        message: 'the service is starting; retry later',
+        code: 503,
+        error_code: 'SERVICE_UNAVAILABLE_ERR',
+      });
     } finally {
       run.child.kill('SIGKILL');
     }

@@ -1,4 +1,6 @@
 import { ConfigResourceTypes, type Admin } from 'kafkajs';
+import { sleep } from '../async';
+import { isRetryableKafkaError } from './retryable';
 import type { ResolvedTopic } from './topics';
 
 export interface TopicDrift {
@@ -24,6 +26,34 @@ export interface EnsureTopicsOptions {
 }
 
 /**
+ * Creates `topics` and waits for their leaders. Right after creation a loaded broker can answer
+ * "does not host this topic-partition" while its metadata catches up: such retryable answers
+ * are retried for what is still missing, so a busy cluster does not fail an idempotent ensure.
+ */
+async function createTopicsSettled(admin: Admin, topics: ResolvedTopic[], attempts = 10): Promise<void> {
+  let pending = topics;
+  for (let attempt = 1; pending.length > 0; attempt++) {
+    try {
+      await admin.createTopics({
+        waitForLeaders: true,
+        topics: pending.map((t) => ({
+          topic: t.topic,
+          numPartitions: t.partitions,
+          replicationFactor: t.replicationFactor,
+          configEntries: Object.entries(t.config).map(([name, value]) => ({ name, value })),
+        })),
+      });
+      return;
+    } catch (error) {
+      if (attempt >= attempts || !isRetryableKafkaError(error)) throw error;
+      await sleep(Math.min(2000, 200 * attempt));
+      const now = new Set(await admin.listTopics());
+      pending = pending.filter((t) => !now.has(t.topic));
+    }
+  }
+}
+
+/**
  * Creates missing topics and compares existing ones with the wanted settings.
  * Safe to run again: existing topics are never recreated. Partition counts are never
  * changed automatically: adding partitions moves keys to other partitions and breaks
@@ -32,18 +62,7 @@ export interface EnsureTopicsOptions {
 export async function ensureTopics(admin: Admin, wanted: ResolvedTopic[], options: EnsureTopicsOptions = {}): Promise<TopicReport[]> {
   const existing = new Set(await admin.listTopics());
   const missing = wanted.filter((t) => !existing.has(t.topic));
-  if (missing.length > 0) {
-    await admin.createTopics({
-      waitForLeaders: true,
-      topics: missing.map((t) => ({
-        topic: t.topic,
-        numPartitions: t.partitions,
-        replicationFactor: t.replicationFactor,
-        configEntries: Object.entries(t.config).map(([name, value]) => ({ name, value })),
-      })),
-    });
-  }
-
+  await createTopicsSettled(admin, missing);
   const present = wanted.filter((t) => existing.has(t.topic));
   const reports: TopicReport[] = missing.map((t) => ({ topic: t.topic, outcome: 'created', drift: [] }));
   if (present.length === 0) return reports;

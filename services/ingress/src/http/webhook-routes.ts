@@ -54,6 +54,12 @@ export function createWebhookRoutes(options: WebhookRoutesOptions): {
 
   const authenticate: RequestHandler = (req, res, next) => {
     res.locals.started = process.hrtime.bigint();
+    if (!options.partners.ready || !options.accept.ledger.ready) {
+      // Until partners and the request_id ledger are loaded, a valid key would look unknown
+      // and a duplicate new: neither a 401 nor a 200 may be given yet.
+      next(new InboundError(503, InboundErrorCodes.UNAVAILABLE, 'the service is starting; retry later', 2));
+      return;
+    }
     const check = options.partners.checkApiKey(req.get('x-api-key'));
     if (!check.ok) {
       logger.info({ reason: check.reason, partnerId: check.partnerId }, 'webhook refused: API key');
