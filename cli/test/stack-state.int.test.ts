@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '../src/stack/ports';
 import { waitFor } from '../../test/helpers/infrastructure';
-import { CLI, REPO_ROOT, processesMentioning, runCli } from '../../test/helpers/processes';
+import { CLI, REPO_ROOT, isolatedStackEnv, processesMentioning, runCli } from '../../test/helpers/processes';
 
 const children: ChildProcess[] = [];
 
@@ -41,13 +41,7 @@ describe('hookstream stack with recorded state', () => {
   let stateDir: string;
   let envFile: string;
   // Nothing from the test run's own stack leaks in, and a start never touches the usual ports.
-  const env = () => ({
-    ...process.env,
-    HOOKSTREAM_STACK_ENV_FILE: envFile,
-    HOOKSTREAM_PORTS: 'random',
-    KAFKA_BROKERS: '',
-    SCHEMA_REGISTRY_URL: '',
-  });
+  const env = () => isolatedStackEnv(envFile);
   const cli = (...args: string[]) => runCli([...args, '--state-dir', stateDir], { env: env(), timeoutMs: 30_000 });
 
   beforeEach(() => {

@@ -8,19 +8,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { sleep } from '@hookstream/shared';
 import { waitFor } from '../../test/helpers/infrastructure';
-import { CLI, processesMentioning, runCli, startNode } from '../../test/helpers/processes';
+import { CLI, isolatedStackEnv, processesMentioning, runCli, startNode } from '../../test/helpers/processes';
 
 describe('hookstream stack up', () => {
   let stateDir: string;
   let envFile: string;
   // Nothing from the test run's own stack leaks in, and the usual ports are never touched.
-  const env = () => ({
-    ...process.env,
-    HOOKSTREAM_STACK_ENV_FILE: envFile,
-    HOOKSTREAM_PORTS: 'random',
-    KAFKA_BROKERS: '',
-    SCHEMA_REGISTRY_URL: '',
-  });
+  const env = () => isolatedStackEnv(envFile);
   const up = (...flags: string[]) => startNode([CLI, 'stack', 'up', '--state-dir', stateDir, ...flags], env());
   /** The stack's JVMs (the CLI's own command line names the state dir too). */
   const jvms = (component = '') => processesMentioning(`-Djava.io.tmpdir=${path.join(stateDir, component)}`);

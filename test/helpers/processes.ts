@@ -61,3 +61,12 @@ export function processesMentioning(needle: string): number[] {
   }
   return pids;
 }
+
+/**
+ * The environment of a CLI test that starts a stack of its own: nothing from the test run's
+ * stack leaks in (so `stack up` really starts one), its settings file is the test's own, and
+ * the usual ports are never touched.
+ */
+export function isolatedStackEnv(envFile: string): NodeJS.ProcessEnv {
+  return { ...process.env, HOOKSTREAM_STACK_ENV_FILE: envFile, HOOKSTREAM_PORTS: 'random', KAFKA_BROKERS: '', SCHEMA_REGISTRY_URL: '' };
+}
