@@ -9,6 +9,7 @@
  * Prints: req/s and p50/p99 of each, the ratio, and the ingress's latency at half the bare rate.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
 import path from 'node:path';
 import readline from 'node:readline';
 import autocannon from 'autocannon';
@@ -35,6 +36,24 @@ import {
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const root = path.resolve(__dirname, '..', '..');
+/** BENCH_PROFILE=<dir>: the ingress writes a V8 CPU profile there when it stops. */
+const profileArgs = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+
+/** Children to stop however the run ends (a crash of the bench must not leave an ingress behind). */
+const children: ChildProcess[] = [];
+process.on('exit', () => {
+  for (const child of children) child.kill('SIGKILL');
+});
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+    server.once('error', reject);
+  });
+}
 
 function startChild(script: string, env: NodeJS.ProcessEnv, urlPattern: RegExp): Promise<{ child: ChildProcess; url: string }> {
   return new Promise((resolve, reject) => {
@@ -80,6 +99,17 @@ function load(url: string, apiKey: string | undefined, overallRate?: number): Pr
   });
 }
 
+/** Mean time of the ingress's stages over the whole run, from its /metrics. */
+async function stageTimes(url: string): Promise<string> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const mean = (name: string) => {
+    const sum = Number(new RegExp(`^${name}_sum(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text)?.[1]);
+    const count = Number(new RegExp(`^${name}_count(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text)?.[1]);
+    return count > 0 ? `${((sum / count) * 1000).toFixed(1)} ms` : 'n/a';
+  };
+  return `ingress stage means: claim round trip ${mean('hookstream_ingress_claim_duration_seconds')}, transaction ${mean('hookstream_ingress_produce_duration_seconds')}`;
+}
+
 function line(label: string, r: autocannon.Result): string {
   const ok = r['2xx'];
   return `${label.padEnd(38)} ${(ok / r.duration).toFixed(0).padStart(6)} req/s (2xx)  p50 ${r.latency.p50} ms  p99 ${r.latency.p99} ms  non-2xx ${r.non2xx}  errors ${r.errors}`;
@@ -116,11 +146,18 @@ async function main() {
   const apiKey = issued.key;
 
   const bare = await startChild(path.join(root, 'bench/dist/bare-route.js'), env, /^(http:\/\/\S+)$/);
-  const ingress = await startChild(
-    path.join(root, 'services/ingress/dist/main.js'),
-    { ...env, TOPIC_PREFIX: prefix, HTTP_PORT: '0', LOG_LEVEL: 'info' },
-    /"url":"(http:\/\/[^"]+)"/,
-  );
+  children.push(bare.child);
+  // A chosen free port rather than the "listening" log line: the ingress logs at warn here, as
+  // a loaded production replica would, so that logging does not weigh on the figures.
+  const port = await freePort();
+  const ingress = {
+    child: spawn(process.execPath, [...profileArgs, path.join(root, 'services/ingress/dist/main.js')], {
+      env: { ...env, TOPIC_PREFIX: prefix, HTTP_PORT: String(port), LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    }),
+    url: `http://127.0.0.1:${port}`,
+  };
+  children.push(ingress.child);
   try {
     await waitReady(ingress.url);
     const webhookPath = '/api/integration/partner/webhook';
@@ -136,11 +173,26 @@ async function main() {
     const atHalf = await load(`${ingress.url}${webhookPath}`, apiKey, half);
     console.log(line(`ingress at half the bare rate (${half}/s)`, atHalf));
     console.log(`p99 at half rate: ${atHalf.latency.p99} ms (goal: under 25 ms)`);
+    console.log(await stageTimes(ingress.url));
   } finally {
     bare.child.kill('SIGTERM');
     ingress.child.kill('SIGTERM');
+    // Let the ingress stop on its own (it writes its CPU profile then); the exit hook kills what is left.
+    await new Promise((resolve) => {
+      ingress.child.once('exit', resolve);
+      setTimeout(resolve, 15_000).unref();
+    });
   }
 }
+
+// However the broker or the ingress misbehave, the run ends.
+setTimeout(
+  () => {
+    console.error('benchmark timed out');
+    process.exit(1);
+  },
+  (seconds * 4 + 240) * 1000,
+).unref();
 
 main().then(
   () => process.exit(0),

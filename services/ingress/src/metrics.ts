@@ -26,6 +26,12 @@ export function createIngressMetrics(registry: Registry, ledgerSize: () => numbe
       help: 'request_id reused with a different payload (409)',
       registers: [registry],
     }),
+    claimSeconds: new Histogram({
+      name: 'hookstream_ingress_claim_duration_seconds',
+      help: 'Time to claim a request_id: write the claim and read it back from the ledger',
+      buckets: LATENCY_BUCKETS_SECONDS,
+      registers: [registry],
+    }),
     produceSeconds: new Histogram({
       name: 'hookstream_ingress_produce_duration_seconds',
       help: 'Time to durably write a webhook and its completion (Kafka transaction)',

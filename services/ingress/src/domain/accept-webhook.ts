@@ -90,6 +90,7 @@ export async function acceptWebhook(
     const claimValue = await encodeOrUnavailable(() =>
       deps.codec.encode(deps.topics.ledger, deps.ledger.claimRecord(partner.partner_id, requestId, claim)),
     );
+    const claimStarted = process.hrtime.bigint();
     const claimedBack = deps.ledger.waitForClaim(claim.claimId, deps.duplicateWaitMs);
     claimedBack.catch(() => undefined); // observed below; never an unhandled rejection
     await produceOrUnavailable(() => deps.producer.send({ topic: deps.topics.ledger, partition, key: `C:${key}`, value: claimValue }));
@@ -102,6 +103,7 @@ export async function acceptWebhook(
       );
     });
 
+    deps.metrics.claimSeconds.observe(Number(process.hrtime.bigint() - claimStarted) / 1e9);
     if (!isWinner(deps.ledger.entry(key)?.winner, claim)) continue; // another claim came first: answer as it says
     const completion = deps.ledger.completionRecord(partner.partner_id, requestId, claim, 200, body, now());
     const completionValue = await encodeOrUnavailable(() => deps.codec.encode(deps.topics.ledger, completion));

@@ -104,7 +104,7 @@ export function createWebhookRoutes(options: WebhookRoutesOptions): {
         throw error;
       });
       record(req, res, accepted.status, undefined);
-      logger.info({ partnerId: partner.partner_id, requestId: accepted.requestId, replayed: accepted.replayed }, 'webhook accepted');
+      logger.debug({ partnerId: partner.partner_id, requestId: accepted.requestId, replayed: accepted.replayed }, 'webhook accepted');
       send(res, accepted.status, accepted.body);
     } catch (error) {
       next(error);
