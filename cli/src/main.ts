@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { ConfigError, HookstreamError, describeError, routeProcessWarnings } from '@hookstream/shared';
 import { demoPartnerCommand } from './commands/demo-partner';
 import { partnersCommand, partnersFailure } from './commands/partners';
+import { policyCommand } from './commands/policy';
 import { stackCommand } from './commands/stack';
 import { startCommand } from './commands/start';
 import { topicsCommand } from './commands/topics';
@@ -18,6 +19,7 @@ export function buildProgram(): Command {
     .addCommand(stackCommand())
     .addCommand(topicsCommand())
     .addCommand(partnersCommand())
+    .addCommand(policyCommand())
     .addCommand(demoPartnerCommand());
 }
 

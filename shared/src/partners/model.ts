@@ -10,6 +10,8 @@ export type CallbackOrdering = 'LATEST_WINS' | 'NONE';
 export type BodyShape = 'FULL' | 'SIMPLIFIED_POLICIES' | 'MAPPED';
 export type FieldFormat = 'DATE_ONLY' | 'DATE_TIME_UTC' | 'DATE_TIME_ZONE';
 export type JwtAlgorithm = 'HS256' | 'HS384' | 'HS512';
+/** How a callback body shows a field without a value: left out (OMIT) or written as null (NULL). */
+export type AbsentFields = 'OMIT' | 'NULL';
 
 export const POLICY_STATUSES = ['POLICY_ISSUING', 'POLICY_ACTIVE', 'POLICY_CANCELLED'] as const;
 
@@ -88,6 +90,11 @@ export interface BodyMapping {
   rules: FieldRule[];
   /** Body field the MD5 digest is written to, when the contract puts it in the body. */
   signature_field: string | null;
+  /**
+   * Fields without a value: OMIT (default) leaves them out; NULL writes null for every field of
+   * the FULL or SIMPLIFIED_POLICIES shape, and for every rule of MAPPED.
+   */
+  absent_fields: AbsentFields;
 }
 
 export interface Partner {

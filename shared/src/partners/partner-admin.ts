@@ -91,6 +91,7 @@ export function partnerToSpec(partner: Partner): Record<string, unknown> {
         ...(r.format ? { format: r.format } : {}),
         ...(r.time_zone ? { time_zone: r.time_zone } : {}),
       })),
+      absent_fields: partner.body_mapping.absent_fields,
     },
   };
 }

@@ -39,6 +39,7 @@ export class PartnerDirectory {
   private readonly listeners = new Set<(partner: Partner | undefined, partnerId: string) => void>();
   private consumer: Consumer | undefined;
   private loaded = false;
+  private readonly readyWaiters: Array<() => void> = [];
   private readonly logger: Logger;
 
   constructor(private readonly options: PartnerDirectoryOptions) {
@@ -52,6 +53,29 @@ export class PartnerDirectory {
 
   get(partnerId: string): Partner | undefined {
     return this.partners.get(partnerId);
+  }
+
+  /** Resolves once the topic has been read up to where it ended at start. */
+  whenReady(): Promise<void> {
+    if (this.loaded) return Promise.resolve();
+    return new Promise((resolve) => this.readyWaiters.push(resolve));
+  }
+
+  /** The partner once known, or undefined if it is not known within `timeoutMs` (e.g. an event racing the partner's onboarding). */
+  waitFor(partnerId: string, timeoutMs: number): Promise<Partner | undefined> {
+    const known = this.partners.get(partnerId);
+    if (known || timeoutMs <= 0) return Promise.resolve(known);
+    return new Promise((resolve) => {
+      const finish = () => {
+        clearTimeout(timer);
+        unsubscribe();
+        resolve(this.partners.get(partnerId));
+      };
+      const timer = setTimeout(finish, timeoutMs);
+      const unsubscribe = this.onChange((partner, id) => {
+        if (id === partnerId && partner) finish();
+      });
+    });
   }
 
   list(): Partner[] {
@@ -109,6 +133,7 @@ export class PartnerDirectory {
     });
     await tracker.caughtUp;
     this.loaded = true;
+    for (const wake of this.readyWaiters.splice(0)) wake();
     this.logger.info({ partners: this.partners.size }, 'partner-config loaded');
   }
 

@@ -170,6 +170,11 @@ const bodySpec = z
   .object({
     shape: symbol(['FULL', 'SIMPLIFIED_POLICIES', 'MAPPED'] as const).default('FULL'),
     rules: z.array(ruleSpec).default([]),
+    /**
+     * omit (default): fields without a value are left out of the body; null: they are sent as
+     * null. A YAML or JSON null means null too: that is how `absent_fields: null` reads.
+     */
+    absent_fields: z.preprocess((v) => (v === null ? 'NULL' : v), symbol(['OMIT', 'NULL'] as const)).default('OMIT'),
   })
   .strict();
 
@@ -180,7 +185,7 @@ export const partnerSpecSchema = z
     status: symbol(['ACTIVE', 'DISABLED'] as const).default('ACTIVE'),
     callback_endpoints: z.array(endpointSpec).default([]),
     outbound_auth: authSpec.optional(),
-    body: bodySpec.default({ shape: 'FULL', rules: [] }),
+    body: bodySpec.default({ shape: 'FULL', rules: [], absent_fields: 'OMIT' }),
   })
   .strict();
 
@@ -331,6 +336,7 @@ export function bodyMappingFromSpec(spec: PartnerSpec): BodyMapping {
       time_zone: r.time_zone ?? null,
     })),
     signature_field: auth?.method === 'MD5' && auth.placement === 'BODY_FIELD' ? auth.target : null,
+    absent_fields: spec.body.absent_fields,
   };
 }
 

@@ -1,3 +1,6 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import avro from 'avsc';
 import {
   ApiKeyHasher,
   SecretBox,
@@ -48,6 +51,7 @@ describe('partner onboarding use cases', () => {
       shape: 'FULL',
       rules: [{ source: 'status', target: 'actual_status', format: null, time_zone: null }],
       signature_field: null,
+      absent_fields: 'OMIT',
     });
 
     const bytes = partnerType.toBuffer(partnerToRecord(partner));
@@ -135,5 +139,18 @@ describe('partner onboarding use cases', () => {
     expect(decoded.outbound_auth?.method).toBe(auth.method);
     const shown = JSON.stringify(describePartner(decoded));
     for (const secret of ['Basic abc', 'grant_type=client_credentials', '"t"', '"p"', '"s"']) expect(shown).not.toContain(secret);
+  });
+
+  test('when a record written before body_mapping.absent_fields existed is read, then the mapping says OMIT (BACKWARD compatible)', () => {
+    const schema = JSON.parse(readFileSync(path.join(defaultSchemasDir(), 'partner-config.avsc'), 'utf8'));
+    const withoutAbsentFields = JSON.parse(JSON.stringify(schema), (key, value) =>
+      key === 'fields' && Array.isArray(value) ? value.filter((f: { name?: string }) => f.name !== 'absent_fields') : value,
+    );
+    const oldType = avro.Type.forSchema(withoutAbsentFields);
+    const { partner } = createPartner(spec, deps);
+    const { absent_fields: _dropped, ...oldMapping } = partner.body_mapping;
+    const oldBytes = oldType.toBuffer(partnerToRecord({ ...partner, body_mapping: oldMapping as typeof partner.body_mapping }));
+    const read = partnerType.fromBuffer(oldBytes, partnerType.createResolver(oldType)) as Record<string, unknown>;
+    expect(partnerFromRecord(read).body_mapping.absent_fields).toBe('OMIT');
   });
 });

@@ -1,4 +1,4 @@
-import { PartnerSpecError, defaultSchemasDir, parsePartnerSpec, policyBodyFieldPaths } from '@hookstream/shared';
+import { PartnerSpecError, bodyMappingFromSpec, defaultSchemasDir, parsePartnerSpec, policyBodyFieldPaths } from '@hookstream/shared';
 
 const paths = policyBodyFieldPaths(defaultSchemasDir());
 const hmac = { method: 'HMAC_SHA256', api_key: 'partner-key', secret: 'partner-secret' };
@@ -43,7 +43,7 @@ describe('partner spec validation', () => {
       ordering: 'LATEST_WINS',
     });
     expect(spec.outbound_auth).toMatchObject({ key_header: 'X-API-Key', timestamp_header: 'X-Timestamp', signature_header: 'X-Signature' });
-    expect(spec.body).toEqual({ shape: 'FULL', rules: [] });
+    expect(spec.body).toEqual({ shape: 'FULL', rules: [], absent_fields: 'OMIT' });
   });
 
   test.each<[string, unknown, string, RegExp]>([
@@ -266,6 +266,24 @@ describe('partner spec validation', () => {
       paths,
     );
     expect(reduced.body.shape).toBe('MAPPED');
+    expect(reduced.body.absent_fields).toBe('OMIT');
     expect(reduced.outbound_auth).toMatchObject({ method: 'MD5', placement: 'BODY_FIELD', target: 'Sign' });
+  });
+
+  test.each([
+    ['null', 'NULL'],
+    ['NULL', 'NULL'],
+    [null, 'NULL'],
+    ['omit', 'OMIT'],
+  ])('when body.absent_fields is %j, then the mapping says %s', (given, wanted) => {
+    const spec = parsePartnerSpec({ ...base, body: { absent_fields: given } }, paths);
+    expect(spec.body.absent_fields).toBe(wanted);
+    expect(bodyMappingFromSpec(spec).absent_fields).toBe(wanted);
+  });
+
+  test('when body.absent_fields is not omit or null, then it is refused naming the field', () => {
+    expect(refusal({ ...base, body: { absent_fields: 'empty' } })).toEqual([
+      { field: 'body.absent_fields', message: expect.stringMatching(/OMIT.*NULL/) },
+    ]);
   });
 });

@@ -1,0 +1,23 @@
+export {
+  DETAIL_MAP_BRANCH,
+  INSURED_DETAIL_BRANCHES,
+  POLICY_EVENT_INVALID,
+  PolicyEventError,
+  parseIsoDateTime,
+  parsePolicyEventJson,
+  policyNotificationType,
+  policyStatusEventType,
+  type BenefitValue,
+  type DocumentValue,
+  type InsuredDetailValue,
+  type InsuredValue,
+  type IsoDateTime,
+  type ParsePolicyEventOptions,
+  type PolicyEventProblem,
+  type PolicyNotificationValue,
+  type PolicyStatus,
+  type PolicyStatusEventValue,
+  type ProductValue,
+  type SimplifiedPolicyValue,
+} from './policy-event';
+export { CALLBACK_BODY_INVALID, CallbackBodyError, POLICY_BODY_FIELD_ORDER, buildCallbackBody, formatDateTime } from './callback-body';
