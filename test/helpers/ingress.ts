@@ -66,8 +66,8 @@ export class TestPartners {
     this.partners.set(partner.partner_id, partner);
   }
 
-  async create(partnerId: string): Promise<string> {
-    const { partner, apiKey } = createPartner({ partner_id: partnerId, name: partnerId }, this.deps);
+  async create(partnerId: string, spec: Record<string, unknown> = {}): Promise<string> {
+    const { partner, apiKey } = createPartner({ partner_id: partnerId, name: partnerId, ...spec }, this.deps);
     await this.write(partner);
     return apiKey.key;
   }

@@ -178,6 +178,7 @@ export function startCommand(): Command {
         printLine();
         printLine(`demo partner "${DEMO_PARTNER_ID}": callbacks go to ${demo.url}/callbacks (HMAC_SHA256)`);
         printLine(`its API key (x-api-key for the ingress), shown once: ${demoApiKey}`);
+        printLine('send it a policy status callback: npx hookstream policy publish --file examples/events/demo-policy-active.json');
         printLine();
         printLine(`ready in ${((Date.now() - began) / 1000).toFixed(1)} s; press Ctrl-C to stop everything`);
 

@@ -1,12 +1,13 @@
-import { TopicNames, createServiceRuntime, runService, serviceSchemaWithPort } from '@hookstream/shared';
+import { TopicNames, createServiceRuntime, runService } from '@hookstream/shared';
+import { configSchema } from './config';
+import { PolicyStatusProcessor } from './kafka/policy-status-processor';
+import { createPolicyStatusMetrics } from './metrics';
 
-/** Config of the policy-status-consumer: the shared settings, HTTP_PORT defaulting to 8091. */
-export const configSchema = serviceSchemaWithPort(8091);
+export { configSchema } from './config';
 
 /**
- * Composition root of the policy-status-consumer (policy-status events in, callback requests out).
- * For now it connects to Kafka and the registry, registers its topics' schemas and serves
- * /healthz, /readyz and /metrics.
+ * Composition root of the policy-status-consumer: policy-status events from core systems in,
+ * one callback request per interested partner endpoint out (spec 4.1, 6), exactly once.
  */
 export async function main(env: NodeJS.ProcessEnv = process.env) {
   const runtime = await createServiceRuntime({
@@ -15,8 +16,26 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
     topics: [TopicNames.policyStatus, TopicNames.policyStatusDlq, TopicNames.callbackRequests, TopicNames.partnerConfig],
     env,
   });
+  const { config } = runtime;
+  const topic = (name: string) => runtime.topics.get(name)!.topic;
+  const processor = new PolicyStatusProcessor({
+    kafka: runtime.kafka,
+    codec: runtime.codec,
+    partners: runtime.partners,
+    logger: runtime.logger,
+    metrics: createPolicyStatusMetrics(runtime.metrics),
+    topics: {
+      policyStatus: topic(TopicNames.policyStatus),
+      callbackRequests: topic(TopicNames.callbackRequests),
+      deadLetters: topic(TopicNames.policyStatusDlq),
+    },
+    // A topic prefix (several deployments on one cluster) separates groups and transactional ids too.
+    groupId: `${config.TOPIC_PREFIX}${config.POLICY_CONSUMER_GROUP}`,
+    unknownPartnerGraceMs: config.UNKNOWN_PARTNER_GRACE_MS,
+  });
+  runtime.startInBackground('policy-status-processor', processor);
   const server = await runtime.listen();
-  return { runtime, server };
+  return { runtime, server, processor };
 }
 
 if (require.main === module) runService('policy-status-consumer', () => main());

@@ -1,5 +1,5 @@
 import { Kafka, logLevel, Partitioners, type KafkaConfig, type logCreator } from 'kafkajs';
-export type { Admin, Consumer, EachMessagePayload, Kafka, Producer } from 'kafkajs';
+export type { Admin, Consumer, EachBatchPayload, EachMessagePayload, IHeaders, Kafka, KafkaMessage, Message, Producer } from 'kafkajs';
 import type { Logger } from 'pino';
 
 export interface KafkaClientSettings {

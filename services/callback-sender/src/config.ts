@@ -1,0 +1,38 @@
+import { z } from 'zod';
+import { RETRY_TIER_COUNT, secretsKeysSetting, serviceSchemaWithPort } from '@hookstream/shared';
+
+const positiveInt = z.coerce.number().int('must be a whole number').positive('must be greater than 0');
+
+/** The callback-sender's settings (all in .env.example with their defaults). */
+export const configSchema = serviceSchemaWithPort(8092).extend({
+  ...secretsKeysSetting,
+  /**
+   * Delay of each retry tier in ms, comma-separated, one per tier (spec 8: up to 8 retries,
+   * exponential backoff). Default 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, 6 h: about 10 h 42 min in all.
+   */
+  CALLBACK_RETRY_DELAYS_MS: z
+    .string()
+    .default('5000,30000,120000,600000,1800000,3600000,10800000,21600000')
+    .transform((value, ctx) => {
+      const delays = value.split(',').map((part) => Number(part.trim()));
+      if (delays.length !== RETRY_TIER_COUNT || delays.some((d) => !Number.isInteger(d) || d < 0)) {
+        ctx.addIssue({ code: 'custom', message: `must list ${RETRY_TIER_COUNT} whole numbers of milliseconds, one per retry tier` });
+        return z.NEVER;
+      }
+      return delays;
+    }),
+  /** Consumer group of the replicas. Default hookstream-callback-sender. */
+  SENDER_CONSUMER_GROUP: z.string().min(1).default('hookstream-callback-sender'),
+  /** Longest wait for a TCP/TLS connection to a partner, in ms (the endpoint's timeout_ms bounds the whole attempt). Default 5000. */
+  SENDER_CONNECT_TIMEOUT_MS: positiveInt.default(5_000),
+  /** Keep-alive connections per partner origin. Default 32. */
+  SENDER_CONNECTIONS_PER_ORIGIN: positiveInt.max(1024).default(32),
+  /** Most bytes of a partner's response body read (only the status counts; the rest is discarded). Default 65536. */
+  SENDER_MAX_RESPONSE_BYTES: positiveInt.default(64 * 1024),
+  /** How long a callback for a partner not (yet) in partner-config waits for it before it is dead-lettered, in ms. Default 5000. */
+  UNKNOWN_PARTNER_GRACE_MS: z.coerce.number().int().min(0).default(5_000),
+  /** Deliveries in flight per partition at once (records of one policy always go one after another). Default 64. */
+  SENDER_PARTITION_CONCURRENCY: positiveInt.max(1024).default(64),
+});
+
+export type CallbackSenderConfig = z.infer<typeof configSchema>;

@@ -1,0 +1,105 @@
+import { describeError, type PartnerDirectory } from '@hookstream/shared';
+import type { AttemptResult, CallbackHttpClient } from '../delivery/http-delivery';
+import type { PartnerSigners } from '../delivery/partner-signers';
+import { CallbackSigningError } from '../signing';
+
+/** A `callback-requests` record (schemas/callback-request.avsc). */
+export interface CallbackRequest {
+  delivery_id: string;
+  event_id: string;
+  partner_id: string;
+  endpoint_id: string;
+  policy_number: string;
+  policy_version: number;
+  policy_status: string;
+  body: string;
+  created_at: number;
+}
+
+/** Headers every attempt carries besides the auth ones (docs/partners.md). */
+export const DeliveryHeaders = {
+  deliveryId: 'x-hookstream-delivery-id',
+  eventId: 'x-hookstream-event-id',
+  attempt: 'x-hookstream-attempt',
+} as const;
+
+/**
+ * What one attempt came to:
+ * - delivered: the partner answered 200;
+ * - failed: anything else that may succeed later (another status, a timeout, a refused connection,
+ *   a token endpoint down): the record goes on to the next retry tier;
+ * - undeliverable: it can never succeed as configured (the partner or endpoint is gone or
+ *   disabled, the auth cannot be used): straight to the dead-letter topic, no retries burnt.
+ */
+export type DeliveryOutcome =
+  | { kind: 'delivered'; httpStatus: number; latencyMs: number }
+  | { kind: 'failed'; httpStatus: number | null; errorClass: string; detail: string; latencyMs: number | null }
+  | { kind: 'undeliverable'; errorClass: string; detail: string };
+
+export interface DeliverCallbackDeps {
+  partners: PartnerDirectory;
+  signers: PartnerSigners;
+  http: CallbackHttpClient;
+  /** How long a record for a partner not (yet) in partner-config waits for it: covers a partner onboarded a moment ago. */
+  unknownPartnerGraceMs: number;
+  now?: () => Date;
+}
+
+/**
+ * Delivers one callback attempt (spec 4.1, 5.1): finds the partner's endpoint, signs the body
+ * afresh for this attempt and POSTs it. A partner whose fetched bearer token is refused (401)
+ * gets one more try with a newly fetched token within the same attempt.
+ */
+export async function deliverCallback(request: CallbackRequest, attempt: number, deps: DeliverCallbackDeps): Promise<DeliveryOutcome> {
+  const partner = await deps.partners.waitFor(request.partner_id, deps.unknownPartnerGraceMs);
+  if (!partner) return { kind: 'undeliverable', errorClass: 'UNKNOWN_PARTNER', detail: `no partner "${request.partner_id}"` };
+  if (partner.status !== 'ACTIVE') return { kind: 'undeliverable', errorClass: 'PARTNER_DISABLED', detail: 'the partner is disabled' };
+  const endpoint = partner.callback_endpoints.find((e) => e.endpoint_id === request.endpoint_id);
+  if (!endpoint) {
+    return { kind: 'undeliverable', errorClass: 'UNKNOWN_ENDPOINT', detail: `partner has no endpoint "${request.endpoint_id}"` };
+  }
+  const auth = partner.outbound_auth;
+  if (!auth) return { kind: 'undeliverable', errorClass: 'NO_OUTBOUND_AUTH', detail: 'the partner has no outbound auth' };
+
+  const send = async (): Promise<AttemptResult | DeliveryOutcome> => {
+    let signed;
+    try {
+      const signer = deps.signers.signerFor({ ...partner, outbound_auth: auth });
+      signed = await signer.sign({ body: request.body, deliveryId: request.delivery_id, now: deps.now?.() ?? new Date() });
+    } catch (error) {
+      if (error instanceof CallbackSigningError) {
+        const errorClass = error.code.replace(/^HOOKSTREAM_/, '');
+        return error.retryable
+          ? { kind: 'failed', httpStatus: null, errorClass, detail: error.message, latencyMs: null }
+          : { kind: 'undeliverable', errorClass, detail: error.message };
+      }
+      return { kind: 'undeliverable', errorClass: 'SIGNING_FAILED', detail: describeError(error) };
+    }
+    signed.headers[DeliveryHeaders.deliveryId] = request.delivery_id;
+    signed.headers[DeliveryHeaders.eventId] = request.event_id;
+    signed.headers[DeliveryHeaders.attempt] = String(attempt);
+    return deps.http.post(endpoint.url, signed, endpoint.timeout_ms);
+  };
+
+  let result = await send();
+  if ('kind' in result && result.kind === 'response' && result.status === 401 && auth.method === 'BEARER_FETCHED') {
+    deps.signers.signerFor({ ...partner, outbound_auth: auth }).invalidateCredentials();
+    result = await send();
+  }
+  switch (result.kind) {
+    case 'response':
+      return result.status === 200
+        ? { kind: 'delivered', httpStatus: 200, latencyMs: result.latencyMs }
+        : {
+            kind: 'failed',
+            httpStatus: result.status,
+            errorClass: 'HTTP_STATUS',
+            detail: `HTTP ${result.status}`,
+            latencyMs: result.latencyMs,
+          };
+    case 'error':
+      return { kind: 'failed', httpStatus: null, errorClass: result.errorClass, detail: result.message, latencyMs: result.latencyMs };
+    default:
+      return result;
+  }
+}

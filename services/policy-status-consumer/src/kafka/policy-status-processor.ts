@@ -1,0 +1,179 @@
+import {
+  AvroInvalidError,
+  describeError,
+  startConsumer,
+  type AvroCodec,
+  type Consumer,
+  type EachBatchPayload,
+  type Kafka,
+  type KafkaMessage,
+  type Logger,
+  type Message,
+  type PartnerDirectory,
+  type PolicyStatusEventValue,
+} from '@hookstream/shared';
+import { planCallbacks, type CallbackPlan, type DeadLetterClass } from '../domain/plan-callbacks';
+import type { PolicyStatusMetrics } from '../metrics';
+import { PartitionTransactions } from './partition-transactions';
+
+export interface PolicyStatusProcessorOptions {
+  kafka: Kafka;
+  codec: AvroCodec;
+  partners: PartnerDirectory;
+  logger: Logger;
+  metrics: PolicyStatusMetrics;
+  /** Real topic names. */
+  topics: { policyStatus: string; callbackRequests: string; deadLetters: string };
+  groupId: string;
+  /** How long an event for an unknown partner waits for partner-config to learn it. */
+  unknownPartnerGraceMs: number;
+  now?: () => number;
+}
+
+type Output = { topic: string; message: Message };
+
+/**
+ * Consume-transform-produce from policy-status to callback-requests, exactly once: each batch
+ * of a partition becomes one Kafka transaction holding its callback requests, its dead letters
+ * and the consumed offsets. A crash anywhere before the commit aborts all of it (the next owner
+ * of the partition fences the transactional id) and the batch is read again; after the commit,
+ * nothing of it is read again. Readers of callback-requests use read_committed.
+ *
+ * Records that can never be processed (undecodable, unknown or disabled partner, a body the
+ * mapping cannot build) go to the dead-letter topic with the reason, in the same transaction,
+ * and the partition moves on. Anything else (Kafka or the registry unavailable) fails the batch,
+ * which is retried from the last committed offset.
+ */
+export class PolicyStatusProcessor {
+  private consumer: Consumer | undefined;
+  private readonly transactions: PartitionTransactions;
+  private readonly logger: Logger;
+  private readonly now: () => number;
+
+  constructor(private readonly options: PolicyStatusProcessorOptions) {
+    this.logger = options.logger.child({ module: 'policy-status-processor' });
+    this.transactions = new PartitionTransactions(options.kafka, options.groupId, options.topics.policyStatus);
+    this.now = options.now ?? Date.now;
+  }
+
+  async start(): Promise<void> {
+    await this.options.partners.whenReady();
+    this.consumer = await startConsumer({
+      kafka: this.options.kafka,
+      logger: this.logger,
+      config: { groupId: this.options.groupId, readUncommitted: false, sessionTimeout: 30_000, maxWaitTimeInMs: 100 },
+      topics: [this.options.topics.policyStatus],
+      fromBeginning: true,
+      run: {
+        autoCommit: false,
+        eachBatchAutoResolve: false,
+        partitionsConsumedConcurrently: 16,
+        eachBatch: (payload) => this.processBatch(payload),
+      },
+    });
+  }
+
+  async stop(): Promise<void> {
+    await this.consumer?.disconnect();
+    await this.transactions.disconnect();
+  }
+
+  private async processBatch(payload: EachBatchPayload): Promise<void> {
+    const { batch } = payload;
+    if (batch.messages.length === 0 || !payload.isRunning() || payload.isStale()) return;
+    const outputs: Output[] = [];
+    for (const message of batch.messages) outputs.push(...(await this.process(batch.partition, message)));
+    const last = batch.messages[batch.messages.length - 1]!.offset;
+
+    const producer = await this.transactions.producerFor(batch.partition);
+    const started = process.hrtime.bigint();
+    const transaction = await producer.transaction();
+    try {
+      const byTopic = new Map<string, Message[]>();
+      for (const { topic, message } of outputs) byTopic.set(topic, [...(byTopic.get(topic) ?? []), message]);
+      if (byTopic.size > 0) {
+        await transaction.sendBatch({ topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })), acks: -1 });
+      }
+      await transaction.sendOffsets({
+        consumerGroupId: this.options.groupId,
+        topics: [{ topic: batch.topic, partitions: [{ partition: batch.partition, offset: (BigInt(last) + 1n).toString() }] }],
+      });
+      await transaction.commit();
+    } catch (error) {
+      this.logger.warn({ partition: batch.partition, err: describeError(error) }, 'transaction failed; the batch will be read again');
+      await transaction.abort().catch(() => undefined);
+      await this.transactions.discard(batch.partition);
+      throw error;
+    }
+    this.options.metrics.transactionSeconds.observe(Number(process.hrtime.bigint() - started) / 1e9);
+    payload.resolveOffset(last);
+    await payload.heartbeat();
+  }
+
+  /** The records one policy-status record turns into. */
+  private async process(partition: number, message: KafkaMessage): Promise<Output[]> {
+    const { metrics, topics } = this.options;
+    let event: PolicyStatusEventValue;
+    try {
+      if (!message.value) throw new AvroInvalidError('the record has no value');
+      event = (await this.options.codec.decode(message.value, topics.policyStatus)) as PolicyStatusEventValue;
+    } catch (error) {
+      if (!(error instanceof AvroInvalidError)) throw error; // the registry is down: retry the batch
+      return [await this.deadLetter(partition, message, 'DECODE_ERROR', error.message)];
+    }
+    const partner = await this.partnerOf(event.partner_id);
+    const plan: CallbackPlan = planCallbacks(event, partner, this.now());
+    switch (plan.kind) {
+      case 'no-target':
+        metrics.events.inc({ outcome: 'no_target' });
+        return [];
+      case 'dead-letter':
+        return [await this.deadLetter(partition, message, plan.errorClass, plan.reason, event)];
+      case 'callbacks': {
+        metrics.events.inc({ outcome: 'callbacks' });
+        metrics.callbackRequests.inc({ partner: event.partner_id }, plan.requests.length);
+        return Promise.all(
+          plan.requests.map(async (request) => ({
+            topic: topics.callbackRequests,
+            message: { key: request.policy_number, value: await this.options.codec.encode(topics.callbackRequests, request) },
+          })),
+        );
+      }
+    }
+  }
+
+  /** The partner, waiting a little for one onboarded just before its first event. */
+  private async partnerOf(partnerId: string) {
+    const { partners, unknownPartnerGraceMs } = this.options;
+    return partners.get(partnerId) ?? (await partners.waitFor(partnerId, unknownPartnerGraceMs));
+  }
+
+  private async deadLetter(
+    partition: number,
+    message: KafkaMessage,
+    errorClass: DeadLetterClass,
+    reason: string,
+    event?: PolicyStatusEventValue,
+  ): Promise<Output> {
+    const { topics, metrics } = this.options;
+    metrics.events.inc({ outcome: 'dead_lettered' });
+    metrics.deadLetters.inc({ error_class: errorClass });
+    this.logger.warn(
+      { partition, offset: message.offset, errorClass, eventId: event?.event_id, partnerId: event?.partner_id },
+      `policy-status record dead-lettered: ${reason}`,
+    );
+    const value = await this.options.codec.encode(topics.deadLetters, {
+      original_topic: topics.policyStatus,
+      original_partition: partition,
+      original_offset: Number(message.offset),
+      original_key: message.key ?? null,
+      original_value: message.value ?? Buffer.alloc(0),
+      reason,
+      error_class: errorClass,
+      failed_at: this.now(),
+      event_id: event?.event_id ?? null,
+      partner_id: event?.partner_id ?? null,
+    });
+    return { topic: topics.deadLetters, message: { key: message.key ?? null, value } };
+  }
+}
