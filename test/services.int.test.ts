@@ -7,7 +7,7 @@ import path from 'node:path';
 import { testInfrastructure, uniqueName, waitFor } from './helpers/infrastructure';
 import { REPO_ROOT, runCli, runNode, startNode } from './helpers/processes';
 
-const services = ['ingress', 'policy-status-consumer', 'callback-sender'];
+const services = ['ingress', 'policy-status-consumer', 'callback-sender'] as const;
 const entry = (service: string) => path.join(REPO_ROOT, 'services', service, 'dist', 'main.js');
 
 const prefix = `${uniqueName('services')}.`;
@@ -38,8 +38,12 @@ describe.each(services)('the %s service', (service) => {
         kafka: { ok: true },
         'schema-registry': { ok: true },
         'partner-config': { ok: true },
-        // The ingress also reads its request_id ledger before it takes traffic.
-        ...(service === 'ingress' ? { 'idempotency-ledger': { ok: true } } : {}),
+        // Each service's own work is ready too: the ingress's request_id ledger, the consumers.
+        ...{
+          ingress: { 'idempotency-ledger': { ok: true } },
+          'policy-status-consumer': { 'policy-status-processor': { ok: true } },
+          'callback-sender': { 'callback-consumer': { ok: true } },
+        }[service],
       });
 
       const metrics = await fetch(`${url}/metrics`);

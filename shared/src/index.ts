@@ -10,7 +10,6 @@ export * from './kafka/client';
 export * from './kafka/retryable';
 export * from './kafka/batching-producer';
 export * from './kafka/consumer';
-export * from './kafka/transactional-batcher';
 export * from './kafka/topics';
 export * from './kafka/topic-admin';
 export * from './kafka/readiness';

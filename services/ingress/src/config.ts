@@ -15,8 +15,6 @@ export const configSchema = serviceSchemaWithPort(8080).extend({
   INGRESS_BODY_LIMIT_BYTES: positiveInt.max(64 * 1024 * 1024).default(1024 * 1024),
   /** Longest a request may wait for Kafka before a retryable 503, in ms. Default 10000. */
   INGRESS_WRITE_TIMEOUT_MS: positiveInt.default(10_000),
-  /** Kafka transactions the ingress runs side by side (one transactional producer each). Default 3. */
-  INGRESS_TRANSACTION_PRODUCERS: positiveInt.max(16).default(3),
   /** How long a request_id is remembered, in hours (also the ingress-idempotency topic's retention). Default 24. */
   IDEMPOTENCY_RETENTION_HOURS: z.coerce.number().positive().default(24),
   /** How long a duplicate waits for the original still in flight before a retryable 503, in ms. Default 10000. */

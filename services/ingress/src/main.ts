@@ -1,5 +1,13 @@
-import { ApiKeyHasher, TopicNames, TransactionalBatcher, createServiceRuntime, runService } from '@hookstream/shared';
+import {
+  ApiKeyHasher,
+  BatchingProducer,
+  TopicNames,
+  createServiceRuntime,
+  javaCompatiblePartitioner,
+  runService,
+} from '@hookstream/shared';
 import { configSchema } from './config';
+import { successBody } from './http/responses';
 import { createWebhookRoutes } from './http/webhook-routes';
 import { ingressOpenApi } from './http/openapi';
 import { IdempotencyLedger } from './idempotency/ledger';
@@ -23,6 +31,11 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
     kafka,
     codec,
     topic: topic(TopicNames.ingressIdempotency),
+    partnerEventsTopic: topic(TopicNames.partnerEvents),
+    responseOf: (accepted) => ({
+      status: 200,
+      body: JSON.stringify(successBody(accepted.request_id ?? '', accepted.transaction_number, accepted.transaction_type)),
+    }),
     logger,
     owner: instanceId,
     claimTtlMs: config.IDEMPOTENCY_CLAIM_TTL_MS,
@@ -30,13 +43,16 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
   });
   runtime.startInBackground('idempotency-ledger', ledger);
 
-  const transactions = new TransactionalBatcher({
-    kafka,
-    transactionalId: `hookstream-ingress-${instanceId}`,
-    logger,
-    producers: config.INGRESS_TRANSACTION_PRODUCERS,
+  const claimsProducer = kafka.producer({
+    createPartitioner: javaCompatiblePartitioner,
+    idempotent: true,
+    maxInFlightRequests: 1,
+    allowAutoTopicCreation: false,
   });
-  runtime.shutdown.onStop('transactional producer', () => transactions.disconnect());
+  await claimsProducer.connect();
+  runtime.shutdown.onStop('claims producer', () => claimsProducer.disconnect());
+  const claims = new BatchingProducer(claimsProducer);
+  runtime.shutdown.onStop('pending claims', () => claims.flush());
 
   const metrics = createIngressMetrics(runtime.metrics, () => ledger.size);
   const routes = createWebhookRoutes({
@@ -52,7 +68,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
       codec,
       topics: { partnerEvents: topic(TopicNames.partnerEvents), ledger: topic(TopicNames.ingressIdempotency) },
       producer: runtime.batchingProducer,
-      transactions,
+      claimsProducer: claims,
       instanceId,
       duplicateWaitMs: config.IDEMPOTENCY_WAIT_MS,
       claimTtlMs: config.IDEMPOTENCY_CLAIM_TTL_MS,

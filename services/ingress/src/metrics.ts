@@ -34,7 +34,7 @@ export function createIngressMetrics(registry: Registry, ledgerSize: () => numbe
     }),
     produceSeconds: new Histogram({
       name: 'hookstream_ingress_produce_duration_seconds',
-      help: 'Time to durably write a webhook and its completion (Kafka transaction)',
+      help: 'Time to durably write the partner event (acks=all), which also completes its request_id',
       buckets: LATENCY_BUCKETS_SECONDS,
       registers: [registry],
     }),

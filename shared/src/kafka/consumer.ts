@@ -12,6 +12,8 @@ export interface ManagedConsumerOptions {
   run: ConsumerRunConfig;
   /** Called with the consumer before it connects: the place to subscribe to its events. */
   beforeRun?: (consumer: Consumer) => void;
+  /** Called once `run` has started (seeks belong here: kafkajs accepts them only after run). */
+  afterRun?: (consumer: Consumer) => void;
 }
 
 /**
@@ -29,6 +31,7 @@ export async function startConsumer(options: ManagedConsumerOptions): Promise<Co
   await consumer.connect();
   for (const topic of options.topics) await consumer.subscribe({ topic, fromBeginning: options.fromBeginning ?? false });
   await consumer.run(options.run);
+  options.afterRun?.(consumer);
   return consumer;
 }
 
@@ -84,6 +87,22 @@ export async function endOffsets(kafka: Kafka, topic: string): Promise<{ ends: M
     const ends = new Map<number, bigint>();
     for (const p of offsets) if (BigInt(p.high) > BigInt(p.low)) ends.set(p.partition, BigInt(p.high) - 1n);
     return { ends, partitions: offsets.length };
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+/**
+ * Per partition, the offset of the first record at or after `timestamp` (epoch ms); the end of the
+ * partition when none is that recent.
+ */
+export async function offsetsAt(kafka: Kafka, topic: string, timestamp: number): Promise<Map<number, bigint>> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const [byTime, ends] = await Promise.all([admin.fetchTopicOffsetsByTimestamp(topic, timestamp), admin.fetchTopicOffsets(topic)]);
+    const high = new Map(ends.map((p) => [p.partition, BigInt(p.high)]));
+    return new Map(byTime.map((p) => [p.partition, p.offset === '-1' ? (high.get(p.partition) ?? 0n) : BigInt(p.offset)]));
   } finally {
     await admin.disconnect();
   }

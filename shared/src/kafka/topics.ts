@@ -81,7 +81,7 @@ export function topicCatalogue(settings: TopicCatalogueSettings = {}): ResolvedT
     {
       name: TopicNames.ingressIdempotency,
       schemaFile: 'ingress-idempotency-entry.avsc',
-      description: 'request_id ledger (claims and completions), keyed by partner id + request_id',
+      description: 'request_id claims of the ingress ledger (completions are the partner-events records), keyed by partner id + request_id',
       partitioning: 'data',
       // compact keeps the newest entry per key; delete drops entries older than the retention.
       config: {

@@ -6,7 +6,6 @@ import {
   type AvroCodec,
   type BatchingProducer,
   type Partner,
-  type TransactionalBatcher,
 } from '@hookstream/shared';
 import { InboundError, InboundErrorCodes, successBody } from '../http/responses';
 import { ledgerKey, ledgerPartition, type Claim, type IdempotencyLedger } from '../idempotency/ledger';
@@ -18,10 +17,13 @@ export interface AcceptWebhookDeps {
   codec: AvroCodec;
   /** Real topic names. */
   topics: { partnerEvents: string; ledger: string };
-  /** Idempotent producer (acks=all) for claims and for webhooks without a request_id. */
+  /** Idempotent producer (acks=all) for partner events. */
   producer: BatchingProducer;
-  /** Writes the partner event and the completion atomically. */
-  transactions: TransactionalBatcher;
+  /**
+   * Idempotent producer (acks=all) for claims: a producer of their own, so that a claim never
+   * queues behind a batch of partner events (a BatchingProducer has one request in flight).
+   */
+  claimsProducer: BatchingProducer;
   instanceId: string;
   /** How long a duplicate waits for an in-flight original. */
   duplicateWaitMs: number;
@@ -45,8 +47,8 @@ export interface Accepted {
  * 1. a completed key answers from the ledger: the stored response for the same payload, 409 for another;
  * 2. a key in flight: 409 for another payload; the same payload waits for the outcome (bounded);
  * 3. otherwise the request claims the key; once its claim is read back from the ledger, the first
- *    live claim in log order is the winner; the winner writes the partner event and the
- *    completion in one transaction, the others go back to 1 or 2.
+ *    live claim in log order is the winner; the winner writes the partner event, which is also
+ *    the key's completion (see IdempotencyLedger); the others go back to 1 or 2.
  */
 export async function acceptWebhook(
   partner: Partner,
@@ -93,7 +95,9 @@ export async function acceptWebhook(
     const claimStarted = process.hrtime.bigint();
     const claimedBack = deps.ledger.waitForClaim(claim.claimId, deps.duplicateWaitMs);
     claimedBack.catch(() => undefined); // observed below; never an unhandled rejection
-    await produceOrUnavailable(() => deps.producer.send({ topic: deps.topics.ledger, partition, key: `C:${key}`, value: claimValue }));
+    await produceOrUnavailable(() =>
+      deps.claimsProducer.send({ topic: deps.topics.ledger, partition, key: `C:${key}`, value: claimValue }),
+    );
     await claimedBack.catch((error: unknown) => {
       throw new InboundError(
         503,
@@ -105,17 +109,20 @@ export async function acceptWebhook(
 
     deps.metrics.claimSeconds.observe(Number(process.hrtime.bigint() - claimStarted) / 1e9);
     if (!isWinner(deps.ledger.entry(key)?.winner, claim)) continue; // another claim came first: answer as it says
-    const completion = deps.ledger.completionRecord(partner.partner_id, requestId, claim, 200, body, now());
-    const completionValue = await encodeOrUnavailable(() => deps.codec.encode(deps.topics.ledger, completion));
+    if (deps.ledger.entry(key)?.winnerTookOver) {
+      // The abandoned claimant may have written its event after all: see it before writing again.
+      await deps.ledger.completionsCaughtUp(deps.duplicateWaitMs).catch((error: unknown) => {
+        throw new InboundError(
+          503,
+          InboundErrorCodes.UNAVAILABLE,
+          `could not check the request_id ledger: ${(error as Error).message}; retry later`,
+          5,
+        );
+      });
+      if (deps.ledger.entry(key)?.completion) continue;
+    }
     const started = process.hrtime.bigint();
-    await produceOrUnavailable(() =>
-      deps.transactions.commit([
-        { topic: deps.topics.partnerEvents, message: eventMessage },
-        { topic: deps.topics.ledger, message: { partition, key: `D:${key}`, value: completionValue } },
-        // The claim has done its job; the completion (its own Kafka key) is what stays.
-        { topic: deps.topics.ledger, message: { partition, key: `C:${key}`, value: null } },
-      ]),
-    );
+    await produceOrUnavailable(() => deps.producer.send({ topic: deps.topics.partnerEvents, ...eventMessage }));
     deps.metrics.produceSeconds.observe(Number(process.hrtime.bigint() - started) / 1e9);
     return { status: 200, body, replayed: false, requestId };
   }

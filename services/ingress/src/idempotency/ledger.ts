@@ -3,6 +3,8 @@ import {
   CatchUpTracker,
   describeError,
   endOffsets,
+  offsetsAt,
+  sleep,
   startConsumer,
   type AvroCodec,
   type Consumer,
@@ -20,7 +22,6 @@ export interface Claim {
 
 /** The stored outcome of a processed request. */
 export interface Completion {
-  claimId: string;
   fingerprint: string;
   responseStatus: number;
   responseBody: string;
@@ -29,6 +30,8 @@ export interface Completion {
 
 interface Entry {
   winner?: Claim;
+  /** The winner replaced an abandoned claim (so partner-events must be read up to now before it writes). */
+  winnerTookOver?: boolean;
   completion?: Completion;
   /** For expiry: when the key was first seen. */
   since: number;
@@ -49,10 +52,25 @@ export interface LedgerRecord {
   expires_at: number;
 }
 
+/** The fields of a partner-events record the ledger reads (schemas/partner-event.avsc). */
+export interface AcceptedWebhookRecord {
+  partner_id: string;
+  request_id: string | null;
+  transaction_number: string;
+  transaction_type: 'POLICY' | 'CLAIM';
+  payload_fingerprint: string;
+  received_at: number;
+}
+
 export interface LedgerOptions {
   kafka: Kafka;
   codec: AvroCodec;
+  /** The claims topic (ingress-idempotency). */
   topic: string;
+  /** partner-events: an accepted webhook with a request_id is that request's completion. */
+  partnerEventsTopic: string;
+  /** The response a completed request is answered with again (rebuilt from its record: the same bytes). */
+  responseOf: (accepted: AcceptedWebhookRecord) => { status: number; body: string };
   logger: Logger;
   owner: string;
   /** A claim not completed within this long may be taken over by a later claim. */
@@ -66,35 +84,49 @@ export function ledgerKey(partnerId: string, requestId: string): string {
   return `${partnerId}/${requestId}`;
 }
 
-/**
- * Claims and completions of one key share a partition, chosen here rather than by the Kafka
- * key, because they are written under two Kafka keys (`C:` claim, `D:` done): compaction keeps
- * the newest record per Kafka key, and a late losing claim must never be able to compact the
- * completion away.
- */
+/** The claims of one key share a partition (the order of claims is what decides the winner). */
 export function ledgerPartition(key: string, partitions: number): number {
   return createHash('sha256').update(key).digest().readUInt32BE(0) % partitions;
 }
 
 /**
- * The request_id ledger, materialised from the compacted `ingress-idempotency` topic by every
- * ingress replica (a consumer group of its own, read_committed, nothing committed).
+ * The request_id ledger, materialised by every ingress replica (consumer groups of its own,
+ * committing nothing) from two topics:
+ * - claims, on the compacted `ingress-idempotency` topic (Kafka key `C:<partner>/<request_id>`);
+ * - completions, which are the accepted webhooks themselves on `partner-events`: a record there
+ *   with a request_id completes that request, and its stored response is rebuilt from it.
  *
- * Replicas agree without talking to each other because they all apply the same records in the
- * same (partition) order with this rule, using only values inside the records:
+ * Replicas agree without talking to each other because they apply the same records with the
+ * same rule, using only values inside the records:
  * - a claim wins if the key has no winner, or if the current winner is older than the claim TTL
  *   (measured between the two claims' own timestamps) and has not completed;
- * - the first completion of a key is final; later claims and completions do not change it.
+ * - the first partner event of a key is its completion; later claims do not change it.
  *
- * Memory: one entry per key seen within the retention: key, fingerprint and the stored
- * response body, about 0.5 KB. That is retention × rate × 0.5 KB: 24 h at 10 requests/s with
+ * Why the partner event is the completion (no separate completion record, no transaction): the
+ * winner's one durable write (acks=all) both accepts the webhook and completes the key, so no
+ * crash can leave one without the other, and nothing waits on a Kafka transaction. Writing the
+ * event and a completion record atomically took a transaction per batch, which capped the
+ * ingress at about 1,000 webhooks/s here (bench/ingress).
+ *
+ * What it costs: every replica reads partner-events, from `now - retention` at start. A claim
+ * read back proves that every earlier claim of its key is known, not that their events are
+ * (another topic). That matters only when a claim takes over an abandoned one: such a winner
+ * first reads partner-events up to its current end (`completionsCaughtUp`), so an event written
+ * before the takeover is always seen. A first claim needs no check: an event is only written by
+ * the winner of an earlier claim, which it would have seen.
+ *
+ * Memory: one entry per key seen within the retention: key, fingerprint and the response's
+ * fields, about 0.5 KB. That is retention × rate × 0.5 KB: 24 h at 10 requests/s with
  * request_ids ≈ 860,000 entries ≈ 430 MB; lower IDEMPOTENCY_RETENTION_HOURS for more traffic.
+ * The retention must not exceed partner-events' own (7 days by default).
  */
 export class IdempotencyLedger {
   private readonly entries = new Map<string, Entry>();
   private readonly claimWaiters = new Map<string, () => void>();
   private readonly completionWaiters = new Map<string, Set<() => void>>();
-  private consumer: Consumer | undefined;
+  private consumers: Consumer[] = [];
+  /** Per partner-events partition, the last offset read (from END_BATCH_PROCESS). */
+  private readonly eventsReadUpTo = new Map<number, bigint>();
   private sweeper: NodeJS.Timeout | undefined;
   private loaded = false;
   private partitionCount = 0;
@@ -170,95 +202,136 @@ export class IdempotencyLedger {
     };
   }
 
-  /** Completion record value. */
-  completionRecord(partnerId: string, requestId: string, claim: Claim, status: number, body: string, now: number): LedgerRecord {
-    return {
-      ...this.claimRecord(partnerId, requestId, claim),
-      state: 'COMPLETED',
-      completed_at: now,
-      response_status: status,
-      response_body: body,
-    };
-  }
-
   newClaim(fingerprint: string, instance: string, now = Date.now()): Claim {
     return { claimId: randomUUID(), fingerprint, instance, claimedAt: now };
   }
 
-  /** Reads the ledger to its end (ready), then keeps applying new records until `stop()`. */
+  /** Reads claims and recent partner events to their end (ready), then keeps applying new records until `stop()`. */
   async start(): Promise<void> {
-    const { kafka, topic } = this.options;
-    const { ends, partitions } = await endOffsets(kafka, topic);
-    this.partitionCount = partitions;
-    const tracker = new CatchUpTracker(ends);
-    this.consumer = await startConsumer({
-      kafka,
-      logger: this.logger,
-      // read_committed: completions are written in transactions; aborted ones must never count.
-      config: {
-        groupId: `hookstream-ingress-ledger-${this.options.owner}-${randomUUID()}`,
-        readUncommitted: false,
-        sessionTimeout: 30_000,
-        maxWaitTimeInMs: 100,
-      },
-      topics: [topic],
-      fromBeginning: true,
-      beforeRun: (consumer) => tracker.attach(consumer),
-      run: {
-        autoCommit: false,
-        partitionsConsumedConcurrently: Math.max(1, partitions),
-        eachBatch: async ({ batch }) => {
-          for (const message of batch.messages) await this.apply(message.key?.toString('utf8') ?? '', message.value);
+    const { kafka, topic, partnerEventsTopic, retentionMs } = this.options;
+    const claims = await endOffsets(kafka, topic);
+    this.partitionCount = claims.partitions;
+    const events = await endOffsets(kafka, partnerEventsTopic);
+    const eventStarts = await offsetsAt(kafka, partnerEventsTopic, Date.now() - retentionMs);
+    const claimsTracker = new CatchUpTracker(claims.ends);
+    const eventsTracker = new CatchUpTracker(new Map([...events.ends].filter(([p, end]) => end >= (eventStarts.get(p) ?? 0n))));
+    const consume = (from: string, tracker: CatchUpTracker, apply: (value: Buffer) => Promise<void>, starts?: Map<number, bigint>) =>
+      startConsumer({
+        kafka,
+        logger: this.logger,
+        config: {
+          groupId: `hookstream-ingress-ledger-${this.options.owner}-${randomUUID()}`,
+          sessionTimeout: 30_000,
+          // A fetch returns as soon as one record arrives; this only bounds an idle long poll.
+          maxWaitTimeInMs: 100,
         },
-      },
-    });
+        topics: [from],
+        fromBeginning: true,
+        beforeRun: (consumer) => {
+          tracker.attach(consumer);
+          if (from === partnerEventsTopic) {
+            consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) =>
+              this.eventsReadUpTo.set(payload.partition, BigInt(payload.lastOffset)),
+            );
+          }
+        },
+        afterRun: (consumer) => {
+          for (const [partition, offset] of starts ?? []) consumer.seek({ topic: from, partition, offset: offset.toString() });
+        },
+        run: {
+          autoCommit: false,
+          partitionsConsumedConcurrently: 16,
+          eachBatch: async ({ batch }) => {
+            for (const message of batch.messages) if (message.value) await apply(message.value);
+          },
+        },
+      });
+    this.consumers = await Promise.all([
+      consume(topic, claimsTracker, (value) => this.applyClaim(value)),
+      consume(partnerEventsTopic, eventsTracker, (value) => this.applyAccepted(value), eventStarts),
+    ]);
     this.sweeper = setInterval(() => this.sweep(), 60_000);
     this.sweeper.unref();
-    await tracker.caughtUp;
+    await Promise.all([claimsTracker.caughtUp, eventsTracker.caughtUp]);
     this.loaded = true;
     this.logger.info({ keys: this.entries.size }, 'idempotency ledger loaded');
   }
 
-  async stop(): Promise<void> {
-    clearInterval(this.sweeper);
-    await this.consumer?.disconnect();
+  /**
+   * Resolves once every partner event written before this call has been applied (the takeover
+   * check above); rejects after `timeoutMs`.
+   */
+  async completionsCaughtUp(timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    const { ends } = await endOffsets(this.options.kafka, this.options.partnerEventsTopic);
+    for (const [partition, end] of ends) {
+      while ((this.eventsReadUpTo.get(partition) ?? -1n) < end) {
+        if (Date.now() > deadline) throw new Error('partner-events was not read up to its end in time');
+        await sleep(10);
+      }
+    }
   }
 
-  private async apply(kafkaKey: string, value: Buffer | null): Promise<void> {
-    if (value === null) return; // tombstones only shrink the topic
-    let record: LedgerRecord;
+  async stop(): Promise<void> {
+    clearInterval(this.sweeper);
+    await Promise.all(this.consumers.map((consumer) => consumer.disconnect()));
+  }
+
+  private async decode<T>(value: Buffer, topic: string): Promise<T | undefined> {
     try {
-      record = (await this.options.codec.decode(value, this.options.topic)) as LedgerRecord;
+      return (await this.options.codec.decode(value, topic)) as T;
     } catch (error) {
-      this.logger.error({ kafkaKey, err: describeError(error) }, 'undecodable ledger record: skipped');
-      return;
+      this.logger.error({ topic, err: describeError(error) }, 'undecodable record: skipped by the ledger');
+      return undefined;
     }
+  }
+
+  private entryOf(key: string, since: number): Entry {
+    let entry = this.entries.get(key);
+    if (!entry) {
+      entry = { since };
+      this.entries.set(key, entry);
+    }
+    return entry;
+  }
+
+  /** A partner event with a request_id completes its key (the first one does). */
+  private async applyAccepted(value: Buffer): Promise<void> {
+    const record = await this.decode<AcceptedWebhookRecord>(value, this.options.partnerEventsTopic);
+    if (!record || record.request_id === null) return;
     const key = ledgerKey(record.partner_id, record.request_id);
-    const entry = this.entries.get(key) ?? { since: record.claimed_at };
-    this.entries.set(key, entry);
-    if (record.state === 'COMPLETED') {
-      if (!entry.completion && record.response_status !== null && record.response_body !== null) {
-        entry.completion = {
-          claimId: record.claim_id,
-          fingerprint: record.payload_fingerprint,
-          responseStatus: record.response_status,
-          responseBody: record.response_body,
-          completedAt: record.completed_at ?? record.claimed_at,
-        };
-        entry.winner = undefined;
-        const waiters = this.completionWaiters.get(key);
-        if (waiters) for (const wake of [...waiters]) wake();
-      }
-    } else if (!entry.completion) {
+    const entry = this.entryOf(key, record.received_at);
+    if (entry.completion) return;
+    const response = this.options.responseOf(record);
+    entry.completion = {
+      fingerprint: record.payload_fingerprint,
+      responseStatus: response.status,
+      responseBody: response.body,
+      completedAt: record.received_at,
+    };
+    entry.winner = undefined;
+    const waiters = this.completionWaiters.get(key);
+    if (waiters) for (const wake of [...waiters]) wake();
+  }
+
+  private async applyClaim(value: Buffer): Promise<void> {
+    const record = await this.decode<LedgerRecord>(value, this.options.topic);
+    if (!record) return;
+    if (record.state === 'CLAIMED') {
+      const entry = this.entryOf(ledgerKey(record.partner_id, record.request_id), record.claimed_at);
       const claim: Claim = {
         claimId: record.claim_id,
         fingerprint: record.payload_fingerprint,
         instance: record.claimant_instance,
         claimedAt: record.claimed_at,
       };
-      if (!entry.winner || claim.claimedAt - entry.winner.claimedAt > this.options.claimTtlMs) entry.winner = claim;
+      if (!entry.completion && (!entry.winner || claim.claimedAt - entry.winner.claimedAt > this.options.claimTtlMs)) {
+        entry.winnerTookOver = entry.winner !== undefined;
+        entry.winner = claim;
+      }
     }
-    if (record.state === 'CLAIMED') this.claimWaiters.get(record.claim_id)?.();
+    // Records of the former design (COMPLETED entries) are read and ignored: partner-events holds the completions.
+    this.claimWaiters.get(record.claim_id)?.();
     this.claimWaiters.delete(record.claim_id);
   }
 
