@@ -148,7 +148,9 @@ export function startCommand(): Command {
         const { settings } = chosen;
         throwIfInterrupted(signal);
         // The environment's own keys win over the local stack's.
-        const env: NodeJS.ProcessEnv = { ...chosen.secrets, ...process.env, ...settings, LOG_LEVEL: opts.logLevel };
+        // The demo partner listens on loopback, which the sender's SSRF guard refuses unless allowed.
+        const demoAllow = { SSRF_ALLOW: '127.0.0.0/8,::1/128' };
+        const env: NodeJS.ProcessEnv = { ...chosen.secrets, ...demoAllow, ...process.env, ...settings, LOG_LEVEL: opts.logLevel };
 
         printLine('creating topics and registering schemas');
         await ensureTopics(env, signal);

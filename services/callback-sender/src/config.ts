@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { RETRY_TIER_COUNT, secretsKeysSetting, serviceSchemaWithPort } from '@hookstream/shared';
+import { parseSsrfAllowList } from './delivery/ssrf-guard';
 
 const positiveInt = z.coerce.number().int('must be a whole number').positive('must be greater than 0');
 
@@ -31,6 +32,34 @@ export const configSchema = serviceSchemaWithPort(8092).extend({
   SENDER_MAX_RESPONSE_BYTES: positiveInt.default(64 * 1024),
   /** How long a callback for a partner not (yet) in partner-config waits for it before it is dead-lettered, in ms. Default 5000. */
   UNKNOWN_PARTNER_GRACE_MS: z.coerce.number().int().min(0).default(5_000),
+  /** Deliveries in flight per partner in this process; more wait their turn. Default 16. */
+  SENDER_PARTNER_CONCURRENCY: positiveInt.max(1024).default(16),
+  /** Failed attempts in a row that open a partner's circuit (its deliveries then wait in the retry tiers without attempts). Default 5. */
+  BREAKER_FAILURE_THRESHOLD: positiveInt.default(5),
+  /** How long an open circuit waits before one probe attempt, in ms. Default 30000. */
+  BREAKER_OPEN_MS: positiveInt.default(30_000),
+  /** Longest a partner's Retry-After (on 429/503) may push its retry out, in ms; a retry is never earlier than its tier's delay. Default 21600000 (6 h). */
+  RETRY_AFTER_MAX_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(6 * 3600_000),
+  /**
+   * Address ranges callback and token URLs may resolve to although the SSRF guard refuses them
+   * (loopback, private, link-local, CGNAT, metadata, …): CIDRs, comma-separated. Default none.
+   * The local demo and the tests allow loopback: 127.0.0.0/8,::1/128.
+   */
+  SSRF_ALLOW: z
+    .string()
+    .default('')
+    .transform((value, ctx) => {
+      try {
+        return parseSsrfAllowList(value);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+        return z.NEVER;
+      }
+    }),
   /** Deliveries in flight per partition at once (records of one policy always go one after another). Default 64. */
   SENDER_PARTITION_CONCURRENCY: positiveInt.max(1024).default(64),
 });

@@ -3,15 +3,23 @@ import { configSchema } from './config';
 import { CallbackHttpClient } from './delivery/http-delivery';
 import { PartnerSigners } from './delivery/partner-signers';
 import { deliverCallback } from './domain/deliver-callback';
+import { routeCallback } from './domain/route-callback';
+import { PartnerBreakers, type BreakerState } from './isolation/circuit-breaker';
+import { PartnerLimiter } from './isolation/partner-limiter';
 import { CallbackConsumer } from './kafka/callback-consumer';
 import { createCallbackSenderMetrics } from './metrics';
+import { LatestVersions } from './ordering/latest-versions';
 
 export { configSchema } from './config';
 
+const BREAKER_GAUGE: Record<BreakerState, number> = { closed: 0, half_open: 1, open: 2 };
+
 /**
- * Composition root of the callback-sender: callback requests in, each signed for its partner
- * (spec 5.1) and POSTed (spec 4.1); only a 200 is delivered, every other outcome moves the
- * record to the next retry tier, and after the last to the dead-letter topic.
+ * Composition root of the callback-sender: callback requests and retry tiers in; each callback
+ * signed for its partner (spec 5.1) and POSTed (spec 4.1); only a 200 is delivered, any other
+ * outcome moves the record to the next retry tier and after the last to the dead-letter topic
+ * (spec 8); latest-wins ordering, a circuit breaker and a concurrency limit per partner, and an
+ * SSRF guard on every connection.
  */
 export async function main(env: NodeJS.ProcessEnv = process.env) {
   const runtime = await createServiceRuntime({
@@ -26,16 +34,30 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
     ],
     env,
   });
-  const { config } = runtime;
+  const { config, partners } = runtime;
   const topic = (name: string) => runtime.topics.get(name)!.topic;
   const metrics = createCallbackSenderMetrics(runtime.metrics);
   const http = new CallbackHttpClient({
     connectTimeoutMs: config.SENDER_CONNECT_TIMEOUT_MS,
     connectionsPerOrigin: config.SENDER_CONNECTIONS_PER_ORIGIN,
     maxResponseBytes: config.SENDER_MAX_RESPONSE_BYTES,
+    ssrf: { allow: config.SSRF_ALLOW },
   });
   runtime.shutdown.onStop('http client', () => http.close());
-  const signers = new PartnerSigners(new SecretBox(config.HOOKSTREAM_SECRETS_KEYS), http.dispatcher, runtime.partners);
+  const signers = new PartnerSigners(new SecretBox(config.HOOKSTREAM_SECRETS_KEYS), http.dispatcher, partners);
+  const breakers = new PartnerBreakers(
+    { failureThreshold: config.BREAKER_FAILURE_THRESHOLD, openMs: config.BREAKER_OPEN_MS },
+    (partner, state) => metrics.breakerState.set({ partner }, BREAKER_GAUGE[state]),
+  );
+  const limiter = new PartnerLimiter({ perPartner: config.SENDER_PARTNER_CONCURRENCY });
+  const versions = new LatestVersions({
+    kafka: runtime.kafka,
+    logger: runtime.logger,
+    topic: topic(TopicNames.callbackRequests),
+    owner: runtime.instanceId,
+    // A record can wait in the tiers for their delays' sum; twice that, and at least a day, covers replays.
+    windowMs: Math.max(2 * config.CALLBACK_RETRY_DELAYS_MS.reduce((a, b) => a + b, 0), 24 * 3600_000),
+  });
 
   const consumer = new CallbackConsumer({
     kafka: runtime.kafka,
@@ -44,26 +66,36 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
     metrics,
     groupId: `${config.TOPIC_PREFIX}${config.SENDER_CONSUMER_GROUP}`,
     topics: {
-      source: topic(TopicNames.callbackRequests),
+      requests: topic(TopicNames.callbackRequests),
       outcomes: topic(TopicNames.callbackOutcomes),
       deadLetters: topic(TopicNames.callbackDlq),
       retry: (tier) => topic(retryTopicName(tier)),
+      tiers: config.CALLBACK_RETRY_DELAYS_MS.length,
     },
     producer: runtime.batchingProducer,
-    deliver: (request, attempt) =>
-      deliverCallback(request, attempt, {
-        partners: runtime.partners,
-        signers,
-        http,
-        unknownPartnerGraceMs: config.UNKNOWN_PARTNER_GRACE_MS,
+    route: (request, attemptsSoFar) =>
+      routeCallback(request, attemptsSoFar, {
+        isSuperseded: (r) => {
+          const endpoint = partners.get(r.partner_id)?.callback_endpoints.find((e) => e.endpoint_id === r.endpoint_id);
+          return endpoint?.ordering !== 'NONE' && versions.isSuperseded(r.partner_id, r.endpoint_id, r.policy_number, r.policy_version);
+        },
+        breaker: (partnerId) => breakers.for(partnerId),
+        attempt: (r, attempt) =>
+          limiter.run(r.partner_id, () =>
+            deliverCallback(r, attempt, { partners, signers, http, unknownPartnerGraceMs: config.UNKNOWN_PARTNER_GRACE_MS }),
+          ),
+        retryDelaysMs: config.CALLBACK_RETRY_DELAYS_MS,
+        maxRetryAfterMs: config.RETRY_AFTER_MAX_MS,
+        now: Date.now,
       }),
-    retryDelaysMs: config.CALLBACK_RETRY_DELAYS_MS,
     partitionConcurrency: config.SENDER_PARTITION_CONCURRENCY,
   });
-  // Deliveries need the partners: start once partner-config is loaded.
+  runtime.startInBackground('latest-versions', versions);
+  // Deliveries need the partners and the latest versions: start once both are loaded.
   runtime.startInBackground('callback-consumer', {
     start: async () => {
-      await runtime.partners.whenReady();
+      await partners.whenReady();
+      while (!versions.ready) await new Promise((resolve) => setTimeout(resolve, 50));
       await consumer.start();
     },
     stop: () => consumer.stop(),

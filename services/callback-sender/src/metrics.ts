@@ -22,6 +22,36 @@ export function createCallbackSenderMetrics(registry: Registry) {
       labelNames: ['partner'] as const,
       registers: [registry],
     }),
+    retries: new Counter({
+      name: 'hookstream_callback_retries_total',
+      help: 'Failed attempts sent to a retry tier, by tier',
+      labelNames: ['tier'] as const,
+      registers: [registry],
+    }),
+    retryLateness: new Histogram({
+      name: 'hookstream_callback_retry_lateness_seconds',
+      help: 'How long after its due time a retry was picked up, by tier',
+      labelNames: ['tier'] as const,
+      buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+      registers: [registry],
+    }),
+    pausedPartitions: new Gauge({
+      name: 'hookstream_callback_paused_partitions',
+      help: 'Retry-tier partitions paused until their next record is due',
+      registers: [registry],
+    }),
+    superseded: new Counter({
+      name: 'hookstream_callback_superseded_total',
+      help: 'Callbacks not sent because a newer version of the policy was emitted for the endpoint (latest-wins)',
+      labelNames: ['partner'] as const,
+      registers: [registry],
+    }),
+    breakerState: new Gauge({
+      name: 'hookstream_callback_circuit_state',
+      help: "A partner's circuit breaker: 0 closed, 1 half open, 2 open",
+      labelNames: ['partner'] as const,
+      registers: [registry],
+    }),
     deadLetters: new Counter({
       name: 'hookstream_callback_dead_letters_total',
       help: 'Callbacks sent to the dead-letter topic, by partner and failure class',

@@ -36,7 +36,13 @@ beforeAll(async () => {
   await ensureTopics(prefix);
   partners = new TestPartners(kafka, prefix, testInfrastructure().registryUrl);
   events = new PolicyEvents(kafka, prefix);
-  const env = { UNKNOWN_PARTNER_GRACE_MS: '1000', CALLBACK_RETRY_DELAYS_MS: '60000,60000,60000,60000,60000,60000,60000,60000' };
+  const env = {
+    UNKNOWN_PARTNER_GRACE_MS: '1000',
+    CALLBACK_RETRY_DELAYS_MS: '60000,60000,60000,60000,60000,60000,60000,60000',
+    SSRF_ALLOW: '127.0.0.0/8',
+    // Six endpoints fail on purpose below; the circuit must not open on their partner mid-test.
+    BREAKER_FAILURE_THRESHOLD: '100',
+  };
   [consumer, sender] = await Promise.all([
     startService(POLICY_CONSUMER_ENTRY, prefix, env),
     startService(CALLBACK_SENDER_ENTRY, prefix, env),

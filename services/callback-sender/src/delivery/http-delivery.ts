@@ -1,13 +1,22 @@
-import { Agent, errors, request, type Dispatcher } from 'undici';
+import { errors, request, type Dispatcher } from 'undici';
 import type { SignedCallback } from '../signing';
+import { createSsrfGuardedAgent, isSsrfRefused, type SsrfPolicy } from './ssrf-guard';
 
 /** What one POST to a partner came to. Only a 200 is success (spec 4.1, 7.2). */
 export type AttemptResult =
-  | { kind: 'response'; status: number; latencyMs: number }
+  | { kind: 'response'; status: number; latencyMs: number; retryAfterMs?: number }
   | { kind: 'error'; errorClass: DeliveryErrorClass; message: string; latencyMs: number };
 
 export type DeliveryErrorClass =
-  'TIMEOUT' | 'CONNECTION_REFUSED' | 'CONNECTION_RESET' | 'DNS_FAILURE' | 'TLS_FAILURE' | 'NETWORK_ERROR' | 'INVALID_URL';
+  | 'TIMEOUT'
+  | 'CONNECTION_REFUSED'
+  | 'CONNECTION_RESET'
+  | 'DNS_FAILURE'
+  | 'TLS_FAILURE'
+  | 'NETWORK_ERROR'
+  | 'INVALID_URL'
+  /** The URL resolves to an address the SSRF guard refuses: it can never succeed as configured. */
+  | 'SSRF_REFUSED';
 
 export interface CallbackHttpClientOptions {
   /** Longest wait for a connection, in ms. */
@@ -16,8 +25,8 @@ export interface CallbackHttpClientOptions {
   connectionsPerOrigin: number;
   /** Most response bytes read before the rest is dropped. */
   maxResponseBytes: number;
-  /** Replaces the agent (the SSRF-guarded one, tests). Default: a keep-alive Agent with the options above. */
-  dispatcher?: Dispatcher;
+  /** Address ranges a partner URL may resolve to despite the SSRF guard (e.g. loopback for the demo). */
+  ssrf: SsrfPolicy;
 }
 
 /**
@@ -30,14 +39,12 @@ export class CallbackHttpClient {
   readonly dispatcher: Dispatcher;
 
   constructor(private readonly options: CallbackHttpClientOptions) {
-    this.dispatcher =
-      options.dispatcher ??
-      new Agent({
-        connections: options.connectionsPerOrigin,
-        connect: { timeout: options.connectTimeoutMs },
-        keepAliveTimeout: 30_000,
-        pipelining: 1,
-      });
+    // Every connection goes to an address the guard checked (no second DNS resolution to rebind).
+    this.dispatcher = createSsrfGuardedAgent({
+      policy: options.ssrf,
+      connectTimeoutMs: options.connectTimeoutMs,
+      connections: options.connectionsPerOrigin,
+    });
   }
 
   async post(url: string, signed: SignedCallback, timeoutMs: number): Promise<AttemptResult> {
@@ -55,7 +62,14 @@ export class CallbackHttpClient {
         bodyTimeout: timeoutMs,
       });
       await this.drain(response.body);
-      return { kind: 'response', status: response.statusCode, latencyMs: latency() };
+      const retryAfterMs =
+        response.statusCode === 429 || response.statusCode === 503 ? retryAfter(response.headers['retry-after']) : undefined;
+      return {
+        kind: 'response',
+        status: response.statusCode,
+        latencyMs: latency(),
+        ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+      };
     } catch (error) {
       return { kind: 'error', ...classify(error, signal.aborted), latencyMs: latency() };
     }
@@ -86,6 +100,7 @@ function classify(error: unknown, timedOut: boolean): { errorClass: DeliveryErro
   const e = error as { code?: string; name?: string; message?: string; cause?: { code?: string } };
   const code = e.code ?? e.cause?.code ?? '';
   const message = `${e.name ?? 'Error'}: ${e.message ?? String(error)}`.slice(0, 300);
+  if (isSsrfRefused(error)) return { errorClass: 'SSRF_REFUSED', message };
   if (timedOut || error instanceof errors.HeadersTimeoutError || error instanceof errors.BodyTimeoutError || e.name === 'TimeoutError') {
     return { errorClass: 'TIMEOUT', message };
   }
@@ -96,4 +111,13 @@ function classify(error: unknown, timedOut: boolean): { errorClass: DeliveryErro
   if (/CERT|SSL|TLS/i.test(code)) return { errorClass: 'TLS_FAILURE', message };
   if (error instanceof errors.InvalidArgumentError || code === 'ERR_INVALID_URL') return { errorClass: 'INVALID_URL', message };
   return { errorClass: 'NETWORK_ERROR', message };
+}
+
+/** A Retry-After header (seconds, or an HTTP date) in ms; undefined when absent or unreadable. */
+export function retryAfter(value: string | string[] | undefined, now = Date.now()): number | undefined {
+  const text = Array.isArray(value) ? value[0] : value;
+  if (!text) return undefined;
+  if (/^\d+$/.test(text.trim())) return Number(text.trim()) * 1000;
+  const at = Date.parse(text);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }

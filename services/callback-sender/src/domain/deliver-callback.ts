@@ -1,6 +1,7 @@
 import { describeError, type PartnerDirectory } from '@hookstream/shared';
 import type { AttemptResult, CallbackHttpClient } from '../delivery/http-delivery';
 import type { PartnerSigners } from '../delivery/partner-signers';
+import { isSsrfRefused } from '../delivery/ssrf-guard';
 import { CallbackSigningError } from '../signing';
 
 /** A `callback-requests` record (schemas/callback-request.avsc). */
@@ -33,7 +34,7 @@ export const DeliveryHeaders = {
  */
 export type DeliveryOutcome =
   | { kind: 'delivered'; httpStatus: number; latencyMs: number }
-  | { kind: 'failed'; httpStatus: number | null; errorClass: string; detail: string; latencyMs: number | null }
+  | { kind: 'failed'; httpStatus: number | null; errorClass: string; detail: string; latencyMs: number | null; retryAfterMs?: number }
   | { kind: 'undeliverable'; errorClass: string; detail: string };
 
 export interface DeliverCallbackDeps {
@@ -67,6 +68,7 @@ export async function deliverCallback(request: CallbackRequest, attempt: number,
       const signer = deps.signers.signerFor({ ...partner, outbound_auth: auth });
       signed = await signer.sign({ body: request.body, deliveryId: request.delivery_id, now: deps.now?.() ?? new Date() });
     } catch (error) {
+      if (isSsrfRefused(error)) return { kind: 'undeliverable', errorClass: 'SSRF_REFUSED', detail: describeError(error) };
       if (error instanceof CallbackSigningError) {
         const errorClass = error.code.replace(/^HOOKSTREAM_/, '');
         return error.retryable
@@ -96,8 +98,11 @@ export async function deliverCallback(request: CallbackRequest, attempt: number,
             errorClass: 'HTTP_STATUS',
             detail: `HTTP ${result.status}`,
             latencyMs: result.latencyMs,
+            ...(result.retryAfterMs === undefined ? {} : { retryAfterMs: result.retryAfterMs }),
           };
     case 'error':
+      // A URL the SSRF guard refuses can never succeed as configured: no retries are burnt on it.
+      if (result.errorClass === 'SSRF_REFUSED') return { kind: 'undeliverable', errorClass: result.errorClass, detail: result.message };
       return { kind: 'failed', httpStatus: null, errorClass: result.errorClass, detail: result.message, latencyMs: result.latencyMs };
     default:
       return result;

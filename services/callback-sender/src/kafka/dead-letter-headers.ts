@@ -15,6 +15,13 @@ export const SpringDltHeaders = {
   exceptionMessage: 'kafka_dlt-exception-message',
 } as const;
 
+/** Who a dead letter concerns, readable without decoding the value (SRE tooling filters on them). */
+export const DeadLetterIdentityHeaders = {
+  partnerId: 'hookstream-partner-id',
+  eventId: 'hookstream-event-id',
+  deliveryId: 'hookstream-delivery-id',
+} as const;
+
 export function deadLetterHeaders(why: {
   originalTopic: string;
   originalPartition: number;

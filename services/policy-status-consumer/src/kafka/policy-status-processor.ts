@@ -13,6 +13,7 @@ import {
   type PolicyStatusEventValue,
 } from '@hookstream/shared';
 import { planCallbacks, type CallbackPlan, type DeadLetterClass } from '../domain/plan-callbacks';
+import { CallbackRequestHeaders } from '@hookstream/shared';
 import type { PolicyStatusMetrics } from '../metrics';
 import { PartitionTransactions } from './partition-transactions';
 
@@ -135,7 +136,16 @@ export class PolicyStatusProcessor {
         return Promise.all(
           plan.requests.map(async (request) => ({
             topic: topics.callbackRequests,
-            message: { key: request.policy_number, value: await this.options.codec.encode(topics.callbackRequests, request) },
+            message: {
+              key: request.policy_number,
+              value: await this.options.codec.encode(topics.callbackRequests, request),
+              // What latest-wins ordering needs, readable without decoding the value (see the sender's LatestVersions).
+              headers: {
+                [CallbackRequestHeaders.partnerId]: request.partner_id,
+                [CallbackRequestHeaders.endpointId]: request.endpoint_id,
+                [CallbackRequestHeaders.policyVersion]: String(request.policy_version),
+              },
+            },
           })),
         );
       }

@@ -1,0 +1,122 @@
+import { randomUUID } from 'node:crypto';
+import {
+  CallbackRequestHeaders,
+  CatchUpTracker,
+  endOffsets,
+  offsetsAt,
+  startConsumer,
+  type Consumer,
+  type IHeaders,
+  type Kafka,
+  type Logger,
+} from '@hookstream/shared';
+import { headerText } from '../domain/retry-route';
+
+export interface LatestVersionsOptions {
+  kafka: Kafka;
+  logger: Logger;
+  /** The callback-requests topic. */
+  topic: string;
+  owner: string;
+  /** How far back versions matter: the longest a record can wait in the retry tiers (their delays' sum), with a margin. */
+  windowMs: number;
+}
+
+/**
+ * The newest policy version emitted per (partner, endpoint, policy), for latest-wins ordering:
+ * an older version still waiting in a retry tier is not sent once a newer one was emitted.
+ *
+ * Where the state lives: in callback-requests itself. Every sender replica reads that topic whole
+ * (a consumer group of its own, read_committed, from `now - windowMs` at start), using only the
+ * record headers (partner, endpoint, version), never the value. So the view is the same on every
+ * replica, needs no topic of its own, survives restarts, and does not depend on which replica
+ * owns which partition of which retry tier.
+ *
+ * Memory: one entry (~150 bytes) per (endpoint, policy) emitted within the window: 11 h of
+ * defaults × 100 policy changes/s × 1 endpoint ≈ 4 million entries ≈ 600 MB; entries older than
+ * the window are dropped every minute.
+ */
+export class LatestVersions {
+  private readonly versions = new Map<string, { version: number; seenAt: number }>();
+  private consumer: Consumer | undefined;
+  private sweeper: NodeJS.Timeout | undefined;
+  private loaded = false;
+  private readonly logger: Logger;
+
+  constructor(private readonly options: LatestVersionsOptions) {
+    this.logger = options.logger.child({ module: 'latest-versions' });
+  }
+
+  get ready(): boolean {
+    return this.loaded;
+  }
+
+  get size(): number {
+    return this.versions.size;
+  }
+
+  /** Whether a newer version than `version` was emitted for this endpoint and policy. */
+  isSuperseded(partnerId: string, endpointId: string, policyNumber: string, version: number): boolean {
+    const newest = this.versions.get(versionKey(partnerId, endpointId, policyNumber));
+    return newest !== undefined && newest.version > version;
+  }
+
+  /** Records an emitted version (also used by the consumer for what it reads itself). */
+  observe(partnerId: string, endpointId: string, policyNumber: string, version: number, now = Date.now()): void {
+    const key = versionKey(partnerId, endpointId, policyNumber);
+    const known = this.versions.get(key);
+    if (!known || version > known.version) this.versions.set(key, { version, seenAt: now });
+  }
+
+  async start(): Promise<void> {
+    const { kafka, topic, windowMs } = this.options;
+    const { ends } = await endOffsets(kafka, topic);
+    const starts = await offsetsAt(kafka, topic, Date.now() - windowMs);
+    const tracker = new CatchUpTracker(new Map([...ends].filter(([p, end]) => end >= (starts.get(p) ?? 0n))));
+    this.consumer = await startConsumer({
+      kafka,
+      logger: this.logger,
+      config: { groupId: `hookstream-sender-versions-${this.options.owner}-${randomUUID()}`, sessionTimeout: 30_000, maxWaitTimeInMs: 100 },
+      topics: [topic],
+      fromBeginning: true,
+      beforeRun: (consumer) => tracker.attach(consumer),
+      afterRun: (consumer) => {
+        for (const [partition, offset] of starts) consumer.seek({ topic, partition, offset: offset.toString() });
+      },
+      run: {
+        autoCommit: false,
+        partitionsConsumedConcurrently: 16,
+        eachBatch: async ({ batch }) => {
+          for (const message of batch.messages) this.apply(message.key?.toString('utf8'), message.headers);
+        },
+      },
+    });
+    this.sweeper = setInterval(() => this.sweep(), 60_000);
+    this.sweeper.unref();
+    await tracker.caughtUp;
+    this.loaded = true;
+    this.logger.info({ entries: this.versions.size }, 'latest policy versions loaded');
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.sweeper);
+    await this.consumer?.disconnect();
+  }
+
+  private apply(policyNumber: string | undefined, headers: IHeaders | undefined): void {
+    const partnerId = headerText(headers, CallbackRequestHeaders.partnerId);
+    const endpointId = headerText(headers, CallbackRequestHeaders.endpointId);
+    const version = Number(headerText(headers, CallbackRequestHeaders.policyVersion));
+    if (!policyNumber || !partnerId || !endpointId || !Number.isFinite(version)) return;
+    this.observe(partnerId, endpointId, policyNumber, version);
+  }
+
+  private sweep(now = Date.now()): void {
+    const cutoff = now - this.options.windowMs;
+    for (const [key, entry] of this.versions) if (entry.seenAt < cutoff) this.versions.delete(key);
+  }
+}
+
+function versionKey(partnerId: string, endpointId: string, policyNumber: string): string {
+  return `${partnerId}\n${endpointId}\n${policyNumber}`;
+}

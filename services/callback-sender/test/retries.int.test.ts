@@ -1,0 +1,162 @@
+import { testInfrastructure, testKafka, uniqueName, waitFor } from '../../../test/helpers/infrastructure';
+import { TestPartners, ensureTopics } from '../../../test/helpers/ingress';
+import {
+  CALLBACK_SENDER_ENTRY,
+  POLICY_CONSUMER_ENTRY,
+  PolicyEvents,
+  policyEvent,
+  readTopicUntil,
+  startReceiver,
+  startService,
+  type Receiver,
+  type RunningService,
+} from '../../../test/helpers/outbound';
+
+/**
+ * Retry tiers, dead letters, latest-wins ordering and the SSRF guard (spec 4.1, 7.2, 8), end to
+ * end on a real broker, with the tiers' delays in milliseconds.
+ */
+const prefix = `${uniqueName('retries')}.`;
+const DELAYS = [1500, 300, 300, 300, 300, 300, 300, 300];
+const kafka = testKafka();
+let partners: TestPartners;
+let events: PolicyEvents;
+let services: RunningService[] = [];
+const receivers: Receiver[] = [];
+
+beforeAll(async () => {
+  await ensureTopics(prefix);
+  partners = new TestPartners(kafka, prefix, testInfrastructure().registryUrl);
+  events = new PolicyEvents(kafka, prefix);
+  const env = { CALLBACK_RETRY_DELAYS_MS: DELAYS.join(','), SSRF_ALLOW: '127.0.0.0/8', BREAKER_FAILURE_THRESHOLD: '100' };
+  services = await Promise.all([startService(POLICY_CONSUMER_ENTRY, prefix, env), startService(CALLBACK_SENDER_ENTRY, prefix, env)]);
+}, 120_000);
+
+afterAll(async () => {
+  await Promise.all(services.map((s) => s.stop()));
+  await Promise.all(receivers.map((r) => r.close()));
+  await partners?.close();
+  await events?.close();
+});
+
+const partnerName = (what: string) =>
+  uniqueName(what)
+    .toLowerCase()
+    .replace(/[^a-z0-9-]/g, '-')
+    .slice(0, 40);
+
+async function partnerWith(answer: Parameters<typeof startReceiver>[0], url?: (receiver: Receiver) => string) {
+  const receiver = await startReceiver(answer);
+  receivers.push(receiver);
+  const partnerId = partnerName('p');
+  await partners.create(partnerId, {
+    callback_endpoints: [{ url: url ? url(receiver) : `${receiver.url}/cb`, timeout_ms: 2000 }],
+    outbound_auth: { method: 'API_KEY', api_key: 'k' },
+  });
+  return { receiver, partnerId };
+}
+
+type Outcome = {
+  partner_id: string;
+  delivery_id: string;
+  policy_version: number;
+  outcome: string;
+  attempt: number;
+  http_status: number | null;
+  error_class: string | null;
+};
+const outcomesOf = (partnerId: string, enough: (mine: Outcome[]) => boolean) =>
+  readTopicUntil<Outcome>(
+    `${prefix}callback-outcomes`,
+    (records) => enough(records.map((r) => r.value).filter((o) => o.partner_id === partnerId)),
+    60_000,
+  ).then((records) => records.map((r) => r.value).filter((o) => o.partner_id === partnerId));
+const header = (headers: Record<string, Buffer | string | undefined> | undefined, name: string) => headers?.[name]?.toString();
+
+test('when the partner answers 500 and then 200, then the callback is delivered on the first retry, not before its delay, with the same delivery id', async () => {
+  const { receiver, partnerId } = await partnerWith((_r, i) => (i === 0 ? 500 : 200));
+  await events.publish([policyEvent(partnerId)]);
+  await waitFor(() => receiver.requests.length >= 2, 'the retry', 30_000);
+  const [first, second] = receiver.requests;
+  expect(second!.at - first!.at).toBeGreaterThanOrEqual(DELAYS[0]!);
+  expect(second!.headers['x-hookstream-delivery-id']).toBe(first!.headers['x-hookstream-delivery-id']);
+  expect([first!.headers['x-hookstream-attempt'], second!.headers['x-hookstream-attempt']]).toEqual(['1', '2']);
+  expect(second!.raw.equals(first!.raw)).toBe(true);
+  const outcomes = await outcomesOf(partnerId, (mine) => mine.length >= 2);
+  expect(outcomes.map((o) => [o.outcome, o.attempt, o.http_status])).toEqual([
+    ['FAILED_ATTEMPT', 1, 500],
+    ['DELIVERED', 2, 200],
+  ]);
+});
+
+test('when the partner always answers 201, then it is tried 9 times (8 retries, never early) and dead-lettered with headers that say why', async () => {
+  const { receiver, partnerId } = await partnerWith(() => 201);
+  const event = policyEvent(partnerId);
+  await events.publish([event]);
+  const dead = await readTopicUntil<{ partner_id: string; delivery_id: string }>(
+    `${prefix}callback-dlq`,
+    (records) => records.some((r) => r.value.partner_id === partnerId),
+    60_000,
+  );
+  const letter = dead.find((r) => r.value.partner_id === partnerId)!;
+  expect(receiver.requests).toHaveLength(9);
+  const gaps = receiver.requests.slice(1).map((r, i) => r.at - receiver.requests[i]!.at);
+  gaps.forEach((gap, i) => expect(gap).toBeGreaterThanOrEqual(DELAYS[i]!));
+  const h = letter.headers as Record<string, Buffer>;
+  expect(header(h, 'kafka_dlt-original-topic')).toBe(`${prefix}callback-requests`);
+  expect(h['kafka_dlt-original-partition']!.readInt32BE()).toBeGreaterThanOrEqual(0);
+  expect(h['kafka_dlt-original-offset']!.readBigInt64BE()).toBeGreaterThanOrEqual(0n);
+  expect(header(h, 'kafka_dlt-exception-fqcn')).toBe('HTTP_STATUS');
+  expect(header(h, 'kafka_dlt-exception-message')).toBe('9 attempts failed; the last: HTTP 201');
+  expect(header(h, 'hookstream-attempts')).toBe('9');
+  expect(header(h, 'hookstream-last-error')).toContain('HTTP 201');
+  expect(Number(header(h, 'hookstream-last-failure-at'))).toBeGreaterThan(Number(header(h, 'hookstream-first-failure-at')));
+  expect(header(h, 'hookstream-partner-id')).toBe(partnerId);
+  expect(header(h, 'hookstream-delivery-id')).toBe(letter.value.delivery_id);
+  expect(header(h, 'hookstream-event-id')).toMatch(/^[0-9a-f-]{36}$/);
+  const outcomes = await outcomesOf(partnerId, (mine) => mine.some((o) => o.outcome === 'DEAD_LETTERED'));
+  expect(outcomes.filter((o) => o.outcome === 'FAILED_ATTEMPT').map((o) => o.attempt)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+});
+
+test('when ISSUING fails and ACTIVE is then emitted and delivered, then the ISSUING retry is not sent and is recorded as SUPERSEDED', async () => {
+  const { receiver, partnerId } = await partnerWith((request) =>
+    (request.body as { status?: string }).status === 'POLICY_ISSUING' ? 500 : 200,
+  );
+  const issuing = policyEvent(partnerId, { version: 1 }, { status: 'POLICY_ISSUING' });
+  const active = { ...issuing, version: 2, policy: { ...issuing.policy, status: 'POLICY_ACTIVE' } };
+  await events.publish([issuing]);
+  await waitFor(() => receiver.requests.length >= 1, 'the ISSUING attempt', 30_000);
+  await events.publish([active]);
+  const outcomes = await outcomesOf(partnerId, (mine) => mine.some((o) => o.outcome === 'SUPERSEDED'));
+  expect(outcomes.map((o) => [o.policy_version, o.outcome])).toEqual([
+    [1, 'FAILED_ATTEMPT'],
+    [2, 'DELIVERED'],
+    [1, 'SUPERSEDED'],
+  ]);
+  expect(receiver.requests.map((r) => (r.body as { status: string }).status)).toEqual(['POLICY_ISSUING', 'POLICY_ACTIVE']);
+});
+
+test.each([
+  ['a private address', 'http://10.20.30.40/cb'],
+  ['the cloud metadata address', 'http://169.254.169.254/latest/meta-data'],
+  ['an IPv4-mapped IPv6 private address', 'http://[::ffff:a00:1]/cb'],
+])(
+  'when the callback URL is %s, then the SSRF guard refuses it and the callback is dead-lettered at once, no retries burnt',
+  async (_what, url) => {
+    const { partnerId } = await partnerWith(
+      () => 200,
+      () => url,
+    );
+    await events.publish([policyEvent(partnerId)]);
+    const dead = await readTopicUntil<{ partner_id: string }>(
+      `${prefix}callback-dlq`,
+      (records) => records.some((r) => r.value.partner_id === partnerId),
+      30_000,
+    );
+    const h = dead.find((r) => r.value.partner_id === partnerId)!.headers as Record<string, Buffer>;
+    expect(header(h, 'kafka_dlt-exception-fqcn')).toBe('SSRF_REFUSED');
+    expect(header(h, 'hookstream-attempts')).toBe('1');
+    const outcomes = await outcomesOf(partnerId, (mine) => mine.some((o) => o.outcome === 'DEAD_LETTERED'));
+    expect(outcomes.map((o) => [o.outcome, o.error_class])).toEqual([['DEAD_LETTERED', 'SSRF_REFUSED']]);
+  },
+);
