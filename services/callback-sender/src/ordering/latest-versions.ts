@@ -86,8 +86,9 @@ export class LatestVersions {
       run: {
         autoCommit: false,
         partitionsConsumedConcurrently: 16,
-        eachBatch: async ({ batch }) => {
+        eachBatch: ({ batch }) => {
           for (const message of batch.messages) this.apply(message.key?.toString('utf8'), message.headers);
+          return Promise.resolve();
         },
       },
     });
