@@ -1,6 +1,7 @@
 import {
   AvroInvalidError,
   describeError,
+  sleep,
   startConsumer,
   type AvroCodec,
   type BatchingProducer,
@@ -16,6 +17,39 @@ import { RetryHeaders, attemptsSoFar, headerText } from '../domain/retry-route';
 import type { Disposition } from '../domain/route-callback';
 import type { CallbackSenderMetrics } from '../metrics';
 import { DeadLetterIdentityHeaders, deadLetterHeaders } from './dead-letter-headers';
+
+/** How often a partition's committed offset catches up with the records done. */
+const COMMIT_INTERVAL_MS = 100;
+
+/** In-flight records of one partition and the offset that may be committed. */
+class PartitionProgress {
+  readonly pending = new Set<bigint>();
+  readonly chains = new Map<string, Promise<void>>();
+  highestStarted = -1n;
+  committed = -1n;
+  commitTimer: NodeJS.Timeout | undefined;
+  /** A failure sent the consumer back to an earlier offset: this progress is finished. */
+  rewound = false;
+  private readonly waiters: Array<() => void> = [];
+
+  constructor(
+    readonly topic: string,
+    readonly partition: number,
+    readonly generation: number,
+  ) {}
+
+  slotFreed(): Promise<void> {
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  wakeOne(): void {
+    this.waiters.shift()?.();
+  }
+
+  wakeAll(): void {
+    for (const wake of this.waiters.splice(0)) wake();
+  }
+}
 
 export interface CallbackConsumerOptions {
   kafka: Kafka;
@@ -44,9 +78,11 @@ export interface CallbackConsumerOptions {
  * due time. Nothing sleeps in the handler, no record is skipped, other partitions go on, and the
  * consumer keeps heartbeating.
  *
- * A record's offset is committed only once what became of it (outcome, next tier, dead letter)
- * is durably written (acks=all), so a crash repeats a delivery rather than losing it: at least
- * once, every repeat with the same delivery id.
+ * Records are started without waiting for the ones before them (up to partitionConcurrency in
+ * flight per partition), so a slow partner delays only its own records. The committed offset of
+ * a partition is the lowest offset still in flight: everything below it has durably written what
+ * became of it (outcome, next tier, dead letter; acks=all). A crash repeats deliveries rather than
+ * losing them: at least once, every repeat with the same delivery id.
  */
 export class CallbackConsumer {
   private consumer: Consumer | undefined;
@@ -54,6 +90,9 @@ export class CallbackConsumer {
   private readonly now: () => number;
   private readonly tierOfTopic = new Map<string, number>();
   private readonly resumeTimers = new Map<string, NodeJS.Timeout>();
+  private readonly partitions = new Map<string, PartitionProgress>();
+  private generation = 0;
+  private stopping = false;
 
   constructor(private readonly options: CallbackConsumerOptions) {
     this.logger = options.logger.child({ module: 'callback-consumer' });
@@ -71,7 +110,12 @@ export class CallbackConsumer {
       fromBeginning: true,
       beforeRun: (consumer) => {
         // A rebalance forgets pauses; their timers are dropped with them.
-        consumer.on(consumer.events.GROUP_JOIN, () => this.clearResumeTimers());
+        consumer.on(consumer.events.GROUP_JOIN, () => {
+          // New assignment: work of the old one finishes, but no longer commits (its new owner reads from the last commit).
+          this.generation += 1;
+          this.partitions.clear();
+          this.clearResumeTimers();
+        });
       },
       run: {
         autoCommit: false,
@@ -84,6 +128,8 @@ export class CallbackConsumer {
 
   async stop(): Promise<void> {
     this.clearResumeTimers();
+    this.stopping = true; // no new records start; those in flight finish and are committed
+    await this.drain(10_000);
     await this.consumer?.disconnect();
   }
 
@@ -95,8 +141,8 @@ export class CallbackConsumer {
 
   private async processBatch(payload: EachBatchPayload) {
     const { batch } = payload;
-    const running = () => payload.isRunning() && !payload.isStale();
-    if (batch.messages.length === 0) return;
+    const running = () => payload.isRunning() && !payload.isStale() && !this.stopping;
+    if (batch.messages.length === 0 || !running()) return;
     const tier = this.tierOfTopic.get(batch.topic);
     const now = this.now();
     // Retry tiers: only the records already due; the first one that is not stops the batch there.
@@ -105,29 +151,111 @@ export class CallbackConsumer {
       const firstNotDue = batch.messages.findIndex((m) => Number(headerText(m.headers, RetryHeaders.dueAt) ?? 0) > now);
       if (firstNotDue >= 0) due = batch.messages.slice(0, firstNotDue);
     }
-
-    const lanes = new Map<string, KafkaMessage[]>();
+    const progress = this.progressOf(batch.topic, batch.partition);
     for (const message of due) {
-      const key = message.key?.toString('utf8') ?? '';
-      lanes.set(key, [...(lanes.get(key) ?? []), message]);
-    }
-    const queue = [...lanes.values()];
-    const writes: Array<Promise<unknown>> = [];
-    const worker = async () => {
-      for (let lane = queue.shift(); lane; lane = queue.shift()) {
-        for (const message of lane) {
-          if (!running()) return;
-          writes.push(...(await this.handle(batch.topic, batch.partition, message, tier)));
-          await payload.heartbeat();
-        }
+      if (!running()) return;
+      // Backpressure: at most partitionConcurrency records of this partition in flight.
+      while (progress.pending.size >= this.options.partitionConcurrency) {
+        await progress.slotFreed();
+        await payload.heartbeat();
+        if (!running()) return;
       }
-    };
-    await Promise.all(Array.from({ length: Math.min(this.options.partitionConcurrency, queue.length) }, worker));
-    await Promise.all(writes); // a failed write throws: the batch is read again from the last commit
-    if (!running()) return;
-    if (due.length > 0) payload.resolveOffset(due[due.length - 1]!.offset);
-    await payload.commitOffsetsIfNecessary();
+      this.begin(progress, message, tier);
+      // The fetch position moves on; the committed offset follows what is durably done (finish()).
+      payload.resolveOffset(message.offset);
+    }
+    await payload.heartbeat();
     if (due.length < batch.messages.length) this.pauseUntilDue(payload, batch.messages[due.length]!);
+  }
+
+  /**
+   * Starts one record without waiting for it: records of one policy (the key) are chained one
+   * after another; other policies, and so other partners, go side by side. A slow partner holds
+   * only its own records, never the partition.
+   */
+  private begin(progress: PartitionProgress, message: KafkaMessage, tier: number | undefined): void {
+    const offset = BigInt(message.offset);
+    progress.pending.add(offset);
+    progress.highestStarted = offset;
+    const key = message.key?.toString('utf8') ?? '';
+    const previous = progress.chains.get(key) ?? Promise.resolve();
+    const work = previous
+      .then(() => this.handle(progress.topic, progress.partition, message, tier))
+      .then((writes) => Promise.all(writes))
+      .then(
+        () => this.finish(progress, offset),
+        (error: unknown) => this.failed(progress, offset, error),
+      );
+    progress.chains.set(key, work);
+    void work.then(() => {
+      if (progress.chains.get(key) === work) progress.chains.delete(key);
+    });
+  }
+
+  /** A record is durably done: the committed offset may move up to the lowest one still in flight. */
+  private finish(progress: PartitionProgress, offset: bigint): void {
+    progress.pending.delete(offset);
+    progress.wakeOne();
+    this.scheduleCommit(progress);
+  }
+
+  /**
+   * What became of a record could not be written (Kafka or the registry unavailable): read the
+   * partition again from it (later records may repeat, with the same delivery ids).
+   */
+  private failed(progress: PartitionProgress, offset: bigint, error: unknown): void {
+    this.logger.warn(
+      { topic: progress.topic, partition: progress.partition, offset: String(offset), err: describeError(error) },
+      'callback record not recorded; reading again',
+    );
+    if (progress.generation !== this.generation || progress.rewound) return;
+    progress.rewound = true;
+    this.consumer?.seek({ topic: progress.topic, partition: progress.partition, offset: String(offset) });
+    this.partitions.delete(`${progress.topic}/${progress.partition}`);
+    progress.pending.clear();
+    progress.wakeAll();
+  }
+
+  /** Commits the partition's watermark at most every COMMIT_INTERVAL_MS. */
+  private scheduleCommit(progress: PartitionProgress): void {
+    if (progress.commitTimer || progress.rewound) return;
+    progress.commitTimer = setTimeout(() => {
+      progress.commitTimer = undefined;
+      void this.commit(progress);
+    }, COMMIT_INTERVAL_MS);
+  }
+
+  private async commit(progress: PartitionProgress): Promise<void> {
+    if (progress.generation !== this.generation || progress.rewound || !this.consumer) return;
+    let low = progress.highestStarted + 1n;
+    for (const offset of progress.pending) if (offset < low) low = offset;
+    if (low <= progress.committed) return;
+    progress.committed = low;
+    await this.consumer
+      .commitOffsets([{ topic: progress.topic, partition: progress.partition, offset: low.toString() }])
+      .catch((error: unknown) =>
+        this.logger.warn(
+          { topic: progress.topic, partition: progress.partition, err: describeError(error) },
+          'offset commit failed; the records may be delivered again',
+        ),
+      );
+  }
+
+  private progressOf(topic: string, partition: number): PartitionProgress {
+    const id = `${topic}/${partition}`;
+    let progress = this.partitions.get(id);
+    if (!progress) {
+      progress = new PartitionProgress(topic, partition, this.generation);
+      this.partitions.set(id, progress);
+    }
+    return progress;
+  }
+
+  /** Waits (bounded) for what is in flight to be recorded and committed: on shutdown. */
+  private async drain(timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while ([...this.partitions.values()].some((p) => p.pending.size > 0) && Date.now() < deadline) await sleep(20);
+    await Promise.all([...this.partitions.values()].map((p) => (clearTimeout(p.commitTimer), this.commit(p))));
   }
 
   /** Pauses the batch's partition, to be read again from `next` once it is due. */
