@@ -361,6 +361,27 @@ describe('when an event cannot become callbacks, then it is dead-lettered with t
   });
 });
 
+describe('when a policy-status record cannot be decoded, then it is dead-lettered as DECODE_ERROR with its raw bytes', () => {
+  test('a value that is not Confluent-framed Avro', async () => {
+    const producer = kafka.producer();
+    await producer.connect();
+    const garbage = Buffer.from('{"not":"avro"}');
+    await producer.send({ topic: `${prefix}policy-status`, messages: [{ key: 'GARBAGE-1', value: garbage }] });
+    await producer.disconnect();
+    const dead = await readTopicUntil<{ error_class: string; original_value: Buffer; reason: string }>(
+      `${prefix}policy-status-dlq`,
+      (records) => records.some((r) => r.key === 'GARBAGE-1'),
+    );
+    const record = dead.find((r) => r.key === 'GARBAGE-1')!;
+    expect(record.value.error_class).toBe('DECODE_ERROR');
+    expect(Buffer.from(record.value.original_value).equals(garbage)).toBe(true);
+    expect(record.value.reason).toMatch(/Confluent/);
+    // The consumer went on.
+    const { request, event } = await deliverOne({ method: 'API_KEY', api_key: 'k' });
+    expect(request.body).toEqual(event.policy);
+  });
+});
+
 /** A token endpoint answering {"access_token": next(), "expires_in": 3600}; records the request bodies. */
 async function startTokenServer(next: () => string) {
   const bodies: string[] = [];
