@@ -107,7 +107,7 @@ async function stageTimes(url: string): Promise<string> {
     const count = Number(new RegExp(`^${name}_count(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text)?.[1]);
     return count > 0 ? `${((sum / count) * 1000).toFixed(1)} ms` : 'n/a';
   };
-  return `ingress stage means: claim round trip ${mean('hookstream_ingress_claim_duration_seconds')}, transaction ${mean('hookstream_ingress_produce_duration_seconds')}`;
+  return `ingress stage means: claim round trip ${mean('hookstream_ingress_claim_duration_seconds')}, partner-event write ${mean('hookstream_ingress_produce_duration_seconds')}`;
 }
 
 function line(label: string, r: autocannon.Result): string {
