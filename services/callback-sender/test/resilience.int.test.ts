@@ -106,8 +106,11 @@ test('when a sender is killed with SIGKILL mid-run beside a second one, then eve
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   })();
-  await waitFor(() => target.requests.length >= 60, 'deliveries to be under way', 60_000);
+  // A random moment once deliveries are under way.
+  const killAt = 40 + Math.floor(Math.random() * 160);
+  await waitFor(() => target.requests.length >= killAt, 'deliveries to be under way', 60_000);
   await doomed.stop('SIGKILL');
+  const restarted = await sender(); // and back up, as an orchestrator would
   await publishing;
 
   const requests = await readTopicUntil<{ partner_id: string; delivery_id: string; event_id: string }>(
@@ -119,7 +122,7 @@ test('when a sender is killed with SIGKILL mid-run beside a second one, then eve
   );
   await waitFor(
     () => new Set(target.requests.map((r) => r.headers['x-hookstream-delivery-id'])).size >= count,
-    'every callback to be delivered by the surviving sender',
+    'every callback to be delivered by the surviving and restarted senders',
     90_000,
   );
   const received = new Set(target.requests.map((r) => String(r.headers['x-hookstream-delivery-id'])));
@@ -129,5 +132,5 @@ test('when a sender is killed with SIGKILL mid-run beside a second one, then eve
     expect(request.headers['x-hookstream-delivery-id']).toBe(expected.get(String(request.headers['x-hookstream-event-id'])));
   }
   expect(target.requests.length).toBeGreaterThanOrEqual(count);
-  await survivor.stop();
+  await Promise.all([survivor.stop(), restarted.stop()]);
 }, 240_000);
