@@ -18,3 +18,4 @@ export * from './avro/registry-codec';
 export * from './service-runtime';
 export * from './partners/index';
 export * from './policy/index';
+export * from './callbacks/callback-request';

@@ -171,13 +171,3 @@ export function topicCatalogue(settings: TopicCatalogueSettings = {}): ResolvedT
 export function topicName(logical: string, prefix = ''): string {
   return `${prefix}${logical}`;
 }
-
-/**
- * Kafka headers of every callback-requests record (besides its Avro value): partner, endpoint and
- * policy version, so that a reader judging order (latest-wins) need not decode the value.
- */
-export const CallbackRequestHeaders = {
-  partnerId: 'hookstream-partner-id',
-  endpointId: 'hookstream-endpoint-id',
-  policyVersion: 'hookstream-policy-version',
-} as const;

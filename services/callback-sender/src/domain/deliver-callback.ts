@@ -1,21 +1,11 @@
-import { describeError, type PartnerDirectory } from '@hookstream/shared';
+import { describeError, type CallbackRequestValue, type PartnerDirectory } from '@hookstream/shared';
 import type { AttemptResult, CallbackHttpClient } from '../delivery/http-delivery';
 import type { PartnerSigners } from '../delivery/partner-signers';
 import { isSsrfRefused } from '../delivery/ssrf-guard';
 import { CallbackSigningError } from '../signing';
 
-/** A `callback-requests` record (schemas/callback-request.avsc). */
-export interface CallbackRequest {
-  delivery_id: string;
-  event_id: string;
-  partner_id: string;
-  endpoint_id: string;
-  policy_number: string;
-  policy_version: number;
-  policy_status: string;
-  body: string;
-  created_at: number;
-}
+/** A `callback-requests` record. */
+export type CallbackRequest = CallbackRequestValue;
 
 /** Headers every attempt carries besides the auth ones (docs/partners.md). */
 export const DeliveryHeaders = {

@@ -1,18 +1,12 @@
-import { buildCallbackBody, CallbackBodyError, type CallbackEndpoint, type Partner, type PolicyStatusEventValue } from '@hookstream/shared';
+import {
+  buildCallbackBody,
+  CallbackBodyError,
+  type CallbackEndpoint,
+  type CallbackRequestValue,
+  type Partner,
+  type PolicyStatusEventValue,
+} from '@hookstream/shared';
 import { deliveryIdFor } from './delivery-id';
-
-/** The value of one `callback-requests` record (schemas/callback-request.avsc). */
-export interface CallbackRequestValue {
-  delivery_id: string;
-  event_id: string;
-  partner_id: string;
-  endpoint_id: string;
-  policy_number: string;
-  policy_version: number;
-  policy_status: string;
-  body: string;
-  created_at: number;
-}
 
 /** Why an event cannot be turned into callbacks; it goes to the policy-status dead-letter topic. */
 export type DeadLetterClass = 'DECODE_ERROR' | 'UNKNOWN_PARTNER' | 'PARTNER_DISABLED' | 'BODY_BUILD_FAILED';

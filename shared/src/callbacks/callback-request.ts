@@ -1,0 +1,27 @@
+/**
+ * One `callback-requests` record (schemas/callback-request.avsc): a callback to deliver, written
+ * by the policy-status-consumer, read by the callback-sender, carried unchanged through the retry
+ * tiers and into the dead-letter topic.
+ */
+export interface CallbackRequestValue {
+  delivery_id: string;
+  event_id: string;
+  partner_id: string;
+  endpoint_id: string;
+  policy_number: string;
+  policy_version: number;
+  policy_status: string;
+  /** The exact JSON text sent to the partner (before an MD5 body-field signature is added). */
+  body: string;
+  created_at: number;
+}
+
+/**
+ * Kafka headers of every callback-requests record (besides its Avro value): partner, endpoint and
+ * policy version, so that a reader judging order (latest-wins) need not decode the value.
+ */
+export const CallbackRequestHeaders = {
+  partnerId: 'hookstream-partner-id',
+  endpointId: 'hookstream-endpoint-id',
+  policyVersion: 'hookstream-policy-version',
+} as const;
