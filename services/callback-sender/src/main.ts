@@ -82,7 +82,10 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
         breaker: (partnerId) => breakers.for(partnerId),
         attempt: (r, attempt) =>
           limiter.run(r.partner_id, () =>
-            deliverCallback(r, attempt, { partners, signers, http, unknownPartnerGraceMs: config.UNKNOWN_PARTNER_GRACE_MS }),
+            // The circuit may have opened while this record waited for its slot: then it goes back, unattempted.
+            breakers.for(r.partner_id).state === 'open'
+              ? Promise.resolve({ kind: 'circuit-open' as const })
+              : deliverCallback(r, attempt, { partners, signers, http, unknownPartnerGraceMs: config.UNKNOWN_PARTNER_GRACE_MS }),
           ),
         retryDelaysMs: config.CALLBACK_RETRY_DELAYS_MS,
         maxRetryAfterMs: config.RETRY_AFTER_MAX_MS,

@@ -25,7 +25,9 @@ export const DeliveryHeaders = {
 export type DeliveryOutcome =
   | { kind: 'delivered'; httpStatus: number; latencyMs: number }
   | { kind: 'failed'; httpStatus: number | null; errorClass: string; detail: string; latencyMs: number | null; retryAfterMs?: number }
-  | { kind: 'undeliverable'; errorClass: string; detail: string };
+  | { kind: 'undeliverable'; errorClass: string; detail: string }
+  /** Not attempted: the partner's circuit opened while the record waited for a concurrency slot. */
+  | { kind: 'circuit-open' };
 
 export interface DeliverCallbackDeps {
   partners: PartnerDirectory;

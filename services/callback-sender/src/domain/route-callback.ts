@@ -45,7 +45,7 @@ export interface RouteCallbackDeps {
 export async function routeCallback(request: CallbackRequest, attemptsSoFar: number, deps: RouteCallbackDeps): Promise<Disposition> {
   if (deps.isSuperseded(request)) return { kind: 'superseded', attempts: attemptsSoFar };
   const breaker = deps.breaker(request.partner_id);
-  if (!breaker.tryAcquire()) {
+  const skipped = (): Disposition => {
     const now = deps.now();
     return {
       kind: 'retry',
@@ -58,11 +58,14 @@ export async function routeCallback(request: CallbackRequest, attemptsSoFar: num
       lastError: null,
       latencyMs: null,
     };
-  }
+  };
+  if (!breaker.tryAcquire()) return skipped();
   const attempt = attemptsSoFar + 1;
   const outcome = await deps.attempt(request, attempt);
   const now = deps.now();
   switch (outcome.kind) {
+    case 'circuit-open':
+      return skipped();
     case 'delivered':
       breaker.recordSuccess();
       return { kind: 'delivered', attempt, httpStatus: outcome.httpStatus, latencyMs: outcome.latencyMs };

@@ -62,7 +62,16 @@ export class PolicyStatusProcessor {
     this.consumer = await startConsumer({
       kafka: this.options.kafka,
       logger: this.logger,
-      config: { groupId: this.options.groupId, readUncommitted: false, sessionTimeout: 30_000, maxWaitTimeInMs: 100 },
+      config: {
+        groupId: this.options.groupId,
+        readUncommitted: false,
+        sessionTimeout: 30_000,
+        // A fetch waits up to 10 ms for 16 KiB: under load each transaction then carries tens of
+        // events instead of ~4 (measured: ~315 transactions/s at 1,000 events/s kept the local
+        // broker at a full core); idle, an event waits at most 10 ms more.
+        minBytes: 16 * 1024,
+        maxWaitTimeInMs: 10,
+      },
       topics: [this.options.topics.policyStatus],
       fromBeginning: true,
       run: {

@@ -1,0 +1,183 @@
+/**
+ * Benchmark: partner isolation. A healthy partner's callbacks (throughput and end-to-end p99)
+ * with and without a black-holed partner beside it, in one run: two phases with fresh partners,
+ * the same policy-status-consumer and callback-sender (child processes) throughout.
+ *
+ *   npm run bench:isolation      (starts a throwaway local stack around it)
+ *
+ * Phase A: the healthy partner alone at BENCH_RATE (its warm-up 30 s longer: it warms the services
+ * and the throwaway broker's JVM too, so that order does not favour phase B). Phase B: a new healthy partner at the same rate
+ * and, over the same measured window, a partner whose endpoint accepts connections and never
+ * answers (timeout_ms BENCH_BLACKHOLE_TIMEOUT_MS) at BENCH_BLACKHOLE_RATE. The black hole's events
+ * start with the measured window, so its first timeouts (before its circuit opens) fall inside it.
+ * Latency is from when an event was due to be published to when its callback arrived.
+ *
+ * Env: BENCH_RATE (healthy events/s, default 500), BENCH_BLACKHOLE_RATE (default 100),
+ * BENCH_SECONDS (measured per phase, default 20), BENCH_WARMUP_SECONDS (healthy partner only,
+ * not counted, default 3), BENCH_BLACKHOLE_TIMEOUT_MS (default 1000), BENCH_TRACE=1 (splits the
+ * latency where callback requests become readable; adds load), BENCH_PROFILE=<dir>. The
+ * services' own settings (BREAKER_FAILURE_THRESHOLD, BREAKER_OPEN_MS, SENDER_PARTNER_CONCURRENCY,
+ * …) pass through from the environment.
+ * Prints: each phase's figures, the ratios and the goals, and what the sender did with the black
+ * hole. Exits 0 when a goal is missed, 1 when the run itself fails.
+ */
+import { routeProcessWarnings } from '@hookstream/shared';
+import {
+  CALLBACK_PATH,
+  CallbackReceiver,
+  CommitTracer,
+  CpuWindow,
+  FixedRatePublisher,
+  counterSum,
+  describeLatency,
+  describeStageHistograms,
+  describeStages,
+  fmtMs,
+  prepareOutboundStack,
+  runBench,
+  stackProcesses,
+  stageHistograms,
+  startOutboundServices,
+  streamFigures,
+  waitForArrivals,
+  type EventStream,
+  type OutboundStack,
+  type ServiceProcess,
+  type StageHistograms,
+  type StreamFigures,
+} from './outbound-setup';
+
+const rate = Number(process.env.BENCH_RATE ?? 500);
+const blackHoleRate = Number(process.env.BENCH_BLACKHOLE_RATE ?? 100);
+const seconds = Number(process.env.BENCH_SECONDS ?? 20);
+const warmupSeconds = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
+const blackHoleTimeoutMs = Number(process.env.BENCH_BLACKHOLE_TIMEOUT_MS ?? 1000);
+const trace = process.env.BENCH_TRACE === '1';
+
+/** Added to phase A's warm-up: the services' and the throwaway broker's own (see outbound-e2e), once per run. */
+const SERVICE_WARMUP_SECONDS = 30;
+const GOAL_THROUGHPUT_RATIO = 0.9;
+const GOAL_P99_RATIO = 1.2;
+/** After publishing, how long without a new healthy callback before the missing ones are given up on. */
+const STALL_MS = 15_000;
+
+interface Services {
+  consumer: ServiceProcess;
+  sender: ServiceProcess;
+  tracer: CommitTracer | undefined;
+}
+
+/** One phase: fresh partners, a warm-up of the healthy one, then the measured window. */
+async function runPhase(
+  name: 'a' | 'b',
+  withBlackHole: boolean,
+  warmupMs: number,
+  stack: OutboundStack,
+  receiver: CallbackReceiver,
+  publisher: FixedRatePublisher,
+  { consumer, sender, tracer }: Services,
+): Promise<StreamFigures> {
+  const healthyId = `iso-${name}-healthy`;
+  const blackHoleId = `iso-${name}-black-hole`;
+  await stack.onboard(healthyId, `${receiver.answeringUrl}${CALLBACK_PATH}`);
+  if (withBlackHole) await stack.onboard(blackHoleId, `${receiver.blackHoleUrl}${CALLBACK_PATH}`, blackHoleTimeoutMs);
+
+  const warmup: EventStream = { label: `${name}-warmup`, partnerId: healthyId, rate, fromMs: 0, toMs: warmupMs };
+  const measured = { fromMs: warmup.toMs, toMs: warmup.toMs + seconds * 1000 };
+  const healthy: EventStream = { label: `${name}-healthy`, partnerId: healthyId, rate, ...measured };
+  const blackHole: EventStream = { label: `${name}-black-hole`, partnerId: blackHoleId, rate: blackHoleRate, ...measured };
+  const streams = withBlackHole ? [warmup, healthy, blackHole] : [warmup, healthy];
+
+  let cpu: CpuWindow | undefined;
+  let atStart: Promise<StageHistograms> | undefined;
+  let collectedAt = 0;
+  const check = () => {
+    consumer.checkAlive();
+    sender.checkAlive();
+  };
+  const report = await publisher.run(streams, (elapsedMs) => {
+    check();
+    if (!cpu && elapsedMs >= measured.fromMs) {
+      atStart = stageHistograms(consumer, sender, healthyId);
+      cpu = CpuWindow.start({
+        consumer: consumer.pid,
+        sender: sender.pid,
+        receiver: receiver.child.pid,
+        tracer: tracer?.child.pid,
+        ...stackProcesses(),
+      });
+    }
+    if (elapsedMs - collectedAt >= 1000) {
+      collectedAt = elapsedMs;
+      void receiver.collect();
+      void tracer?.collect();
+    }
+  });
+  const cpuFigures = cpu?.describe() ?? 'n/a';
+  await waitForArrivals(receiver, healthy.label, report.published.get(healthy.label) ?? 0, STALL_MS, check);
+  const figures = streamFigures(receiver, report, healthy);
+  const services = describeStageHistograms(await atStart!, await stageHistograms(consumer, sender, healthyId));
+
+  const title = withBlackHole
+    ? `phase B: healthy ${rate}/s + black hole ${blackHoleRate}/s (timeout_ms ${blackHoleTimeoutMs})`
+    : `phase A: healthy ${rate}/s alone`;
+  console.log(title);
+  console.log(
+    `  healthy: ${figures.deliveredPerSecond.toFixed(0).padStart(4)} callbacks/s, received ${figures.received} of ${figures.published}` +
+      (figures.received < figures.published ? ` (MISSING ${figures.published - figures.received})` : '') +
+      `; end to end ${describeLatency(figures.latency)}`,
+  );
+  console.log(`  services over the window: ${services}`);
+  if (withBlackHole) {
+    await receiver.collect();
+    const metrics = await sender.metrics();
+    const of = (outcome: string) =>
+      counterSum(metrics, 'hookstream_callback_attempts_total', `partner="${blackHoleId}",outcome="${outcome}"`);
+    const circuit = counterSum(metrics, 'hookstream_callback_circuit_state', `partner="${blackHoleId}"`);
+    console.log(
+      `  black hole: ${report.published.get(blackHole.label) ?? 0} published, ${receiver.blackHoled} requests accepted and never answered; ` +
+        `sender attempts failed ${of('failed')}, skipped (circuit open) ${of('skipped_circuit_open')}; ` +
+        `circuit ${['closed', 'half open', 'open'][circuit] ?? circuit}, in flight ${counterSum(metrics, 'hookstream_callback_in_flight', `partner="${blackHoleId}"`)}`,
+    );
+  }
+  if (tracer) {
+    await tracer.collect();
+    console.log(`  healthy stages: ${describeStages(tracer, receiver, healthy.label)}`);
+  }
+  console.log(`  CPU over the measured window: ${cpuFigures}`);
+  return figures;
+}
+
+async function main() {
+  routeProcessWarnings((w) => console.error(w.message));
+  const stack = await prepareOutboundStack(process.env);
+  const receiver = await CallbackReceiver.start();
+  const services = { ...(await startOutboundServices(stack)), tracer: trace ? await CommitTracer.start(stack) : undefined };
+  const publisher = new FixedRatePublisher(stack);
+  await publisher.connect();
+  try {
+    console.log(
+      `isolation: one healthy partner's callbacks with and without a black-holed partner beside it; same services, fresh partners per phase; ` +
+        `${seconds} s measured per phase after a ${warmupSeconds} s warm-up of its healthy partner (phase A: ${SERVICE_WARMUP_SECONDS + warmupSeconds} s, ` +
+        `warming the services too); 6 partitions; Node ${process.versions.node}`,
+    );
+    const alone = await runPhase('a', false, (SERVICE_WARMUP_SECONDS + warmupSeconds) * 1000, stack, receiver, publisher, services);
+    const beside = await runPhase('b', true, warmupSeconds * 1000, stack, receiver, publisher, services);
+
+    const throughputRatio = beside.deliveredPerSecond / alone.deliveredPerSecond;
+    const p99Ratio = beside.latency.p99 / alone.latency.p99;
+    console.log(
+      `ratios (B / A): throughput ${(throughputRatio * 100).toFixed(0)} %, p99 ${(p99Ratio * 100).toFixed(0)} % ` +
+        `(${fmtMs(beside.latency.p99)} vs ${fmtMs(alone.latency.p99)})`,
+    );
+    console.log(
+      `goals: throughput ${(throughputRatio * 100).toFixed(0)} % ${throughputRatio >= GOAL_THROUGHPUT_RATIO ? 'meets' : 'MISSES'} at least ${GOAL_THROUGHPUT_RATIO * 100} %; ` +
+        `p99 ${((p99Ratio - 1) * 100).toFixed(0)} % ${p99Ratio <= GOAL_P99_RATIO ? 'meets' : 'MISSES'} within +${((GOAL_P99_RATIO - 1) * 100).toFixed(0)} % of phase A`,
+    );
+  } finally {
+    await publisher.disconnect().catch(() => undefined);
+    await Promise.all([services.consumer.stop(), services.sender.stop()]);
+  }
+}
+
+runBench(main, ((SERVICE_WARMUP_SECONDS + 2 * (warmupSeconds + seconds)) * 2 + 300) * 1000);

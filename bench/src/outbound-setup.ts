@@ -1,0 +1,852 @@
+/**
+ * What the outbound benchmarks (outbound-e2e, isolation) share: a throwaway set of topics and a
+ * partner onboarding step, the policy-status-consumer and callback-sender as child processes, a
+ * callback receiver in a child process of its own, a fixed-rate publisher of policy-status
+ * events, and the figures (latency percentiles, service metrics, CPU).
+ *
+ * Latency is measured end to end on one machine clock: each event's policy_number carries the
+ * time it was scheduled to be published (epoch ms), and the receiver notes when its callback
+ * arrived. Scheduled rather than actual publish time, so a publisher falling behind counts
+ * against the figures instead of hiding the delay (no coordinated omission).
+ *
+ * Run as a script with the argument `receiver` or `tracer`, this file is that child.
+ */
+import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { readFileSync, readdirSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import readline from 'node:readline';
+import { z } from 'zod';
+import {
+  ApiKeyHasher,
+  AvroCodec,
+  PartnerStore,
+  SecretBox,
+  TopicNames,
+  apiKeyPeppersSetting,
+  createKafkaClient,
+  createLogger,
+  createPartner,
+  defaultSchemasDir,
+  ensureTopics,
+  javaCompatiblePartitioner,
+  loadConfig,
+  parsePolicyEventJson,
+  policyBodyFieldPaths,
+  secretsKeysSetting,
+  sleep,
+  topicCatalogue,
+  type Kafka,
+  type Message,
+  type PolicyStatusEventValue,
+  type Producer,
+} from '@hookstream/shared';
+
+const root = path.resolve(__dirname, '..', '..');
+/** BENCH_PROFILE=<dir>: both services write a V8 CPU profile there when they stop. */
+const profileArgs = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+/** Lines of each service's log (warnings and errors only) shown on stderr; the rest are counted. */
+const SERVICE_LOG_LINES = 20;
+export const CALLBACK_PATH = '/callbacks';
+
+/** Wall-clock epoch ms with sub-ms resolution, comparable across processes on one machine. */
+const epochMs = (): number => performance.timeOrigin + performance.now();
+
+// ---------------------------------------------------------------------------------------------
+// Children and the run's life cycle.
+
+/** Children to stop however the run ends: none may outlive the bench. */
+const children: ChildProcess[] = [];
+
+/**
+ * Runs a benchmark's main: exit 0 when it ran (whatever its figures), 1 when it failed, was
+ * interrupted or passed `timeoutMs`; every child is killed on the way out.
+ */
+export function runBench(main: () => Promise<void>, timeoutMs: number): void {
+  process.on('exit', () => {
+    for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(1));
+  // However the broker or the services misbehave, the run ends.
+  setTimeout(() => {
+    console.error(`benchmark timed out after ${Math.round(timeoutMs / 1000)} s`);
+    process.exit(1);
+  }, timeoutMs).unref();
+  main().then(
+    () => process.exit(0),
+    (error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+    server.once('error', reject);
+  });
+}
+
+/** CPU seconds (user + system) process `pid` has used so far, from /proc; undefined where there is none. */
+function cpuSeconds(pid: number | undefined): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, in ticks of 1/100 s
+  } catch {
+    return undefined;
+  }
+}
+
+/** In a service's env: the pid of the bench that started it (see the end of this file). */
+const BENCH_PID = 'HOOKSTREAM_BENCH_PID';
+
+/**
+ * One service as a child process (compiled dist/main.js) on a free port, logging at warn. It
+ * preloads this file, which stops it should the bench vanish without its exit hook (SIGKILL).
+ */
+export class ServiceProcess {
+  private logLines = 0;
+  /** Log lines seen so far per pattern of `countLines`. */
+  private readonly counted = new Map<RegExp, number>();
+
+  private constructor(
+    readonly name: string,
+    readonly child: ChildProcess,
+    readonly url: string,
+  ) {
+    readline.createInterface({ input: child.stdout! }).on('line', (line) => {
+      if (++this.logLines <= SERVICE_LOG_LINES) console.error(`[${name}] ${line.slice(0, 400)}`);
+      for (const [pattern, count] of this.counted) if (pattern.test(line)) this.counted.set(pattern, count + 1);
+    });
+  }
+
+  /** How many log lines matched `pattern` since its first call (the first call starts the count at 0). */
+  countLines(pattern: RegExp): number {
+    if (!this.counted.has(pattern)) this.counted.set(pattern, 0);
+    return this.counted.get(pattern)!;
+  }
+
+  /** Starts `services/<name>/dist/main.js` and waits until its /readyz answers 200. */
+  static async start(name: string, env: NodeJS.ProcessEnv): Promise<ServiceProcess> {
+    const port = await freePort();
+    const child = spawn(process.execPath, [...profileArgs, '--require', __filename, path.join(root, 'services', name, 'dist', 'main.js')], {
+      env: { ...env, HTTP_PORT: String(port), LOG_LEVEL: 'warn', [BENCH_PID]: String(process.pid) },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    children.push(child);
+    const service = new ServiceProcess(name, child, `http://127.0.0.1:${port}`);
+    for (let i = 0; i < 300; i++) {
+      if (child.exitCode !== null) throw new Error(`the ${name} exited with ${child.exitCode}`);
+      if ((await fetch(`${service.url}/readyz`).catch(() => undefined))?.status === 200) return service;
+      await sleep(200);
+    }
+    throw new Error(`the ${name} is not ready after 60 s`);
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  /** Fails when the service has died. */
+  checkAlive(): void {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) {
+      throw new Error(`the ${this.name} exited (${this.child.exitCode ?? this.child.signalCode})`);
+    }
+  }
+
+  async metrics(): Promise<string> {
+    return (await fetch(`${this.url}/metrics`)).text();
+  }
+
+  /** SIGTERM, then up to 15 s to stop on its own (it writes its CPU profile then); the exit hook kills what is left. */
+  async stop(): Promise<void> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+    const exited = new Promise((resolve) => this.child.once('exit', resolve));
+    this.child.kill('SIGTERM');
+    await Promise.race([exited, sleep(15_000)]);
+    if (this.logLines > SERVICE_LOG_LINES) console.error(`[${this.name}] … ${this.logLines - SERVICE_LOG_LINES} more log lines not shown`);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Children that note when each policy number arrived somewhere: the callback receiver, and the
+// tracer that sees a callback request become readable (committed) on callback-requests.
+
+/** One policy number and when it arrived (epoch ms). */
+type Receipt = [policyNumber: string, arrivedAt: number];
+
+type ArrivalCommand = { type: 'take' };
+interface ArrivalReport {
+  type: 'receipts';
+  receipts: Receipt[];
+  /** Receiver only: requests the black hole accepted so far (never answered). */
+  blackHoled: number;
+}
+
+/** The child's side: hands over what it noted since the last command, and exits with the bench. */
+function serveReceipts(take: () => ArrivalReport): void {
+  process.on('message', (_command: ArrivalCommand) => process.send?.(take()));
+  process.on('disconnect', () => process.exit(0));
+}
+
+const POLICY_NUMBER = /"policy_number":"([^"]+)"/;
+
+/** The receiver child: a partner answering 200 at once, and a black hole that never answers. */
+function runReceiver(): void {
+  let receipts: Receipt[] = [];
+  let blackHoled = 0;
+  const answering = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const receivedAt = epochMs();
+      const policyNumber = POLICY_NUMBER.exec(Buffer.concat(chunks).toString('utf8'))?.[1] ?? '';
+      receipts.push([policyNumber, receivedAt]);
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '11' }).end('{"ok":true}');
+    });
+  });
+  answering.keepAliveTimeout = 120_000;
+  // Accepts the connection and the request, and never answers: the sender's timeout ends each attempt.
+  const blackHole = createServer((req) => {
+    blackHoled++;
+    req.resume();
+  });
+  const listen = (server: Server) =>
+    new Promise<string>((resolve) =>
+      server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as net.AddressInfo).port}`)),
+    );
+  void Promise.all([listen(answering), listen(blackHole)]).then(([answeringUrl, blackHoleUrl]) =>
+    process.send?.({ answeringUrl, blackHoleUrl }),
+  );
+  serveReceipts(() => {
+    const report: ArrivalReport = { type: 'receipts', receipts, blackHoled };
+    receipts = [];
+    return report;
+  });
+}
+
+/**
+ * The tracer child: a read_committed consumer of callback-requests noting when each record (its
+ * key is the policy number) became readable, i.e. when the policy-status-consumer's transaction
+ * holding it committed, give or take a fetch.
+ */
+async function runCommitTracer(brokers: string, topic: string): Promise<void> {
+  const kafka = createKafkaClient({
+    brokers: brokers.split(','),
+    clientId: 'bench-tracer',
+    logger: createLogger({ service: 'bench-tracer', level: 'error' }),
+  });
+  const consumer = kafka.consumer({ groupId: `bench-tracer-${randomUUID()}`, readUncommitted: false, maxWaitTimeInMs: 100 });
+  let receipts: Receipt[] = [];
+  consumer.on(consumer.events.GROUP_JOIN, () => process.send?.({ joined: true }));
+  await consumer.connect();
+  await consumer.subscribe({ topic, fromBeginning: true });
+  await consumer.run({
+    autoCommit: false,
+    partitionsConsumedConcurrently: 6,
+    eachBatch: async ({ batch }) => {
+      const at = epochMs();
+      for (const message of batch.messages) receipts.push([message.key?.toString('utf8') ?? '', at]);
+      return Promise.resolve();
+    },
+  });
+  serveReceipts(() => {
+    const report: ArrivalReport = { type: 'receipts', receipts, blackHoled: 0 };
+    receipts = [];
+    return report;
+  });
+}
+
+/** The bench's side of a child that notes arrivals: the first arrival of each policy number. */
+class ArrivalLog {
+  /** First arrival of each policy number (a repeat keeps the first). */
+  readonly arrivals = new Map<string, number>();
+  /** Distinct arrivals per stream label. */
+  readonly arrivedPerLabel = new Map<string, number>();
+  /** Arrivals of a policy number seen before (at least once: a repeat carries the same policy number). */
+  repeats = 0;
+  blackHoled = 0;
+  private collecting = Promise.resolve();
+
+  protected constructor(readonly child: ChildProcess) {}
+
+  /** Forks this file as the child `role` and waits for its first message. */
+  protected static fork<T>(role: string, args: string[]): Promise<{ child: ChildProcess; hello: T }> {
+    const child = fork(__filename, [role, ...args], { execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    children.push(child);
+    return new Promise((resolve, reject) => {
+      child.once('message', (hello: T) => resolve({ child, hello }));
+      child.once('exit', (code) => reject(new Error(`the ${role} exited with ${code}`)));
+    });
+  }
+
+  /** Collects what arrived since the last call (calls are served one after another). */
+  collect(): Promise<void> {
+    this.collecting = this.collecting.then(() => this.take());
+    return this.collecting;
+  }
+
+  private take(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const onExit = (code: number | null) =>
+        reject(new Error(`a child of the bench (${this.child.spawnargs.slice(2).join(' ')}) exited with ${code}`));
+      if (this.child.exitCode !== null || this.child.signalCode !== null) return onExit(this.child.exitCode);
+      const onMessage = (m: ArrivalReport | { joined: true }) => {
+        if (!('type' in m)) return; // e.g. the tracer's consumer joining its group again
+        this.child.off('message', onMessage);
+        this.child.off('exit', onExit);
+        for (const [policyNumber, at] of m.receipts) {
+          if (this.arrivals.has(policyNumber)) {
+            this.repeats++;
+            continue;
+          }
+          this.arrivals.set(policyNumber, at);
+          const label = parsePolicyNumber(policyNumber)?.label ?? '';
+          this.arrivedPerLabel.set(label, (this.arrivedPerLabel.get(label) ?? 0) + 1);
+        }
+        this.blackHoled = m.blackHoled;
+        resolve();
+      };
+      this.child.on('message', onMessage);
+      this.child.once('exit', onExit);
+      this.child.send({ type: 'take' } satisfies ArrivalCommand);
+    });
+  }
+}
+
+/** The partner's side, in a child process of its own: callbacks and when they arrived. */
+export class CallbackReceiver extends ArrivalLog {
+  private constructor(
+    child: ChildProcess,
+    /** Answers every callback 200 at once. */
+    readonly answeringUrl: string,
+    /** Accepts callbacks and never answers. */
+    readonly blackHoleUrl: string,
+  ) {
+    super(child);
+  }
+
+  static async start(): Promise<CallbackReceiver> {
+    const { child, hello } = await ArrivalLog.fork<{ answeringUrl: string; blackHoleUrl: string }>('receiver', []);
+    return new CallbackReceiver(child, hello.answeringUrl, hello.blackHoleUrl);
+  }
+}
+
+/** When each callback request became readable on callback-requests (read_committed), from a child process. */
+export class CommitTracer extends ArrivalLog {
+  static async start(stack: OutboundStack): Promise<CommitTracer> {
+    const { child } = await ArrivalLog.fork<{ joined: true }>('tracer', [
+      stack.serviceEnv.KAFKA_BROKERS ?? '',
+      stack.topic(TopicNames.callbackRequests),
+    ]);
+    return new CommitTracer(child);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Topics, partners and the services.
+
+export interface OutboundStack {
+  kafka: Kafka;
+  codec: AvroCodec;
+  /** Real name of a topic, from its logical name. */
+  topic: (name: string) => string;
+  /** Onboards a partner with one endpoint (HMAC_SHA256 auth), written to partner-config. */
+  onboard: (partnerId: string, url: string, timeoutMs?: number) => Promise<void>;
+  /** The env the services run with: the local stack's, the topic prefix, loopback allowed. */
+  serviceEnv: NodeJS.ProcessEnv;
+}
+
+/** Fresh topics under a unique prefix, their schemas registered, and the onboarding step. */
+export async function prepareOutboundStack(env: NodeJS.ProcessEnv): Promise<OutboundStack> {
+  const prefix = `bench-${Date.now()}.`;
+  const logger = createLogger({ service: 'bench', level: 'error' });
+  const kafka = createKafkaClient({ brokers: (env.KAFKA_BROKERS ?? '').split(','), clientId: 'bench', logger });
+  const topics = topicCatalogue({ prefix, partitions: 6 });
+  const admin = kafka.admin();
+  await admin.connect();
+  await ensureTopics(admin, topics);
+  await admin.disconnect();
+  const resolved = (name: string) => {
+    const found = topics.find((t) => t.name === name);
+    if (!found) throw new Error(`no topic ${name} in the catalogue`);
+    return found;
+  };
+  const codec = new AvroCodec(env.SCHEMA_REGISTRY_URL ?? '', defaultSchemasDir());
+  await codec.registerTopics([resolved(TopicNames.partnerConfig), resolved(TopicNames.policyStatus)]);
+
+  const secrets = loadConfig(z.object({ ...secretsKeysSetting, ...apiKeyPeppersSetting }), env);
+  const deps = {
+    box: new SecretBox(secrets.HOOKSTREAM_SECRETS_KEYS),
+    hasher: new ApiKeyHasher(secrets.HOOKSTREAM_API_KEY_PEPPERS),
+    policyPaths: policyBodyFieldPaths(defaultSchemasDir()),
+  };
+  const onboard = async (partnerId: string, url: string, timeoutMs = 10_000) => {
+    const { partner } = createPartner(
+      {
+        partner_id: partnerId,
+        name: partnerId,
+        callback_endpoints: [{ endpoint_id: 'ep-1', url, timeout_ms: timeoutMs }],
+        outbound_auth: { method: 'HMAC_SHA256', api_key: `${partnerId}-key`, secret: `${partnerId}-hmac-secret` },
+      },
+      deps,
+    );
+    const producer = kafka.producer({ createPartitioner: javaCompatiblePartitioner, idempotent: true, maxInFlightRequests: 1 });
+    await producer.connect();
+    try {
+      await new PartnerStore(producer, codec, resolved(TopicNames.partnerConfig).topic).write(partner);
+    } finally {
+      await producer.disconnect();
+    }
+  };
+  return {
+    kafka,
+    codec,
+    topic: (name) => resolved(name).topic,
+    onboard,
+    serviceEnv: { ...env, TOPIC_PREFIX: prefix, SSRF_ALLOW: env.SSRF_ALLOW ?? '127.0.0.0/8' },
+  };
+}
+
+/** The two outbound services, started side by side. */
+export async function startOutboundServices(stack: OutboundStack): Promise<{ consumer: ServiceProcess; sender: ServiceProcess }> {
+  const [consumer, sender] = await Promise.all([
+    ServiceProcess.start('policy-status-consumer', stack.serviceEnv),
+    ServiceProcess.start('callback-sender', stack.serviceEnv),
+  ]);
+  return { consumer, sender };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The fixed-rate publisher.
+
+/** Events for one partner at a fixed rate, between two offsets from the publisher's start. */
+export interface EventStream {
+  /** Also the start of each event's policy number. */
+  label: string;
+  partnerId: string;
+  /** Events per second. */
+  rate: number;
+  fromMs: number;
+  toMs: number;
+}
+
+/** What one run of the publisher did. */
+export interface PublishReport {
+  /** Epoch ms the schedule started at: stream events are due at startedAt + fromMs + i / rate. */
+  startedAt: number;
+  /** Events published per stream label. */
+  published: Map<string, number>;
+  /** Per send: how late it started after its oldest event was due, and how long until acks=all (ms). */
+  lateness: number[];
+  sendMs: number[];
+  sends: number;
+  /** Epoch ms the last send was acknowledged. */
+  endedAt: number;
+}
+
+/** The policy number of a stream's event `seq`, carrying the time it was due (epoch ms, 3 decimals). */
+const policyNumberOf = (label: string, seq: number, dueAt: number) => `${label}-${seq}-${dueAt.toFixed(3)}`;
+
+/** When the event of a policy number was due to be published (epoch ms), and its stream label. */
+function parsePolicyNumber(policyNumber: string): { label: string; dueAt: number } | undefined {
+  const m = /^(.+)-(\d+)-(\d+\.\d+)$/.exec(policyNumber);
+  return m ? { label: m[1]!, dueAt: Number(m[3]) } : undefined;
+}
+
+/**
+ * Publishes policy-status events at a fixed rate without drift: every TICK_MS it sends all
+ * events due by now (the count follows the clock, not the ticks), in one `producer.send` on an
+ * idempotent acks=all producer; a tick that finds a send in flight leaves its events to the
+ * next send. Each event is a policy of its own at version 1 (latest-wins supersedes none).
+ */
+export class FixedRatePublisher {
+  static readonly TICK_MS = 10;
+  private producer: Producer | undefined;
+  private template: PolicyStatusEventValue | undefined;
+
+  constructor(private readonly stack: OutboundStack) {}
+
+  async connect(): Promise<void> {
+    this.producer = this.stack.kafka.producer({ createPartitioner: javaCompatiblePartitioner, idempotent: true, maxInFlightRequests: 1 });
+    await this.producer.connect();
+    // The integrator's JSON form, parsed once; every event is this with its own ids.
+    this.template = parsePolicyEventJson({
+      partner_id: 'template',
+      version: 1,
+      policy: {
+        policy_number: 'template',
+        partner_transaction_number: 'PTN-BENCH',
+        transaction_number: 'TRX-BENCH',
+        product_code: 'GADGET_PROTECT_12M',
+        status: 'POLICY_ACTIVE',
+        start_protection_at: '2026-01-08T00:00:00+07:00',
+        end_protection_at: '2027-01-07T23:59:59+07:00',
+        currency_code: 'IDR',
+        policy_holder: { full_name: 'Bench Holder', email: 'holder@example.com', phone_number: '+62811000000' },
+        documents: [{ type: 'POLICY_CERTIFICATE', filename: 'certificate.pdf', url: 'https://docs.example/certificate.pdf' }],
+      },
+    });
+  }
+
+  async disconnect(): Promise<void> {
+    await this.producer?.disconnect();
+  }
+
+  /**
+   * Publishes the streams until the last one ends; `onTick` runs every tick with the ms since the
+   * start (e.g. checks on the services, snapshots); what it throws ends the run.
+   */
+  async run(streams: EventStream[], onTick: (elapsedMs: number) => void = () => undefined): Promise<PublishReport> {
+    const producer = this.producer!;
+    const template = this.template!;
+    const topic = this.stack.topic(TopicNames.policyStatus);
+    const startedAt = epochMs();
+    const report: PublishReport = { startedAt, published: new Map(), lateness: [], sendMs: [], sends: 0, endedAt: startedAt };
+    const next = streams.map(() => 0);
+    const total = (s: EventStream) => Math.ceil(((s.toMs - s.fromMs) * s.rate) / 1000);
+    const dueAt = (s: EventStream, seq: number) => startedAt + s.fromMs + (seq * 1000) / s.rate;
+
+    const sendDue = async (): Promise<void> => {
+      const now = epochMs();
+      const messages: Message[] = [];
+      let oldest = Infinity;
+      const encodings: Array<Promise<void>> = [];
+      streams.forEach((s, i) => {
+        while (next[i]! < total(s) && dueAt(s, next[i]!) <= now) {
+          const seq = next[i]!++;
+          const due = dueAt(s, seq);
+          oldest = Math.min(oldest, due);
+          const policyNumber = policyNumberOf(s.label, seq, due);
+          const event = {
+            ...template,
+            event_id: randomUUID(),
+            partner_id: s.partnerId,
+            policy: { ...template.policy, policy_number: policyNumber },
+          };
+          const message: Message = { key: policyNumber, value: null };
+          messages.push(message);
+          encodings.push(
+            this.stack.codec.encode(topic, event).then((value) => {
+              message.value = value;
+            }),
+          );
+        }
+        report.published.set(s.label, next[i]!);
+      });
+      if (messages.length === 0) return;
+      await Promise.all(encodings);
+      const sendStarted = epochMs();
+      await producer.send({ topic, messages, acks: -1 });
+      report.sends++;
+      report.lateness.push(sendStarted - oldest);
+      report.sendMs.push(epochMs() - sendStarted);
+      report.endedAt = epochMs();
+    };
+
+    // A tick never waits for a send: one in flight leaves the events due meanwhile to the next.
+    const finished = () => streams.every((s, i) => next[i]! >= total(s));
+    let sending: Promise<void> | undefined;
+    let failure: Error | undefined;
+    while (!finished() || sending) {
+      if (failure) throw failure;
+      onTick(epochMs() - startedAt);
+      sending ??= sendDue().then(
+        () => {
+          sending = undefined;
+        },
+        (error: unknown) => {
+          failure = error instanceof Error ? error : new Error(String(error));
+          sending = undefined;
+        },
+      );
+      await sleep(FixedRatePublisher.TICK_MS);
+    }
+    if (failure) throw failure;
+    return report;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Figures.
+
+/** Latency figures of a set of samples (ms). */
+export interface LatencySummary {
+  count: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+}
+
+export function summarise(samples: number[]): LatencySummary {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? NaN;
+  return { count: sorted.length, p50: at(0.5), p90: at(0.9), p99: at(0.99), max: sorted[sorted.length - 1] ?? NaN };
+}
+
+export const fmtMs = (ms: number) => (Number.isFinite(ms) ? `${ms.toFixed(1)} ms` : 'n/a');
+
+export function describeLatency(s: LatencySummary): string {
+  return `p50 ${fmtMs(s.p50)}  p90 ${fmtMs(s.p90)}  p99 ${fmtMs(s.p99)}  max ${fmtMs(s.max)}`;
+}
+
+/** End-to-end figures of one stream. */
+export interface StreamFigures {
+  published: number;
+  received: number;
+  latency: LatencySummary;
+  /** Callbacks received per second: the stream's callbacks over the time from its first due event to the last arrival. */
+  deliveredPerSecond: number;
+}
+
+export function streamFigures(receiver: CallbackReceiver, report: PublishReport, stream: EventStream): StreamFigures {
+  const fromAt = report.startedAt + stream.fromMs;
+  const latencies: number[] = [];
+  let lastArrival = fromAt;
+  for (const [policyNumber, arrivedAt] of receiver.arrivals) {
+    const parsed = parsePolicyNumber(policyNumber);
+    if (parsed?.label !== stream.label) continue;
+    latencies.push(arrivedAt - parsed.dueAt);
+    lastArrival = Math.max(lastArrival, arrivedAt);
+  }
+  return {
+    published: report.published.get(stream.label) ?? 0,
+    received: latencies.length,
+    latency: summarise(latencies),
+    deliveredPerSecond: lastArrival > fromAt ? latencies.length / ((lastArrival - fromAt) / 1000) : 0,
+  };
+}
+
+/**
+ * Where a stream's time went: from due to readable on callback-requests (publish, the
+ * policy-status-consumer and its transaction), and from there to the partner (the sender).
+ */
+export function describeStages(tracer: CommitTracer, receiver: CallbackReceiver, label: string): string {
+  const toCommitted: number[] = [];
+  const onward: number[] = [];
+  for (const [policyNumber, arrivedAt] of receiver.arrivals) {
+    const parsed = parsePolicyNumber(policyNumber);
+    const committedAt = tracer.arrivals.get(policyNumber);
+    if (parsed?.label !== label || committedAt === undefined) continue;
+    toCommitted.push(committedAt - parsed.dueAt);
+    onward.push(arrivedAt - committedAt);
+  }
+  return (
+    `due → readable on callback-requests (read_committed): ${describeLatency(summarise(toCommitted))}; ` +
+    `readable → callback received: ${describeLatency(summarise(onward))}`
+  );
+}
+
+/** The services' stage histograms at one moment: the policy-status transactions, and one partner's attempts. */
+export interface StageHistograms {
+  transaction: Array<[number, number]>;
+  attempt: Array<[number, number]>;
+  senderMetrics: string;
+}
+
+export async function stageHistograms(consumer: ServiceProcess, sender: ServiceProcess, partnerId: string): Promise<StageHistograms> {
+  const [consumerMetrics, senderMetrics] = await Promise.all([consumer.metrics(), sender.metrics()]);
+  return {
+    transaction: histogramBuckets(consumerMetrics, 'hookstream_policy_status_transaction_duration_seconds'),
+    attempt: histogramBuckets(senderMetrics, 'hookstream_callback_attempt_duration_seconds', `partner="${partnerId}"`),
+    senderMetrics,
+  };
+}
+
+/** What the services observed between two snapshots. */
+export function describeStageHistograms(before: StageHistograms, after: StageHistograms): string {
+  return (
+    `policy-status transaction (one per batch and partition) ${describeBuckets(bucketsBetween(before.transaction, after.transaction))}; ` +
+    `sender attempt (POST to response) ${describeBuckets(bucketsBetween(before.attempt, after.attempt))}`
+  );
+}
+
+/** A log line of kafkajs retrying a transactional request the broker refused with CONCURRENT_TRANSACTIONS. */
+export const CONCURRENT_TRANSACTIONS_RETRY = /"namespace":"Producer".*concurrent operation on the same transaction/;
+
+/** Waits until `expected` callbacks of `label` have arrived, or none arrived for `stallMs`, checking the services. */
+export async function waitForArrivals(
+  receiver: CallbackReceiver,
+  label: string,
+  expected: number,
+  stallMs: number,
+  check: () => void,
+): Promise<void> {
+  const count = () => receiver.arrivedPerLabel.get(label) ?? 0;
+  let seen = -1;
+  let progressAt = performance.now();
+  for (;;) {
+    await receiver.collect();
+    check();
+    const now = count();
+    if (now >= expected) return;
+    if (now > seen) {
+      seen = now;
+      progressAt = performance.now();
+    } else if (performance.now() - progressAt > stallMs) {
+      return;
+    }
+    await sleep(250);
+  }
+}
+
+/**
+ * The local stack's broker and registry: the processes `hookstream stack exec` (this process's
+ * parent) started beside this one, named by their state folders. Empty when the stack is not ours.
+ */
+export function stackProcesses(): Record<string, number> {
+  const found: Record<string, number> = {};
+  let pids: string[] = [];
+  try {
+    pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
+  } catch {
+    return found;
+  }
+  for (const pid of pids) {
+    try {
+      const ppid = Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]);
+      if (ppid !== process.ppid || Number(pid) === process.pid) continue;
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      if (cmdline.includes('/kafka/')) found.broker = Number(pid);
+      else if (cmdline.includes('/registry/')) found.registry = Number(pid);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
+}
+
+/** Busy and total CPU time of the whole machine so far (ticks, all cores), from /proc/stat. */
+function machineCpu(): { busy: number; total: number } | undefined {
+  try {
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+    const total = fields.reduce((a, b) => a + b, 0);
+    const idle = (fields[3] ?? 0) + (fields[4] ?? 0); // idle + iowait
+    return { busy: total - idle, total };
+  } catch {
+    return undefined;
+  }
+}
+
+/** CPU used by some processes, this one and the whole machine over a window of time. */
+export class CpuWindow {
+  private constructor(
+    private readonly pids: Array<[name: string, pid: number | undefined, start: number | undefined]>,
+    private readonly own: NodeJS.CpuUsage,
+    private readonly machine: { busy: number; total: number } | undefined,
+    private readonly startedAt: number,
+  ) {}
+
+  static start(processes: Record<string, number | undefined>): CpuWindow {
+    return new CpuWindow(
+      Object.entries(processes)
+        .filter(([, pid]) => pid !== undefined)
+        .map(([name, pid]) => [name, pid, cpuSeconds(pid)]),
+      process.cpuUsage(),
+      machineCpu(),
+      performance.now(),
+    );
+  }
+
+  /**
+   * e.g. "consumer 45 %, sender 60 %, bench (publisher) 20 %; the rest of the machine (other work
+   * on it) 60 % — of a core each; machine 185 % busy of 2 cores".
+   */
+  describe(): string {
+    const seconds = (performance.now() - this.startedAt) / 1000;
+    const percent = (cpu: number) => (cpu / seconds) * 100;
+    let known = 0;
+    const parts = this.pids.map(([name, pid, start]) => {
+      const now = cpuSeconds(pid);
+      if (now === undefined || start === undefined) return `${name} n/a`;
+      known += percent(now - start);
+      return `${name} ${percent(now - start).toFixed(0)} %`;
+    });
+    const own = process.cpuUsage(this.own);
+    known += percent((own.user + own.system) / 1e6);
+    parts.push(`bench (publisher) ${percent((own.user + own.system) / 1e6).toFixed(0)} %`);
+    const machine = machineCpu();
+    const cores = os.availableParallelism();
+    if (!machine || !this.machine) return `${parts.join(', ')} of a core each`;
+    const busy = ((machine.busy - this.machine.busy) / (machine.total - this.machine.total)) * cores * 100;
+    return (
+      `${parts.join(', ')}; the rest of the machine (other work on it) ${Math.max(0, busy - known).toFixed(0)} % ` +
+      `— of a core each; machine ${busy.toFixed(0)} % busy of ${cores} cores`
+    );
+  }
+}
+
+/** The sum of a counter's series whose labels include `match` (e.g. `outcome="delivered"`). */
+export function counterSum(metrics: string, name: string, match = ''): number {
+  let sum = 0;
+  for (const m of metrics.matchAll(new RegExp(`^${name}(\\{[^}]*\\})? (\\S+)$`, 'gm'))) {
+    if ((m[1] ?? '').includes(match)) sum += Number(m[2]);
+  }
+  return sum;
+}
+
+/** Buckets (upper bound → cumulative count) of a histogram's series whose labels include `match`, summed. */
+function histogramBuckets(metrics: string, name: string, match = ''): Array<[number, number]> {
+  const buckets = new Map<number, number>();
+  for (const m of metrics.matchAll(new RegExp(`^${name}_bucket\\{([^}]*)\\} (\\S+)$`, 'gm'))) {
+    const labels = m[1] ?? '';
+    const le = /le="([^"]+)"/.exec(labels)?.[1];
+    if (le === undefined || !labels.includes(match)) continue;
+    const bound = le === '+Inf' ? Infinity : Number(le);
+    buckets.set(bound, (buckets.get(bound) ?? 0) + Number(m[2]));
+  }
+  return [...buckets.entries()].sort((a, b) => a[0] - b[0]);
+}
+
+/** Buckets of `after` minus those of `before`: what was observed in between. */
+function bucketsBetween(before: Array<[number, number]>, after: Array<[number, number]>): Array<[number, number]> {
+  const earlier = new Map(before);
+  return after.map(([bound, count]) => [bound, count - (earlier.get(bound) ?? 0)]);
+}
+
+/** A quantile of cumulative buckets, interpolated within its bucket as Prometheus does (seconds). */
+function bucketQuantile(buckets: Array<[number, number]>, q: number): number | undefined {
+  const total = buckets[buckets.length - 1]?.[1] ?? 0;
+  if (total === 0) return undefined;
+  const rank = q * total;
+  let lower = 0;
+  let below = 0;
+  for (const [bound, count] of buckets) {
+    if (count >= rank) return bound === Infinity ? lower : lower + ((bound - lower) * (rank - below)) / Math.max(1, count - below);
+    lower = bound;
+    below = count;
+  }
+  return undefined;
+}
+
+/** "p50 x ms, p99 y ms (n)" of histogram buckets in seconds. */
+function describeBuckets(buckets: Array<[number, number]>): string {
+  const q = (p: number) => {
+    const s = bucketQuantile(buckets, p);
+    return s === undefined ? 'n/a' : fmtMs(s * 1000);
+  };
+  return `p50 ${q(0.5)}, p99 ${q(0.99)} (${buckets[buckets.length - 1]?.[1] ?? 0} observed)`;
+}
+
+// Preloaded into a service (node --require): SIGTERM to itself once the bench that started it is gone.
+if (require.main !== module && process.env[BENCH_PID] !== undefined && process.env[BENCH_PID] === String(process.ppid)) {
+  setInterval(() => {
+    if (String(process.ppid) !== process.env[BENCH_PID]) process.kill(process.pid, 'SIGTERM');
+  }, 500).unref();
+}
+if (require.main === module && process.argv[2] === 'receiver') runReceiver();
+if (require.main === module && process.argv[2] === 'tracer') {
+  runCommitTracer(process.argv[3] ?? '', process.argv[4] ?? '').catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });
+}
