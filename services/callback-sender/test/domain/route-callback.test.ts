@@ -99,4 +99,15 @@ describe('routeCallback', () => {
     expect(await routeCallback(request, 0, d)).toMatchObject({ kind: 'retry', tier: 1, attempts: 0, skipped: true });
     expect(attempts).toEqual([]);
   });
+
+  test('when the circuit opened while the record waited for its slot, then it goes back to its tier unattempted', async () => {
+    const { d } = deps({ kind: 'circuit-open' });
+    expect(await routeCallback(request, 2, d)).toMatchObject({
+      kind: 'retry',
+      tier: 2,
+      attempts: 2,
+      skipped: true,
+      errorClass: 'CIRCUIT_OPEN',
+    });
+  });
 });
