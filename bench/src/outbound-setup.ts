@@ -469,7 +469,7 @@ function parsePolicyNumber(policyNumber: string): { label: string; dueAt: number
  * next send. Each event is a policy of its own at version 1 (latest-wins supersedes none).
  */
 export class FixedRatePublisher {
-  static readonly TICK_MS = 10;
+  static readonly TICK_MS = 2;
   private producer: Producer | undefined;
   private template: PolicyStatusEventValue | undefined;
 
