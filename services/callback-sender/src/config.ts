@@ -60,8 +60,14 @@ export const configSchema = serviceSchemaWithPort(8092).extend({
         return z.NEVER;
       }
     }),
-  /** Deliveries in flight per partition at once (records of one policy always go one after another). Default 64. */
-  SENDER_PARTITION_CONCURRENCY: positiveInt.max(1024).default(64),
+  /**
+   * Records in flight per partition: attempting, or waiting for their partner's slot (records of
+   * one policy always go one after another). It bounds memory; SENDER_PARTNER_CONCURRENCY bounds
+   * attempts. Large, so that a slow partner's queued records cannot fill a partition that healthy
+   * partners share (64 let a black-holed partner at 500/s push a healthy partner's p99 from 93 to
+   * 775 ms in bench/isolation; 1024: 185 ms). Default 1024.
+   */
+  SENDER_PARTITION_CONCURRENCY: positiveInt.max(16_384).default(1024),
 });
 
 export type CallbackSenderConfig = z.infer<typeof configSchema>;
