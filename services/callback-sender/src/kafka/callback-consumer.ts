@@ -20,6 +20,8 @@ import { DeadLetterIdentityHeaders, deadLetterHeaders } from './dead-letter-head
 
 /** How often a partition's committed offset catches up with the records done. */
 const COMMIT_INTERVAL_MS = 100;
+/** How long a partition rests after what became of a record could not be written. */
+const FAILURE_BACKOFF_MS = 1000;
 
 /** In-flight records of one partition and the offset that may be committed. */
 class PartitionProgress {
@@ -210,7 +212,11 @@ export class CallbackConsumer {
     );
     if (progress.generation !== this.generation || progress.rewound) return;
     progress.rewound = true;
+    const partition = [{ topic: progress.topic, partitions: [progress.partition] }];
     this.consumer?.seek({ topic: progress.topic, partition: progress.partition, offset: String(offset) });
+    // A second before reading again, rather than a hot loop while Kafka or the registry is away.
+    this.consumer?.pause(partition);
+    setTimeout(() => this.consumer?.resume(partition), FAILURE_BACKOFF_MS).unref();
     this.partitions.delete(`${progress.topic}/${progress.partition}`);
     progress.pending.clear();
     progress.wakeAll();
