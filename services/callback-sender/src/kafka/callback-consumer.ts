@@ -17,41 +17,12 @@ import { RetryHeaders, attemptsSoFar, headerText } from '../domain/retry-route';
 import type { Disposition } from '../domain/route-callback';
 import type { CallbackSenderMetrics } from '../metrics';
 import { DeadLetterIdentityHeaders, deadLetterHeaders } from './dead-letter-headers';
+import { PartitionProgress } from './partition-progress';
 
 /** How often a partition's committed offset catches up with the records done. */
 const COMMIT_INTERVAL_MS = 100;
 /** How long a partition rests after what became of a record could not be written. */
 const FAILURE_BACKOFF_MS = 1000;
-
-/** In-flight records of one partition and the offset that may be committed. */
-class PartitionProgress {
-  readonly pending = new Set<bigint>();
-  readonly chains = new Map<string, Promise<void>>();
-  highestStarted = -1n;
-  committed = -1n;
-  commitTimer: NodeJS.Timeout | undefined;
-  /** A failure sent the consumer back to an earlier offset: this progress is finished. */
-  rewound = false;
-  private readonly waiters: Array<() => void> = [];
-
-  constructor(
-    readonly topic: string,
-    readonly partition: number,
-    readonly generation: number,
-  ) {}
-
-  slotFreed(): Promise<void> {
-    return new Promise((resolve) => this.waiters.push(resolve));
-  }
-
-  wakeOne(): void {
-    this.waiters.shift()?.();
-  }
-
-  wakeAll(): void {
-    for (const wake of this.waiters.splice(0)) wake();
-  }
-}
 
 export interface CallbackConsumerOptions {
   kafka: Kafka;

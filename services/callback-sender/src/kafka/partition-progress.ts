@@ -1,0 +1,29 @@
+/** In-flight records of one partition and the offset that may be committed. */
+export class PartitionProgress {
+  readonly pending = new Set<bigint>();
+  readonly chains = new Map<string, Promise<void>>();
+  highestStarted = -1n;
+  committed = -1n;
+  commitTimer: NodeJS.Timeout | undefined;
+  /** A failure sent the consumer back to an earlier offset: this progress is finished. */
+  rewound = false;
+  private readonly waiters: Array<() => void> = [];
+
+  constructor(
+    readonly topic: string,
+    readonly partition: number,
+    readonly generation: number,
+  ) {}
+
+  slotFreed(): Promise<void> {
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  wakeOne(): void {
+    this.waiters.shift()?.();
+  }
+
+  wakeAll(): void {
+    for (const wake of this.waiters.splice(0)) wake();
+  }
+}
