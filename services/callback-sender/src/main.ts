@@ -98,7 +98,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
   runtime.startInBackground('callback-consumer', {
     start: async () => {
       await partners.whenReady();
-      while (!versions.ready) await new Promise((resolve) => setTimeout(resolve, 50));
+      await versions.whenReady;
       await consumer.start();
     },
     stop: () => consumer.stop(),

@@ -40,15 +40,13 @@ export class LatestVersions {
   private readonly versions = new Map<string, { version: number; seenAt: number }>();
   private consumer: Consumer | undefined;
   private sweeper: NodeJS.Timeout | undefined;
-  private loaded = false;
+  private markLoaded: () => void = () => undefined;
+  /** Resolves once the window has been read (the sender delivers nothing before). */
+  readonly whenReady = new Promise<void>((resolve) => (this.markLoaded = resolve));
   private readonly logger: Logger;
 
   constructor(private readonly options: LatestVersionsOptions) {
     this.logger = options.logger.child({ module: 'latest-versions' });
-  }
-
-  get ready(): boolean {
-    return this.loaded;
   }
 
   get size(): number {
@@ -95,7 +93,7 @@ export class LatestVersions {
     this.sweeper = setInterval(() => this.sweep(), 60_000);
     this.sweeper.unref();
     await tracker.caughtUp;
-    this.loaded = true;
+    this.markLoaded();
     this.logger.info({ entries: this.versions.size }, 'latest policy versions loaded');
   }
 
