@@ -9,7 +9,6 @@
  * Prints: req/s and p50/p99 of each, the ratio, and the ingress's latency at half the bare rate.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
 import path from 'node:path';
 import readline from 'node:readline';
 import autocannon from 'autocannon';
@@ -32,29 +31,10 @@ import {
   secretsKeysSetting,
   topicCatalogue,
 } from '@hookstream/shared';
+import { REPO_ROOT, freePort, profileArgs, runBench, trackChild } from './bench-support';
 
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
-const root = path.resolve(__dirname, '..', '..');
-/** BENCH_PROFILE=<dir>: the ingress writes a V8 CPU profile there when it stops. */
-const profileArgs = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
-
-/** Children to stop however the run ends (a crash of the bench must not leave an ingress behind). */
-const children: ChildProcess[] = [];
-process.on('exit', () => {
-  for (const child of children) child.kill('SIGKILL');
-});
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.once('error', reject);
-  });
-}
-
 function startChild(script: string, env: NodeJS.ProcessEnv, urlPattern: RegExp): Promise<{ child: ChildProcess; url: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [script], { env, stdio: ['ignore', 'pipe', 'inherit'] });
@@ -145,19 +125,19 @@ async function main() {
   await producer.disconnect();
   const apiKey = issued.key;
 
-  const bare = await startChild(path.join(root, 'bench/dist/bare-route.js'), env, /^(http:\/\/\S+)$/);
-  children.push(bare.child);
+  const bare = await startChild(path.join(REPO_ROOT, 'bench/dist/bare-route.js'), env, /^(http:\/\/\S+)$/);
+  trackChild(bare.child);
   // A chosen free port rather than the "listening" log line: the ingress logs at warn here, as
   // a loaded production replica would, so that logging does not weigh on the figures.
   const port = await freePort();
   const ingress = {
-    child: spawn(process.execPath, [...profileArgs, path.join(root, 'services/ingress/dist/main.js')], {
+    child: spawn(process.execPath, [...profileArgs, path.join(REPO_ROOT, 'services/ingress/dist/main.js')], {
       env: { ...env, TOPIC_PREFIX: prefix, HTTP_PORT: String(port), LOG_LEVEL: 'warn' },
       stdio: ['ignore', 'ignore', 'inherit'],
     }),
     url: `http://127.0.0.1:${port}`,
   };
-  children.push(ingress.child);
+  trackChild(ingress.child);
   try {
     await waitReady(ingress.url);
     const webhookPath = '/api/integration/partner/webhook';
@@ -185,19 +165,4 @@ async function main() {
   }
 }
 
-// However the broker or the ingress misbehave, the run ends.
-setTimeout(
-  () => {
-    console.error('benchmark timed out');
-    process.exit(1);
-  },
-  (seconds * 4 + 240) * 1000,
-).unref();
-
-main().then(
-  () => process.exit(0),
-  (error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+runBench(main, (seconds * 4 + 240) * 1000);

@@ -22,9 +22,8 @@
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import net from 'node:net';
+import type net from 'node:net';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import readline from 'node:readline';
@@ -50,11 +49,10 @@ import {
   secretsKeysSetting,
   topicCatalogue,
 } from '@hookstream/shared';
+import { REPO_ROOT, counterSum, cpuSeconds, freePort, profileArgs, runBench, trackChild } from './bench-support';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const records = Number(process.env.BENCH_RECORDS ?? 60_000);
-const root = path.resolve(__dirname, '..', '..');
-const profileArgs = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
 
 const GOAL_PER_SECOND = 5_000;
 const GOAL_RATIO = 0.5;
@@ -130,7 +128,7 @@ class ReceiverHandle {
 
   static start(): Promise<ReceiverHandle> {
     const child = fork(__filename, ['receiver'], { execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-    children.push(child);
+    trackChild(child);
     return new Promise((resolve, reject) => {
       child.once('message', (m: { url: string }) => resolve(new ReceiverHandle(child, m.url)));
       child.once('exit', (code) => reject(new Error(`the receiver exited with ${code}`)));
@@ -148,30 +146,6 @@ class ReceiverHandle {
 // ---------------------------------------------------------------------------------------------
 // The bench.
 
-/** Children to stop however the run ends: none may outlive the bench. */
-const children: ChildProcess[] = [];
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.once('error', reject);
-  });
-}
-
-/** CPU seconds (user + system) process `pid` has used so far, from /proc; undefined where there is none. */
-function cpuSeconds(pid: number | undefined): number | undefined {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, in ticks of 1/100 s
-  } catch {
-    return undefined;
-  }
-}
-
-/** CPU µs per request, or n/a. */
 function perRequest(cpu: number | undefined, requests: number): string {
   return cpu === undefined || requests === 0 ? 'n/a' : `${((cpu / requests) * 1e6).toFixed(0)} µs`;
 }
@@ -312,15 +286,6 @@ async function waitReady(url: string, sender: ChildProcess): Promise<void> {
   throw new Error('the callback-sender is not ready after 60 s');
 }
 
-/** The sum of a counter's series whose labels include `match` (e.g. `outcome="delivered"`). */
-function counterSum(metrics: string, name: string, match = ''): number {
-  let sum = 0;
-  for (const m of metrics.matchAll(new RegExp(`^${name}(\\{[^}]*\\})? (\\S+)$`, 'gm'))) {
-    if ((m[1] ?? '').includes(match)) sum += Number(m[2]);
-  }
-  return sum;
-}
-
 /** A quantile of a histogram (all series summed), interpolated within its bucket as Prometheus does. */
 function histogramQuantile(metrics: string, name: string, q: number): number | undefined {
   const buckets = new Map<number, number>();
@@ -413,11 +378,11 @@ async function main() {
 
   await receiver.ask('reset');
   const port = await freePort();
-  const sender = spawn(process.execPath, [...profileArgs, path.join(root, 'services/callback-sender/dist/main.js')], {
+  const sender = spawn(process.execPath, [...profileArgs, path.join(REPO_ROOT, 'services/callback-sender/dist/main.js')], {
     env: { ...env, TOPIC_PREFIX: prefix, HTTP_PORT: String(port), LOG_LEVEL: 'warn', SSRF_ALLOW: '127.0.0.0/8' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  children.push(sender);
+  trackChild(sender);
   // At LOG_LEVEL warn whatever the sender logs matters: the first lines are shown, the rest counted.
   let senderLines = 0;
   readline.createInterface({ input: sender.stdout }).on('line', (l) => {
@@ -501,23 +466,5 @@ async function committedRecords(kafka: ReturnType<typeof createKafkaClient>, gro
 if (process.argv[2] === 'receiver') {
   runReceiver();
 } else {
-  process.on('exit', () => {
-    for (const child of children) child.kill('SIGKILL');
-  });
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(1));
-  // However the broker or the sender misbehave, the run ends.
-  setTimeout(
-    () => {
-      console.error('benchmark timed out');
-      process.exit(1);
-    },
-    (seconds + records / 500 + 300) * 1000,
-  ).unref();
-  main().then(
-    () => process.exit(0),
-    (error: unknown) => {
-      console.error(error);
-      process.exit(1);
-    },
-  );
+  runBench(main, (seconds + records / 500 + 300) * 1000);
 }

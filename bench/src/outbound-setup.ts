@@ -15,7 +15,7 @@ import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import net from 'node:net';
+import type net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -45,10 +45,10 @@ import {
   type PolicyStatusEventValue,
   type Producer,
 } from '@hookstream/shared';
+import { REPO_ROOT, cpuSeconds, freePort, profileArgs, trackChild } from './bench-support';
 
-const root = path.resolve(__dirname, '..', '..');
-/** BENCH_PROFILE=<dir>: both services write a V8 CPU profile there when they stop. */
-const profileArgs = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+export { counterSum, runBench } from './bench-support';
+
 /** Lines of each service's log (warnings and errors only) shown on stderr; the rest are counted. */
 const SERVICE_LOG_LINES = 20;
 export const CALLBACK_PATH = '/callbacks';
@@ -58,52 +58,6 @@ const epochMs = (): number => performance.timeOrigin + performance.now();
 
 // ---------------------------------------------------------------------------------------------
 // Children and the run's life cycle.
-
-/** Children to stop however the run ends: none may outlive the bench. */
-const children: ChildProcess[] = [];
-
-/**
- * Runs a benchmark's main: exit 0 when it ran (whatever its figures), 1 when it failed, was
- * interrupted or passed `timeoutMs`; every child is killed on the way out.
- */
-export function runBench(main: () => Promise<void>, timeoutMs: number): void {
-  process.on('exit', () => {
-    for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  });
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(1));
-  // However the broker or the services misbehave, the run ends.
-  setTimeout(() => {
-    console.error(`benchmark timed out after ${Math.round(timeoutMs / 1000)} s`);
-    process.exit(1);
-  }, timeoutMs).unref();
-  main().then(
-    () => process.exit(0),
-    (error: unknown) => {
-      console.error(error);
-      process.exit(1);
-    },
-  );
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.once('error', reject);
-  });
-}
-
-/** CPU seconds (user + system) process `pid` has used so far, from /proc; undefined where there is none. */
-function cpuSeconds(pid: number | undefined): number | undefined {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, in ticks of 1/100 s
-  } catch {
-    return undefined;
-  }
-}
 
 /** In a service's env: the pid of the bench that started it (see the end of this file). */
 const BENCH_PID = 'HOOKSTREAM_BENCH_PID';
@@ -137,11 +91,15 @@ export class ServiceProcess {
   /** Starts `services/<name>/dist/main.js` and waits until its /readyz answers 200. */
   static async start(name: string, env: NodeJS.ProcessEnv): Promise<ServiceProcess> {
     const port = await freePort();
-    const child = spawn(process.execPath, [...profileArgs, '--require', __filename, path.join(root, 'services', name, 'dist', 'main.js')], {
-      env: { ...env, HTTP_PORT: String(port), LOG_LEVEL: 'warn', [BENCH_PID]: String(process.pid) },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    children.push(child);
+    const child = spawn(
+      process.execPath,
+      [...profileArgs, '--require', __filename, path.join(REPO_ROOT, 'services', name, 'dist', 'main.js')],
+      {
+        env: { ...env, HTTP_PORT: String(port), LOG_LEVEL: 'warn', [BENCH_PID]: String(process.pid) },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
+    trackChild(child);
     const service = new ServiceProcess(name, child, `http://127.0.0.1:${port}`);
     for (let i = 0; i < 300; i++) {
       if (child.exitCode !== null) throw new Error(`the ${name} exited with ${child.exitCode}`);
@@ -281,7 +239,7 @@ class ArrivalLog {
   /** Forks this file as the child `role` and waits for its first message. */
   protected static fork<T>(role: string, args: string[]): Promise<{ child: ChildProcess; hello: T }> {
     const child = fork(__filename, [role, ...args], { execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-    children.push(child);
+    trackChild(child);
     return new Promise((resolve, reject) => {
       child.once('message', (hello: T) => resolve({ child, hello }));
       child.once('exit', (code) => reject(new Error(`the ${role} exited with ${code}`)));
@@ -783,15 +741,6 @@ export class CpuWindow {
       `— of a core each; machine ${busy.toFixed(0)} % busy of ${cores} cores`
     );
   }
-}
-
-/** The sum of a counter's series whose labels include `match` (e.g. `outcome="delivered"`). */
-export function counterSum(metrics: string, name: string, match = ''): number {
-  let sum = 0;
-  for (const m of metrics.matchAll(new RegExp(`^${name}(\\{[^}]*\\})? (\\S+)$`, 'gm'))) {
-    if ((m[1] ?? '').includes(match)) sum += Number(m[2]);
-  }
-  return sum;
 }
 
 /** Buckets (upper bound → cumulative count) of a histogram's series whose labels include `match`, summed. */
