@@ -100,7 +100,11 @@ export class PolicyStatusProcessor {
     const transaction = await producer.transaction();
     try {
       const byTopic = new Map<string, Message[]>();
-      for (const { topic, message } of outputs) byTopic.set(topic, [...(byTopic.get(topic) ?? []), message]);
+      for (const { topic, message } of outputs) {
+        const messages = byTopic.get(topic);
+        if (messages) messages.push(message);
+        else byTopic.set(topic, [message]);
+      }
       if (byTopic.size > 0) {
         await transaction.sendBatch({ topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })), acks: -1 });
       }
