@@ -34,6 +34,7 @@ import {
   counterSum,
   describeLatency,
   describeStageHistograms,
+  describeEventLoopDelay,
   describeStages,
   fmtMs,
   prepareOutboundStack,
@@ -135,6 +136,7 @@ async function main() {
         `sender attempts since its start (warm-up too): delivered ${counterSum(after.senderMetrics, 'hookstream_callback_attempts_total', 'outcome="delivered"')}, ` +
         `failed ${counterSum(after.senderMetrics, 'hookstream_callback_attempts_total', 'outcome="failed"')}`,
     );
+    console.log(`event-loop delay over the measured window: ${describeEventLoopDelay(after)}`);
     if (tracer) {
       await tracer.collect();
       console.log(`stages (measured events): ${describeStages(tracer, receiver, measured.label)}`);

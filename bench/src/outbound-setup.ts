@@ -45,7 +45,7 @@ import {
   type PolicyStatusEventValue,
   type Producer,
 } from '@hookstream/shared';
-import { REPO_ROOT, cpuSeconds, freePort, profileArgs, trackChild } from './bench-support';
+import { REPO_ROOT, counterSum, cpuSeconds, freePort, profileArgs, trackChild } from './bench-support';
 
 export { counterSum, runBench } from './bench-support';
 
@@ -609,6 +609,7 @@ export interface StageHistograms {
   transaction: Array<[number, number]>;
   attempt: Array<[number, number]>;
   senderMetrics: string;
+  consumerMetrics: string;
 }
 
 export async function stageHistograms(consumer: ServiceProcess, sender: ServiceProcess, partnerId: string): Promise<StageHistograms> {
@@ -617,7 +618,20 @@ export async function stageHistograms(consumer: ServiceProcess, sender: ServiceP
     transaction: histogramBuckets(consumerMetrics, 'hookstream_policy_status_transaction_duration_seconds'),
     attempt: histogramBuckets(senderMetrics, 'hookstream_callback_attempt_duration_seconds', `partner="${partnerId}"`),
     senderMetrics,
+    consumerMetrics,
   };
+}
+
+/**
+ * Each service's event-loop delay since its previous scrape (prom-client's default metrics reset
+ * their histogram on every scrape, so the snapshot at a window's end covers the window).
+ */
+export function describeEventLoopDelay(after: StageHistograms): string {
+  const delay = (metrics: string) => {
+    const ms = (name: string) => fmtMs(counterSum(metrics, `nodejs_eventloop_lag_${name}_seconds`) * 1000);
+    return `p50 ${ms('p50')}, p99 ${ms('p99')}, max ${ms('max')}`;
+  };
+  return `policy-status-consumer ${delay(after.consumerMetrics)}; callback-sender ${delay(after.senderMetrics)}`;
 }
 
 /** What the services observed between two snapshots. */

@@ -15,7 +15,11 @@ import {
 import { planCallbacks, type CallbackPlan, type DeadLetterClass } from '../domain/plan-callbacks';
 import { CallbackRequestHeaders } from '@hookstream/shared';
 import type { PolicyStatusMetrics } from '../metrics';
+import { withCachedCoordinators } from './cached-coordinators';
 import { PartitionTransactions } from './partition-transactions';
+
+/** How long a transactional producer trusts a coordinator lookup (see cached-coordinators.ts). */
+const COORDINATOR_CACHE_MS = 5_000;
 
 export interface PolicyStatusProcessorOptions {
   kafka: Kafka;
@@ -53,7 +57,9 @@ export class PolicyStatusProcessor {
 
   constructor(private readonly options: PolicyStatusProcessorOptions) {
     this.logger = options.logger.child({ module: 'policy-status-processor' });
-    this.transactions = new PartitionTransactions(options.kafka, options.groupId, options.topics.policyStatus);
+    const cachingKafka = withCachedCoordinators(options.kafka, COORDINATOR_CACHE_MS);
+    if (!cachingKafka) this.logger.warn('kafkajs internals changed: coordinator lookups are not cached, so transactions take longer');
+    this.transactions = new PartitionTransactions(cachingKafka ?? options.kafka, options.groupId, options.topics.policyStatus);
     this.now = options.now ?? Date.now;
   }
 
