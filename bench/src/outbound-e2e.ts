@@ -27,7 +27,6 @@ import { routeProcessWarnings } from '@hookstream/shared';
 import {
   CALLBACK_PATH,
   CallbackReceiver,
-  CONCURRENT_TRANSACTIONS_RETRY,
   CommitTracer,
   CpuWindow,
   FixedRatePublisher,
@@ -66,7 +65,6 @@ async function main() {
   await stack.onboard(PARTNER, `${receiver.answeringUrl}${CALLBACK_PATH}`);
   const { consumer, sender } = await startOutboundServices(stack);
   const tracer = trace ? await CommitTracer.start(stack) : undefined;
-  consumer.countLines(CONCURRENT_TRANSACTIONS_RETRY);
   const publisher = new FixedRatePublisher(stack);
   await publisher.connect();
   try {
@@ -81,14 +79,12 @@ async function main() {
     // The measured window's start: service histograms and CPU from there (taken on the publisher's tick).
     let atStart: Promise<StageHistograms> | undefined;
     let cpu: CpuWindow | undefined;
-    let retriesAtStart = 0;
     let collectedAt = 0;
     const report = await publisher.run([warmup, measured], (elapsedMs) => {
       consumer.checkAlive();
       sender.checkAlive();
       if (!atStart && elapsedMs >= measured.fromMs) {
         atStart = stageHistograms(consumer, sender, PARTNER);
-        retriesAtStart = consumer.countLines(CONCURRENT_TRANSACTIONS_RETRY);
         cpu = CpuWindow.start({
           consumer: consumer.pid,
           sender: sender.pid,
@@ -105,7 +101,6 @@ async function main() {
       }
     });
     const cpuFigures = cpu?.describe() ?? 'n/a';
-    const transactionRetries = consumer.countLines(CONCURRENT_TRANSACTIONS_RETRY) - retriesAtStart;
     const published = report.published.get(measured.label) ?? 0;
     const publishSeconds = (report.endedAt - (report.startedAt + measured.fromMs)) / 1000;
     await waitForArrivals(receiver, measured.label, published, STALL_MS, () => {
@@ -132,7 +127,6 @@ async function main() {
     );
     console.log(
       `services over the measured window: ${describeStageHistograms(before, after)}; ` +
-        `CONCURRENT_TRANSACTIONS retries ${transactionRetries}; ` +
         `sender attempts since its start (warm-up too): delivered ${counterSum(after.senderMetrics, 'hookstream_callback_attempts_total', 'outcome="delivered"')}, ` +
         `failed ${counterSum(after.senderMetrics, 'hookstream_callback_attempts_total', 'outcome="failed"')}`,
     );

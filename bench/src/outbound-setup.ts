@@ -68,8 +68,6 @@ const BENCH_PID = 'HOOKSTREAM_BENCH_PID';
  */
 export class ServiceProcess {
   private logLines = 0;
-  /** Log lines seen so far per pattern of `countLines`. */
-  private readonly counted = new Map<RegExp, number>();
 
   private constructor(
     readonly name: string,
@@ -78,14 +76,7 @@ export class ServiceProcess {
   ) {
     readline.createInterface({ input: child.stdout! }).on('line', (line) => {
       if (++this.logLines <= SERVICE_LOG_LINES) console.error(`[${name}] ${line.slice(0, 400)}`);
-      for (const [pattern, count] of this.counted) if (pattern.test(line)) this.counted.set(pattern, count + 1);
     });
-  }
-
-  /** How many log lines matched `pattern` since its first call (the first call starts the count at 0). */
-  countLines(pattern: RegExp): number {
-    if (!this.counted.has(pattern)) this.counted.set(pattern, 0);
-    return this.counted.get(pattern)!;
   }
 
   /** Starts `services/<name>/dist/main.js` and waits until its /readyz answers 200. */
@@ -641,9 +632,6 @@ export function describeStageHistograms(before: StageHistograms, after: StageHis
     `sender attempt (POST to response) ${describeBuckets(bucketsBetween(before.attempt, after.attempt))}`
   );
 }
-
-/** A log line of kafkajs retrying a transactional request the broker refused with CONCURRENT_TRANSACTIONS. */
-export const CONCURRENT_TRANSACTIONS_RETRY = /"namespace":"Producer".*concurrent operation on the same transaction/;
 
 /** Waits until `expected` callbacks of `label` have arrived, or none arrived for `stallMs`, checking the services. */
 export async function waitForArrivals(

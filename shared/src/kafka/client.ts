@@ -31,13 +31,30 @@ const levelNames: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
   [logLevel.DEBUG]: 'debug',
 };
 
+/** The broker's text for CONCURRENT_TRANSACTIONS, as kafkajs puts it in its log lines. */
+const CONCURRENT_TRANSACTIONS_TEXT = 'concurrent operation on the same transaction';
+
+/**
+ * The pino level of one kafkajs log line. kafkajs logs every retriable CONCURRENT_TRANSACTIONS
+ * answer at error level (a Connection line and a Producer line), yet that answer is the broker
+ * asking the client to retry in a moment: a transaction began while the last one's commit markers
+ * were still being written. kafkajs retries it by itself, and a transaction that still fails is
+ * logged by the service. At error level, normal operation under load looked like an incident.
+ */
+export function kafkajsLogLevel(level: logLevel, message: string, error: unknown): 'error' | 'warn' | 'info' | 'debug' {
+  if (level === logLevel.ERROR && `${message} ${typeof error === 'string' ? error : ''}`.includes(CONCURRENT_TRANSACTIONS_TEXT)) {
+    return 'debug';
+  }
+  return levelNames[level] ?? 'info';
+}
+
 /** Routes kafkajs's own log lines into the service's pino logger. */
 function pinoLogCreator(logger: Logger): logCreator {
   const kafkaLogger = logger.child({ module: 'kafkajs' });
   return () =>
     ({ namespace, level, log }) => {
       const { message, timestamp: _timestamp, logger: _name, ...extra } = log as Record<string, unknown> & { message: string };
-      kafkaLogger[levelNames[level] ?? 'info']({ namespace, ...extra }, message);
+      kafkaLogger[kafkajsLogLevel(level, message, extra.error)]({ namespace, ...extra }, message);
     };
 }
 
