@@ -1,6 +1,7 @@
 import { Kafka, logLevel, Partitioners, type KafkaConfig, type logCreator } from 'kafkajs';
 export type { Admin, Consumer, EachBatchPayload, EachMessagePayload, IHeaders, Kafka, KafkaMessage, Message, Producer } from 'kafkajs';
 import type { Logger } from 'pino';
+import { applyKafkajsFixes } from './kafkajs-fixes';
 
 export interface KafkaClientSettings {
   brokers: string[];
@@ -60,6 +61,7 @@ function pinoLogCreator(logger: Logger): logCreator {
 
 /** The kafkajs client of one process, logging through pino. Connections are made by the producers and consumers it creates. */
 export function createKafkaClient(settings: KafkaClientSettings): Kafka {
+  applyKafkajsFixes();
   const config: KafkaConfig = {
     clientId: settings.clientId,
     brokers: settings.brokers,
