@@ -129,7 +129,7 @@ export async function postWebhook(url: string, apiKey: string | undefined, body:
   const response = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...(apiKey ? { 'x-api-key': apiKey } : {}), ...headers },
-    body: typeof body === 'string' ? body : JSON.stringify(body),
+    body: typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body),
   });
   const text = await response.text();
   let json: unknown;

@@ -6,6 +6,7 @@ import {
   javaCompatiblePartitioner,
   runService,
 } from '@hookstream/shared';
+import { answerParserRefusalsWithJson } from './http/client-errors';
 import { configSchema } from './config';
 import { successBody } from './http/responses';
 import { createWebhookRoutes } from './http/webhook-routes';
@@ -77,6 +78,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
   });
   runtime.app.use(routes.router);
   const server = await runtime.listen({ notFound: routes.notFound, onError: routes.onError });
+  answerParserRefusalsWithJson(server.server, runtime.logger);
   return { runtime, server, ledger };
 }
 

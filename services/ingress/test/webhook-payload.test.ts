@@ -79,3 +79,42 @@ describe('inbound webhook payload (spec 2.2, 4.2)', () => {
     expect(payloadFingerprint(a)).toMatch(/^[0-9a-f]{64}$/);
   });
 });
+
+describe('payload fingerprint numbers (exact values, read from the text)', () => {
+  const fingerprintOf = (text: string) => payloadFingerprint(JSON.parse(text), text);
+
+  test('given the same value written differently, then the same fingerprint', () => {
+    const forms = ['{"n":1}', '{"n":1.0}', '{"n":10e-1}', '{"n":1E0}', '{ "n" : 0.1e1 }'];
+    expect(new Set(forms.map(fingerprintOf)).size).toBe(1);
+    expect(fingerprintOf('{"n":-0}')).toBe(fingerprintOf('{"n":0}'));
+  });
+
+  test('given values a double cannot tell apart, then different fingerprints', () => {
+    expect(fingerprintOf('{"n":123456789012345678901234567890}')).not.toBe(fingerprintOf('{"n":123456789012345678901234567891}'));
+    expect(fingerprintOf('{"n":0.1}')).not.toBe(fingerprintOf('{"n":0.1000000000000000055511151231257827}'));
+    const overflowing = ['{"n":1e400}', '{"n":-1e400}', '{"n":null}', '{"n":1e-400}', '{"n":0}'];
+    expect(new Set(overflowing.map(fingerprintOf)).size).toBe(overflowing.length);
+  });
+
+  test('given a body whose numbers a double holds exactly, or none, then the fingerprint is the one stored before numbers were read from the text', () => {
+    for (const text of ['{"a":"x","b":[{"c":"d"}]}', '{"a":1.5,"b":[100,2e3,-7]}', '{"s":"x: 1, [2"}']) {
+      expect(fingerprintOf(text)).toBe(payloadFingerprint(JSON.parse(text)));
+    }
+  });
+});
+
+describe('lone surrogates', () => {
+  const validate = (text: string) => validateWebhookPayload(JSON.parse(text), text);
+  const body = (extra: string) =>
+    `{"transaction_number":"T-1","transaction_type":"POLICY","status":"S","documents":[{"type":"P","url":"https://x.example/a"}]${extra}}`;
+
+  test('given a lone surrogate in a value or a field name, then each is named by path', () => {
+    const result = validate(body(',"note":"a\\ud800","list":["\\udc00"],"k\\ud800":1'));
+    expect(result.ok).toBe(false);
+    expect(!result.ok && result.problems.map((p) => p.path).sort()).toEqual(['k\uFFFD (the field name)', 'list[0]', 'note']);
+  });
+
+  test('given a surrogate pair written as escapes, then it is one character and valid', () => {
+    expect(validate(body(',"note":"\\ud83d\\ude00"')).ok).toBe(true);
+  });
+});

@@ -4,6 +4,8 @@
  * partner-events, decoded through the registry. Every response is validated against the
  * OpenAPI document the ingress serves.
  */
+import { connect } from 'node:net';
+import { gzipSync } from 'node:zlib';
 import Ajv2020 from 'ajv/dist/2020';
 import { testInfrastructure, testKafka, uniqueName, waitFor } from '../../../test/helpers/infrastructure';
 import {
@@ -28,17 +30,46 @@ let openapi: {
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 const validated: number[] = [];
 
+/** Checks a response body against the served OpenAPI document. */
+function expectDocumented(status: number, json: unknown): void {
+  const path = Object.keys(openapi.paths)[0]!;
+  const documented = openapi.paths[path]!.post.responses[String(status)];
+  expect(documented).toBeDefined();
+  const validate = ajv.compile({ ...documented!.content['application/json'].schema, components: openapi.components });
+  expect(validate(json) ? [] : validate.errors).toEqual([]);
+  validated.push(status);
+}
+
 /** Posts and checks the response against the served OpenAPI document. */
 async function post(body: unknown, apiKey: string | null = keyA, headers: Record<string, string> = {}) {
   const response = await postWebhook(ingress.webhookUrl, apiKey ?? undefined, body, headers);
-  const path = Object.keys(openapi.paths)[0]!;
-  const documented = openapi.paths[path]!.post.responses[String(response.status)];
-  expect(documented).toBeDefined();
-  const validate = ajv.compile({ ...documented!.content['application/json'].schema, components: openapi.components });
-  expect(validate(response.json) ? [] : validate.errors).toEqual([]);
+  expectDocumented(response.status, response.json);
   expect(response.headers.get('content-type')).toMatch(/^application\/json/);
-  validated.push(response.status);
   return response;
+}
+
+/** Sends raw bytes on a new connection; reads the response until the server closes it. */
+function rawRequest(request: string): Promise<{ status: number; headers: Record<string, string>; json: unknown; closed: boolean }> {
+  const { hostname, port } = new URL(ingress.webhookUrl);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    const socket = connect(Number(port), hostname, () => socket.write(request));
+    socket.setTimeout(10_000, () => socket.destroy(new Error('no answer in 10 s')));
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const [head = '', body = ''] = Buffer.concat(chunks).toString('utf8').split('\r\n\r\n');
+      const [statusLine = '', ...lines] = head.split('\r\n');
+      const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+      let json: unknown;
+      try {
+        json = JSON.parse(body);
+      } catch {
+        json = body;
+      }
+      resolve({ status: Number(statusLine.split(' ')[1]), headers, json, closed: true });
+    });
+  });
 }
 
 const error = (code: number, error_code: string, message: string | RegExp) => ({
@@ -166,6 +197,53 @@ describe('POST /api/integration/partner/webhook', () => {
     );
   });
 
+  test('when the body is not UTF-8 or a string holds a lone surrogate, then 400 says so, and nothing is written', async () => {
+    const marker = uniqueName('unicode');
+    const invalidUtf8 = Buffer.concat([
+      Buffer.from(JSON.stringify(webhook({ transaction_number: marker })).slice(0, -1)),
+      Buffer.from(',"x":"\xff"}', 'latin1'),
+    ]);
+    expect((await post(invalidUtf8)).json).toEqual(
+      error(400, 'INVALID_PAYLOAD_VALIDATION_ERR', 'the body is not valid UTF-8 (RFC 8259 requires JSON to be UTF-8)'),
+    );
+    const loneSurrogate = JSON.stringify(webhook({ transaction_number: marker })).replace(`"${marker}"`, `"${marker}\\ud800"`);
+    expect((await post(loneSurrogate)).json).toEqual(
+      error(
+        400,
+        'INVALID_PAYLOAD_VALIDATION_ERR',
+        'transaction_number holds a lone surrogate (\\uD800-\\uDFFF without its pair), which is not valid Unicode',
+      ),
+    );
+    // A surrogate pair written as escapes is one character, and fine.
+    const pair = JSON.stringify(webhook({ status: 'x' })).replace('"x"', '"\\ud83d\\ude00"');
+    expect((await post(pair)).status).toBe(200);
+    expect((await readPartnerEvents(prefix)).filter((r) => String(r.value.transaction_number).startsWith(marker))).toEqual([]);
+  });
+
+  test('when the Content-Encoding is not one the server decodes, then 415; a gzip body is accepted', async () => {
+    expect((await post(webhook(), keyA, { 'content-encoding': 'compress' })).json).toEqual(
+      error(415, 'UNSUPPORTED_MEDIA_TYPE_ERR', 'Content-Encoding "compress" is not supported (identity, gzip, deflate or br are)'),
+    );
+    expect((await post(gzipSync(JSON.stringify(webhook())), keyA, { 'content-encoding': 'gzip' })).status).toBe(200);
+  });
+
+  test("when Node's HTTP parser refuses a request (headers too large, not HTTP), then the contract's JSON body and the connection closes", async () => {
+    const tooLarge = await rawRequest(
+      `POST ${new URL(ingress.webhookUrl).pathname} HTTP/1.1\r\nHost: x\r\nx-api-key: ${'k'.repeat(20_000)}\r\nContent-Length: 2\r\n\r\n{}`,
+    );
+    expect(tooLarge.status).toBe(431);
+    expect(tooLarge.json).toEqual(error(431, 'REQUEST_HEADERS_TOO_LARGE_ERR', 'the request headers are larger than the server accepts'));
+    const garbage = await rawRequest('HELLO\r\n\r\n');
+    expect(garbage.status).toBe(400);
+    expect(garbage.json).toEqual(error(400, 'MALFORMED_REQUEST_ERR', 'the request is not valid HTTP/1.1'));
+    for (const response of [tooLarge, garbage]) {
+      expect(response.headers['content-type']).toBe('application/json');
+      expect(response.headers.connection).toBe('close');
+      expect(response.closed).toBe(true);
+      expectDocumented(response.status, response.json);
+    }
+  });
+
   test('when fields are missing or invalid, then 400 names every problem by field path, and nothing is written', async () => {
     const marker = uniqueName('invalid');
     const response = await post({
@@ -211,6 +289,29 @@ describe('POST /api/integration/partner/webhook', () => {
     expect((await readPartnerEvents(prefix)).filter((r) => r.value.request_id === body.request_id)).toHaveLength(1);
   });
 
+  test('numbers count by their exact value under one request_id: 1.0 and 1 are the same, integers beyond a double and overflowing ones are not', async () => {
+    // One body per request_id (webhook() makes a new transaction_number each call), its amount written as given.
+    const bodies = new Map<string, string>();
+    const withNumber = (id: string, lexeme: string) => {
+      if (!bodies.has(id)) bodies.set(id, JSON.stringify(webhook({ request_id: id, amount: 0 })));
+      return bodies.get(id)!.replace('"amount":0', `"amount":${lexeme}`);
+    };
+    const same = uniqueName('numbers-same');
+    expect((await post(withNumber(same, '1'))).status).toBe(200);
+    expect((await post(withNumber(same, '1.0'))).status).toBe(200);
+    expect((await post(withNumber(same, '10e-1'))).status).toBe(200);
+    const big = uniqueName('numbers-big');
+    expect((await post(withNumber(big, '123456789012345678901234567890'))).status).toBe(200);
+    expect((await post(withNumber(big, '123456789012345678901234567891'))).status).toBe(409);
+    const overflow = uniqueName('numbers-overflow');
+    expect((await post(withNumber(overflow, '1e400'))).status).toBe(200);
+    expect((await post(withNumber(overflow, '-1e400'))).status).toBe(409);
+    expect((await post(withNumber(overflow, 'null'))).status).toBe(409);
+    expect((await post(withNumber(overflow, '1E+400'))).status).toBe(200);
+    const events = await readPartnerEvents(prefix);
+    for (const id of [same, big, overflow]) expect(events.filter((r) => r.value.request_id === id)).toHaveLength(1);
+  });
+
   test('when a request has no request_id, then every request is a new webhook, and the response carries an assigned id', async () => {
     const body = webhook({ transaction_number: uniqueName('noid') });
     delete body.request_id;
@@ -241,7 +342,7 @@ describe('POST /api/integration/partner/webhook', () => {
     expect(missing.status).toBe(404);
     expect(await missing.json()).toEqual(error(404, 'NOT_FOUND_ERR', 'no such resource'));
     expect(openapi).toMatchObject({ openapi: '3.1.0' });
-    expect(new Set(validated)).toEqual(new Set([200, 400, 401, 409, 413, 415]));
+    expect(new Set(validated)).toEqual(new Set([200, 400, 401, 409, 413, 415, 431]));
   });
 
   test('metrics count requests by outcome and partner, replays and conflicts', async () => {

@@ -80,13 +80,60 @@ function depthOf(value: unknown): number {
   return deepest;
 }
 
-/** Validates a parsed JSON body; every problem is returned, by field path. */
-export function validateWebhookPayload(body: unknown): { ok: true; payload: WebhookPayload } | { ok: false; problems: PayloadProblem[] } {
+/** A \uD800–\uDFFF escape: the only way a JSON text in valid UTF-8 can carry half a surrogate pair. */
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+
+/**
+ * Field paths of strings (names or values) that are not well-formed Unicode: a lone surrogate
+ * from a "\ud800" escape. No UTF-8 encoding exists for one, so it could be neither stored
+ * (Avro strings are UTF-8) nor answered back as received.
+ */
+function illFormedStrings(body: object): string[] {
+  const found: string[] = [];
+  const stack: Array<[unknown, string]> = [[body, '']];
+  while (stack.length > 0 && found.length < 20) {
+    const [v, path] = stack.pop()!;
+    if (typeof v === 'string') {
+      if (!v.isWellFormed()) found.push(path || '(body)');
+    } else if (Array.isArray(v)) {
+      v.forEach((item, i) => stack.push([item, `${path}[${i}]`]));
+    } else if (v !== null && typeof v === 'object') {
+      for (const [key, child] of Object.entries(v)) {
+        const name = key.toWellFormed(); // the path is echoed in the message, which must be valid Unicode itself
+        const childPath = path ? `${path}.${name}` : name;
+        if (!key.isWellFormed()) found.push(`${childPath} (the field name)`);
+        stack.push([child, childPath]);
+      }
+    }
+  }
+  return found;
+}
+
+/**
+ * Validates a parsed JSON body; every problem is returned, by field path. `text` is the body as
+ * received: strings are checked for lone surrogates only when it holds a surrogate escape.
+ */
+export function validateWebhookPayload(
+  body: unknown,
+  text?: string,
+): { ok: true; payload: WebhookPayload } | { ok: false; problems: PayloadProblem[] } {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     return { ok: false, problems: [{ path: '(body)', message: 'the body must be a JSON object' }] };
   }
   if (depthOf(body) > MAX_DEPTH)
     return { ok: false, problems: [{ path: '(body)', message: `the body is nested deeper than ${MAX_DEPTH} levels` }] };
+  if (text !== undefined && SURROGATE_ESCAPE.test(text)) {
+    const illFormed = illFormedStrings(body);
+    if (illFormed.length > 0) {
+      return {
+        ok: false,
+        problems: illFormed.map((path) => ({
+          path,
+          message: `${path} holds a lone surrogate (\\uD800-\\uDFFF without its pair), which is not valid Unicode`,
+        })),
+      };
+    }
+  }
   const result = webhookPayloadSchema.safeParse(body);
   if (result.success) return { ok: true, payload: result.data };
   return {
@@ -102,8 +149,52 @@ export function validateWebhookPayload(body: unknown): { ok: true; payload: Webh
   };
 }
 
+/**
+ * A JSON number kept as its exact decimal value, for the fingerprint: JSON.parse rounds numbers to
+ * doubles, which would make 123456789012345678901234567890 and …891 "identical", and 1e400,
+ * -1e400 and null too (an infinite double prints as null).
+ */
+class ExactNumber {
+  constructor(readonly canonical: string) {}
+}
+
+const NUMBER_LEXEME = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
+
+/** The decimal value of a JSON number lexeme as sign, significant digits and exponent ("-15e-1"); "0" for zero. */
+function decimalValue(lexeme: string): string {
+  const m = NUMBER_LEXEME.exec(lexeme);
+  if (!m) return lexeme;
+  const [, sign, whole, fraction = '', exponent = '0'] = m;
+  let digits = `${whole}${fraction}`.replace(/^0+/, '');
+  if (digits === '') return '0';
+  let scale = BigInt(exponent) - BigInt(fraction.length);
+  const trimmed = digits.replace(/0+$/, '');
+  scale += BigInt(digits.length - trimmed.length);
+  digits = trimmed;
+  return `${sign}${digits}e${scale}`;
+}
+
+/**
+ * The canonical text of a number lexeme: the double's own JSON text when the double holds the
+ * lexeme's value exactly (1.0, 1.50e2 and 150 all give "150", as before), otherwise the exact
+ * decimal value. The two never collide: an exact form is only used for a value no double prints.
+ */
+function canonicalNumber(lexeme: string): ExactNumber {
+  const double = Number(lexeme);
+  const exact = decimalValue(lexeme);
+  if (Number.isFinite(double)) {
+    const printed = JSON.stringify(double);
+    if (decimalValue(printed) === exact) return new ExactNumber(printed);
+  }
+  return new ExactNumber(exact);
+}
+
+/** A number token outside a string, or text that looks like one (a false alarm costs only time). */
+const MAY_HOLD_A_NUMBER = /[:[,]\s*[-0-9]/;
+
 /** JSON with object keys sorted at every level and no whitespace. */
 export function canonicalJson(value: unknown): string {
+  if (value instanceof ExactNumber) return value.canonical;
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value !== null && typeof value === 'object') {
     const entries = Object.keys(value)
@@ -117,8 +208,17 @@ export function canonicalJson(value: unknown): string {
 /**
  * Fingerprint of a payload for request_id idempotency: hex SHA-256 of its canonical JSON. Key
  * order and whitespace do not matter; any value (also of an unknown field) does. Numbers
- * compare as JSON numbers (1.0 and 1 are the same), strings exactly (case and spaces count).
+ * compare by their exact decimal value (1.0, 1 and 1e0 are the same; two integers beyond a
+ * double's precision are not), strings exactly (case and spaces count). `text` is the body as
+ * received, `parsed` its JSON.parse; numbers are read from the text only when it has any.
  */
-export function payloadFingerprint(body: unknown): string {
-  return createHash('sha256').update(canonicalJson(body)).digest('hex');
+export function payloadFingerprint(parsed: unknown, text?: string): string {
+  let canonicalInput = parsed;
+  if (text !== undefined && MAY_HOLD_A_NUMBER.test(text)) {
+    // The reviver's third argument (V8's JSON.parse source text access) gives each number's lexeme.
+    canonicalInput = JSON.parse(text, (_key, value: unknown, context?: { source?: string }) =>
+      typeof value === 'number' && context?.source !== undefined ? canonicalNumber(context.source) : value,
+    );
+  }
+  return createHash('sha256').update(canonicalJson(canonicalInput)).digest('hex');
 }

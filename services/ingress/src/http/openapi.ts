@@ -40,16 +40,25 @@ export function ingressOpenApi(basePath: string): object {
               description: 'Received and stored durably (spec 2.3)',
               content: { 'application/json': { schema: { $ref: '#/components/schemas/SuccessBody' } } },
             },
-            '400': errorResponse('Malformed JSON, or required fields missing or invalid; the message names every problem by field path', [
-              InboundErrorCodes.VALIDATION,
-            ]),
+            '400': errorResponse(
+              'Malformed JSON, a body that is not UTF-8, or required fields missing or invalid; the message names every problem by field ' +
+                'path. MALFORMED_REQUEST_ERR: the request is not valid HTTP/1.1 (the connection is closed)',
+              [InboundErrorCodes.VALIDATION, InboundErrorCodes.MALFORMED_REQUEST],
+            ),
             '401': errorResponse('x-api-key missing, unknown, revoked, expired, or the partner is disabled', [InboundErrorCodes.API_KEY]),
             '405': errorResponse('Only POST is allowed', [InboundErrorCodes.METHOD_NOT_ALLOWED]),
+            '408': errorResponse('The request did not arrive in time (the connection is closed)', [InboundErrorCodes.REQUEST_TIMEOUT]),
             '409': errorResponse('The request_id was already used with a different payload; do not retry', [
               InboundErrorCodes.IDEMPOTENCY_CONFLICT,
             ]),
             '413': errorResponse('The body is larger than the limit', [InboundErrorCodes.PAYLOAD_TOO_LARGE]),
-            '415': errorResponse('Content-Type is not application/json (UTF-8)', [InboundErrorCodes.UNSUPPORTED_MEDIA_TYPE]),
+            '415': errorResponse(
+              'Content-Type is not application/json (UTF-8), or the Content-Encoding is not identity, gzip, deflate or br',
+              [InboundErrorCodes.UNSUPPORTED_MEDIA_TYPE],
+            ),
+            '431': errorResponse('The request headers are larger than the server accepts (the connection is closed)', [
+              InboundErrorCodes.HEADERS_TOO_LARGE,
+            ]),
             '500': errorResponse('Unexpected server error; retry', [InboundErrorCodes.INTERNAL]),
             '503': {
               ...errorResponse('Storage unavailable, or the same request_id still in flight; retry after Retry-After seconds', [

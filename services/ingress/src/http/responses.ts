@@ -14,6 +14,10 @@ export const InboundErrorCodes = {
   METHOD_NOT_ALLOWED: 'METHOD_NOT_ALLOWED_ERR',
   UNAVAILABLE: 'SERVICE_UNAVAILABLE_ERR',
   INTERNAL: 'INTERNAL_SERVER_ERR',
+  /** Node's HTTP parser refused the request before it reached a route (client-errors.ts). */
+  MALFORMED_REQUEST: 'MALFORMED_REQUEST_ERR',
+  HEADERS_TOO_LARGE: 'REQUEST_HEADERS_TOO_LARGE_ERR',
+  REQUEST_TIMEOUT: 'REQUEST_TIMEOUT_ERR',
 } as const;
 
 export type InboundErrorCode = (typeof InboundErrorCodes)[keyof typeof InboundErrorCodes];

@@ -21,6 +21,13 @@ export interface WebhookRoutesOptions {
   openapi: object;
 }
 
+/**
+ * Refuses bytes that are not UTF-8 instead of turning them into U+FFFD: two bodies differing only
+ * in invalid bytes would otherwise be "identical" under one request_id. A byte order mark is kept,
+ * so JSON.parse refuses it as before.
+ */
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
 function send(res: Response, status: number, body: string | ErrorBody, retryAfterSeconds?: number): void {
   if (retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(retryAfterSeconds));
   res
@@ -84,17 +91,23 @@ export function createWebhookRoutes(options: WebhookRoutesOptions): {
     try {
       const partner = res.locals.partner as NonNullable<ReturnType<PartnerDirectory['get']>>;
       const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+      let text: string;
+      try {
+        text = strictUtf8.decode(raw);
+      } catch {
+        throw new InboundError(400, InboundErrorCodes.VALIDATION, 'the body is not valid UTF-8 (RFC 8259 requires JSON to be UTF-8)');
+      }
       let parsed: unknown;
       try {
-        parsed = JSON.parse(raw.toString('utf8'));
+        parsed = JSON.parse(text);
       } catch (error) {
         throw new InboundError(400, InboundErrorCodes.VALIDATION, `the body is not valid JSON: ${(error as Error).message}`);
       }
-      const validated = validateWebhookPayload(parsed);
+      const validated = validateWebhookPayload(parsed, text);
       if (!validated.ok) throw new InboundError(400, InboundErrorCodes.VALIDATION, validated.problems.map((p) => p.message).join('; '));
       res.locals.requestId = validated.payload.request_id;
       const accepted = await withTimeout(
-        acceptWebhook(partner, validated.payload, payloadFingerprint(parsed), options.accept),
+        acceptWebhook(partner, validated.payload, payloadFingerprint(parsed, text), options.accept),
         options.writeTimeoutMs,
         'write timeout',
       ).catch((error: unknown) => {
@@ -135,6 +148,12 @@ export function createWebhookRoutes(options: WebhookRoutesOptions): {
     if (error instanceof InboundError) outcome = error;
     else if (e?.type === 'entity.too.large')
       outcome = new InboundError(413, InboundErrorCodes.PAYLOAD_TOO_LARGE, `the body is larger than ${options.bodyLimitBytes} bytes`);
+    else if (e?.type === 'encoding.unsupported')
+      outcome = new InboundError(
+        415,
+        InboundErrorCodes.UNSUPPORTED_MEDIA_TYPE,
+        `Content-Encoding ${JSON.stringify(req.get('content-encoding') ?? '')} is not supported (identity, gzip, deflate or br are)`,
+      );
     else if (e?.type === 'request.aborted' || e?.type === 'request.size.invalid' || e?.status === 400) {
       outcome = new InboundError(400, InboundErrorCodes.VALIDATION, 'the body could not be read');
     } else {
