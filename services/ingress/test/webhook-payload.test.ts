@@ -8,6 +8,13 @@ const valid = {
 };
 
 describe('inbound webhook payload (spec 2.2, 4.2)', () => {
+  test('given characters beyond UTF-16 units and URLs as written, then they are accepted', () => {
+    expect(validateWebhookPayload({ ...valid, status: '😀'.repeat(100) }).ok).toBe(true);
+    for (const url of ['HTTPS://d.example/a?b=c#d', 'http://[::1]:8080/x', 'https://d.example/%E2%82%AC.pdf']) {
+      expect(validateWebhookPayload({ ...valid, documents: [{ type: 'P', url }] }).ok).toBe(true);
+    }
+  });
+
   test('a valid payload is accepted, transaction_type normalised, unknown fields kept aside', () => {
     const result = validateWebhookPayload({ ...valid, extra: { any: 'thing' } });
     expect(result).toMatchObject({ ok: true, payload: { transaction_type: 'CLAIM' } });
@@ -30,6 +37,31 @@ describe('inbound webhook payload (spec 2.2, 4.2)', () => {
       ['transaction_number must not be empty', 'status must not be empty'],
     ],
     ['an unknown transaction_type', { ...valid, transaction_type: 'QUOTE' }, ['transaction_type must be POLICY or CLAIM (any case)']],
+    [
+      'a transaction_type that is POLICY only once upper-cased beyond ASCII (dotless ı)',
+      { ...valid, transaction_type: 'polıcy' },
+      ['transaction_type must be POLICY or CLAIM (any case)'],
+    ],
+    [
+      'a status of 101 characters (emoji: 202 UTF-16 units)',
+      { ...valid, status: '😀'.repeat(101) },
+      ['status must be at most 100 characters'],
+    ],
+    ...[
+      ' https://d.example/x.pdf',
+      'https://d.example/x.pdf ',
+      'ht\ttps://d.example/x.pdf',
+      'https://d.exa\nmple/x.pdf',
+      'https:d.example/x.pdf',
+      'https:/d.example/x.pdf',
+      'https:\\\\d.example\\x.pdf',
+      'https:///d.example/x.pdf',
+      'https://d.example/a b.pdf',
+    ].map((url): [string, unknown, string[]] => [
+      `a url WHATWG parsing would repair (${JSON.stringify(url)})`,
+      { ...valid, documents: [{ type: 'P', url }] },
+      ['documents[0].url must be an absolute http or https URL'],
+    ]),
     ['no documents', { ...valid, documents: [] }, ['documents must contain at least one item']],
     ['documents not an array', { ...valid, documents: { type: 'x' } }, ['documents must be an array']],
     [

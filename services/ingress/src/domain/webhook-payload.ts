@@ -10,15 +10,28 @@ import { z } from 'zod';
  *   surrounding whitespace is kept as sent except in transaction_type, which is normalised;
  * - request_id: 1-128 visible ASCII characters; documents: 1-50 items; url: absolute http(s).
  */
+/** At most `max` characters, counted as Unicode code points (as JSON Schema's maxLength counts them), not UTF-16 units. */
+const withinCharacters = (value: string, max: number) => value.length <= max || [...value].length <= max;
+
+/**
+ * The shape of an absolute http(s) URL as sent: the scheme, "//", a non-empty authority, and no
+ * whitespace or control character anywhere. WHATWG URL parsing alone repairs too much (it trims
+ * spaces, drops tabs and newlines, and reads "http:example.com" or "http:\\host" as URLs), while
+ * the URL is stored and later fetched exactly as sent. The same pattern is in the OpenAPI document.
+ */
+export const ABSOLUTE_HTTP_URL_PATTERN = '^[Hh][Tt][Tt][Pp][Ss]?://[^/?#\\x00-\\x20\\x7f]+[^\\x00-\\x20\\x7f]*$';
+const absoluteHttpUrlShape = new RegExp(ABSOLUTE_HTTP_URL_PATTERN);
+
 const nonBlank = (field: string, max: number) =>
   z
     .string({ error: (issue) => (issue.input === undefined ? `${field} is required` : `${field} must be a string`) })
     .refine((v) => v.trim().length > 0, `${field} must not be empty`)
-    .refine((v) => v.length <= max, `${field} must be at most ${max} characters`);
+    .refine((v) => withinCharacters(v, max), `${field} must be at most ${max} characters`);
 
 const absoluteHttpUrl = z
   .string({ error: (issue) => (issue.input === undefined ? 'url is required' : 'url must be a string') })
   .refine((value) => {
+    if (!absoluteHttpUrlShape.test(value)) return false;
     try {
       const url = new URL(value);
       return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname.length > 0;
@@ -26,7 +39,7 @@ const absoluteHttpUrl = z
       return false;
     }
   }, 'url must be an absolute http or https URL')
-  .refine((v) => v.length <= 2048, 'url must be at most 2048 characters');
+  .refine((v) => withinCharacters(v, 2048), 'url must be at most 2048 characters');
 
 const documentSchema = z.looseObject({
   type: nonBlank('type', 100),
@@ -42,7 +55,11 @@ export const webhookPayloadSchema = z.looseObject({
   transaction_number: nonBlank('transaction_number', 100),
   transaction_type: z
     .string({ error: (issue) => (issue.input === undefined ? 'transaction_type is required' : 'transaction_type must be a string') })
-    .transform((v) => v.trim().toUpperCase())
+    // Case-insensitive in ASCII only: toUpperCase() alone would turn a dotless "polıcy" into POLICY.
+    .transform((v) => {
+      const trimmed = v.trim();
+      return /^(policy|claim)$/i.test(trimmed) ? trimmed.toUpperCase() : trimmed;
+    })
     .pipe(z.enum(['POLICY', 'CLAIM'], { error: 'transaction_type must be POLICY or CLAIM (any case)' })),
   status: nonBlank('status', 100),
   documents: z

@@ -1,3 +1,4 @@
+import { ABSOLUTE_HTTP_URL_PATTERN } from '../domain/webhook-payload';
 import { InboundErrorCodes } from './responses';
 import { WEBHOOK_PATH } from './webhook-routes';
 
@@ -100,7 +101,12 @@ export function ingressOpenApi(basePath: string): object {
                 required: ['type', 'url'],
                 properties: {
                   type: nonBlank('Document type, e.g. POLICY_CERTIFICATE', 100),
-                  url: { type: 'string', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://', maxLength: 2048, description: 'Absolute http(s) URL' },
+                  url: {
+                    type: 'string',
+                    pattern: ABSOLUTE_HTTP_URL_PATTERN,
+                    maxLength: 2048,
+                    description: 'Absolute http(s) URL, as sent (no whitespace)',
+                  },
                   filename: nonBlank('Original file name', 255),
                 },
               },
