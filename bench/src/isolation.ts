@@ -26,7 +26,6 @@ import {
   CALLBACK_PATH,
   CallbackReceiver,
   CommitTracer,
-  CpuWindow,
   FixedRatePublisher,
   counterSum,
   describeLatency,
@@ -34,8 +33,8 @@ import {
   describeStages,
   fmtMs,
   prepareOutboundStack,
+  publishMeasured,
   runBench,
-  stackProcesses,
   stageHistograms,
   startOutboundServices,
   streamFigures,
@@ -43,7 +42,6 @@ import {
   type EventStream,
   type OutboundStack,
   type ServiceProcess,
-  type StageHistograms,
   type StreamFigures,
 } from './outbound-setup';
 
@@ -88,35 +86,19 @@ async function runPhase(
   const blackHole: EventStream = { label: `${name}-black-hole`, partnerId: blackHoleId, rate: blackHoleRate, ...measured };
   const streams = withBlackHole ? [warmup, healthy, blackHole] : [warmup, healthy];
 
-  let cpu: CpuWindow | undefined;
-  let atStart: Promise<StageHistograms> | undefined;
-  let collectedAt = 0;
   const check = () => {
     consumer.checkAlive();
     sender.checkAlive();
   };
-  const report = await publisher.run(streams, (elapsedMs) => {
-    check();
-    if (!cpu && elapsedMs >= measured.fromMs) {
-      atStart = stageHistograms(consumer, sender, healthyId);
-      cpu = CpuWindow.start({
-        consumer: consumer.pid,
-        sender: sender.pid,
-        receiver: receiver.child.pid,
-        tracer: tracer?.child.pid,
-        ...stackProcesses(),
-      });
-    }
-    if (elapsedMs - collectedAt >= 1000) {
-      collectedAt = elapsedMs;
-      void receiver.collect();
-      void tracer?.collect();
-    }
-  });
-  const cpuFigures = cpu?.describe() ?? 'n/a';
+  const { report, atStart, cpuFigures } = await publishMeasured(
+    publisher,
+    streams,
+    { fromMs: measured.fromMs, partnerId: healthyId },
+    { consumer, sender, receiver, tracer },
+  );
   await waitForArrivals(receiver, healthy.label, report.published.get(healthy.label) ?? 0, STALL_MS, check);
   const figures = streamFigures(receiver, report, healthy);
-  const services = describeStageHistograms(await atStart!, await stageHistograms(consumer, sender, healthyId));
+  const services = describeStageHistograms(atStart, await stageHistograms(consumer, sender, healthyId));
 
   const title = withBlackHole
     ? `phase B: healthy ${rate}/s + black hole ${blackHoleRate}/s (timeout_ms ${blackHoleTimeoutMs})`

@@ -28,7 +28,6 @@ import {
   CALLBACK_PATH,
   CallbackReceiver,
   CommitTracer,
-  CpuWindow,
   FixedRatePublisher,
   counterSum,
   describeLatency,
@@ -37,15 +36,14 @@ import {
   describeStages,
   fmtMs,
   prepareOutboundStack,
+  publishMeasured,
   runBench,
-  stackProcesses,
   stageHistograms,
   startOutboundServices,
   streamFigures,
   summarise,
   waitForArrivals,
   type EventStream,
-  type StageHistograms,
 } from './outbound-setup';
 
 const rate = Number(process.env.BENCH_RATE ?? 1000);
@@ -76,31 +74,12 @@ async function main() {
     );
     console.log(`offered: ${rate} events/s for ${seconds} s after a ${warmupSeconds} s warm-up at the same rate (not counted)`);
 
-    // The measured window's start: service histograms and CPU from there (taken on the publisher's tick).
-    let atStart: Promise<StageHistograms> | undefined;
-    let cpu: CpuWindow | undefined;
-    let collectedAt = 0;
-    const report = await publisher.run([warmup, measured], (elapsedMs) => {
-      consumer.checkAlive();
-      sender.checkAlive();
-      if (!atStart && elapsedMs >= measured.fromMs) {
-        atStart = stageHistograms(consumer, sender, PARTNER);
-        cpu = CpuWindow.start({
-          consumer: consumer.pid,
-          sender: sender.pid,
-          receiver: receiver.child.pid,
-          tracer: tracer?.child.pid,
-          ...stackProcesses(),
-        });
-      }
-      // Receipts come over in small helpings, so that no large IPC message lands mid-run.
-      if (elapsedMs - collectedAt >= 1000) {
-        collectedAt = elapsedMs;
-        void receiver.collect();
-        void tracer?.collect();
-      }
-    });
-    const cpuFigures = cpu?.describe() ?? 'n/a';
+    const { report, atStart, cpuFigures } = await publishMeasured(
+      publisher,
+      [warmup, measured],
+      { fromMs: measured.fromMs, partnerId: PARTNER },
+      { consumer, sender, receiver, tracer },
+    );
     const published = report.published.get(measured.label) ?? 0;
     const publishSeconds = (report.endedAt - (report.startedAt + measured.fromMs)) / 1000;
     await waitForArrivals(receiver, measured.label, published, STALL_MS, () => {
@@ -108,7 +87,7 @@ async function main() {
       sender.checkAlive();
     });
     const figures = streamFigures(receiver, report, measured);
-    const before = await atStart!;
+    const before = atStart;
     const after = await stageHistograms(consumer, sender, PARTNER);
 
     console.log(

@@ -625,6 +625,53 @@ export function describeEventLoopDelay(after: StageHistograms): string {
   return `policy-status-consumer ${delay(after.consumerMetrics)}; callback-sender ${delay(after.senderMetrics)}`;
 }
 
+/** What a measured publish gives: the report, the services' histograms at the window's start, the CPU over the window. */
+export interface MeasuredPublish {
+  report: PublishReport;
+  atStart: StageHistograms;
+  cpuFigures: string;
+}
+
+/**
+ * Publishes `streams`, checking the services on every tick. When the measured window begins
+ * (`fromMs`, on the publisher's tick), it snapshots the services' histograms for `partnerId` and
+ * starts the CPU window; receipts come over once a second, in small helpings, so that no large
+ * IPC message lands mid-run.
+ */
+export async function publishMeasured(
+  publisher: FixedRatePublisher,
+  streams: EventStream[],
+  window: { fromMs: number; partnerId: string },
+  processes: { consumer: ServiceProcess; sender: ServiceProcess; receiver: CallbackReceiver; tracer: CommitTracer | undefined },
+): Promise<MeasuredPublish> {
+  const { consumer, sender, receiver, tracer } = processes;
+  let atStart: Promise<StageHistograms> | undefined;
+  let cpu: CpuWindow | undefined;
+  let collectedAt = 0;
+  const report = await publisher.run(streams, (elapsedMs) => {
+    consumer.checkAlive();
+    sender.checkAlive();
+    if (!atStart && elapsedMs >= window.fromMs) {
+      atStart = stageHistograms(consumer, sender, window.partnerId);
+      cpu = CpuWindow.start({
+        consumer: consumer.pid,
+        sender: sender.pid,
+        receiver: receiver.child.pid,
+        tracer: tracer?.child.pid,
+        ...stackProcesses(),
+      });
+    }
+    if (elapsedMs - collectedAt >= 1000) {
+      collectedAt = elapsedMs;
+      void receiver.collect();
+      void tracer?.collect();
+    }
+  });
+  const cpuFigures = cpu?.describe() ?? 'n/a';
+  if (!atStart) throw new Error(`the measured window (from ${window.fromMs} ms) never began`);
+  return { report, atStart: await atStart, cpuFigures };
+}
+
 /** What the services observed between two snapshots. */
 export function describeStageHistograms(before: StageHistograms, after: StageHistograms): string {
   return (
