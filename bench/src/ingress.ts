@@ -12,25 +12,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import readline from 'node:readline';
 import autocannon from 'autocannon';
-import { z } from 'zod';
-import {
-  ApiKeyHasher,
-  AvroCodec,
-  PartnerStore,
-  SecretBox,
-  apiKeyPeppersSetting,
-  createKafkaClient,
-  createLogger,
-  createPartner,
-  defaultSchemasDir,
-  ensureTopics,
-  javaCompatiblePartitioner,
-  loadConfig,
-  policyBodyFieldPaths,
-  routeProcessWarnings,
-  secretsKeysSetting,
-  topicCatalogue,
-} from '@hookstream/shared';
+import { routeProcessWarnings } from '@hookstream/shared';
+import { prepareBenchStack } from './bench-stack';
 import { REPO_ROOT, freePort, profileArgs, runBench, trackChild } from './bench-support';
 
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -98,32 +81,8 @@ function line(label: string, r: autocannon.Result): string {
 async function main() {
   routeProcessWarnings((w) => console.error(w.message));
   const env = process.env;
-  const prefix = `bench-${Date.now()}.`;
-  const logger = createLogger({ service: 'bench', level: 'error' });
-  const kafka = createKafkaClient({ brokers: (env.KAFKA_BROKERS ?? '').split(','), clientId: 'bench', logger });
-  const topics = topicCatalogue({ prefix, partitions: 6 });
-  const admin = kafka.admin();
-  await admin.connect();
-  await ensureTopics(admin, topics);
-  await admin.disconnect();
-
-  const secrets = loadConfig(z.object({ ...secretsKeysSetting, ...apiKeyPeppersSetting }), env);
-  const codec = new AvroCodec(env.SCHEMA_REGISTRY_URL ?? '', defaultSchemasDir());
-  const partnerTopic = topics.find((t) => t.name === 'partner-config')!;
-  await codec.registerTopics([partnerTopic]);
-  const { partner, apiKey: issued } = createPartner(
-    { partner_id: 'bench', name: 'Bench' },
-    {
-      box: new SecretBox(secrets.HOOKSTREAM_SECRETS_KEYS),
-      hasher: new ApiKeyHasher(secrets.HOOKSTREAM_API_KEY_PEPPERS),
-      policyPaths: policyBodyFieldPaths(defaultSchemasDir()),
-    },
-  );
-  const producer = kafka.producer({ createPartitioner: javaCompatiblePartitioner, idempotent: true });
-  await producer.connect();
-  await new PartnerStore(producer, codec, partnerTopic.topic).write(partner);
-  await producer.disconnect();
-  const apiKey = issued.key;
+  const { prefix, onboard } = await prepareBenchStack(env, []);
+  const { apiKey } = await onboard({ partner_id: 'bench', name: 'Bench' });
 
   const bare = await startChild(path.join(REPO_ROOT, 'bench/dist/bare-route.js'), env, /^(http:\/\/\S+)$/);
   trackChild(bare.child);

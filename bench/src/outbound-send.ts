@@ -28,27 +28,15 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import readline from 'node:readline';
 import { Pool } from 'undici';
-import { z } from 'zod';
 import {
-  ApiKeyHasher,
-  AvroCodec,
+  type AvroCodec,
   CallbackRequestHeaders,
-  PartnerStore,
-  SecretBox,
   TopicNames,
-  apiKeyPeppersSetting,
-  createKafkaClient,
-  createLogger,
-  createPartner,
-  defaultSchemasDir,
-  ensureTopics,
+  type createKafkaClient,
   javaCompatiblePartitioner,
-  loadConfig,
-  policyBodyFieldPaths,
   routeProcessWarnings,
-  secretsKeysSetting,
-  topicCatalogue,
 } from '@hookstream/shared';
+import { prepareBenchStack } from './bench-stack';
 import { REPO_ROOT, counterSum, cpuSeconds, freePort, profileArgs, runBench, trackChild } from './bench-support';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -330,42 +318,18 @@ async function waitDelivered(receiver: ReceiverHandle, sender: ChildProcess): Pr
 async function main() {
   routeProcessWarnings((w) => console.error(w.message));
   const env = process.env;
-  const prefix = `bench-${Date.now()}.`;
-  const logger = createLogger({ service: 'bench', level: 'error' });
-  const kafka = createKafkaClient({ brokers: (env.KAFKA_BROKERS ?? '').split(','), clientId: 'bench', logger });
-  const topics = topicCatalogue({ prefix, partitions: 6 });
-  const admin = kafka.admin();
-  await admin.connect();
-  await ensureTopics(admin, topics);
-  await admin.disconnect();
-
+  const { prefix, kafka, codec, topic, onboard } = await prepareBenchStack(env, [TopicNames.callbackRequests]);
   const receiver = await ReceiverHandle.start();
-  const codec = new AvroCodec(env.SCHEMA_REGISTRY_URL ?? '', defaultSchemasDir());
-  const topicOf = (name: string) => topics.find((t) => t.name === name)!;
-  await codec.registerTopics([topicOf(TopicNames.partnerConfig), topicOf(TopicNames.callbackRequests)]);
-
-  const secrets = loadConfig(z.object({ ...secretsKeysSetting, ...apiKeyPeppersSetting }), env);
-  const { partner } = createPartner(
-    {
-      partner_id: 'bench',
-      name: 'Bench',
-      callback_endpoints: [{ endpoint_id: 'ep-1', url: `${receiver.url}${CALLBACK_PATH}` }],
-      outbound_auth: auth,
-    },
-    {
-      box: new SecretBox(secrets.HOOKSTREAM_SECRETS_KEYS),
-      hasher: new ApiKeyHasher(secrets.HOOKSTREAM_API_KEY_PEPPERS),
-      policyPaths: policyBodyFieldPaths(defaultSchemasDir()),
-    },
-  );
-  const partnerProducer = kafka.producer({ createPartitioner: javaCompatiblePartitioner, idempotent: true });
-  await partnerProducer.connect();
-  await new PartnerStore(partnerProducer, codec, topicOf(TopicNames.partnerConfig).topic).write(partner);
-  await partnerProducer.disconnect();
+  const { partnerId } = await onboard({
+    partner_id: 'bench',
+    name: 'Bench',
+    callback_endpoints: [{ endpoint_id: 'ep-1', url: `${receiver.url}${CALLBACK_PATH}` }],
+    outbound_auth: auth,
+  });
 
   const bodies = Array.from({ length: 1_000 }, (_, n) => callbackBody(n));
   const bodyBytes = Buffer.byteLength(bodies[0]!, 'utf8');
-  const prefillSeconds = await prefill(kafka, codec, topicOf(TopicNames.callbackRequests).topic, partner.partner_id, bodies);
+  const prefillSeconds = await prefill(kafka, codec, topic(TopicNames.callbackRequests), partnerId, bodies);
   console.log(
     `${records} callback requests (${bodyBytes} B bodies, one policy each, 6 partitions) written in ${prefillSeconds.toFixed(1)} s; Node ${process.versions.node}`,
   );
@@ -443,7 +407,7 @@ async function main() {
   // At least once: a record's offset is to be committed once its outcome is written. After a
   // clean stop, the group should have committed every record; the rest would be sent again.
   const groupId = `${prefix}${env.SENDER_CONSUMER_GROUP ?? 'hookstream-callback-sender'}`;
-  const committed = await committedRecords(kafka, groupId, topicOf(TopicNames.callbackRequests).topic);
+  const committed = await committedRecords(kafka, groupId, topic(TopicNames.callbackRequests));
   console.log(
     `offsets committed by the sender's group after it stopped: ${committed} of ${records} records` +
       (committed < records ? ' (NOT ALL: a restart would deliver the rest again)' : ''),

@@ -20,31 +20,20 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import readline from 'node:readline';
-import { z } from 'zod';
 import {
-  ApiKeyHasher,
-  AvroCodec,
-  PartnerStore,
-  SecretBox,
+  type AvroCodec,
   TopicNames,
-  apiKeyPeppersSetting,
   createKafkaClient,
   createLogger,
-  createPartner,
-  defaultSchemasDir,
-  ensureTopics,
   javaCompatiblePartitioner,
-  loadConfig,
   parsePolicyEventJson,
-  policyBodyFieldPaths,
-  secretsKeysSetting,
   sleep,
-  topicCatalogue,
   type Kafka,
   type Message,
   type PolicyStatusEventValue,
   type Producer,
 } from '@hookstream/shared';
+import { prepareBenchStack } from './bench-stack';
 import { REPO_ROOT, counterSum, cpuSeconds, freePort, profileArgs, trackChild } from './bench-support';
 
 export { counterSum, runBench } from './bench-support';
@@ -316,51 +305,19 @@ export interface OutboundStack {
 
 /** Fresh topics under a unique prefix, their schemas registered, and the onboarding step. */
 export async function prepareOutboundStack(env: NodeJS.ProcessEnv): Promise<OutboundStack> {
-  const prefix = `bench-${Date.now()}.`;
-  const logger = createLogger({ service: 'bench', level: 'error' });
-  const kafka = createKafkaClient({ brokers: (env.KAFKA_BROKERS ?? '').split(','), clientId: 'bench', logger });
-  const topics = topicCatalogue({ prefix, partitions: 6 });
-  const admin = kafka.admin();
-  await admin.connect();
-  await ensureTopics(admin, topics);
-  await admin.disconnect();
-  const resolved = (name: string) => {
-    const found = topics.find((t) => t.name === name);
-    if (!found) throw new Error(`no topic ${name} in the catalogue`);
-    return found;
-  };
-  const codec = new AvroCodec(env.SCHEMA_REGISTRY_URL ?? '', defaultSchemasDir());
-  await codec.registerTopics([resolved(TopicNames.partnerConfig), resolved(TopicNames.policyStatus)]);
-
-  const secrets = loadConfig(z.object({ ...secretsKeysSetting, ...apiKeyPeppersSetting }), env);
-  const deps = {
-    box: new SecretBox(secrets.HOOKSTREAM_SECRETS_KEYS),
-    hasher: new ApiKeyHasher(secrets.HOOKSTREAM_API_KEY_PEPPERS),
-    policyPaths: policyBodyFieldPaths(defaultSchemasDir()),
-  };
-  const onboard = async (partnerId: string, url: string, timeoutMs = 10_000) => {
-    const { partner } = createPartner(
-      {
+  const { prefix, kafka, codec, topic, onboard } = await prepareBenchStack(env, [TopicNames.policyStatus]);
+  return {
+    kafka,
+    codec,
+    topic,
+    onboard: async (partnerId, url, timeoutMs = 10_000) => {
+      await onboard({
         partner_id: partnerId,
         name: partnerId,
         callback_endpoints: [{ endpoint_id: 'ep-1', url, timeout_ms: timeoutMs }],
         outbound_auth: { method: 'HMAC_SHA256', api_key: `${partnerId}-key`, secret: `${partnerId}-hmac-secret` },
-      },
-      deps,
-    );
-    const producer = kafka.producer({ createPartitioner: javaCompatiblePartitioner, idempotent: true, maxInFlightRequests: 1 });
-    await producer.connect();
-    try {
-      await new PartnerStore(producer, codec, resolved(TopicNames.partnerConfig).topic).write(partner);
-    } finally {
-      await producer.disconnect();
-    }
-  };
-  return {
-    kafka,
-    codec,
-    topic: (name) => resolved(name).topic,
-    onboard,
+      });
+    },
     serviceEnv: { ...env, TOPIC_PREFIX: prefix, SSRF_ALLOW: env.SSRF_ALLOW ?? '127.0.0.0/8' },
   };
 }
