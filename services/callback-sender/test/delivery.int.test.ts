@@ -3,7 +3,7 @@ import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { jwtVerify } from 'jose';
 import { Webhook } from 'standardwebhooks';
-import { testKafka, uniqueName, waitFor } from '../../../test/helpers/infrastructure';
+import { testInfrastructure, testKafka, uniqueName, waitFor } from '../../../test/helpers/infrastructure';
 import { TestPartners, ensureTopics } from '../../../test/helpers/ingress';
 import {
   CALLBACK_SENDER_ENTRY,
@@ -16,7 +16,6 @@ import {
   type Receiver,
   type RunningService,
 } from '../../../test/helpers/outbound';
-import { testInfrastructure } from '../../../test/helpers/infrastructure';
 
 /**
  * Outbound callbacks end to end on a real broker and registry: a policy-status event is
