@@ -65,6 +65,18 @@ export function cpuSeconds(pid: number | undefined): number | undefined {
   }
 }
 
+/** Busy and total CPU time of the whole machine so far (all cores, ticks of 1/100 s), from /proc/stat. */
+export function machineCpuTicks(): { busy: number; total: number } | undefined {
+  try {
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+    const total = fields.reduce((a, b) => a + b, 0);
+    const idle = (fields[3] ?? 0) + (fields[4] ?? 0); // idle + iowait
+    return { busy: total - idle, total };
+  } catch {
+    return undefined;
+  }
+}
+
 /** The sum of a counter's series whose labels include `match` (e.g. `outcome="delivered"`). */
 export function counterSum(metrics: string, name: string, match = ''): number {
   let sum = 0;

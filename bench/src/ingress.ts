@@ -14,7 +14,7 @@ import readline from 'node:readline';
 import autocannon from 'autocannon';
 import { routeProcessWarnings } from '@hookstream/shared';
 import { prepareBenchStack } from './bench-stack';
-import { REPO_ROOT, freePort, profileArgs, runBench, trackChild } from './bench-support';
+import { REPO_ROOT, cpuSeconds, freePort, machineCpuTicks, profileArgs, runBench, trackChild } from './bench-support';
 
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -73,6 +73,25 @@ async function stageTimes(url: string): Promise<string> {
   return `ingress stage means: claim round trip ${mean('hookstream_ingress_claim_duration_seconds')}, partner-event write ${mean('hookstream_ingress_produce_duration_seconds')}`;
 }
 
+/** Runs `phase` and says how busy the ingress and the whole machine were meanwhile, and the ingress's CPU per 2xx. */
+async function withCpu(pid: number | undefined, phase: () => Promise<autocannon.Result>): Promise<[autocannon.Result, string]> {
+  const cpuBefore = cpuSeconds(pid);
+  const machineBefore = machineCpuTicks();
+  const started = performance.now();
+  const result = await phase();
+  const seconds = (performance.now() - started) / 1000;
+  const cpuAfter = cpuSeconds(pid);
+  const machineAfter = machineCpuTicks();
+  if (cpuBefore === undefined || cpuAfter === undefined || !machineBefore || !machineAfter) return [result, ''];
+  const ingressCpu = cpuAfter - cpuBefore;
+  const machineBusy = (machineAfter.busy - machineBefore.busy) / (machineAfter.total - machineBefore.total);
+  const perRequest = result['2xx'] > 0 ? ((ingressCpu / result['2xx']) * 1e6).toFixed(0) : 'n/a';
+  return [
+    result,
+    `  ingress CPU ${((ingressCpu / seconds) * 100).toFixed(0)} % of a core (${perRequest} µs per 2xx); machine ${(machineBusy * 100).toFixed(0)} % busy`,
+  ];
+}
+
 function line(label: string, r: autocannon.Result): string {
   const ok = r['2xx'];
   return `${label.padEnd(38)} ${(ok / r.duration).toFixed(0).padStart(6)} req/s (2xx)  p50 ${r.latency.p50} ms  p99 ${r.latency.p99} ms  non-2xx ${r.non2xx}  errors ${r.errors}`;
@@ -102,15 +121,18 @@ async function main() {
     const webhookPath = '/api/integration/partner/webhook';
     console.log(`${connections} connections, ${seconds} s each, unique request_ids, Node ${process.versions.node}`);
     await load(`${ingress.url}${webhookPath}`, apiKey); // warm-up: JIT, connections, transactions
-    const baseline = await load(`${bare.url}${webhookPath}`, undefined);
+    const [baseline, bareCpu] = await withCpu(bare.child.pid, () => load(`${bare.url}${webhookPath}`, undefined));
     console.log(line('baseline: bare express JSON route', baseline));
-    const full = await load(`${ingress.url}${webhookPath}`, apiKey);
+    if (bareCpu) console.log(bareCpu.replace('ingress', 'bare route'));
+    const [full, fullCpu] = await withCpu(ingress.child.pid, () => load(`${ingress.url}${webhookPath}`, apiKey));
     console.log(line('ingress (auth, dedupe, durable write)', full));
+    if (fullCpu) console.log(fullCpu);
     const ratio = full['2xx'] / full.duration / (baseline['2xx'] / baseline.duration);
     console.log(`ratio: ${(ratio * 100).toFixed(0)} % of the bare route's throughput (goal: at least 60 %)`);
     const half = Math.round(baseline['2xx'] / baseline.duration / 2);
-    const atHalf = await load(`${ingress.url}${webhookPath}`, apiKey, half);
+    const [atHalf, halfCpu] = await withCpu(ingress.child.pid, () => load(`${ingress.url}${webhookPath}`, apiKey, half));
     console.log(line(`ingress at half the bare rate (${half}/s)`, atHalf));
+    if (halfCpu) console.log(halfCpu);
     console.log(`p99 at half rate: ${atHalf.latency.p99} ms (goal: under 25 ms)`);
     console.log(await stageTimes(ingress.url));
   } finally {

@@ -17,7 +17,9 @@
  * policy-status transactions' p99 was about 4 times its later value; a few seconds of warm-up
  * measure that, not the steady state), BENCH_TRACE=1 (splits the latency where callback requests
  * become readable, with a child reading callback-requests; adds load), BENCH_PROFILE=<dir> (both
- * services write a V8 CPU profile there when they stop). The services' own settings (e.g.
+ * services write a V8 CPU profile there when they stop), BENCH_SERVICE_NODE_ARGS (node flags for
+ * both services, e.g. "--trace-gc-nvp"), BENCH_SERVICE_OUTPUT_DIR (each service's whole standard
+ * output is copied to <name>.log there). The services' own settings (e.g.
  * SENDER_PARTNER_CONCURRENCY) pass through from the environment.
  * Prints: offered and achieved rates, p50/p90/p99/max, callbacks received of those published,
  * the goal, the services' stage histograms over the window, and the CPU of each process.
@@ -33,6 +35,7 @@ import {
   describeLatency,
   describeStageHistograms,
   describeEventLoopDelay,
+  describeGcPauses,
   describeStages,
   fmtMs,
   prepareOutboundStack,
@@ -110,6 +113,7 @@ async function main() {
         `failed ${counterSum(after.senderMetrics, 'hookstream_callback_attempts_total', 'outcome="failed"')}`,
     );
     console.log(`event-loop delay over the measured window: ${describeEventLoopDelay(after)}`);
+    console.log(`GC pauses over the measured window: ${describeGcPauses(before, after)}`);
     if (tracer) {
       await tracer.collect();
       console.log(`stages (measured events): ${describeStages(tracer, receiver, measured.label)}`);

@@ -13,7 +13,7 @@
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { readFileSync, readdirSync } from 'node:fs';
+import { createWriteStream, readFileSync, readdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type net from 'node:net';
 import os from 'node:os';
@@ -50,6 +50,8 @@ const epochMs = (): number => performance.timeOrigin + performance.now();
 
 /** In a service's env: the pid of the bench that started it (see the end of this file). */
 const BENCH_PID = 'HOOKSTREAM_BENCH_PID';
+/** BENCH_SERVICE_NODE_ARGS: node flags for the services (e.g. "--trace-gc-nvp"); split on spaces. */
+const serviceNodeArgs = (process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
 /**
  * One service as a child process (compiled dist/main.js) on a free port, logging at warn. It
@@ -63,7 +65,11 @@ export class ServiceProcess {
     readonly child: ChildProcess,
     readonly url: string,
   ) {
+    const copy = process.env.BENCH_SERVICE_OUTPUT_DIR
+      ? createWriteStream(path.join(process.env.BENCH_SERVICE_OUTPUT_DIR, `${name}.log`))
+      : undefined;
     readline.createInterface({ input: child.stdout! }).on('line', (line) => {
+      copy?.write(`${line}\n`);
       if (++this.logLines <= SERVICE_LOG_LINES) console.error(`[${name}] ${line.slice(0, 400)}`);
     });
   }
@@ -73,7 +79,7 @@ export class ServiceProcess {
     const port = await freePort();
     const child = spawn(
       process.execPath,
-      [...profileArgs, '--require', __filename, path.join(REPO_ROOT, 'services', name, 'dist', 'main.js')],
+      [...profileArgs, ...serviceNodeArgs, '--require', __filename, path.join(REPO_ROOT, 'services', name, 'dist', 'main.js')],
       {
         env: { ...env, HTTP_PORT: String(port), LOG_LEVEL: 'warn', [BENCH_PID]: String(process.pid) },
         stdio: ['ignore', 'pipe', 'inherit'],
@@ -580,6 +586,29 @@ export function describeEventLoopDelay(after: StageHistograms): string {
     return `p50 ${ms('p50')}, p99 ${ms('p99')}, max ${ms('max')}`;
   };
   return `policy-status-consumer ${delay(after.consumerMetrics)}; callback-sender ${delay(after.senderMetrics)}`;
+}
+
+/**
+ * Each service's garbage-collection pauses between two scrapes (prom-client's
+ * nodejs_gc_duration_seconds): the total, and how many lasted 10 ms or more, per kind of GC.
+ */
+export function describeGcPauses(before: StageHistograms, after: StageHistograms): string {
+  const pauses = (earlier: string, later: string) =>
+    ['minor', 'major', 'incremental']
+      .map((kind) => {
+        const match = `kind="${kind}"`;
+        const total =
+          counterSum(later, 'nodejs_gc_duration_seconds_sum', match) - counterSum(earlier, 'nodejs_gc_duration_seconds_sum', match);
+        const buckets = bucketsBetween(
+          histogramBuckets(earlier, 'nodejs_gc_duration_seconds', match),
+          histogramBuckets(later, 'nodejs_gc_duration_seconds', match),
+        );
+        const all = buckets[buckets.length - 1]?.[1] ?? 0;
+        const under10ms = buckets.find(([bound]) => bound >= 0.01)?.[1] ?? all;
+        return `${kind} ${all} (${fmtMs(total * 1000)} in all, ${all - under10ms} ≥ 10 ms)`;
+      })
+      .join(', ');
+  return `policy-status-consumer ${pauses(before.consumerMetrics, after.consumerMetrics)}; callback-sender ${pauses(before.senderMetrics, after.senderMetrics)}`;
 }
 
 /** What a measured publish gives: the report, the services' histograms at the window's start, the CPU over the window. */
