@@ -34,6 +34,18 @@ describe('inbound API keys', () => {
     expect(rotated.candidates(key)).toContainEqual(stored);
   });
 
+  test('the hashes of recently presented keys are remembered, for a bounded number of keys', () => {
+    const hasher = new ApiKeyHasher(parseKeyring(generateKeyringValue('p1'), 'peppers', 32));
+    const { key } = generateApiKey();
+    const first = hasher.candidates(key);
+    expect(first).toEqual([hasher.hash(key)]);
+    expect(hasher.candidates(key)).toBe(first); // the same array: not hashed again
+    for (let i = 0; i < ApiKeyHasher.RECENT_KEYS; i++) hasher.candidates(`hsk_${String(i).padStart(43, '0')}`);
+    const again = hasher.candidates(key); // the oldest was evicted: hashed again, to the same value
+    expect(again).not.toBe(first);
+    expect(again).toEqual(first);
+  });
+
   test.each(['', 'hsk_', 'hsk_short', 'sk_live_0123456789012345678901234567890123456789012', `hsk_${'a'.repeat(42)}!`])(
     '%p does not look like a key',
     (value) => {

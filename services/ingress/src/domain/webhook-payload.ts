@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { z } from 'zod';
 
 /**
@@ -270,5 +270,5 @@ export function payloadFingerprint(parsed: unknown, text?: string): string {
         : value,
     );
   }
-  return createHash('sha256').update(canonicalJson(canonicalInput)).digest('hex');
+  return hash('sha256', canonicalJson(canonicalInput), 'hex');
 }

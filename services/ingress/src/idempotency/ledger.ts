@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { hash, randomUUID } from 'node:crypto';
 import {
   CatchUpTracker,
   describeError,
@@ -86,7 +86,7 @@ export function ledgerKey(partnerId: string, requestId: string): string {
 
 /** The claims of one key share a partition (the order of claims is what decides the winner). */
 export function ledgerPartition(key: string, partitions: number): number {
-  return createHash('sha256').update(key).digest().readUInt32BE(0) % partitions;
+  return hash('sha256', key, 'buffer').readUInt32BE(0) % partitions;
 }
 
 /**
