@@ -34,7 +34,7 @@ import {
   type Producer,
 } from '@hookstream/shared';
 import { prepareBenchStack } from './bench-stack';
-import { REPO_ROOT, counterSum, cpuSeconds, freePort, profileArgs, trackChild } from './bench-support';
+import { REPO_ROOT, counterSum, cpuSeconds, freePort, machineCpuTicks, profileArgs, trackChild } from './bench-support';
 
 export { counterSum, runBench } from './bench-support';
 
@@ -718,18 +718,6 @@ export function stackProcesses(): Record<string, number> {
   return found;
 }
 
-/** Busy and total CPU time of the whole machine so far (ticks, all cores), from /proc/stat. */
-function machineCpu(): { busy: number; total: number } | undefined {
-  try {
-    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
-    const total = fields.reduce((a, b) => a + b, 0);
-    const idle = (fields[3] ?? 0) + (fields[4] ?? 0); // idle + iowait
-    return { busy: total - idle, total };
-  } catch {
-    return undefined;
-  }
-}
-
 /** CPU used by some processes, this one and the whole machine over a window of time. */
 export class CpuWindow {
   private constructor(
@@ -745,7 +733,7 @@ export class CpuWindow {
         .filter(([, pid]) => pid !== undefined)
         .map(([name, pid]) => [name, pid, cpuSeconds(pid)]),
       process.cpuUsage(),
-      machineCpu(),
+      machineCpuTicks(),
       performance.now(),
     );
   }
@@ -767,7 +755,7 @@ export class CpuWindow {
     const own = process.cpuUsage(this.own);
     known += percent((own.user + own.system) / 1e6);
     parts.push(`bench (publisher) ${percent((own.user + own.system) / 1e6).toFixed(0)} %`);
-    const machine = machineCpu();
+    const machine = machineCpuTicks();
     const cores = os.availableParallelism();
     if (!machine || !this.machine) return `${parts.join(', ')} of a core each`;
     const busy = ((machine.busy - this.machine.busy) / (machine.total - this.machine.total)) * cores * 100;
