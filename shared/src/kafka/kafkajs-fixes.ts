@@ -32,10 +32,9 @@ let applied: boolean | undefined;
 /** Applies the fix (once); returns whether it is in force. */
 export function applyKafkajsFixes(): boolean {
   if (applied !== undefined) return applied;
-  /* eslint-disable @typescript-eslint/no-require-imports -- kafkajs's internals have no typed entry point */
+  // require(): kafkajs's internals have no typed entry point.
   const { version } = require('kafkajs/package.json') as { version: string };
   const RequestQueue = require('kafkajs/src/network/requestQueue') as { prototype: KafkajsRequestQueue };
-  /* eslint-enable @typescript-eslint/no-require-imports */
   applied = version === FIXED_VERSION && typeof RequestQueue.prototype.scheduleCheckPendingRequests === 'function';
   if (applied) RequestQueue.prototype.scheduleCheckPendingRequests = scheduleCheckPendingRequests;
   return applied;

@@ -1,7 +1,6 @@
 import { applyKafkajsFixes, type KafkajsRequestQueue } from '../../src/kafka/kafkajs-fixes';
 
 /** kafkajs's own request queue class (internal), the one every broker connection uses. */
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const RequestQueue = require('kafkajs/src/network/requestQueue') as new (options: object) => KafkajsRequestQueue & { destroy(): void };
 
 const silent = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
