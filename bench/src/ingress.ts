@@ -14,7 +14,7 @@ import readline from 'node:readline';
 import autocannon from 'autocannon';
 import { routeProcessWarnings } from '@hookstream/shared';
 import { prepareBenchStack } from './bench-stack';
-import { REPO_ROOT, cpuSeconds, freePort, machineCpuTicks, profileArgs, runBench, trackChild } from './bench-support';
+import { CpuWindow, REPO_ROOT, freePort, profileArgs, runBench, stackProcesses, trackChild } from './bench-support';
 
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -73,23 +73,20 @@ async function stageTimes(url: string): Promise<string> {
   return `ingress stage means: claim round trip ${mean('hookstream_ingress_claim_duration_seconds')}, partner-event write ${mean('hookstream_ingress_produce_duration_seconds')}`;
 }
 
-/** Runs `phase` and says how busy the ingress and the whole machine were meanwhile, and the ingress's CPU per 2xx. */
-async function withCpu(pid: number | undefined, phase: () => Promise<autocannon.Result>): Promise<[autocannon.Result, string]> {
-  const cpuBefore = cpuSeconds(pid);
-  const machineBefore = machineCpuTicks();
-  const started = performance.now();
+/**
+ * Runs `phase` and says where the CPU went meanwhile (the service, this process, which runs the
+ * load tool, the broker and the machine), with the service's CPU per 2xx.
+ */
+async function withCpu(
+  name: string,
+  pid: number | undefined,
+  phase: () => Promise<autocannon.Result>,
+): Promise<[autocannon.Result, string]> {
+  const window = CpuWindow.start({ [name]: pid, ...stackProcesses() }, 'bench (autocannon)');
   const result = await phase();
-  const seconds = (performance.now() - started) / 1000;
-  const cpuAfter = cpuSeconds(pid);
-  const machineAfter = machineCpuTicks();
-  if (cpuBefore === undefined || cpuAfter === undefined || !machineBefore || !machineAfter) return [result, ''];
-  const ingressCpu = cpuAfter - cpuBefore;
-  const machineBusy = (machineAfter.busy - machineBefore.busy) / (machineAfter.total - machineBefore.total);
-  const perRequest = result['2xx'] > 0 ? ((ingressCpu / result['2xx']) * 1e6).toFixed(0) : 'n/a';
-  return [
-    result,
-    `  ingress CPU ${((ingressCpu / seconds) * 100).toFixed(0)} % of a core (${perRequest} µs per 2xx); machine ${(machineBusy * 100).toFixed(0)} % busy`,
-  ];
+  const used = window.cpuSecondsOf(name);
+  const perRequest = used !== undefined && result['2xx'] > 0 ? `${((used / result['2xx']) * 1e6).toFixed(0)} µs` : 'n/a';
+  return [result, `  CPU: ${window.describe()}; ${name} ${perRequest} per 2xx`];
 }
 
 function line(label: string, r: autocannon.Result): string {
@@ -121,18 +118,18 @@ async function main() {
     const webhookPath = '/api/integration/partner/webhook';
     console.log(`${connections} connections, ${seconds} s each, unique request_ids, Node ${process.versions.node}`);
     await load(`${ingress.url}${webhookPath}`, apiKey); // warm-up: JIT, connections, transactions
-    const [baseline, bareCpu] = await withCpu(bare.child.pid, () => load(`${bare.url}${webhookPath}`, undefined));
+    const [baseline, bareCpu] = await withCpu('bare route', bare.child.pid, () => load(`${bare.url}${webhookPath}`, undefined));
     console.log(line('baseline: bare express JSON route', baseline));
-    if (bareCpu) console.log(bareCpu.replace('ingress', 'bare route'));
-    const [full, fullCpu] = await withCpu(ingress.child.pid, () => load(`${ingress.url}${webhookPath}`, apiKey));
+    console.log(bareCpu);
+    const [full, fullCpu] = await withCpu('ingress', ingress.child.pid, () => load(`${ingress.url}${webhookPath}`, apiKey));
     console.log(line('ingress (auth, dedupe, durable write)', full));
-    if (fullCpu) console.log(fullCpu);
+    console.log(fullCpu);
     const ratio = full['2xx'] / full.duration / (baseline['2xx'] / baseline.duration);
     console.log(`ratio: ${(ratio * 100).toFixed(0)} % of the bare route's throughput (goal: at least 60 %)`);
     const half = Math.round(baseline['2xx'] / baseline.duration / 2);
-    const [atHalf, halfCpu] = await withCpu(ingress.child.pid, () => load(`${ingress.url}${webhookPath}`, apiKey, half));
+    const [atHalf, halfCpu] = await withCpu('ingress', ingress.child.pid, () => load(`${ingress.url}${webhookPath}`, apiKey, half));
     console.log(line(`ingress at half the bare rate (${half}/s)`, atHalf));
-    if (halfCpu) console.log(halfCpu);
+    console.log(halfCpu);
     console.log(`p99 at half rate: ${atHalf.latency.p99} ms (goal: under 25 ms)`);
     console.log(await stageTimes(ingress.url));
   } finally {

@@ -13,10 +13,9 @@
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { createWriteStream, readFileSync, readdirSync } from 'node:fs';
+import { createWriteStream } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import readline from 'node:readline';
@@ -34,7 +33,7 @@ import {
   type Producer,
 } from '@hookstream/shared';
 import { prepareBenchStack } from './bench-stack';
-import { REPO_ROOT, counterSum, cpuSeconds, freePort, machineCpuTicks, profileArgs, trackChild } from './bench-support';
+import { CpuWindow, REPO_ROOT, counterSum, freePort, profileArgs, stackProcesses, trackChild } from './bench-support';
 
 export { counterSum, runBench } from './bench-support';
 
@@ -639,13 +638,16 @@ export async function publishMeasured(
     sender.checkAlive();
     if (!atStart && elapsedMs >= window.fromMs) {
       atStart = stageHistograms(consumer, sender, window.partnerId);
-      cpu = CpuWindow.start({
-        consumer: consumer.pid,
-        sender: sender.pid,
-        receiver: receiver.child.pid,
-        tracer: tracer?.child.pid,
-        ...stackProcesses(),
-      });
+      cpu = CpuWindow.start(
+        {
+          consumer: consumer.pid,
+          sender: sender.pid,
+          receiver: receiver.child.pid,
+          tracer: tracer?.child.pid,
+          ...stackProcesses(),
+        },
+        'bench (publisher)',
+      );
     }
     if (elapsedMs - collectedAt >= 1000) {
       collectedAt = elapsedMs;
@@ -689,80 +691,6 @@ export async function waitForArrivals(
       return;
     }
     await sleep(250);
-  }
-}
-
-/**
- * The local stack's broker and registry: the processes `hookstream stack exec` (this process's
- * parent) started beside this one, named by their state folders. Empty when the stack is not ours.
- */
-export function stackProcesses(): Record<string, number> {
-  const found: Record<string, number> = {};
-  let pids: string[] = [];
-  try {
-    pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
-  } catch {
-    return found;
-  }
-  for (const pid of pids) {
-    try {
-      const ppid = Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]);
-      if (ppid !== process.ppid || Number(pid) === process.pid) continue;
-      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-      if (cmdline.includes('/kafka/')) found.broker = Number(pid);
-      else if (cmdline.includes('/registry/')) found.registry = Number(pid);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return found;
-}
-
-/** CPU used by some processes, this one and the whole machine over a window of time. */
-export class CpuWindow {
-  private constructor(
-    private readonly pids: Array<[name: string, pid: number | undefined, start: number | undefined]>,
-    private readonly own: NodeJS.CpuUsage,
-    private readonly machine: { busy: number; total: number } | undefined,
-    private readonly startedAt: number,
-  ) {}
-
-  static start(processes: Record<string, number | undefined>): CpuWindow {
-    return new CpuWindow(
-      Object.entries(processes)
-        .filter(([, pid]) => pid !== undefined)
-        .map(([name, pid]) => [name, pid, cpuSeconds(pid)]),
-      process.cpuUsage(),
-      machineCpuTicks(),
-      performance.now(),
-    );
-  }
-
-  /**
-   * e.g. "consumer 45 %, sender 60 %, bench (publisher) 20 %; the rest of the machine (other work
-   * on it) 60 % — of a core each; machine 185 % busy of 2 cores".
-   */
-  describe(): string {
-    const seconds = (performance.now() - this.startedAt) / 1000;
-    const percent = (cpu: number) => (cpu / seconds) * 100;
-    let known = 0;
-    const parts = this.pids.map(([name, pid, start]) => {
-      const now = cpuSeconds(pid);
-      if (now === undefined || start === undefined) return `${name} n/a`;
-      known += percent(now - start);
-      return `${name} ${percent(now - start).toFixed(0)} %`;
-    });
-    const own = process.cpuUsage(this.own);
-    known += percent((own.user + own.system) / 1e6);
-    parts.push(`bench (publisher) ${percent((own.user + own.system) / 1e6).toFixed(0)} %`);
-    const machine = machineCpuTicks();
-    const cores = os.availableParallelism();
-    if (!machine || !this.machine) return `${parts.join(', ')} of a core each`;
-    const busy = ((machine.busy - this.machine.busy) / (machine.total - this.machine.total)) * cores * 100;
-    return (
-      `${parts.join(', ')}; the rest of the machine (other work on it) ${Math.max(0, busy - known).toFixed(0)} % ` +
-      `— of a core each; machine ${busy.toFixed(0)} % busy of ${cores} cores`
-    );
   }
 }
 
