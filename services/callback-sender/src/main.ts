@@ -2,7 +2,7 @@ import { RETRY_TIER_COUNT, SecretBox, TopicNames, createServiceRuntime, retryTop
 import { configSchema } from './config';
 import { CallbackHttpClient } from './delivery/http-delivery';
 import { PartnerSigners } from './delivery/partner-signers';
-import { deliverCallback } from './domain/deliver-callback';
+import { deliverCallback, type CallbackRequest } from './domain/deliver-callback';
 import { routeCallback } from './domain/route-callback';
 import { PartnerBreakers, type BreakerState } from './isolation/circuit-breaker';
 import { PartnerLimiter } from './isolation/partner-limiter';
@@ -59,49 +59,59 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
     windowMs: Math.max(2 * config.CALLBACK_RETRY_DELAYS_MS.reduce((a, b) => a + b, 0), 24 * 3600_000),
   });
 
-  const consumer = new CallbackConsumer({
-    kafka: runtime.kafka,
-    codec: runtime.codec,
-    logger: runtime.logger,
-    metrics,
-    groupId: `${config.TOPIC_PREFIX}${config.SENDER_CONSUMER_GROUP}`,
-    topics: {
-      requests: topic(TopicNames.callbackRequests),
-      outcomes: topic(TopicNames.callbackOutcomes),
-      deadLetters: topic(TopicNames.callbackDlq),
-      retry: (tier) => topic(retryTopicName(tier)),
-      tiers: config.CALLBACK_RETRY_DELAYS_MS.length,
-    },
-    producer: runtime.batchingProducer,
-    route: (request, attemptsSoFar) =>
-      routeCallback(request, attemptsSoFar, {
-        isSuperseded: (r) => {
-          const endpoint = partners.get(r.partner_id)?.callback_endpoints.find((e) => e.endpoint_id === r.endpoint_id);
-          return endpoint?.ordering !== 'NONE' && versions.isSuperseded(r.partner_id, r.endpoint_id, r.policy_number, r.policy_version);
-        },
-        breaker: (partnerId) => breakers.for(partnerId),
-        attempt: (r, attempt) =>
-          limiter.run(r.partner_id, () =>
-            // The circuit may have opened while this record waited for its slot: then it goes back, unattempted.
-            breakers.for(r.partner_id).state === 'open'
-              ? Promise.resolve({ kind: 'circuit-open' as const })
-              : deliverCallback(r, attempt, { partners, signers, http, unknownPartnerGraceMs: config.UNKNOWN_PARTNER_GRACE_MS }),
-          ),
-        retryDelaysMs: config.CALLBACK_RETRY_DELAYS_MS,
-        maxRetryAfterMs: config.RETRY_AFTER_MAX_MS,
-        now: Date.now,
-      }),
-    partitionConcurrency: config.SENDER_PARTITION_CONCURRENCY,
-  });
+  const route = (request: CallbackRequest, attemptsSoFar: number) =>
+    routeCallback(request, attemptsSoFar, {
+      isSuperseded: (r) => {
+        const endpoint = partners.get(r.partner_id)?.callback_endpoints.find((e) => e.endpoint_id === r.endpoint_id);
+        return endpoint?.ordering !== 'NONE' && versions.isSuperseded(r.partner_id, r.endpoint_id, r.policy_number, r.policy_version);
+      },
+      breaker: (partnerId) => breakers.for(partnerId),
+      attempt: (r, attempt) =>
+        limiter.run(r.partner_id, () =>
+          // The circuit may have opened while this record waited for its slot: then it goes back, unattempted.
+          breakers.for(r.partner_id).state === 'open'
+            ? Promise.resolve({ kind: 'circuit-open' as const })
+            : deliverCallback(r, attempt, { partners, signers, http, unknownPartnerGraceMs: config.UNKNOWN_PARTNER_GRACE_MS }),
+        ),
+      retryDelaysMs: config.CALLBACK_RETRY_DELAYS_MS,
+      maxRetryAfterMs: config.RETRY_AFTER_MAX_MS,
+      now: Date.now,
+    });
+  const groupId = `${config.TOPIC_PREFIX}${config.SENDER_CONSUMER_GROUP}`;
+  const consumerOf = (reads: 'requests' | 'retry-tiers') =>
+    new CallbackConsumer({
+      kafka: runtime.kafka,
+      codec: runtime.codec,
+      logger: runtime.logger,
+      metrics,
+      // Two groups, so that the fetch loop of the requests does not carry the idle tiers (see CallbackConsumer).
+      groupId: reads === 'requests' ? groupId : `${groupId}-retries`,
+      reads,
+      // A record in a tier waits seconds at least: a longer poll there costs it nothing noticeable.
+      maxWaitTimeInMs: reads === 'requests' ? 100 : 250,
+      topics: {
+        requests: topic(TopicNames.callbackRequests),
+        outcomes: topic(TopicNames.callbackOutcomes),
+        deadLetters: topic(TopicNames.callbackDlq),
+        retry: (tier) => topic(retryTopicName(tier)),
+        tiers: config.CALLBACK_RETRY_DELAYS_MS.length,
+      },
+      producer: runtime.batchingProducer,
+      route,
+      partitionConcurrency: config.SENDER_PARTITION_CONCURRENCY,
+    });
+  const consumers = [consumerOf('requests'), consumerOf('retry-tiers')];
   runtime.startInBackground('latest-versions', versions);
   // Deliveries need the partners and the latest versions: start once both are loaded.
   runtime.startInBackground('callback-consumer', {
     start: async () => {
       await partners.whenReady();
       await versions.whenReady;
-      await consumer.start();
+      await Promise.all(consumers.map((c) => c.start()));
     },
-    stop: () => consumer.stop(),
+    stop: async () => {
+      await Promise.all(consumers.map((c) => c.stop()));
+    },
   });
   const server = await runtime.listen();
   return { runtime, server };

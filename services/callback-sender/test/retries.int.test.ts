@@ -1,3 +1,4 @@
+import { AssignerProtocol } from 'kafkajs';
 import { testInfrastructure, testKafka, uniqueName, waitFor } from '../../../test/helpers/infrastructure';
 import { TestPartners, ensureTopics } from '../../../test/helpers/ingress';
 import {
@@ -160,3 +161,22 @@ test.each([
     expect(outcomes.map((o) => [o.outcome, o.error_class])).toEqual([['DEAD_LETTERED', 'SSRF_REFUSED']]);
   },
 );
+
+test('the requests and the retry tiers are read by two consumer groups, so the fetches for new callbacks never carry the idle tiers', async () => {
+  const group = `${prefix}hookstream-callback-sender`;
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const assigned = async (groupId: string) => {
+      const { groups } = await admin.describeGroups([groupId]);
+      return (groups[0]?.members ?? []).flatMap((m) =>
+        Object.keys(AssignerProtocol.MemberAssignment.decode(m.memberAssignment)?.assignment ?? {}),
+      );
+    };
+    expect(await assigned(group)).toEqual([`${prefix}callback-requests`]);
+    const tiers = await assigned(`${group}-retries`);
+    expect(tiers.sort()).toEqual(DELAYS.map((_, i) => `${prefix}callback-retry-${i + 1}`).sort());
+  } finally {
+    await admin.disconnect();
+  }
+});

@@ -38,11 +38,21 @@ export interface CallbackConsumerOptions {
   route: (request: CallbackRequest, attemptsSoFar: number) => Promise<Disposition>;
   /** Deliveries in flight per partition. */
   partitionConcurrency: number;
+  /**
+   * What this consumer reads: callback-requests, or the retry tiers. Each is its own consumer
+   * group (see main.ts): kafkajs does the work of a fetch for every assigned partition on every
+   * fetch, and the tiers' partitions are idle nearly always, so reading them in the requests'
+   * fetch loop made that loop's per-fetch work (and garbage) about nine times what the requests
+   * need.
+   */
+  reads: 'requests' | 'retry-tiers';
+  /** Longest a fetch waits for records; the tiers', whose delays are seconds, can wait longer. */
+  maxWaitTimeInMs: number;
   now?: () => number;
 }
 
 /**
- * Reads callback-requests and the retry tiers in one consumer group and hands each record to
+ * Reads callback-requests, or the retry tiers, in a consumer group and hands each record to
  * `route`, concurrently across partitions and, within a partition, across policies (one
  * policy's records go one after another, in offset order).
  *
@@ -68,7 +78,7 @@ export class CallbackConsumer {
   private stopping = false;
 
   constructor(private readonly options: CallbackConsumerOptions) {
-    this.logger = options.logger.child({ module: 'callback-consumer' });
+    this.logger = options.logger.child({ module: 'callback-consumer', reads: options.reads });
     this.now = options.now ?? Date.now;
     for (let tier = 1; tier <= options.topics.tiers; tier++) this.tierOfTopic.set(options.topics.retry(tier), tier);
   }
@@ -78,8 +88,13 @@ export class CallbackConsumer {
       kafka: this.options.kafka,
       logger: this.logger,
       // read_committed: the policy-status-consumer writes callback requests in transactions.
-      config: { groupId: this.options.groupId, readUncommitted: false, sessionTimeout: 30_000, maxWaitTimeInMs: 100 },
-      topics: [this.options.topics.requests, ...this.tierOfTopic.keys()],
+      config: {
+        groupId: this.options.groupId,
+        readUncommitted: false,
+        sessionTimeout: 30_000,
+        maxWaitTimeInMs: this.options.maxWaitTimeInMs,
+      },
+      topics: this.options.reads === 'requests' ? [this.options.topics.requests] : [...this.tierOfTopic.keys()],
       fromBeginning: true,
       beforeRun: (consumer) => {
         // A rebalance forgets pauses; their timers are dropped with them.
@@ -107,6 +122,7 @@ export class CallbackConsumer {
   }
 
   private clearResumeTimers(): void {
+    if (this.resumeTimers.size === 0) return; // the gauge is the other consumer's then, or already 0
     for (const timer of this.resumeTimers.values()) clearTimeout(timer);
     this.resumeTimers.clear();
     this.options.metrics.pausedPartitions.set(0);
