@@ -11,6 +11,9 @@
  * answers (timeout_ms BENCH_BLACKHOLE_TIMEOUT_MS) at BENCH_BLACKHOLE_RATE. The black hole's events
  * start with the measured window, so its first timeouts (before its circuit opens) fall inside it.
  * Latency is from when an event was due to be published to when its callback arrived.
+ * Phase C (a control, not a goal): a new healthy partner beside a second healthy partner at the
+ * black hole's rate. B against C tells the black hole's own cost from that of the extra load
+ * alone on this machine; B against A is the goal.
  *
  * Env: BENCH_RATE (healthy events/s, default 500), BENCH_BLACKHOLE_RATE (default 100),
  * BENCH_SECONDS (measured per phase, default 20), BENCH_WARMUP_SECONDS (healthy partner only,
@@ -18,6 +21,7 @@
  * latency where callback requests become readable; adds load), BENCH_PROFILE=<dir>. The
  * services' own settings (BREAKER_FAILURE_THRESHOLD, BREAKER_OPEN_MS, SENDER_PARTNER_CONCURRENCY,
  * …) pass through from the environment.
+ * BENCH_CONTROL=0 leaves phase C out.
  * Prints: each phase's figures, the ratios and the goals, and what the sender did with the black
  * hole. Exits 0 when a goal is missed, 1 when the run itself fails.
  */
@@ -28,6 +32,8 @@ import {
   CommitTracer,
   FixedRatePublisher,
   counterSum,
+  describeEventLoopDelay,
+  describeGcPauses,
   describeLatency,
   describeStageHistograms,
   describeStages,
@@ -51,6 +57,7 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 20);
 const warmupSeconds = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
 const blackHoleTimeoutMs = Number(process.env.BENCH_BLACKHOLE_TIMEOUT_MS ?? 1000);
 const trace = process.env.BENCH_TRACE === '1';
+const control = process.env.BENCH_CONTROL !== '0';
 
 /** Added to phase A's warm-up: the services' and the throwaway broker's own (see outbound-e2e), once per run. */
 const SERVICE_WARMUP_SECONDS = 30;
@@ -65,10 +72,13 @@ interface Services {
   tracer: CommitTracer | undefined;
 }
 
+/** Who sends beside the healthy partner in a phase. */
+type Neighbour = 'none' | 'black-hole' | 'healthy';
+
 /** One phase: fresh partners, a warm-up of the healthy one, then the measured window. */
 async function runPhase(
-  name: 'a' | 'b',
-  withBlackHole: boolean,
+  name: 'a' | 'b' | 'c',
+  neighbour: Neighbour,
   warmupMs: number,
   stack: OutboundStack,
   receiver: CallbackReceiver,
@@ -76,15 +86,22 @@ async function runPhase(
   { consumer, sender, tracer }: Services,
 ): Promise<StreamFigures> {
   const healthyId = `iso-${name}-healthy`;
-  const blackHoleId = `iso-${name}-black-hole`;
+  const neighbourId = `iso-${name}-neighbour-${neighbour}`;
+  const withBlackHole = neighbour === 'black-hole';
   await stack.onboard(healthyId, `${receiver.answeringUrl}${CALLBACK_PATH}`);
-  if (withBlackHole) await stack.onboard(blackHoleId, `${receiver.blackHoleUrl}${CALLBACK_PATH}`, blackHoleTimeoutMs);
+  if (withBlackHole) await stack.onboard(neighbourId, `${receiver.blackHoleUrl}${CALLBACK_PATH}`, blackHoleTimeoutMs);
+  if (neighbour === 'healthy') await stack.onboard(neighbourId, `${receiver.answeringUrl}${CALLBACK_PATH}`);
 
   const warmup: EventStream = { label: `${name}-warmup`, partnerId: healthyId, rate, fromMs: 0, toMs: warmupMs };
   const measured = { fromMs: warmup.toMs, toMs: warmup.toMs + seconds * 1000 };
   const healthy: EventStream = { label: `${name}-healthy`, partnerId: healthyId, rate, ...measured };
-  const blackHole: EventStream = { label: `${name}-black-hole`, partnerId: blackHoleId, rate: blackHoleRate, ...measured };
-  const streams = withBlackHole ? [warmup, healthy, blackHole] : [warmup, healthy];
+  const neighbourStream: EventStream = {
+    label: `${name}-neighbour-${neighbour}`,
+    partnerId: neighbourId,
+    rate: blackHoleRate,
+    ...measured,
+  };
+  const streams = neighbour === 'none' ? [warmup, healthy] : [warmup, healthy, neighbourStream];
 
   const check = () => {
     consumer.checkAlive();
@@ -98,11 +115,14 @@ async function runPhase(
   );
   await waitForArrivals(receiver, healthy.label, report.published.get(healthy.label) ?? 0, STALL_MS, check);
   const figures = streamFigures(receiver, report, healthy);
-  const services = describeStageHistograms(atStart, await stageHistograms(consumer, sender, healthyId));
+  const atEnd = await stageHistograms(consumer, sender, healthyId);
+  const services = describeStageHistograms(atStart, atEnd);
 
-  const title = withBlackHole
-    ? `phase B: healthy ${rate}/s + black hole ${blackHoleRate}/s (timeout_ms ${blackHoleTimeoutMs})`
-    : `phase A: healthy ${rate}/s alone`;
+  const title = {
+    none: `phase A: healthy ${rate}/s alone`,
+    'black-hole': `phase B: healthy ${rate}/s + black hole ${blackHoleRate}/s (timeout_ms ${blackHoleTimeoutMs})`,
+    healthy: `phase C (control): healthy ${rate}/s + a second healthy partner at ${blackHoleRate}/s`,
+  }[neighbour];
   console.log(title);
   console.log(
     `  healthy: ${figures.deliveredPerSecond.toFixed(0).padStart(4)} callbacks/s, received ${figures.received} of ${figures.published}` +
@@ -110,16 +130,18 @@ async function runPhase(
       `; end to end ${describeLatency(figures.latency)}`,
   );
   console.log(`  services over the window: ${services}`);
+  console.log(`  event-loop delay: ${describeEventLoopDelay(atEnd)}`);
+  console.log(`  GC pauses: ${describeGcPauses(atStart, atEnd)}`);
   if (withBlackHole) {
     await receiver.collect();
     const metrics = await sender.metrics();
     const of = (outcome: string) =>
-      counterSum(metrics, 'hookstream_callback_attempts_total', `partner="${blackHoleId}",outcome="${outcome}"`);
-    const circuit = counterSum(metrics, 'hookstream_callback_circuit_state', `partner="${blackHoleId}"`);
+      counterSum(metrics, 'hookstream_callback_attempts_total', `partner="${neighbourId}",outcome="${outcome}"`);
+    const circuit = counterSum(metrics, 'hookstream_callback_circuit_state', `partner="${neighbourId}"`);
     console.log(
-      `  black hole: ${report.published.get(blackHole.label) ?? 0} published, ${receiver.blackHoled} requests accepted and never answered; ` +
+      `  black hole: ${report.published.get(neighbourStream.label) ?? 0} published, ${receiver.blackHoled} requests accepted and never answered; ` +
         `sender attempts failed ${of('failed')}, skipped (circuit open) ${of('skipped_circuit_open')}; ` +
-        `circuit ${['closed', 'half open', 'open'][circuit] ?? circuit}, in flight ${counterSum(metrics, 'hookstream_callback_in_flight', `partner="${blackHoleId}"`)}`,
+        `circuit ${['closed', 'half open', 'open'][circuit] ?? circuit}, in flight ${counterSum(metrics, 'hookstream_callback_in_flight', `partner="${neighbourId}"`)}`,
     );
   }
   if (tracer) {
@@ -143,8 +165,9 @@ async function main() {
         `${seconds} s measured per phase after a ${warmupSeconds} s warm-up of its healthy partner (phase A: ${SERVICE_WARMUP_SECONDS + warmupSeconds} s, ` +
         `warming the services too); 6 partitions; Node ${process.versions.node}`,
     );
-    const alone = await runPhase('a', false, (SERVICE_WARMUP_SECONDS + warmupSeconds) * 1000, stack, receiver, publisher, services);
-    const beside = await runPhase('b', true, warmupSeconds * 1000, stack, receiver, publisher, services);
+    const alone = await runPhase('a', 'none', (SERVICE_WARMUP_SECONDS + warmupSeconds) * 1000, stack, receiver, publisher, services);
+    const beside = await runPhase('b', 'black-hole', warmupSeconds * 1000, stack, receiver, publisher, services);
+    const loaded = control ? await runPhase('c', 'healthy', warmupSeconds * 1000, stack, receiver, publisher, services) : undefined;
 
     const throughputRatio = beside.deliveredPerSecond / alone.deliveredPerSecond;
     const p99Ratio = beside.latency.p99 / alone.latency.p99;
@@ -152,6 +175,12 @@ async function main() {
       `ratios (B / A): throughput ${(throughputRatio * 100).toFixed(0)} %, p99 ${(p99Ratio * 100).toFixed(0)} % ` +
         `(${fmtMs(beside.latency.p99)} vs ${fmtMs(alone.latency.p99)})`,
     );
+    if (loaded) {
+      console.log(
+        `control (B / C, the same load with a healthy neighbour): p99 ${((beside.latency.p99 / loaded.latency.p99) * 100).toFixed(0)} % ` +
+          `(${fmtMs(beside.latency.p99)} vs ${fmtMs(loaded.latency.p99)}); C / A: p99 ${((loaded.latency.p99 / alone.latency.p99) * 100).toFixed(0)} %`,
+      );
+    }
     console.log(
       `goals: throughput ${(throughputRatio * 100).toFixed(0)} % ${throughputRatio >= GOAL_THROUGHPUT_RATIO ? 'meets' : 'MISSES'} at least ${GOAL_THROUGHPUT_RATIO * 100} %; ` +
         `p99 ${((p99Ratio - 1) * 100).toFixed(0)} % ${p99Ratio <= GOAL_P99_RATIO ? 'meets' : 'MISSES'} within +${((GOAL_P99_RATIO - 1) * 100).toFixed(0)} % of phase A`,
@@ -162,4 +191,4 @@ async function main() {
   }
 }
 
-runBench(main, ((SERVICE_WARMUP_SECONDS + 2 * (warmupSeconds + seconds)) * 2 + 300) * 1000);
+runBench(main, ((SERVICE_WARMUP_SECONDS + 3 * (warmupSeconds + seconds)) * 2 + 300) * 1000);
