@@ -75,6 +75,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
         ),
       retryDelaysMs: config.CALLBACK_RETRY_DELAYS_MS,
       maxRetryAfterMs: config.RETRY_AFTER_MAX_MS,
+      skippedSpreadMs: config.BREAKER_OPEN_MS,
       now: Date.now,
     });
   const groupId = `${config.TOPIC_PREFIX}${config.SENDER_CONSUMER_GROUP}`;

@@ -30,14 +30,23 @@ export interface RouteCallbackDeps {
   retryDelaysMs: readonly number[];
   /** Longest a partner's Retry-After may push a retry out, in ms. */
   maxRetryAfterMs: number;
+  /**
+   * Records skipped while a circuit is open come due spread over this long after the probe may
+   * go (the open period): all due at the probe's instant, an open partner's whole backlog came
+   * back in one burst every period, its writes crowding out every other partner's, and a partner
+   * whose circuit closes would get its backlog at once.
+   */
+  skippedSpreadMs: number;
   now: () => number;
+  /** In [0, 1); Math.random unless a test fixes it. */
+  random?: () => number;
 }
 
 /**
  * Handles one callback record (spec 4.1, 7.2, 8), whether fresh or from a retry tier:
  * 1. superseded by a newer version for its endpoint → SUPERSEDED, not sent;
- * 2. the partner's circuit is open → back to a retry tier when the circuit will let a probe
- *    through, without an attempt (no retry is used up);
+ * 2. the partner's circuit is open → back to a retry tier, due once the circuit lets a probe
+ *    through (spread over skippedSpreadMs after it), without an attempt (no retry is used up);
  * 3. otherwise one attempt: 200 → delivered; a failure → the next tier after its delay (or the
  *    partner's Retry-After on 429/503, if later), after the last tier → dead letter; a failure
  *    that can never succeed as configured → dead letter at once.
@@ -50,7 +59,7 @@ export async function routeCallback(request: CallbackRequest, attemptsSoFar: num
     return {
       kind: 'retry',
       tier: Math.max(1, attemptsSoFar),
-      dueAt: Math.max(breaker.retryAt ?? now, now),
+      dueAt: Math.max(breaker.retryAt ?? now, now) + Math.floor((deps.random ?? Math.random)() * deps.skippedSpreadMs),
       attempts: attemptsSoFar,
       skipped: true,
       httpStatus: null,

@@ -102,6 +102,9 @@ export class CallbackConsumer {
         readUncommitted: false,
         sessionTimeout: 30_000,
         maxWaitTimeInMs: this.options.maxWaitTimeInMs,
+        // A tier partition is read again from its first record not yet due each time it resumes;
+        // smaller fetches there bound what each resume decodes only to be sought past.
+        ...(this.options.reads === 'retry-tiers' ? { maxBytesPerPartition: 64 * 1024 } : {}),
       },
       topics: this.options.reads === 'requests' ? [this.options.topics.requests] : [...this.tierOfTopic.keys()],
       fromBeginning: true,

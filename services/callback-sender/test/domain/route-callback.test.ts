@@ -27,6 +27,7 @@ function deps(outcome: DeliveryOutcome, overrides: Partial<RouteCallbackDeps> = 
     },
     retryDelaysMs: DELAYS,
     maxRetryAfterMs: 3_600_000,
+    skippedSpreadMs: 0,
     now: () => 1_000,
     ...overrides,
   };
@@ -98,6 +99,16 @@ describe('routeCallback', () => {
     expect(await routeCallback(request, 3, d)).toMatchObject({ kind: 'retry', tier: 3, attempts: 3, skipped: true, dueAt: 11_000 });
     expect(await routeCallback(request, 0, d)).toMatchObject({ kind: 'retry', tier: 1, attempts: 0, skipped: true });
     expect(attempts).toEqual([]);
+  });
+
+  test('records skipped while the circuit is open come due spread over the spread after the probe time, never before it', async () => {
+    const draws = [0, 0.5, 0.999];
+    const { d, breaker } = deps(failed(), { skippedSpreadMs: 10_000, random: () => draws.shift()! });
+    breaker.recordFailure();
+    breaker.recordFailure(); // open until 11_000
+    const dueAts = [];
+    for (let i = 0; i < 3; i++) dueAts.push(((await routeCallback(request, 1, d)) as { dueAt: number }).dueAt);
+    expect(dueAts).toEqual([11_000, 16_000, 20_990]);
   });
 
   test('when the circuit opened while the record waited for its slot, then it goes back to its tier unattempted', async () => {
