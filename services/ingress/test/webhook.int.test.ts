@@ -134,6 +134,20 @@ describe('POST /api/integration/partner/webhook', () => {
     expect(records[0]!.value).not.toHaveProperty('extra_field');
   });
 
+  test('a transaction_number beyond ASCII is echoed in the 2.3 body as sent, with a Content-Length in bytes; its replay is the same', async () => {
+    const requestId = uniqueName('utf8');
+    const transactionNumber = `TRX-ü-€-😀-${requestId}`;
+    const body = webhook({ request_id: requestId, transaction_number: transactionNumber });
+    const first = await post(body);
+    expect(first.status).toBe(200);
+    expect(first.json).toMatchObject({ data: { transaction_number: transactionNumber } });
+    expect(Number(first.headers.get('content-length'))).toBe(Buffer.byteLength(first.text));
+    expect(Buffer.byteLength(first.text)).toBeGreaterThan(first.text.length); // multi-byte characters in it
+    const replay = await post(body);
+    expect(replay.text).toBe(first.text);
+    expect(replay.headers.get('content-length')).toBe(first.headers.get('content-length'));
+  });
+
   test('when x-api-key is missing, unknown, revoked, expired, or the partner is disabled, then 401 INVALID_API_KEY_ERR and nothing is written', async () => {
     await partners.create('partner-c');
     const revoked = await partners.addKey('partner-c');
