@@ -64,7 +64,10 @@ export interface Receiver {
  * A partner's callback endpoint on loopback: records every request and answers with `answer`
  * (a status, or 'hang' to accept the connection and never answer).
  */
-export async function startReceiver(answer: (request: ReceivedRequest, index: number) => number | 'hang' = () => 200): Promise<Receiver> {
+/** What a test receiver answers: a status, a status with headers, or no answer at all. */
+export type ReceiverAnswer = number | 'hang' | { status: number; headers: Record<string, string> };
+
+export async function startReceiver(answer: (request: ReceivedRequest, index: number) => ReceiverAnswer = () => 200): Promise<Receiver> {
   const requests: ReceivedRequest[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -79,9 +82,10 @@ export async function startReceiver(answer: (request: ReceivedRequest, index: nu
       }
       const request = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, raw, body, at: Date.now() };
       requests.push(request);
-      const status = answer(request, requests.length - 1);
-      if (status === 'hang') return;
-      res.writeHead(status, { 'content-type': 'application/json' }).end(status === 204 ? undefined : '{"ok":true}');
+      const answered = answer(request, requests.length - 1);
+      if (answered === 'hang') return;
+      const { status, headers } = typeof answered === 'number' ? { status: answered, headers: {} } : answered;
+      res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(status === 204 ? undefined : '{"ok":true}');
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -38,7 +38,11 @@ export const configSchema = serviceSchemaWithPort(8092).extend({
   BREAKER_FAILURE_THRESHOLD: positiveInt.default(5),
   /** How long an open circuit waits before one probe attempt, in ms. Default 30000. */
   BREAKER_OPEN_MS: positiveInt.default(30_000),
-  /** Longest a partner's Retry-After (on 429/503) may push its retry out, in ms; a retry is never earlier than its tier's delay. Default 21600000 (6 h). */
+  /**
+   * Longest a partner's Retry-After (on 429/503) may push its retry out, in ms. The retry goes to
+   * the first later tier whose delay covers it, so it is also capped by the longest tier's delay,
+   * and never earlier than its own tier's. Default 21600000 (6 h).
+   */
   RETRY_AFTER_MAX_MS: z.coerce
     .number()
     .int()

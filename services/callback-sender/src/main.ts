@@ -4,6 +4,7 @@ import { CallbackHttpClient } from './delivery/http-delivery';
 import { PartnerSigners } from './delivery/partner-signers';
 import { deliverCallback, type CallbackRequest } from './domain/deliver-callback';
 import { routeCallback } from './domain/route-callback';
+import type { RetryHistory } from './domain/retry-route';
 import { PartnerBreakers, type BreakerState } from './isolation/circuit-breaker';
 import { PartnerLimiter } from './isolation/partner-limiter';
 import { CallbackConsumer } from './kafka/callback-consumer';
@@ -59,8 +60,8 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
     windowMs: Math.max(2 * config.CALLBACK_RETRY_DELAYS_MS.reduce((a, b) => a + b, 0), 24 * 3600_000),
   });
 
-  const route = (request: CallbackRequest, attemptsSoFar: number) =>
-    routeCallback(request, attemptsSoFar, {
+  const route = (request: CallbackRequest, history: RetryHistory) =>
+    routeCallback(request, history, {
       isSuperseded: (r) => {
         const endpoint = partners.get(r.partner_id)?.callback_endpoints.find((e) => e.endpoint_id === r.endpoint_id);
         return endpoint?.ordering !== 'NONE' && versions.isSuperseded(r.partner_id, r.endpoint_id, r.policy_number, r.policy_version);
@@ -75,7 +76,6 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
         ),
       retryDelaysMs: config.CALLBACK_RETRY_DELAYS_MS,
       maxRetryAfterMs: config.RETRY_AFTER_MAX_MS,
-      skippedSpreadMs: config.BREAKER_OPEN_MS,
       now: Date.now,
     });
   const groupId = `${config.TOPIC_PREFIX}${config.SENDER_CONSUMER_GROUP}`;

@@ -88,6 +88,15 @@ test('when one partner black-holes its callbacks, then the other partner is deli
   expect(metrics).toMatch(/hookstream_callback_attempts_total\{[^}]*partner="black-hole"[^}]*outcome="skipped_circuit_open"[^}]*\} \d+/);
   // Open means no attempts: far fewer reached the black hole than were due.
   expect(hole.requests.length).toBeLessThan(20);
+  // Its records are not rewritten for ever: once one has waited the whole retry schedule (8 × 500 ms here), it is dead-lettered.
+  const dead = await readTopicUntil<{ partner_id: string }>(`${prefix}callback-dlq`, (records) =>
+    records.some((r) => r.value.partner_id === 'black-hole' && r.headers?.['kafka_dlt-exception-fqcn']?.toString() === 'CIRCUIT_OPEN'),
+  );
+  const letter = dead.find((r) => r.headers?.['kafka_dlt-exception-fqcn']?.toString() === 'CIRCUIT_OPEN')!;
+  expect(letter.headers?.['kafka_dlt-exception-message']?.toString()).toMatch(
+    /^the partner's circuit stayed open for the whole retry schedule/,
+  );
+  expect(Number(letter.headers?.['hookstream-skips']?.toString())).toBeGreaterThan(0);
   await running.stop();
 }, 120_000);
 

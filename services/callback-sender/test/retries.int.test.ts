@@ -137,6 +137,25 @@ test('when ISSUING fails and ACTIVE is then emitted and delivered, then the ISSU
   expect(receiver.requests.map((r) => (r.body as { status: string }).status)).toEqual(['POLICY_ISSUING', 'POLICY_ACTIVE']);
 });
 
+test("when one partner's 503 asks for a long Retry-After, then another partner's retry behind it in the same tier partition is not held back", async () => {
+  // One policy number for both: the same key, so the same partition of every tier.
+  const policy = { policy_number: `POL-${partnerName('hol').toUpperCase()}` };
+  const slow = await partnerWith((_r, i) => (i === 0 ? { status: 503, headers: { 'retry-after': '60' } } : 200));
+  const quick = await partnerWith((_r, i) => (i === 0 ? 500 : 200));
+  await events.publish([policyEvent(slow.partnerId, {}, policy)]);
+  await readTopicUntil<{ partner_id: string }>(`${prefix}callback-retry-1`, (records) =>
+    records.some((r) => r.value.partner_id === slow.partnerId),
+  ).catch(() => undefined); // wherever it went, it was written first
+  await events.publish([policyEvent(quick.partnerId, {}, policy)]);
+  await waitFor(() => quick.receiver.requests.length >= 2, "the quick partner's retry", 20_000);
+  const [first, second] = quick.receiver.requests;
+  expect(second!.at - first!.at).toBeGreaterThanOrEqual(DELAYS[0]!);
+  expect(second!.at - first!.at).toBeLessThan(DELAYS[0]! + 8_000);
+  // The Retry-After is honoured up to the longest tier's delay (here tier 1's), never less than the tier's.
+  await waitFor(() => slow.receiver.requests.length >= 2, "the slow partner's retry", 20_000);
+  expect(slow.receiver.requests[1]!.at - slow.receiver.requests[0]!.at).toBeGreaterThanOrEqual(DELAYS[0]!);
+}, 60_000);
+
 test.each([
   ['a private address', 'http://10.20.30.40/cb'],
   ['the cloud metadata address', 'http://169.254.169.254/latest/meta-data'],

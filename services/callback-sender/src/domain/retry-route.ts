@@ -6,6 +6,8 @@ export const RetryHeaders = {
   attempts: 'hookstream-attempts',
   /** Epoch ms before which the record must not be attempted again. */
   dueAt: 'hookstream-due-at',
+  /** Times the record went back unattempted (its partner's circuit open) since its last attempt. */
+  skips: 'hookstream-skips',
   firstFailureAt: 'hookstream-first-failure-at',
   lastFailureAt: 'hookstream-last-failure-at',
   /** The last failure: `HTTP 500`, `TIMEOUT: …`. */
@@ -23,20 +25,57 @@ export function headerText(headers: IHeaders | undefined, name: string): string 
   return first === undefined ? undefined : first.toString();
 }
 
-/** Attempts already made before this read of the record (0 on callback-requests). */
-export function attemptsSoFar(headers: IHeaders | undefined): number {
-  const n = Number(headerText(headers, RetryHeaders.attempts) ?? 0);
+/** What a record's headers say of its past before this read of it (all zero/null on callback-requests). */
+export interface RetryHistory {
+  /** Attempts made so far. */
+  attempts: number;
+  /** Times it went back unattempted since its last attempt. */
+  skips: number;
+  /** When its first attempt failed, or it was first skipped (epoch ms). */
+  firstFailureAt: number | null;
+}
+
+const count = (headers: IHeaders | undefined, name: string) => {
+  const n = Number(headerText(headers, name) ?? 0);
   return Number.isInteger(n) && n >= 0 ? n : 0;
+};
+
+export function retryHistory(headers: IHeaders | undefined): RetryHistory {
+  const first = Number(headerText(headers, RetryHeaders.firstFailureAt));
+  return {
+    attempts: count(headers, RetryHeaders.attempts),
+    skips: count(headers, RetryHeaders.skips),
+    firstFailureAt: Number.isFinite(first) && first > 0 ? first : null,
+  };
 }
 
 export type RetryRoute = { kind: 'retry'; tier: number; dueAt: number } | { kind: 'dead-letter' };
 
 /**
+ * The tier for a record that must wait at least `waitMs`: the first from `fromTier` on whose
+ * delay is that long, else the longest from there. The record's due time is then always its
+ * write time plus its tier's fixed delay, so every tier partition's records come due in the
+ * order they sit in it. A due time of its own (a partner's Retry-After, a random spread) would
+ * break that: the consumer stops a tier partition at its first record not yet due, so a record
+ * due in an hour at its head would hold back every other partner's retries behind it for an hour.
+ */
+export function tierAtLeast(waitMs: number, fromTier: number, delaysMs: readonly number[]): number {
+  let longest = fromTier;
+  for (let tier = fromTier; tier <= delaysMs.length; tier++) {
+    if (delaysMs[tier - 1]! >= waitMs) return tier;
+    if (delaysMs[tier - 1]! > delaysMs[longest - 1]!) longest = tier;
+  }
+  return longest;
+}
+
+/**
  * Where a delivery goes after its failed attempt number `attempt` (1-based): retry tier
  * `attempt` after that tier's delay while tiers remain (spec 8: up to 8 retries, exponential
- * backoff), else the dead-letter topic.
+ * backoff), else the dead-letter topic. A retry that must wait longer (`atLeastMs`: the
+ * partner's Retry-After) goes to the first later tier whose delay covers it (tierAtLeast).
  */
-export function routeAfterFailure(attempt: number, delaysMs: readonly number[], now: number): RetryRoute {
+export function routeAfterFailure(attempt: number, delaysMs: readonly number[], now: number, atLeastMs = 0): RetryRoute {
   if (attempt > delaysMs.length) return { kind: 'dead-letter' };
-  return { kind: 'retry', tier: attempt, dueAt: now + delaysMs[attempt - 1]! };
+  const tier = tierAtLeast(atLeastMs, attempt, delaysMs);
+  return { kind: 'retry', tier, dueAt: now + delaysMs[tier - 1]! };
 }

@@ -1,6 +1,6 @@
 import type { CircuitBreaker } from '../isolation/circuit-breaker';
 import type { CallbackRequest, DeliveryOutcome } from './deliver-callback';
-import { routeAfterFailure } from './retry-route';
+import { routeAfterFailure, tierAtLeast, type RetryHistory } from './retry-route';
 
 /** Where one callback record goes after it was handled. */
 export type Disposition =
@@ -13,6 +13,8 @@ export type Disposition =
       /** Attempts made so far (a skipped attempt does not count). */
       attempts: number;
       skipped: boolean;
+      /** Skips since the last attempt, this one included (0 after a failed attempt). */
+      skips: number;
       httpStatus: number | null;
       errorClass: string | null;
       lastError: string | null;
@@ -28,48 +30,26 @@ export interface RouteCallbackDeps {
   /** One attempt, run within the partner's concurrency limit. */
   attempt: (request: CallbackRequest, attempt: number) => Promise<DeliveryOutcome>;
   retryDelaysMs: readonly number[];
-  /** Longest a partner's Retry-After may push a retry out, in ms. */
+  /** Longest a partner's Retry-After may push a retry out, in ms (and never past the longest tier's delay). */
   maxRetryAfterMs: number;
-  /**
-   * Records skipped while a circuit is open come due spread over this long after the probe may
-   * go (the open period): all due at the probe's instant, an open partner's whole backlog came
-   * back in one burst every period, its writes crowding out every other partner's, and a partner
-   * whose circuit closes would get its backlog at once.
-   */
-  skippedSpreadMs: number;
   now: () => number;
-  /** In [0, 1); Math.random unless a test fixes it. */
-  random?: () => number;
 }
 
 /**
  * Handles one callback record (spec 4.1, 7.2, 8), whether fresh or from a retry tier:
  * 1. superseded by a newer version for its endpoint → SUPERSEDED, not sent;
- * 2. the partner's circuit is open → back to a retry tier, due once the circuit lets a probe
- *    through (spread over skippedSpreadMs after it), without an attempt (no retry is used up);
- * 3. otherwise one attempt: 200 → delivered; a failure → the next tier after its delay (or the
- *    partner's Retry-After on 429/503, if later), after the last tier → dead letter; a failure
+ * 2. the partner's circuit is open → back to a retry tier without an attempt (no retry is used
+ *    up; see skip());
+ * 3. otherwise one attempt: 200 → delivered; a failure → the next tier after its delay (or a later
+ *    tier whose delay covers the partner's Retry-After on 429/503), after the last tier → dead letter; a failure
  *    that can never succeed as configured → dead letter at once.
  */
-export async function routeCallback(request: CallbackRequest, attemptsSoFar: number, deps: RouteCallbackDeps): Promise<Disposition> {
-  if (deps.isSuperseded(request)) return { kind: 'superseded', attempts: attemptsSoFar };
+export async function routeCallback(request: CallbackRequest, history: RetryHistory, deps: RouteCallbackDeps): Promise<Disposition> {
+  if (deps.isSuperseded(request)) return { kind: 'superseded', attempts: history.attempts };
   const breaker = deps.breaker(request.partner_id);
-  const skipped = (): Disposition => {
-    const now = deps.now();
-    return {
-      kind: 'retry',
-      tier: Math.max(1, attemptsSoFar),
-      dueAt: Math.max(breaker.retryAt ?? now, now) + Math.floor((deps.random ?? Math.random)() * deps.skippedSpreadMs),
-      attempts: attemptsSoFar,
-      skipped: true,
-      httpStatus: null,
-      errorClass: 'CIRCUIT_OPEN',
-      lastError: null,
-      latencyMs: null,
-    };
-  };
+  const skipped = () => skip(history, breaker, deps);
   if (!breaker.tryAcquire()) return skipped();
-  const attempt = attemptsSoFar + 1;
+  const attempt = history.attempts + 1;
   const outcome = await deps.attempt(request, attempt);
   const now = deps.now();
   switch (outcome.kind) {
@@ -92,7 +72,9 @@ export async function routeCallback(request: CallbackRequest, attemptsSoFar: num
     case 'failed': {
       breaker.recordFailure();
       const lastError = outcome.httpStatus !== null ? `HTTP ${outcome.httpStatus}` : `${outcome.errorClass}: ${outcome.detail}`;
-      const route = routeAfterFailure(attempt, deps.retryDelaysMs, now);
+      // A partner's Retry-After is a lower bound: the retry goes to the first tier whose delay covers it.
+      const asked = outcome.retryAfterMs === undefined ? 0 : Math.min(outcome.retryAfterMs, deps.maxRetryAfterMs);
+      const route = routeAfterFailure(attempt, deps.retryDelaysMs, now, asked);
       if (route.kind === 'dead-letter') {
         return {
           kind: 'dead-letter',
@@ -103,13 +85,13 @@ export async function routeCallback(request: CallbackRequest, attemptsSoFar: num
           latencyMs: outcome.latencyMs,
         };
       }
-      const asked = outcome.retryAfterMs === undefined ? 0 : Math.min(outcome.retryAfterMs, deps.maxRetryAfterMs);
       return {
         kind: 'retry',
         tier: route.tier,
-        dueAt: Math.max(route.dueAt, now + asked),
+        dueAt: route.dueAt,
         attempts: attempt,
         skipped: false,
+        skips: 0,
         httpStatus: outcome.httpStatus,
         errorClass: outcome.errorClass,
         lastError,
@@ -117,4 +99,46 @@ export async function routeCallback(request: CallbackRequest, attemptsSoFar: num
       };
     }
   }
+}
+
+/**
+ * A record whose partner's circuit is open goes back to a retry tier unattempted. It waits at
+ * least until the probe may go, and longer the more often it has been skipped in a row: its
+ * k-th skip waits as long as retry tier k (5 s, 30 s, 2 min, … 6 h by default). Each tier's due
+ * times follow its write order (tierAtLeast), so a backlog comes back at the pace it was skipped,
+ * not in a burst, and a partner that recovers gets it spread over about as long as it was down.
+ * Without the growing wait a partner down for hours would have its whole backlog rewritten every
+ * open period, a load on Kafka growing with its downtime; with it, a record is rewritten about as
+ * often as its retries would be. And no record waits for ever: once it has waited the whole
+ * retry schedule since its first failure (10 h 42 min by default), it is dead-lettered
+ * (CIRCUIT_OPEN), as it would be had its attempts all failed.
+ */
+function skip(history: RetryHistory, breaker: CircuitBreaker, deps: RouteCallbackDeps): Disposition {
+  const now = deps.now();
+  const delays = deps.retryDelaysMs;
+  const schedule = delays.reduce((sum, delay) => sum + delay, 0);
+  if (history.firstFailureAt !== null && now - history.firstFailureAt >= schedule) {
+    return {
+      kind: 'dead-letter',
+      attempts: history.attempts,
+      httpStatus: null,
+      errorClass: 'CIRCUIT_OPEN',
+      reason: `the partner's circuit stayed open for the whole retry schedule (${Math.round(schedule / 1000)} s since the first failure); ${history.attempts} attempts made`,
+      latencyMs: null,
+    };
+  }
+  const wait = Math.max((breaker.retryAt ?? now) - now, delays[Math.min(history.skips, delays.length - 1)]!);
+  const tier = tierAtLeast(wait, 1, delays);
+  return {
+    kind: 'retry',
+    tier,
+    dueAt: now + delays[tier - 1]!,
+    attempts: history.attempts,
+    skipped: true,
+    skips: history.skips + 1,
+    httpStatus: null,
+    errorClass: 'CIRCUIT_OPEN',
+    lastError: null,
+    latencyMs: null,
+  };
 }

@@ -14,7 +14,7 @@ import {
   type Logger,
 } from '@hookstream/shared';
 import type { CallbackRequest } from '../domain/deliver-callback';
-import { RetryHeaders, attemptsSoFar, headerText } from '../domain/retry-route';
+import { RetryHeaders, headerText, retryHistory, type RetryHistory } from '../domain/retry-route';
 import type { Disposition } from '../domain/route-callback';
 import type { CallbackSenderMetrics } from '../metrics';
 import { DeadLetterIdentityHeaders, deadLetterHeaders } from './dead-letter-headers';
@@ -44,7 +44,7 @@ export interface CallbackConsumerOptions {
   /** Idempotent acks=all producer for outcomes, retries and dead letters. */
   producer: BatchingProducer;
   /** Decides what becomes of one record (domain/route-callback). */
-  route: (request: CallbackRequest, attemptsSoFar: number) => Promise<Disposition>;
+  route: (request: CallbackRequest, history: RetryHistory) => Promise<Disposition>;
   /** Deliveries in flight per partition. */
   partitionConcurrency: number;
   /**
@@ -326,7 +326,7 @@ export class CallbackConsumer {
     metrics.inFlight.inc({ partner });
     let disposition: Disposition;
     try {
-      disposition = await this.options.route(request, attemptsSoFar(message.headers));
+      disposition = await this.options.route(request, retryHistory(message.headers));
     } finally {
       metrics.inFlight.dec({ partner });
     }
@@ -375,6 +375,9 @@ export class CallbackConsumer {
           ...this.carriedHeaders(topic, partition, message),
           [RetryHeaders.attempts]: String(d.attempts),
           [RetryHeaders.dueAt]: String(d.dueAt),
+          [RetryHeaders.skips]: String(d.skips),
+          // Skipped or failed, the delivery has been waiting since then (the skips' deadline counts from it).
+          [RetryHeaders.firstFailureAt]: headerText(message.headers, RetryHeaders.firstFailureAt) ?? String(now),
         };
         if (d.skipped) {
           metrics.attempts.inc({ partner, outcome: 'skipped_circuit_open' });
@@ -383,7 +386,6 @@ export class CallbackConsumer {
           metrics.attempts.inc({ partner, outcome: 'failed' });
           metrics.retries.inc({ tier: String(d.tier) });
           headers[RetryHeaders.lastFailureAt] = String(now);
-          headers[RetryHeaders.firstFailureAt] = headerText(message.headers, RetryHeaders.firstFailureAt) ?? String(now);
           headers[RetryHeaders.lastError] = (d.lastError ?? '').slice(0, 500);
           this.logger.info(
             { partnerId: partner, deliveryId: request.delivery_id, attempt: d.attempts, error: d.lastError, tier: d.tier },

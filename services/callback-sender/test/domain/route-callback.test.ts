@@ -1,4 +1,5 @@
 import type { CallbackRequest, DeliveryOutcome } from '../../src/domain/deliver-callback';
+import type { RetryHistory } from '../../src/domain/retry-route';
 import { routeCallback, type RouteCallbackDeps } from '../../src/domain/route-callback';
 import { CircuitBreaker } from '../../src/isolation/circuit-breaker';
 
@@ -14,6 +15,9 @@ const request: CallbackRequest = {
   created_at: 0,
 };
 const DELAYS = [5_000, 30_000, 120_000, 600_000, 1_800_000, 3_600_000, 10_800_000, 21_600_000];
+const SCHEDULE = DELAYS.reduce((a, b) => a + b, 0);
+/** A record's history: `attempts` made, nothing else. */
+const after = (attempts: number, more: Partial<RetryHistory> = {}): RetryHistory => ({ attempts, skips: 0, firstFailureAt: null, ...more });
 
 function deps(outcome: DeliveryOutcome, overrides: Partial<RouteCallbackDeps> = {}) {
   const attempts: number[] = [];
@@ -27,7 +31,6 @@ function deps(outcome: DeliveryOutcome, overrides: Partial<RouteCallbackDeps> = 
     },
     retryDelaysMs: DELAYS,
     maxRetryAfterMs: 3_600_000,
-    skippedSpreadMs: 0,
     now: () => 1_000,
     ...overrides,
   };
@@ -46,12 +49,12 @@ const failed = (extra: Partial<Extract<DeliveryOutcome, { kind: 'failed' }>> = {
 describe('routeCallback', () => {
   test('a 200 is delivered, as attempt attemptsSoFar + 1', async () => {
     const { d, attempts } = deps({ kind: 'delivered', httpStatus: 200, latencyMs: 2 });
-    expect(await routeCallback(request, 2, d)).toEqual({ kind: 'delivered', attempt: 3, httpStatus: 200, latencyMs: 2 });
+    expect(await routeCallback(request, after(2), d)).toEqual({ kind: 'delivered', attempt: 3, httpStatus: 200, latencyMs: 2 });
     expect(attempts).toEqual([3]);
   });
 
   test('a failed first attempt goes to tier 1 after its delay; the failed 9th attempt is dead-lettered', async () => {
-    expect(await routeCallback(request, 0, deps(failed()).d)).toMatchObject({
+    expect(await routeCallback(request, after(0), deps(failed()).d)).toMatchObject({
       kind: 'retry',
       tier: 1,
       dueAt: 6_000,
@@ -59,7 +62,7 @@ describe('routeCallback', () => {
       skipped: false,
       lastError: 'HTTP 500',
     });
-    expect(await routeCallback(request, 8, deps(failed()).d)).toMatchObject({
+    expect(await routeCallback(request, after(8), deps(failed()).d)).toMatchObject({
       kind: 'dead-letter',
       attempts: 9,
       errorClass: 'HTTP_STATUS',
@@ -67,15 +70,17 @@ describe('routeCallback', () => {
     });
   });
 
-  test("a partner's Retry-After pushes the retry out, never in, and only up to the cap", async () => {
-    expect(await routeCallback(request, 0, deps(failed({ httpStatus: 429, retryAfterMs: 60_000 })).d)).toMatchObject({ dueAt: 61_000 });
-    expect(await routeCallback(request, 0, deps(failed({ httpStatus: 503, retryAfterMs: 1_000 })).d)).toMatchObject({ dueAt: 6_000 });
-    expect(await routeCallback(request, 0, deps(failed({ retryAfterMs: 10 * 3_600_000 })).d)).toMatchObject({ dueAt: 1_000 + 3_600_000 });
+  test("a partner's Retry-After pushes the retry out to the first tier whose delay covers it, never in, and only up to the cap", async () => {
+    const retryAfter = (ms: number) => routeCallback(request, after(0), deps(failed({ httpStatus: 429, retryAfterMs: ms })).d);
+    expect(await retryAfter(60_000)).toMatchObject({ tier: 3, dueAt: 121_000, attempts: 1 });
+    expect(await retryAfter(1_000)).toMatchObject({ tier: 1, dueAt: 6_000 });
+    // capped at maxRetryAfterMs (1 h): tier 6's delay
+    expect(await retryAfter(10 * 3_600_000)).toMatchObject({ tier: 6, dueAt: 1_000 + 3_600_000 });
   });
 
   test('an undeliverable record is dead-lettered at once, without a retry', async () => {
     const { d } = deps({ kind: 'undeliverable', errorClass: 'SSRF_REFUSED', detail: '10.0.0.1 is private' });
-    expect(await routeCallback(request, 0, d)).toEqual({
+    expect(await routeCallback(request, after(0), d)).toEqual({
       kind: 'dead-letter',
       attempts: 1,
       httpStatus: null,
@@ -87,35 +92,71 @@ describe('routeCallback', () => {
 
   test('a superseded record is neither attempted nor retried', async () => {
     const { d, attempts } = deps(failed(), { isSuperseded: () => true });
-    expect(await routeCallback(request, 4, d)).toEqual({ kind: 'superseded', attempts: 4 });
+    expect(await routeCallback(request, after(4), d)).toEqual({ kind: 'superseded', attempts: 4 });
     expect(attempts).toEqual([]);
   });
 
-  test('while the circuit is open, a record goes back to its tier without an attempt and without using up a retry', async () => {
+  test('while the circuit is open, a record goes back to a tier without an attempt and without using up a retry, due no sooner than the probe', async () => {
     const { d, attempts, breaker } = deps(failed());
     breaker.recordFailure();
-    breaker.recordFailure(); // threshold 2: open until 11_000
+    breaker.recordFailure(); // threshold 2: open until 11_000, 10 s from now
     expect(breaker.state).toBe('open');
-    expect(await routeCallback(request, 3, d)).toMatchObject({ kind: 'retry', tier: 3, attempts: 3, skipped: true, dueAt: 11_000 });
-    expect(await routeCallback(request, 0, d)).toMatchObject({ kind: 'retry', tier: 1, attempts: 0, skipped: true });
+    // 10 s to the probe: tier 2 (30 s), the first whose delay covers it
+    expect(await routeCallback(request, after(3), d)).toMatchObject({
+      kind: 'retry',
+      tier: 2,
+      attempts: 3,
+      skipped: true,
+      skips: 1,
+      dueAt: 31_000,
+    });
+    expect(await routeCallback(request, after(0), d)).toMatchObject({ kind: 'retry', tier: 2, attempts: 0, skipped: true, skips: 1 });
     expect(attempts).toEqual([]);
   });
 
-  test('records skipped while the circuit is open come due spread over the spread after the probe time, never before it', async () => {
-    const draws = [0, 0.5, 0.999];
-    const { d, breaker } = deps(failed(), { skippedSpreadMs: 10_000, random: () => draws.shift()! });
+  test('a record skipped again and again waits longer each time, as its retries would: the k-th skip in a row waits as long as tier k', async () => {
+    const { d, breaker } = deps(failed());
     breaker.recordFailure();
     breaker.recordFailure(); // open until 11_000
-    const dueAts = [];
-    for (let i = 0; i < 3; i++) dueAts.push(((await routeCallback(request, 1, d)) as { dueAt: number }).dueAt);
-    expect(dueAts).toEqual([11_000, 16_000, 20_990]);
+    const waits = [];
+    for (let skips = 0; skips < 10; skips++) {
+      const routed = await routeCallback(request, after(1, { skips, firstFailureAt: 1_000 }), d);
+      expect(routed).toMatchObject({ kind: 'retry', skipped: true, skips: skips + 1 });
+      waits.push((routed as { dueAt: number }).dueAt - 1_000);
+    }
+    expect(waits).toEqual([30_000, 30_000, 120_000, 600_000, 1_800_000, 3_600_000, 10_800_000, 21_600_000, 21_600_000, 21_600_000]);
+  });
+
+  test('a record skipped once it has waited the whole retry schedule since its first failure is dead-lettered, CIRCUIT_OPEN', async () => {
+    const now = 100 * 3_600_000;
+    const { d, breaker } = deps(failed(), { now: () => now });
+    breaker.recordFailure();
+    breaker.recordFailure();
+    expect(await routeCallback(request, after(2, { skips: 7, firstFailureAt: now - SCHEDULE + 1 }), d)).toMatchObject({ kind: 'retry' });
+    expect(await routeCallback(request, after(2, { skips: 7, firstFailureAt: now - SCHEDULE }), d)).toEqual({
+      kind: 'dead-letter',
+      attempts: 2,
+      httpStatus: null,
+      errorClass: 'CIRCUIT_OPEN',
+      reason: "the partner's circuit stayed open for the whole retry schedule (38555 s since the first failure); 2 attempts made",
+      latencyMs: null,
+    });
+  });
+
+  test('a failed attempt starts the skips in a row again', async () => {
+    expect(await routeCallback(request, after(2, { skips: 5 }), deps(failed()).d)).toMatchObject({
+      kind: 'retry',
+      tier: 3,
+      skipped: false,
+      skips: 0,
+    });
   });
 
   test('when the circuit opened while the record waited for its slot, then it goes back to its tier unattempted', async () => {
     const { d } = deps({ kind: 'circuit-open' });
-    expect(await routeCallback(request, 2, d)).toMatchObject({
+    expect(await routeCallback(request, after(2), d)).toMatchObject({
       kind: 'retry',
-      tier: 2,
+      tier: 1,
       attempts: 2,
       skipped: true,
       errorClass: 'CIRCUIT_OPEN',
