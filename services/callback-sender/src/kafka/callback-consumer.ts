@@ -65,10 +65,10 @@ export interface CallbackConsumerOptions {
  * `route`, concurrently across partitions and, within a partition, across policies (one
  * policy's records go one after another, in offset order).
  *
- * A retry record that is not yet due pauses only its own partition: the records before it are
- * handled and committed, the consumer seeks back to it, and a timer resumes the partition at its
- * due time. Nothing sleeps in the handler, no record is skipped, other partitions go on, and the
- * consumer keeps heartbeating.
+ * A retry record that is not yet due pauses only its own partition: it and the records after it
+ * in the batch are held in memory, each started once due, and the partition resumes when none is
+ * left (takeTierBatch). Nothing sleeps in the handler, no record is skipped, other partitions go
+ * on, and the consumer keeps heartbeating.
  *
  * Records are started without waiting for the ones before them (up to partitionConcurrency in
  * flight per partition), so a slow partner delays only its own records. The committed offset of
@@ -109,12 +109,15 @@ export class CallbackConsumer {
       topics: this.options.reads === 'requests' ? [this.options.topics.requests] : [...this.tierOfTopic.keys()],
       fromBeginning: true,
       beforeRun: (consumer) => {
-        // A rebalance forgets pauses; their timers are dropped with them.
         consumer.on(consumer.events.GROUP_JOIN, () => {
           // New assignment: work of the old one finishes, but no longer commits (its new owner reads from the last commit).
           this.generation += 1;
           this.partitions.clear();
           this.clearResumeTimers();
+          // kafkajs keeps pauses across a rebalance, and the timers that would lift them are gone:
+          // every partition is read again from its committed offset, and held again if not due.
+          const paused = consumer.paused();
+          if (paused.length > 0) consumer.resume(paused);
         });
       },
       run: {
@@ -144,17 +147,11 @@ export class CallbackConsumer {
     const { batch } = payload;
     const running = () => payload.isRunning() && !payload.isStale() && !this.stopping;
     if (batch.messages.length === 0 || !running()) return;
-    const tier = this.tierOfTopic.get(batch.topic);
-    const now = this.now();
-    // Retry tiers: only the records already due; the first one that is not stops the batch there.
-    let due = batch.messages;
-    if (tier !== undefined) {
-      const firstNotDue = batch.messages.findIndex((m) => Number(headerText(m.headers, RetryHeaders.dueAt) ?? 0) > now);
-      if (firstNotDue >= 0) due = batch.messages.slice(0, firstNotDue);
-    }
     const progress = this.progressOf(batch.topic, batch.partition);
+    const tier = this.tierOfTopic.get(batch.topic);
+    if (tier !== undefined) return this.takeTierBatch(payload, progress, tier);
     let startedThisTurn = 0;
-    for (const message of due) {
+    for (const message of batch.messages) {
       if (startedThisTurn === RECORDS_PER_TURN) {
         await setImmediate();
         startedThisTurn = 0;
@@ -166,13 +163,85 @@ export class CallbackConsumer {
         await payload.heartbeat();
         if (!running()) return;
       }
-      this.begin(progress, message, tier);
+      this.begin(progress, message, undefined);
       startedThisTurn += 1;
       // The fetch position moves on; the committed offset follows what is durably done (finish()).
       payload.resolveOffset(message.offset);
     }
     await payload.heartbeat();
-    if (due.length < batch.messages.length) this.pauseUntilDue(payload, batch.messages[due.length]!);
+  }
+
+  /**
+   * A retry tier's batch: its records are held in memory, in offset order, and each is started
+   * once due; while any is held, the partition is paused, and it resumes when the last is started.
+   * A tier's due times follow its offsets (retry-route's tierAtLeast), so the records a fetch
+   * brings come due one after another: each is read once. (Pausing at the first record not yet
+   * due and seeking back to it re-read the partition from there at every resume: with a dead
+   * partner's backlog coming due at 100 records a second, a 64 KB fetch decoded and discarded for
+   * nearly every record.) Held records stay in `pending`, so the committed offset never passes
+   * them: a crash or a rebalance re-reads them, and no record is ever started before it is due.
+   */
+  private async takeTierBatch(payload: EachBatchPayload, progress: PartitionProgress, tier: number): Promise<void> {
+    const taken = payload.batch.messages.filter((m) => BigInt(m.offset) > progress.highestTaken);
+    if (taken.length === 0) return;
+    for (const message of taken) progress.pending.add(BigInt(message.offset));
+    progress.held.push(...taken);
+    progress.highestTaken = BigInt(taken[taken.length - 1]!.offset);
+    // The fetch position moves past what is held; the committed offset stays below it (pending).
+    payload.resolveOffset(taken[taken.length - 1]!.offset);
+    await this.drainHeld(progress, tier);
+    await payload.heartbeat();
+  }
+
+  /** Starts the held records now due, one pass at a time; then waits for the next, or resumes the partition. */
+  private drainHeld(progress: PartitionProgress, tier: number): Promise<void> {
+    progress.drained = progress.drained.then(async () => {
+      const alive = () => !this.stopping && !progress.rewound && progress.generation === this.generation;
+      let startedThisTurn = 0;
+      while (progress.held.length > 0 && alive()) {
+        const next = progress.held[0]!;
+        if (Number(headerText(next.headers, RetryHeaders.dueAt) ?? 0) > this.now()) break;
+        if (startedThisTurn === RECORDS_PER_TURN) {
+          await setImmediate();
+          startedThisTurn = 0;
+          continue;
+        }
+        // Backpressure: at most partitionConcurrency of this partition's records in flight (held ones are not).
+        if (progress.pending.size - progress.held.length >= this.options.partitionConcurrency) {
+          await progress.slotFreed();
+          continue;
+        }
+        progress.held.shift();
+        this.begin(progress, next, tier);
+        startedThisTurn += 1;
+      }
+      if (alive()) this.waitForHeld(progress, tier);
+    });
+    return progress.drained;
+  }
+
+  /** Pauses the partition until its first held record is due (or resumes it when none is held). */
+  private waitForHeld(progress: PartitionProgress, tier: number): void {
+    const id = `${progress.topic}/${progress.partition}`;
+    const partition = [{ topic: progress.topic, partitions: [progress.partition] }];
+    clearTimeout(this.resumeTimers.get(id));
+    this.resumeTimers.delete(id);
+    const first = progress.held[0];
+    if (first === undefined) {
+      this.consumer?.resume(partition);
+    } else {
+      this.consumer?.pause(partition);
+      const dueAt = Number(headerText(first.headers, RetryHeaders.dueAt) ?? 0);
+      const timer = setTimeout(
+        () => {
+          this.resumeTimers.delete(id);
+          void this.drainHeld(progress, tier);
+        },
+        Math.max(0, dueAt - this.now()),
+      );
+      this.resumeTimers.set(id, timer);
+    }
+    this.options.metrics.pausedPartitions.set(this.resumeTimers.size);
   }
 
   /**
@@ -218,6 +287,10 @@ export class CallbackConsumer {
     if (progress.generation !== this.generation || progress.rewound) return;
     progress.rewound = true;
     const partition = [{ topic: progress.topic, partitions: [progress.partition] }];
+    // A tier partition's held records are read again too: their wait ends with this progress.
+    const id = `${progress.topic}/${progress.partition}`;
+    clearTimeout(this.resumeTimers.get(id));
+    if (this.resumeTimers.delete(id)) this.options.metrics.pausedPartitions.set(this.resumeTimers.size);
     this.consumer?.seek({ topic: progress.topic, partition: progress.partition, offset: String(offset) });
     // A second before reading again, rather than a hot loop while Kafka or the registry is away.
     this.consumer?.pause(partition);
@@ -265,30 +338,10 @@ export class CallbackConsumer {
   /** Waits (bounded) for what is in flight to be recorded and committed: on shutdown. */
   private async drain(timeoutMs: number): Promise<void> {
     const deadline = Date.now() + timeoutMs;
-    while ([...this.partitions.values()].some((p) => p.pending.size > 0) && Date.now() < deadline) await sleep(20);
+    // Held tier records are not in flight: they stay uncommitted and are read again after a restart.
+    const inFlight = () => [...this.partitions.values()].some((p) => p.pending.size > p.held.length);
+    while (inFlight() && Date.now() < deadline) await sleep(20);
     await Promise.all([...this.partitions.values()].map((p) => (clearTimeout(p.commitTimer), this.commit(p))));
-  }
-
-  /** Pauses the batch's partition, to be read again from `next` once it is due. */
-  private pauseUntilDue(payload: EachBatchPayload, next: KafkaMessage): void {
-    const { topic, partition } = payload.batch;
-    const dueAt = Number(headerText(next.headers, RetryHeaders.dueAt) ?? 0);
-    const resume = payload.pause();
-    this.consumer?.seek({ topic, partition, offset: next.offset });
-    const id = `${topic}/${partition}`;
-    clearTimeout(this.resumeTimers.get(id));
-    this.resumeTimers.set(
-      id,
-      setTimeout(
-        () => {
-          this.resumeTimers.delete(id);
-          this.options.metrics.pausedPartitions.set(this.resumeTimers.size);
-          resume();
-        },
-        Math.max(0, dueAt - this.now()),
-      ),
-    );
-    this.options.metrics.pausedPartitions.set(this.resumeTimers.size);
   }
 
   /** Handles one record; returns the writes that record what became of it. */

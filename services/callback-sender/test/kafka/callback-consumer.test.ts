@@ -9,7 +9,7 @@ import { createCallbackSenderMetrics } from '../../src/metrics';
  * The consumer's own scheduling, without Kafka: a batch is handed to it as kafkajs would, with a
  * codec, producer and route that answer at once (so all of a record's work runs in microtasks).
  */
-function consumerRouting(route: (request: CallbackRequest) => Promise<Disposition>) {
+function consumerRouting(route: (request: CallbackRequest) => Promise<Disposition>, reads: 'requests' | 'retry-tiers' = 'requests') {
   const codec = {
     decode: (value: Buffer) => Promise.resolve(JSON.parse(value.toString('utf8')) as CallbackRequest),
     encode: () => Promise.resolve(Buffer.from('outcome')),
@@ -21,27 +21,46 @@ function consumerRouting(route: (request: CallbackRequest) => Promise<Dispositio
     logger: pino({ level: 'silent' }),
     metrics: createCallbackSenderMetrics(new Registry()),
     groupId: 'unit',
-    reads: 'requests',
+    reads,
     maxWaitTimeInMs: 100,
     topics: { requests: 'callback-requests', outcomes: 'outcomes', deadLetters: 'dlq', retry: (tier) => `retry-${tier}`, tiers: 8 },
     producer,
     route,
     partitionConcurrency: 1024,
   });
-  return (payload: EachBatchPayload) => (consumer as unknown as { processBatch(p: EachBatchPayload): Promise<void> }).processBatch(payload);
+  // Stands for the kafkajs consumer that start() would create: only its pauses and resumes are seen.
+  const calls: string[] = [];
+  const commits: Array<{ offset: number; at: number }> = [];
+  const partitions = (list: Array<{ topic: string; partitions: number[] }>) =>
+    list.map((t) => `${t.topic}/${t.partitions.join(',')}`).join(' ');
+  (consumer as unknown as { consumer: unknown }).consumer = {
+    pause: (list: Array<{ topic: string; partitions: number[] }>) => calls.push(`pause ${partitions(list)}`),
+    resume: (list: Array<{ topic: string; partitions: number[] }>) => calls.push(`resume ${partitions(list)}`),
+    commitOffsets: (list: Array<{ topic: string; partition: number; offset: string }>) => {
+      for (const c of list) commits.push({ offset: Number(c.offset), at: Date.now() });
+      return Promise.resolve();
+    },
+  };
+  const handleBatch = (payload: EachBatchPayload) =>
+    (consumer as unknown as { processBatch(p: EachBatchPayload): Promise<void> }).processBatch(payload);
+  return Object.assign(handleBatch, { calls, commits });
 }
 
-function batchOf(count: number): EachBatchPayload {
+function batchOf(
+  count: number,
+  topic = 'callback-requests',
+  headers: (i: number) => Record<string, string> = () => ({}),
+): EachBatchPayload {
   const messages: KafkaMessage[] = Array.from({ length: count }, (_, i) => ({
     key: Buffer.from(`policy-${i}`),
     value: Buffer.from(JSON.stringify({ partner_id: 'p', policy_number: `policy-${i}`, delivery_id: `d-${i}` })),
     offset: String(i),
     timestamp: '0',
     attributes: 0,
-    headers: {},
+    headers: headers(i),
   }));
   return {
-    batch: { topic: 'callback-requests', partition: 0, messages },
+    batch: { topic, partition: 0, messages },
     isRunning: () => true,
     isStale: () => false,
     resolveOffset: () => undefined,
@@ -66,4 +85,33 @@ test('a large batch does not hold the event loop: I/O waiting behind it runs bef
   expect(routed).toHaveLength(200);
   expect(routedWhenIoRan).toBeGreaterThan(0);
   expect(routedWhenIoRan).toBeLessThan(200);
+});
+
+test("a retry tier's batch is read once: records not yet due are held, each started once due, the partition paused until the last", async () => {
+  const routedAt = new Map<string, number>();
+  const handleBatch = consumerRouting((request) => {
+    routedAt.set(request.policy_number, Date.now());
+    return Promise.resolve({ kind: 'delivered', attempt: 2, httpStatus: 200, latencyMs: 1 });
+  }, 'retry-tiers');
+  const start = Date.now();
+  const dueAt = [start - 1, start + 60, start + 120];
+  const resolved: string[] = [];
+  const payload = batchOf(3, 'retry-1', (i) => ({ 'hookstream-due-at': String(dueAt[i]), 'hookstream-attempts': '1' }));
+  (payload as unknown as { resolveOffset: (offset: string) => void }).resolveOffset = (offset) => resolved.push(offset);
+
+  await handleBatch(payload);
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  expect([...routedAt.keys()]).toEqual(['policy-0']);
+  expect(handleBatch.calls).toEqual(['pause retry-1/0']);
+  // The fetch position moves past the held records: they are not fetched again.
+  expect(resolved).toEqual(['2']);
+
+  await new Promise((resolve) => setTimeout(resolve, 400));
+  expect([...routedAt.keys()]).toEqual(['policy-0', 'policy-1', 'policy-2']);
+  dueAt.forEach((due, i) => expect(routedAt.get(`policy-${i}`)).toBeGreaterThanOrEqual(due));
+  expect(handleBatch.calls).toEqual(['pause retry-1/0', 'pause retry-1/0', 'resume retry-1/0']);
+  // A commit passes a record only once it has been handled (committed offset n: records below n are done).
+  const { commits } = handleBatch;
+  expect(commits.at(-1)?.offset).toBe(3);
+  for (const commit of commits) expect(commit.at).toBeGreaterThanOrEqual(routedAt.get(`policy-${commit.offset - 1}`)!);
 });
