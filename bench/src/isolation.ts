@@ -17,7 +17,8 @@
  *
  * Env: BENCH_RATE (healthy events/s, default 500), BENCH_BLACKHOLE_RATE (default 100),
  * BENCH_SECONDS (measured per phase, default 20), BENCH_WARMUP_SECONDS (healthy partner only,
- * not counted, default 3), BENCH_BLACKHOLE_TIMEOUT_MS (default 1000), BENCH_TRACE=1 (splits the
+ * not counted, default 3), BENCH_BLACKHOLE_TIMEOUT_MS (default 1000), BENCH_TIMELINE=1 (the healthy
+ * latency second by second), BENCH_TRACE=1 (splits the
  * latency where callback requests become readable; adds load), BENCH_PROFILE=<dir>. The
  * services' own settings (BREAKER_FAILURE_THRESHOLD, BREAKER_OPEN_MS, SENDER_PARTNER_CONCURRENCY,
  * …) pass through from the environment.
@@ -37,6 +38,7 @@ import {
   describeLatency,
   describeStageHistograms,
   describeStages,
+  describeTimeline,
   fmtMs,
   prepareOutboundStack,
   publishMeasured,
@@ -58,6 +60,7 @@ const warmupSeconds = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
 const blackHoleTimeoutMs = Number(process.env.BENCH_BLACKHOLE_TIMEOUT_MS ?? 1000);
 const trace = process.env.BENCH_TRACE === '1';
 const control = process.env.BENCH_CONTROL !== '0';
+const timeline = process.env.BENCH_TIMELINE === '1';
 
 /** Added to phase A's warm-up: the services' and the throwaway broker's own (see outbound-e2e), once per run. */
 const SERVICE_WARMUP_SECONDS = 30;
@@ -149,6 +152,7 @@ async function runPhase(
     console.log(`  healthy stages: ${describeStages(tracer, receiver, healthy.label)}`);
   }
   console.log(`  CPU over the measured window: ${cpuFigures}`);
+  if (timeline) console.log(`  healthy, second by second (ms): ${describeTimeline(receiver, report, healthy)}`);
   return figures;
 }
 

@@ -538,6 +538,30 @@ export function streamFigures(receiver: CallbackReceiver, report: PublishReport,
 }
 
 /**
+ * A stream's latency second by second of its due times: `+s: count p99 max`, so a tail can be
+ * placed in time (the start of a phase, a burst of retries coming due) rather than guessed at.
+ */
+export function describeTimeline(receiver: CallbackReceiver, report: PublishReport, stream: EventStream): string {
+  const fromAt = report.startedAt + stream.fromMs;
+  const perSecond = new Map<number, number[]>();
+  for (const [policyNumber, arrivedAt] of receiver.arrivals) {
+    const parsed = parsePolicyNumber(policyNumber);
+    if (parsed?.label !== stream.label) continue;
+    const second = Math.floor((parsed.dueAt - fromAt) / 1000);
+    const bucket = perSecond.get(second) ?? [];
+    bucket.push(arrivedAt - parsed.dueAt);
+    perSecond.set(second, bucket);
+  }
+  return [...perSecond.keys()]
+    .sort((a, b) => a - b)
+    .map((second) => {
+      const summary = summarise(perSecond.get(second)!);
+      return `+${second}s p99 ${summary.p99.toFixed(0)} max ${summary.max.toFixed(0)}`;
+    })
+    .join('; ');
+}
+
+/**
  * Where a stream's time went: from due to readable on callback-requests (publish, the
  * policy-status-consumer and its transaction), and from there to the partner (the sender).
  */
