@@ -189,7 +189,8 @@ export class CallbackConsumer {
     progress.highestTaken = BigInt(taken[taken.length - 1]!.offset);
     // The fetch position moves past what is held; the committed offset stays below it (pending).
     payload.resolveOffset(taken[taken.length - 1]!.offset);
-    await this.drainHeld(progress, tier);
+    // Not awaited: a pass may wait for a slot (backpressure), and the fetch loop must not wait with it.
+    void this.drainHeld(progress, tier);
     await payload.heartbeat();
   }
 
@@ -217,6 +218,13 @@ export class CallbackConsumer {
       }
       if (alive()) this.waitForHeld(progress, tier);
     });
+    // A pass cannot fail (begin() settles each record's own errors); the catch keeps the chain going regardless.
+    progress.drained = progress.drained.catch((error: unknown) =>
+      this.logger.error(
+        { topic: progress.topic, partition: progress.partition, err: describeError(error) },
+        'held retry records not started',
+      ),
+    );
     return progress.drained;
   }
 

@@ -115,3 +115,17 @@ test("a retry tier's batch is read once: records not yet due are held, each star
   expect(commits.at(-1)?.offset).toBe(3);
   for (const commit of commits) expect(commit.at).toBeGreaterThanOrEqual(routedAt.get(`policy-${commit.offset - 1}`)!);
 });
+
+test('a tier batch that comes again (a fetch that was in flight when the partition paused) does not start its records twice', async () => {
+  const routed: string[] = [];
+  const handleBatch = consumerRouting((request) => {
+    routed.push(request.policy_number);
+    return Promise.resolve({ kind: 'delivered', attempt: 2, httpStatus: 200, latencyMs: 1 });
+  }, 'retry-tiers');
+  const dueAt = Date.now() + 50;
+  const batch = () => batchOf(3, 'retry-2', () => ({ 'hookstream-due-at': String(dueAt), 'hookstream-attempts': '2' }));
+  await handleBatch(batch());
+  await handleBatch(batch());
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  expect(routed).toEqual(['policy-0', 'policy-1', 'policy-2']);
+});
