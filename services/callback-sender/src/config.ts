@@ -5,73 +5,87 @@ import { parseSsrfAllowList } from './delivery/ssrf-guard';
 const positiveInt = z.coerce.number().int('must be a whole number').positive('must be greater than 0');
 
 /** The callback-sender's settings (all in .env.example with their defaults). */
-export const configSchema = serviceSchemaWithPort(8092).extend({
-  ...secretsKeysSetting,
-  /**
-   * Delay of each retry tier in ms, comma-separated, one per tier (spec 8: up to 8 retries,
-   * exponential backoff). Default 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, 6 h: about 10 h 42 min in all.
-   */
-  CALLBACK_RETRY_DELAYS_MS: z
-    .string()
-    .default('5000,30000,120000,600000,1800000,3600000,10800000,21600000')
-    .transform((value, ctx) => {
-      const delays = value.split(',').map((part) => Number(part.trim()));
-      if (delays.length !== RETRY_TIER_COUNT || delays.some((d) => !Number.isInteger(d) || d < 0)) {
-        ctx.addIssue({ code: 'custom', message: `must list ${RETRY_TIER_COUNT} whole numbers of milliseconds, one per retry tier` });
-        return z.NEVER;
-      }
-      return delays;
-    }),
-  /** Consumer group of the replicas. Default hookstream-callback-sender. */
-  SENDER_CONSUMER_GROUP: z.string().min(1).default('hookstream-callback-sender'),
-  /** Longest wait for a TCP/TLS connection to a partner, in ms (the endpoint's timeout_ms bounds the whole attempt). Default 5000. */
-  SENDER_CONNECT_TIMEOUT_MS: positiveInt.default(5_000),
-  /** Keep-alive connections per partner origin. Default 32. */
-  SENDER_CONNECTIONS_PER_ORIGIN: positiveInt.max(1024).default(32),
-  /** Most bytes of a partner's response body read (only the status counts; the rest is discarded). Default 65536. */
-  SENDER_MAX_RESPONSE_BYTES: positiveInt.default(64 * 1024),
-  /** How long a callback for a partner not (yet) in partner-config waits for it before it is dead-lettered, in ms. Default 5000. */
-  UNKNOWN_PARTNER_GRACE_MS: z.coerce.number().int().min(0).default(5_000),
-  /** Deliveries in flight per partner in this process; more wait their turn. Default 64 (16 capped one busy partner at ~4,300/s in bench/outbound-send). */
-  SENDER_PARTNER_CONCURRENCY: positiveInt.max(1024).default(64),
-  /** Failed attempts in a row that open a partner's circuit (its deliveries then wait in the retry tiers without attempts). Default 5. */
-  BREAKER_FAILURE_THRESHOLD: positiveInt.default(5),
-  /** How long an open circuit waits before one probe attempt, in ms. Default 30000. */
-  BREAKER_OPEN_MS: positiveInt.default(30_000),
-  /**
-   * Longest a partner's Retry-After (on 429/503) may push its retry out, in ms. The retry goes to
-   * the first later tier whose delay covers it, so it is also capped by the longest tier's delay,
-   * and never earlier than its own tier's. Default 21600000 (6 h).
-   */
-  RETRY_AFTER_MAX_MS: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .default(6 * 3600_000),
-  /**
-   * Address ranges callback and token URLs may resolve to although the SSRF guard refuses them
-   * (loopback, private, link-local, CGNAT, metadata, …): CIDRs, comma-separated. Default none.
-   * The local demo and the tests allow loopback: 127.0.0.0/8,::1/128.
-   */
-  SSRF_ALLOW: z
-    .string()
-    .default('')
-    .transform((value, ctx) => {
-      try {
-        return parseSsrfAllowList(value);
-      } catch (error) {
-        ctx.addIssue({ code: 'custom', message: (error as Error).message });
-        return z.NEVER;
-      }
-    }),
-  /**
-   * Records in flight per partition: attempting, or waiting for their partner's slot (records of
-   * one policy always go one after another). It bounds memory; SENDER_PARTNER_CONCURRENCY bounds
-   * attempts. Large, so that a slow partner's queued records cannot fill a partition that healthy
-   * partners share (64 let a black-holed partner at 500/s push a healthy partner's p99 from 93 to
-   * 775 ms in bench/isolation; 1024: 185 ms). Default 1024.
-   */
-  SENDER_PARTITION_CONCURRENCY: positiveInt.max(16_384).default(1024),
-});
+export const configSchema = serviceSchemaWithPort(8092)
+  .extend({
+    ...secretsKeysSetting,
+    /**
+     * Delay of each retry tier in ms, comma-separated, one per tier (spec 8: up to 8 retries,
+     * exponential backoff). Default 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, 6 h: about 10 h 42 min in all.
+     */
+    CALLBACK_RETRY_DELAYS_MS: z
+      .string()
+      .default('5000,30000,120000,600000,1800000,3600000,10800000,21600000')
+      .transform((value, ctx) => {
+        const delays = value.split(',').map((part) => Number(part.trim()));
+        if (delays.length !== RETRY_TIER_COUNT || delays.some((d) => !Number.isInteger(d) || d < 0)) {
+          ctx.addIssue({ code: 'custom', message: `must list ${RETRY_TIER_COUNT} whole numbers of milliseconds, one per retry tier` });
+          return z.NEVER;
+        }
+        return delays;
+      }),
+    /** Consumer group of the replicas. Default hookstream-callback-sender. */
+    SENDER_CONSUMER_GROUP: z.string().min(1).default('hookstream-callback-sender'),
+    /** Longest wait for a TCP/TLS connection to a partner, in ms (the endpoint's timeout_ms bounds the whole attempt). Default 5000. */
+    SENDER_CONNECT_TIMEOUT_MS: positiveInt.default(5_000),
+    /** Keep-alive connections per partner origin. Default 32. */
+    SENDER_CONNECTIONS_PER_ORIGIN: positiveInt.max(1024).default(32),
+    /** Most bytes of a partner's response body read (only the status counts; the rest is discarded). Default 65536. */
+    SENDER_MAX_RESPONSE_BYTES: positiveInt.default(64 * 1024),
+    /** How long a callback for a partner not (yet) in partner-config waits for it before it is dead-lettered, in ms. Default 5000. */
+    UNKNOWN_PARTNER_GRACE_MS: z.coerce.number().int().min(0).default(5_000),
+    /** Deliveries in flight per partner in this process; more wait their turn. Default 64 (16 capped one busy partner at ~4,300/s in bench/outbound-send). */
+    SENDER_PARTNER_CONCURRENCY: positiveInt.max(1024).default(64),
+    /** Failed attempts in a row that open a partner's circuit (its deliveries then wait in the retry tiers without attempts). Default 5. */
+    BREAKER_FAILURE_THRESHOLD: positiveInt.default(5),
+    /** How long an open circuit waits before one probe attempt, in ms. Default 30000. */
+    BREAKER_OPEN_MS: positiveInt.default(30_000),
+    /**
+     * Longest a partner's Retry-After (on 429/503) may push its retry out, in ms. The retry goes to
+     * the first later tier whose delay covers it, so it is also capped by the longest tier's delay,
+     * and never earlier than its own tier's. Default 21600000 (6 h).
+     */
+    RETRY_AFTER_MAX_MS: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .default(6 * 3600_000),
+    /**
+     * Address ranges callback and token URLs may resolve to although the SSRF guard refuses them
+     * (loopback, private, link-local, CGNAT, metadata, …): CIDRs, comma-separated. Default none.
+     * The local demo and the tests allow loopback: 127.0.0.0/8,::1/128.
+     */
+    SSRF_ALLOW: z
+      .string()
+      .default('')
+      .transform((value, ctx) => {
+        try {
+          return parseSsrfAllowList(value);
+        } catch (error) {
+          ctx.addIssue({ code: 'custom', message: (error as Error).message });
+          return z.NEVER;
+        }
+      }),
+    /**
+     * Records in flight per partition: attempting, or waiting for their partner's slot (records of
+     * one policy always go one after another). It bounds memory; SENDER_PARTNER_CONCURRENCY bounds
+     * attempts. Large, so that a slow partner's queued records cannot fill a partition that healthy
+     * partners share (64 let a black-holed partner at 500/s push a healthy partner's p99 from 93 to
+     * 775 ms in bench/isolation; 1024: 185 ms). Default 1024.
+     */
+    SENDER_PARTITION_CONCURRENCY: positiveInt.max(16_384).default(1024),
+  })
+  .superRefine((config, ctx) => {
+    // A record skipped while its partner's circuit is open is dead-lettered once it has waited the
+    // whole retry schedule (route-callback's skip()); a schedule shorter than one open period would
+    // dead-letter a partner's records before its circuit could even probe.
+    const schedule = config.CALLBACK_RETRY_DELAYS_MS.reduce((sum, delay) => sum + delay, 0);
+    if (schedule <= config.BREAKER_OPEN_MS) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['CALLBACK_RETRY_DELAYS_MS'],
+        message: `the delays add up to ${schedule} ms, which must be more than BREAKER_OPEN_MS (${config.BREAKER_OPEN_MS} ms)`,
+      });
+    }
+  });
 
 export type CallbackSenderConfig = z.infer<typeof configSchema>;

@@ -29,7 +29,12 @@ beforeAll(async () => {
   await ensureTopics(prefix);
   partners = new TestPartners(kafka, prefix, testInfrastructure().registryUrl);
   events = new PolicyEvents(kafka, prefix);
-  const env = { CALLBACK_RETRY_DELAYS_MS: DELAYS.join(','), SSRF_ALLOW: '127.0.0.0/8', BREAKER_FAILURE_THRESHOLD: '100' };
+  const env = {
+    CALLBACK_RETRY_DELAYS_MS: DELAYS.join(','),
+    SSRF_ALLOW: '127.0.0.0/8',
+    BREAKER_FAILURE_THRESHOLD: '100',
+    BREAKER_OPEN_MS: '1000',
+  };
   services = await Promise.all([startService(POLICY_CONSUMER_ENTRY, prefix, env), startService(CALLBACK_SENDER_ENTRY, prefix, env)]);
 }, 120_000);
 

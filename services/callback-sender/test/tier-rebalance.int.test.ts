@@ -21,6 +21,7 @@ const env = {
   CALLBACK_RETRY_DELAYS_MS: [TIER_1_MS, 300, 300, 300, 300, 300, 300, 300].join(','),
   SSRF_ALLOW: '127.0.0.0/8',
   BREAKER_FAILURE_THRESHOLD: '100',
+  BREAKER_OPEN_MS: '1000',
 };
 const kafka = testKafka();
 const tierGroup = `${prefix}hookstream-callback-sender-retries`;

@@ -32,6 +32,8 @@ const FAILURE_BACKOFF_MS = 1000;
  * waited. Yielding every few records lets those responses in between.
  */
 const RECORDS_PER_TURN = 16;
+/** The longest delay setTimeout takes as given (2^31 − 1 ms, about 24.8 days). */
+const MAX_TIMER_MS = 2_147_483_647;
 
 export interface CallbackConsumerOptions {
   kafka: Kafka;
@@ -82,6 +84,8 @@ export class CallbackConsumer {
   private readonly now: () => number;
   private readonly tierOfTopic = new Map<string, number>();
   private readonly resumeTimers = new Map<string, NodeJS.Timeout>();
+  /** Partitions resting after a failed write (failed()), by topic/partition. */
+  private readonly backoffTimers = new Map<string, NodeJS.Timeout>();
   private readonly partitions = new Map<string, PartitionProgress>();
   private generation = 0;
   private stopping = false;
@@ -102,8 +106,7 @@ export class CallbackConsumer {
         readUncommitted: false,
         sessionTimeout: 30_000,
         maxWaitTimeInMs: this.options.maxWaitTimeInMs,
-        // A tier partition is read again from its first record not yet due each time it resumes;
-        // smaller fetches there bound what each resume decodes only to be sought past.
+        // Smaller fetches on the tiers bound what a paused partition holds in memory (takeTierBatch).
         ...(this.options.reads === 'retry-tiers' ? { maxBytesPerPartition: 64 * 1024 } : {}),
       },
       topics: this.options.reads === 'requests' ? [this.options.topics.requests] : [...this.tierOfTopic.keys()],
@@ -136,7 +139,19 @@ export class CallbackConsumer {
     await this.consumer?.disconnect();
   }
 
+  /** Resumes a partition from a timer: the consumer may have stopped meanwhile (kafkajs then throws). */
+  private resumeQuietly(partition: Array<{ topic: string; partitions: number[] }>): void {
+    if (this.stopping) return;
+    try {
+      this.consumer?.resume(partition);
+    } catch (error) {
+      this.logger.warn({ err: describeError(error) }, 'partition not resumed');
+    }
+  }
+
   private clearResumeTimers(): void {
+    for (const timer of this.backoffTimers.values()) clearTimeout(timer);
+    this.backoffTimers.clear();
     if (this.resumeTimers.size === 0) return; // the gauge is the other consumer's then, or already 0
     for (const timer of this.resumeTimers.values()) clearTimeout(timer);
     this.resumeTimers.clear();
@@ -189,6 +204,9 @@ export class CallbackConsumer {
     progress.highestTaken = BigInt(taken[taken.length - 1]!.offset);
     // The fetch position moves past what is held; the committed offset stays below it (pending).
     payload.resolveOffset(taken[taken.length - 1]!.offset);
+    // Paused at once, not only after the pass below: a pass may wait for a slot, and meanwhile
+    // further fetches would pile the partition into memory. The pass resumes it when nothing is held.
+    this.consumer?.pause([{ topic: progress.topic, partitions: [progress.partition] }]);
     // Not awaited: a pass may wait for a slot (backpressure), and the fetch loop must not wait with it.
     void this.drainHeld(progress, tier);
     await payload.heartbeat();
@@ -236,16 +254,17 @@ export class CallbackConsumer {
     this.resumeTimers.delete(id);
     const first = progress.held[0];
     if (first === undefined) {
-      this.consumer?.resume(partition);
+      this.resumeQuietly(partition);
     } else {
-      this.consumer?.pause(partition);
+      this.consumer?.pause(partition); // already, unless a failure's backoff resumed it meanwhile
       const dueAt = Number(headerText(first.headers, RetryHeaders.dueAt) ?? 0);
       const timer = setTimeout(
         () => {
           this.resumeTimers.delete(id);
           void this.drainHeld(progress, tier);
         },
-        Math.max(0, dueAt - this.now()),
+        // Node fires a longer timeout at once; the pass then finds it not due and waits again.
+        Math.min(Math.max(0, dueAt - this.now()), MAX_TIMER_MS),
       );
       this.resumeTimers.set(id, timer);
     }
@@ -299,10 +318,21 @@ export class CallbackConsumer {
     const id = `${progress.topic}/${progress.partition}`;
     clearTimeout(this.resumeTimers.get(id));
     if (this.resumeTimers.delete(id)) this.options.metrics.pausedPartitions.set(this.resumeTimers.size);
-    this.consumer?.seek({ topic: progress.topic, partition: progress.partition, offset: String(offset) });
+    // From the lowest record not yet durably done, not from the one that failed: a record below it
+    // still in flight may fail afterwards, and this progress no longer answers for it.
+    let from = offset;
+    for (const pending of progress.pending) if (pending < from) from = pending;
+    this.consumer?.seek({ topic: progress.topic, partition: progress.partition, offset: String(from) });
     // A second before reading again, rather than a hot loop while Kafka or the registry is away.
     this.consumer?.pause(partition);
-    setTimeout(() => this.consumer?.resume(partition), FAILURE_BACKOFF_MS).unref();
+    clearTimeout(this.backoffTimers.get(id));
+    this.backoffTimers.set(
+      id,
+      setTimeout(() => {
+        this.backoffTimers.delete(id);
+        this.resumeQuietly(partition);
+      }, FAILURE_BACKOFF_MS).unref(),
+    );
     this.partitions.delete(`${progress.topic}/${progress.partition}`);
     progress.pending.clear();
     progress.wakeAll();
@@ -437,8 +467,9 @@ export class CallbackConsumer {
           [RetryHeaders.attempts]: String(d.attempts),
           [RetryHeaders.dueAt]: String(d.dueAt),
           [RetryHeaders.skips]: String(d.skips),
-          // Skipped or failed, the delivery has been waiting since then (the skips' deadline counts from it).
-          [RetryHeaders.firstFailureAt]: headerText(message.headers, RetryHeaders.firstFailureAt) ?? String(now),
+          // Skipped or failed, the delivery has been waiting since then (the skips' deadline counts from
+          // it); a missing, unreadable or future value starts the wait now, so the deadline always applies.
+          [RetryHeaders.firstFailureAt]: String(Math.min(retryHistory(message.headers).firstFailureAt ?? now, now)),
         };
         if (d.skipped) {
           metrics.attempts.inc({ partner, outcome: 'skipped_circuit_open' });

@@ -9,12 +9,17 @@ import { createCallbackSenderMetrics } from '../../src/metrics';
  * The consumer's own scheduling, without Kafka: a batch is handed to it as kafkajs would, with a
  * codec, producer and route that answer at once (so all of a record's work runs in microtasks).
  */
-function consumerRouting(route: (request: CallbackRequest) => Promise<Disposition>, reads: 'requests' | 'retry-tiers' = 'requests') {
+function consumerRouting(
+  route: (request: CallbackRequest) => Promise<Disposition>,
+  reads: 'requests' | 'retry-tiers' = 'requests',
+  partitionConcurrency = 1024,
+  send: (record: { key: Buffer | string | null }) => Promise<unknown> = () => Promise.resolve(),
+) {
   const codec = {
     decode: (value: Buffer) => Promise.resolve(JSON.parse(value.toString('utf8')) as CallbackRequest),
     encode: () => Promise.resolve(Buffer.from('outcome')),
   } as unknown as AvroCodec;
-  const producer = { send: () => Promise.resolve() } as unknown as BatchingProducer;
+  const producer = { send } as unknown as BatchingProducer;
   const consumer = new CallbackConsumer({
     kafka: {} as Kafka,
     codec,
@@ -26,7 +31,7 @@ function consumerRouting(route: (request: CallbackRequest) => Promise<Dispositio
     topics: { requests: 'callback-requests', outcomes: 'outcomes', deadLetters: 'dlq', retry: (tier) => `retry-${tier}`, tiers: 8 },
     producer,
     route,
-    partitionConcurrency: 1024,
+    partitionConcurrency,
   });
   // Stands for the kafkajs consumer that start() would create: only its pauses and resumes are seen.
   const calls: string[] = [];
@@ -36,6 +41,7 @@ function consumerRouting(route: (request: CallbackRequest) => Promise<Dispositio
   (consumer as unknown as { consumer: unknown }).consumer = {
     pause: (list: Array<{ topic: string; partitions: number[] }>) => calls.push(`pause ${partitions(list)}`),
     resume: (list: Array<{ topic: string; partitions: number[] }>) => calls.push(`resume ${partitions(list)}`),
+    seek: (to: { topic: string; partition: number; offset: string }) => calls.push(`seek ${to.topic}/${to.partition}@${to.offset}`),
     commitOffsets: (list: Array<{ topic: string; partition: number; offset: string }>) => {
       for (const c of list) commits.push({ offset: Number(c.offset), at: Date.now() });
       return Promise.resolve();
@@ -102,14 +108,16 @@ test("a retry tier's batch is read once: records not yet due are held, each star
   await handleBatch(payload);
   await new Promise((resolve) => setTimeout(resolve, 10));
   expect([...routedAt.keys()]).toEqual(['policy-0']);
-  expect(handleBatch.calls).toEqual(['pause retry-1/0']);
+  expect(new Set(handleBatch.calls)).toEqual(new Set(['pause retry-1/0']));
   // The fetch position moves past the held records: they are not fetched again.
   expect(resolved).toEqual(['2']);
 
   await new Promise((resolve) => setTimeout(resolve, 400));
   expect([...routedAt.keys()]).toEqual(['policy-0', 'policy-1', 'policy-2']);
   dueAt.forEach((due, i) => expect(routedAt.get(`policy-${i}`)).toBeGreaterThanOrEqual(due));
-  expect(handleBatch.calls).toEqual(['pause retry-1/0', 'pause retry-1/0', 'resume retry-1/0']);
+  // Paused from the first held record until the last is started, then resumed.
+  expect(handleBatch.calls.at(-1)).toBe('resume retry-1/0');
+  expect(handleBatch.calls.slice(0, -1).every((call) => call === 'pause retry-1/0')).toBe(true);
   // A commit passes a record only once it has been handled (committed offset n: records below n are done).
   const { commits } = handleBatch;
   expect(commits.at(-1)?.offset).toBe(3);
@@ -128,4 +136,34 @@ test('a tier batch that comes again (a fetch that was in flight when the partiti
   await handleBatch(batch());
   await new Promise((resolve) => setTimeout(resolve, 200));
   expect(routed).toEqual(['policy-0', 'policy-1', 'policy-2']);
+});
+
+test('a tier partition is paused as soon as records are held, even while the due ones wait for a slot: fetches cannot pile it into memory', async () => {
+  let routed = 0;
+  const handleBatch = consumerRouting(
+    () => {
+      routed += 1;
+      return new Promise<Disposition>(() => undefined); // a partner that never answers: its slots stay taken
+    },
+    'retry-tiers',
+    2,
+  );
+  await handleBatch(batchOf(10, 'retry-3', () => ({ 'hookstream-due-at': String(Date.now() - 1), 'hookstream-attempts': '3' })));
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  expect(routed).toBe(2);
+  expect(handleBatch.calls).toEqual(['pause retry-3/0']);
+});
+
+test('when what became of a record cannot be written, the partition is read again from its lowest record not yet done, not from the one that failed', async () => {
+  const failAfter = (ms: number) => new Promise((_resolve, reject) => setTimeout(() => reject(new Error('broker away')), ms));
+  const handleBatch = consumerRouting(
+    () => Promise.resolve({ kind: 'delivered', attempt: 1, httpStatus: 200, latencyMs: 1 }),
+    'requests',
+    1024,
+    // The outcome of offset 2 fails first; those of offsets 0 and 1 fail after it.
+    (record) => failAfter(String(record.key) === 'policy-2' ? 0 : 30),
+  );
+  await handleBatch(batchOf(3));
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  expect(handleBatch.calls.filter((call) => call.startsWith('seek'))).toEqual(['seek callback-requests/0@0']);
 });
