@@ -167,3 +167,46 @@ test('when what became of a record cannot be written, the partition is read agai
   await new Promise((resolve) => setTimeout(resolve, 100));
   expect(handleBatch.calls.filter((call) => call.startsWith('seek'))).toEqual(['seek callback-requests/0@0']);
 });
+
+test.each([
+  ['unreadable', 'garbage'],
+  ['in the future', String(Date.now() + 86_400_000)],
+  ['missing', undefined],
+])(
+  'a skipped record whose first-failure time is %s starts its wait now, so the deadline for skips applies to it',
+  async (_what, firstFailureAt) => {
+    const written: Array<Record<string, unknown>> = [];
+    const handleBatch = consumerRouting(
+      () =>
+        Promise.resolve({
+          kind: 'retry',
+          tier: 2,
+          dueAt: Date.now() + 30_000,
+          attempts: 1,
+          skipped: true,
+          skips: 1,
+          httpStatus: null,
+          errorClass: 'CIRCUIT_OPEN',
+          lastError: null,
+          latencyMs: null,
+        }),
+      'requests',
+      1024,
+      (record) => {
+        const { headers } = record as { headers?: Record<string, unknown> };
+        if (headers) written.push(headers);
+        return Promise.resolve();
+      },
+    );
+    const before = Date.now();
+    await handleBatch(
+      batchOf(1, 'callback-requests', (): Record<string, string> =>
+        firstFailureAt === undefined ? {} : { 'hookstream-first-failure-at': firstFailureAt },
+      ),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const stamped = Number(written[0]?.['hookstream-first-failure-at']);
+    expect(stamped).toBeGreaterThanOrEqual(before);
+    expect(stamped).toBeLessThanOrEqual(Date.now());
+  },
+);
