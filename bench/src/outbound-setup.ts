@@ -519,14 +519,20 @@ export interface StreamFigures {
   deliveredPerSecond: number;
 }
 
+/** The callbacks of one stream that reached the receiver: when each was due and when it arrived. */
+function* arrivalsOf(receiver: CallbackReceiver, label: string): Generator<{ policyNumber: string; dueAt: number; arrivedAt: number }> {
+  for (const [policyNumber, arrivedAt] of receiver.arrivals) {
+    const parsed = parsePolicyNumber(policyNumber);
+    if (parsed?.label === label) yield { policyNumber, dueAt: parsed.dueAt, arrivedAt };
+  }
+}
+
 export function streamFigures(receiver: CallbackReceiver, report: PublishReport, stream: EventStream): StreamFigures {
   const fromAt = report.startedAt + stream.fromMs;
   const latencies: number[] = [];
   let lastArrival = fromAt;
-  for (const [policyNumber, arrivedAt] of receiver.arrivals) {
-    const parsed = parsePolicyNumber(policyNumber);
-    if (parsed?.label !== stream.label) continue;
-    latencies.push(arrivedAt - parsed.dueAt);
+  for (const { dueAt, arrivedAt } of arrivalsOf(receiver, stream.label)) {
+    latencies.push(arrivedAt - dueAt);
     lastArrival = Math.max(lastArrival, arrivedAt);
   }
   return {
@@ -538,18 +544,16 @@ export function streamFigures(receiver: CallbackReceiver, report: PublishReport,
 }
 
 /**
- * A stream's latency second by second of its due times: `+s: count p99 max`, so a tail can be
+ * A stream's latency second by second of its due times (`+s p99 … max …`), so a tail can be
  * placed in time (the start of a phase, a burst of retries coming due) rather than guessed at.
  */
 export function describeTimeline(receiver: CallbackReceiver, report: PublishReport, stream: EventStream): string {
   const fromAt = report.startedAt + stream.fromMs;
   const perSecond = new Map<number, number[]>();
-  for (const [policyNumber, arrivedAt] of receiver.arrivals) {
-    const parsed = parsePolicyNumber(policyNumber);
-    if (parsed?.label !== stream.label) continue;
-    const second = Math.floor((parsed.dueAt - fromAt) / 1000);
+  for (const { dueAt, arrivedAt } of arrivalsOf(receiver, stream.label)) {
+    const second = Math.floor((dueAt - fromAt) / 1000);
     const bucket = perSecond.get(second) ?? [];
-    bucket.push(arrivedAt - parsed.dueAt);
+    bucket.push(arrivedAt - dueAt);
     perSecond.set(second, bucket);
   }
   return [...perSecond.keys()]
@@ -568,11 +572,10 @@ export function describeTimeline(receiver: CallbackReceiver, report: PublishRepo
 export function describeStages(tracer: CommitTracer, receiver: CallbackReceiver, label: string): string {
   const toCommitted: number[] = [];
   const onward: number[] = [];
-  for (const [policyNumber, arrivedAt] of receiver.arrivals) {
-    const parsed = parsePolicyNumber(policyNumber);
+  for (const { policyNumber, dueAt, arrivedAt } of arrivalsOf(receiver, label)) {
     const committedAt = tracer.arrivals.get(policyNumber);
-    if (parsed?.label !== label || committedAt === undefined) continue;
-    toCommitted.push(committedAt - parsed.dueAt);
+    if (committedAt === undefined) continue;
+    toCommitted.push(committedAt - dueAt);
     onward.push(arrivedAt - committedAt);
   }
   return (

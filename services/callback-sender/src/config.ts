@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { RETRY_TIER_COUNT, secretsKeysSetting, serviceSchemaWithPort } from '@hookstream/shared';
 import { parseSsrfAllowList } from './delivery/ssrf-guard';
+import { retryScheduleMs } from './domain/retry-route';
 
 const positiveInt = z.coerce.number().int('must be a whole number').positive('must be greater than 0');
 
@@ -78,7 +79,7 @@ export const configSchema = serviceSchemaWithPort(8092)
     // A record skipped while its partner's circuit is open is dead-lettered once it has waited the
     // whole retry schedule (route-callback's skip()); a schedule shorter than one open period would
     // dead-letter a partner's records before its circuit could even probe.
-    const schedule = config.CALLBACK_RETRY_DELAYS_MS.reduce((sum, delay) => sum + delay, 0);
+    const schedule = retryScheduleMs(config.CALLBACK_RETRY_DELAYS_MS);
     if (schedule <= config.BREAKER_OPEN_MS) {
       ctx.addIssue({
         code: 'custom',

@@ -4,7 +4,7 @@ import { CallbackHttpClient } from './delivery/http-delivery';
 import { PartnerSigners } from './delivery/partner-signers';
 import { deliverCallback, type CallbackRequest } from './domain/deliver-callback';
 import { routeCallback } from './domain/route-callback';
-import type { RetryHistory } from './domain/retry-route';
+import { retryScheduleMs, type RetryHistory } from './domain/retry-route';
 import { PartnerBreakers, type BreakerState } from './isolation/circuit-breaker';
 import { PartnerLimiter } from './isolation/partner-limiter';
 import { CallbackConsumer } from './kafka/callback-consumer';
@@ -57,7 +57,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
     topic: topic(TopicNames.callbackRequests),
     owner: runtime.instanceId,
     // A record can wait in the tiers for their delays' sum; twice that, and at least a day, covers replays.
-    windowMs: Math.max(2 * config.CALLBACK_RETRY_DELAYS_MS.reduce((a, b) => a + b, 0), 24 * 3600_000),
+    windowMs: Math.max(2 * retryScheduleMs(config.CALLBACK_RETRY_DELAYS_MS), 24 * 3600_000),
   });
 
   const route = (request: CallbackRequest, history: RetryHistory) =>

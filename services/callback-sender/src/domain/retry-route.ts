@@ -49,6 +49,17 @@ export function retryHistory(headers: IHeaders | undefined): RetryHistory {
   };
 }
 
+/** When a tier record may be attempted (epoch ms); an absent or unreadable header means now. */
+export function dueAtOf(headers: IHeaders | undefined): number {
+  const dueAt = Number(headerText(headers, RetryHeaders.dueAt) ?? 0);
+  return Number.isFinite(dueAt) ? dueAt : 0;
+}
+
+/** How long the whole retry schedule lasts: the tiers' delays added up. */
+export function retryScheduleMs(delaysMs: readonly number[]): number {
+  return delaysMs.reduce((sum, delay) => sum + delay, 0);
+}
+
 export type RetryRoute = { kind: 'retry'; tier: number; dueAt: number } | { kind: 'dead-letter' };
 
 /**

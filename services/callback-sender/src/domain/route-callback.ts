@@ -1,6 +1,6 @@
 import type { CircuitBreaker } from '../isolation/circuit-breaker';
 import type { CallbackRequest, DeliveryOutcome } from './deliver-callback';
-import { routeAfterFailure, tierAtLeast, type RetryHistory } from './retry-route';
+import { retryScheduleMs, routeAfterFailure, tierAtLeast, type RetryHistory } from './retry-route';
 
 /** Where one callback record goes after it was handled. */
 export type Disposition =
@@ -116,7 +116,7 @@ export async function routeCallback(request: CallbackRequest, history: RetryHist
 function skip(history: RetryHistory, breaker: CircuitBreaker, deps: RouteCallbackDeps): Disposition {
   const now = deps.now();
   const delays = deps.retryDelaysMs;
-  const schedule = delays.reduce((sum, delay) => sum + delay, 0);
+  const schedule = retryScheduleMs(delays);
   if (history.firstFailureAt !== null && now - history.firstFailureAt >= schedule) {
     return {
       kind: 'dead-letter',

@@ -14,7 +14,7 @@ import {
   type Logger,
 } from '@hookstream/shared';
 import type { CallbackRequest } from '../domain/deliver-callback';
-import { RetryHeaders, headerText, retryHistory, type RetryHistory } from '../domain/retry-route';
+import { RetryHeaders, dueAtOf, headerText, retryHistory, type RetryHistory } from '../domain/retry-route';
 import type { Disposition } from '../domain/route-callback';
 import type { CallbackSenderMetrics } from '../metrics';
 import { DeadLetterIdentityHeaders, deadLetterHeaders } from './dead-letter-headers';
@@ -219,7 +219,7 @@ export class CallbackConsumer {
       let startedThisTurn = 0;
       while (progress.held.length > 0 && alive()) {
         const next = progress.held[0]!;
-        if (Number(headerText(next.headers, RetryHeaders.dueAt) ?? 0) > this.now()) break;
+        if (dueAtOf(next.headers) > this.now()) break;
         if (startedThisTurn === RECORDS_PER_TURN) {
           await setImmediate();
           startedThisTurn = 0;
@@ -257,7 +257,7 @@ export class CallbackConsumer {
       this.resumeQuietly(partition);
     } else {
       this.consumer?.pause(partition); // already, unless a failure's backoff resumed it meanwhile
-      const dueAt = Number(headerText(first.headers, RetryHeaders.dueAt) ?? 0);
+      const dueAt = dueAtOf(first.headers);
       const timer = setTimeout(
         () => {
           this.resumeTimers.delete(id);
@@ -410,18 +410,18 @@ export class CallbackConsumer {
       ];
     }
     if (tier !== undefined) {
-      const dueAt = Number(headerText(message.headers, RetryHeaders.dueAt) ?? 0);
-      metrics.retryLateness.observe({ tier: String(tier) }, Math.max(0, this.now() - dueAt) / 1000);
+      metrics.retryLateness.observe({ tier: String(tier) }, Math.max(0, this.now() - dueAtOf(message.headers)) / 1000);
     }
     const partner = request.partner_id;
     metrics.inFlight.inc({ partner });
+    const history = retryHistory(message.headers);
     let disposition: Disposition;
     try {
-      disposition = await this.options.route(request, retryHistory(message.headers));
+      disposition = await this.options.route(request, history);
     } finally {
       metrics.inFlight.dec({ partner });
     }
-    return this.record(topic, partition, message, request, disposition);
+    return this.record(topic, partition, message, request, history, disposition);
   }
 
   private record(
@@ -429,6 +429,7 @@ export class CallbackConsumer {
     partition: number,
     message: KafkaMessage,
     request: CallbackRequest,
+    history: RetryHistory,
     d: Disposition,
   ): Array<Promise<unknown>> {
     const { metrics, topics } = this.options;
@@ -469,7 +470,7 @@ export class CallbackConsumer {
           [RetryHeaders.skips]: String(d.skips),
           // Skipped or failed, the delivery has been waiting since then (the skips' deadline counts from
           // it); a missing, unreadable or future value starts the wait now, so the deadline always applies.
-          [RetryHeaders.firstFailureAt]: String(Math.min(retryHistory(message.headers).firstFailureAt ?? now, now)),
+          [RetryHeaders.firstFailureAt]: String(Math.min(history.firstFailureAt ?? now, now)),
         };
         if (d.skipped) {
           metrics.attempts.inc({ partner, outcome: 'skipped_circuit_open' });
