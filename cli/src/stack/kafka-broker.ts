@@ -66,6 +66,20 @@ function serverProperties(s: BrokerSettings, dataDir: string): string {
     // is a quarter of this heap and kept G1 above its marking threshold, so it ran one concurrent
     // cycle after another (each with a ~10 ms remark pause). 16 MB still maps ~700,000 keys a pass.
     'log.cleaner.dedupe.buffer.size=16777216',
+    // Each segment's offset and time indexes are sparse files of this size, mapped into memory. On
+    // a disk with a large read-ahead (8 MB on these VMs' vda), the first touch of a fresh index
+    // makes the kernel zero a whole read-ahead window: the first retries of a run touched 24 new
+    // tier indexes at once and the broker spent ~0.4 s of CPU in memset, stalling every
+    // partner's callbacks (README, "Local stack"). At 1 MB (default 10 MB) a touch zeroes at most
+    // 1 MB; a segment then rolls after ~512 MB of records instead of 1 GB.
+    'log.index.size.max.bytes=1048576',
+    // Kafka's defaults (8 request handler threads, 3 network threads) are sized for a server. On
+    // two cores, every request crossing from a network thread to a handler and back cost futex
+    // wake-ups and context switches: perf put 19 % of the data-plane threads' samples in
+    // finish_task_switch. With 2 and 1 the broker took 54-55 % of a core instead of 64-76 % in the
+    // outbound e2e bench, and its p99 fell from 91-149 ms to 75 ms (README, "Local stack").
+    'num.io.threads=2',
+    'num.network.threads=1',
     '',
   ].join('\n');
 }
