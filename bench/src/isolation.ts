@@ -5,8 +5,10 @@
  *
  *   npm run bench:isolation      (starts a throwaway local stack around it)
  *
- * Phase A: the healthy partner alone at BENCH_RATE (its warm-up 30 s longer: it warms the services
- * and the throwaway broker's JVM too, so that order does not favour phase B). Phase B: a new healthy partner at the same rate
+ * Phase A: the healthy partner alone at BENCH_RATE (its warm-up 70 s longer: it warms the services
+ * and the throwaway broker's JVM too, so that order does not favour phase B, and its first
+ * seconds include a partner that is down and then recovers, so the retry paths are warm as well:
+ * see FAILURE_WARMUP). Phase B: a new healthy partner at the same rate
  * and, over the same measured window, a partner whose endpoint accepts connections and never
  * answers (timeout_ms BENCH_BLACKHOLE_TIMEOUT_MS) at BENCH_BLACKHOLE_RATE. The black hole's events
  * start with the measured window, so its first timeouts (before its circuit opens) fall inside it.
@@ -17,9 +19,10 @@
  *
  * Env: BENCH_RATE (healthy events/s, default 500), BENCH_BLACKHOLE_RATE (default 100),
  * BENCH_SECONDS (measured per phase, default 20), BENCH_WARMUP_SECONDS (healthy partner only,
- * not counted, default 3), BENCH_BLACKHOLE_TIMEOUT_MS (default 1000), BENCH_TIMELINE=1 (the healthy
- * latency second by second), BENCH_TRACE=1 (splits the
- * latency where callback requests become readable; adds load), BENCH_PROFILE=<dir>. The
+ * not counted, default 3), BENCH_BLACKHOLE_TIMEOUT_MS (default 1000), BENCH_TIMELINE=1 (the
+ * healthy latency's p99 and max per BENCH_TIMELINE_MS, default 1000, with the epoch the window
+ * starts at), BENCH_TRACE=1 (splits the latency where callback requests become readable; adds
+ * load), BENCH_PROFILE=<dir>. The
  * services' own settings (BREAKER_FAILURE_THRESHOLD, BREAKER_OPEN_MS, SENDER_PARTNER_CONCURRENCY,
  * …) pass through from the environment.
  * BENCH_CONTROL=0 leaves phase C out.
@@ -30,6 +33,7 @@ import { routeProcessWarnings } from '@hookstream/shared';
 import {
   CALLBACK_PATH,
   CallbackReceiver,
+  arrivalsOf,
   CommitTracer,
   FixedRatePublisher,
   counterSum,
@@ -49,6 +53,7 @@ import {
   waitForArrivals,
   type EventStream,
   type OutboundStack,
+  type PublishReport,
   type ServiceProcess,
   type StreamFigures,
 } from './outbound-setup';
@@ -61,9 +66,25 @@ const blackHoleTimeoutMs = Number(process.env.BENCH_BLACKHOLE_TIMEOUT_MS ?? 1000
 const trace = process.env.BENCH_TRACE === '1';
 const control = process.env.BENCH_CONTROL !== '0';
 const timeline = process.env.BENCH_TIMELINE === '1';
+const timelineBucketMs = Number(process.env.BENCH_TIMELINE_MS ?? 1000);
 
-/** Added to phase A's warm-up: the services' and the throwaway broker's own (see outbound-e2e), once per run. */
-const SERVICE_WARMUP_SECONDS = 30;
+/**
+ * Added to phase A's warm-up: the services' and the throwaway broker's own (see outbound-e2e),
+ * once per run. Its first seconds include a partner that is down, then recovers (failureWarmup).
+ */
+const SERVICE_WARMUP_SECONDS = 70;
+/**
+ * The failure warm-up: a partner whose endpoint hangs for its first seconds and then answers,
+ * sent to at the black hole's rate. Its attempts time out, its circuit opens, its records go
+ * through retry tiers 1 and 2 and are delivered once its probe succeeds (~31 s on the default
+ * settings; those that came due while the probe was in flight were skipped once more and arrive
+ * ~30 s later), all before phase A's measured window (the bench prints when the last arrived).
+ * Without it the first failure of the run is the first in the throwaway broker's life: its JIT
+ * compiles the retry paths then (a C2 compiler thread at ~75 % of a core for a second, perf), and
+ * every partner's callbacks wait, which measures a cold broker rather than a black hole beside a
+ * healthy partner.
+ */
+const FAILURE_WARMUP = { sendMs: 2_000, downMs: 3_000 };
 const GOAL_THROUGHPUT_RATIO = 0.9;
 const GOAL_P99_RATIO = 1.2;
 /** After publishing, how long without a new healthy callback before the missing ones are given up on. */
@@ -83,6 +104,7 @@ async function runPhase(
   name: 'a' | 'b' | 'c',
   neighbour: Neighbour,
   warmupMs: number,
+  failureWarmup: boolean,
   stack: OutboundStack,
   receiver: CallbackReceiver,
   publisher: FixedRatePublisher,
@@ -105,6 +127,13 @@ async function runPhase(
     ...measured,
   };
   const streams = neighbour === 'none' ? [warmup, healthy] : [warmup, healthy, neighbourStream];
+  let recovering: EventStream | undefined;
+  if (failureWarmup) {
+    const partnerId = `iso-${name}-recovering`;
+    await stack.onboard(partnerId, `${receiver.downUntilUrl(Date.now() + FAILURE_WARMUP.downMs)}${CALLBACK_PATH}`, blackHoleTimeoutMs);
+    recovering = { label: `${name}-recovering`, partnerId, rate: blackHoleRate, fromMs: 0, toMs: FAILURE_WARMUP.sendMs };
+    streams.push(recovering);
+  }
 
   const check = () => {
     consumer.checkAlive();
@@ -151,9 +180,29 @@ async function runPhase(
     await tracer.collect();
     console.log(`  healthy stages: ${describeStages(tracer, receiver, healthy.label)}`);
   }
+  if (recovering) console.log(`  failure warm-up: ${describeFailureWarmup(receiver, report, recovering, measured.fromMs)}`);
   console.log(`  CPU over the measured window: ${cpuFigures}`);
-  if (timeline) console.log(`  healthy, second by second (ms): ${describeTimeline(receiver, report, healthy)}`);
+  if (timeline) console.log(`  healthy over time (ms): ${describeTimeline(receiver, report, healthy, timelineBucketMs, tracer)}`);
   return figures;
+}
+
+/** How the failure warm-up's partner fared: all its callbacks should arrive before the measured window. */
+function describeFailureWarmup(receiver: CallbackReceiver, report: PublishReport, stream: EventStream, windowFromMs: number): string {
+  let received = 0;
+  let lastArrivedAt = -Infinity;
+  for (const { arrivedAt } of arrivalsOf(receiver, stream.label)) {
+    received += 1;
+    lastArrivedAt = Math.max(lastArrivedAt, arrivedAt);
+  }
+  const published = report.published.get(stream.label) ?? 0;
+  const windowStartsAt = report.startedAt + windowFromMs;
+  const last =
+    received === 0
+      ? 'none arrived'
+      : lastArrivedAt < windowStartsAt
+        ? `the last ${((windowStartsAt - lastArrivedAt) / 1000).toFixed(1)} s before the measured window`
+        : `the last ${((lastArrivedAt - windowStartsAt) / 1000).toFixed(1)} s INTO the measured window`;
+  return `a partner down for its first ${FAILURE_WARMUP.downMs / 1000} s: ${received} of ${published} callbacks delivered after its recovery, ${last}`;
 }
 
 async function main() {
@@ -167,11 +216,11 @@ async function main() {
     console.log(
       `isolation: one healthy partner's callbacks with and without a black-holed partner beside it; same services, fresh partners per phase; ` +
         `${seconds} s measured per phase after a ${warmupSeconds} s warm-up of its healthy partner (phase A: ${SERVICE_WARMUP_SECONDS + warmupSeconds} s, ` +
-        `warming the services too); 6 partitions; Node ${process.versions.node}`,
+        `warming the services too, with a partner down for its first ${FAILURE_WARMUP.downMs / 1000} s); 6 partitions; Node ${process.versions.node}`,
     );
-    const alone = await runPhase('a', 'none', (SERVICE_WARMUP_SECONDS + warmupSeconds) * 1000, stack, receiver, publisher, services);
-    const beside = await runPhase('b', 'black-hole', warmupSeconds * 1000, stack, receiver, publisher, services);
-    const loaded = control ? await runPhase('c', 'healthy', warmupSeconds * 1000, stack, receiver, publisher, services) : undefined;
+    const alone = await runPhase('a', 'none', (SERVICE_WARMUP_SECONDS + warmupSeconds) * 1000, true, stack, receiver, publisher, services);
+    const beside = await runPhase('b', 'black-hole', warmupSeconds * 1000, false, stack, receiver, publisher, services);
+    const loaded = control ? await runPhase('c', 'healthy', warmupSeconds * 1000, false, stack, receiver, publisher, services) : undefined;
 
     const throughputRatio = beside.deliveredPerSecond / alone.deliveredPerSecond;
     const p99Ratio = beside.latency.p99 / alone.latency.p99;

@@ -12,14 +12,17 @@
  * with neither the publisher nor the services.
  *
  * Env: BENCH_RATE (events/s, default 1000), BENCH_SECONDS (measured, default 30),
- * BENCH_WARMUP_SECONDS (published first at the same rate, not counted, default 30: the throwaway
+ * BENCH_WARMUP_SECONDS (published first at the same rate, not counted, default 60: the throwaway
  * broker's JVM and the services start cold, and over their first half-minute under load the
  * policy-status transactions' p99 was about 4 times its later value; a few seconds of warm-up
- * measure that, not the steady state), BENCH_TRACE=1 (splits the latency where callback requests
- * become readable, with a child reading callback-requests; adds load), BENCH_PROFILE=<dir> (both
- * services write a V8 CPU profile there when they stop), BENCH_SERVICE_NODE_ARGS (node flags for
+ * measure that, not the steady state. After 30 s the broker's C2 compiler still took 20 % of a
+ * core over the next 10 s, on a machine ~75 % busy, and ≤ 7 % only from about 50 s on (perf)),
+ * BENCH_TRACE=1 (splits the latency where callback requests become readable, with a child
+ * reading callback-requests; adds load), BENCH_PROFILE=<dir> (both services write a V8 CPU
+ * profile there when they stop), BENCH_SERVICE_NODE_ARGS (node flags for
  * both services, e.g. "--trace-gc-nvp"), BENCH_SERVICE_OUTPUT_DIR (each service's whole standard
- * output is copied to <name>.log there). The services' own settings (e.g.
+ * output is copied to <name>.log there), BENCH_TIMELINE=1 (p99 and max per BENCH_TIMELINE_MS of
+ * the window, default 1000, with the epoch it starts at). The services' own settings (e.g.
  * SENDER_PARTNER_CONCURRENCY) pass through from the environment.
  * Prints: offered and achieved rates, p50/p90/p99/max, callbacks received of those published,
  * the goal, the services' stage histograms over the window, and the CPU of each process.
@@ -33,6 +36,7 @@ import {
   FixedRatePublisher,
   counterSum,
   describeLatency,
+  describeTimeline,
   describeStageHistograms,
   describeEventLoopDelay,
   describeGcPauses,
@@ -51,8 +55,10 @@ import {
 
 const rate = Number(process.env.BENCH_RATE ?? 1000);
 const seconds = Number(process.env.BENCH_SECONDS ?? 30);
-const warmupSeconds = Number(process.env.BENCH_WARMUP_SECONDS ?? 30);
+const warmupSeconds = Number(process.env.BENCH_WARMUP_SECONDS ?? 60);
 const trace = process.env.BENCH_TRACE === '1';
+const timeline = process.env.BENCH_TIMELINE === '1';
+const timelineBucketMs = Number(process.env.BENCH_TIMELINE_MS ?? 1000);
 
 const GOAL_P99_MS = 100;
 /** After publishing, how long without a new callback before the missing ones are given up on. */
@@ -119,6 +125,7 @@ async function main() {
       console.log(`stages (measured events): ${describeStages(tracer, receiver, measured.label)}`);
     }
     console.log(`CPU over the measured window: ${cpuFigures}`);
+    if (timeline) console.log(`timeline (ms): ${describeTimeline(receiver, report, measured, timelineBucketMs, tracer)}`);
   } finally {
     await publisher.disconnect().catch(() => undefined);
     await Promise.all([consumer.stop(), sender.stop()]);

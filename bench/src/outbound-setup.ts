@@ -14,7 +14,7 @@
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type net from 'node:net';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -142,11 +142,14 @@ function serveReceipts(take: () => ArrivalReport): void {
 
 const POLICY_NUMBER = /"policy_number":"([^"]+)"/;
 
-/** The receiver child: a partner answering 200 at once, and a black hole that never answers. */
+/**
+ * The receiver child: a partner answering 200 at once; a black hole that never answers; and one
+ * that is a black hole until the epoch ms in its path (`/down-until-<ms>/…`), then answers 200.
+ */
 function runReceiver(): void {
   let receipts: Receipt[] = [];
   let blackHoled = 0;
-  const answering = createServer((req, res) => {
+  const answer = (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
@@ -155,19 +158,26 @@ function runReceiver(): void {
       receipts.push([policyNumber, receivedAt]);
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': '11' }).end('{"ok":true}');
     });
-  });
+  };
+  const answering = createServer(answer);
   answering.keepAliveTimeout = 120_000;
   // Accepts the connection and the request, and never answers: the sender's timeout ends each attempt.
   const blackHole = createServer((req) => {
     blackHoled++;
     req.resume();
   });
+  const recovering = createServer((req, res) => {
+    const downUntil = Number(DOWN_UNTIL.exec(req.url ?? '')?.[1] ?? 0);
+    if (Date.now() < downUntil) req.resume();
+    else answer(req, res);
+  });
+  recovering.keepAliveTimeout = 120_000;
   const listen = (server: Server) =>
     new Promise<string>((resolve) =>
       server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as net.AddressInfo).port}`)),
     );
-  void Promise.all([listen(answering), listen(blackHole)]).then(([answeringUrl, blackHoleUrl]) =>
-    process.send?.({ answeringUrl, blackHoleUrl }),
+  void Promise.all([listen(answering), listen(blackHole), listen(recovering)]).then(([answeringUrl, blackHoleUrl, recoveringUrl]) =>
+    process.send?.({ answeringUrl, blackHoleUrl, recoveringUrl }),
   );
   serveReceipts(() => {
     const report: ArrivalReport = { type: 'receipts', receipts, blackHoled };
@@ -175,6 +185,8 @@ function runReceiver(): void {
     return report;
   });
 }
+
+const DOWN_UNTIL = /^\/down-until-(\d+)\//;
 
 /**
  * The tracer child: a read_committed consumer of callback-requests noting when each record (its
@@ -273,13 +285,19 @@ export class CallbackReceiver extends ArrivalLog {
     readonly answeringUrl: string,
     /** Accepts callbacks and never answers. */
     readonly blackHoleUrl: string,
+    private readonly recoveringUrl: string,
   ) {
     super(child);
   }
 
   static async start(): Promise<CallbackReceiver> {
-    const { child, hello } = await ArrivalLog.fork<{ answeringUrl: string; blackHoleUrl: string }>('receiver', []);
-    return new CallbackReceiver(child, hello.answeringUrl, hello.blackHoleUrl);
+    const { child, hello } = await ArrivalLog.fork<{ answeringUrl: string; blackHoleUrl: string; recoveringUrl: string }>('receiver', []);
+    return new CallbackReceiver(child, hello.answeringUrl, hello.blackHoleUrl, hello.recoveringUrl);
+  }
+
+  /** A base URL that accepts callbacks and never answers until `epochMs`, then answers 200 at once. */
+  downUntilUrl(epochMs: number): string {
+    return `${this.recoveringUrl}/down-until-${Math.round(epochMs)}`;
   }
 }
 
@@ -520,7 +538,10 @@ export interface StreamFigures {
 }
 
 /** The callbacks of one stream that reached the receiver: when each was due and when it arrived. */
-function* arrivalsOf(receiver: CallbackReceiver, label: string): Generator<{ policyNumber: string; dueAt: number; arrivedAt: number }> {
+export function* arrivalsOf(
+  receiver: CallbackReceiver,
+  label: string,
+): Generator<{ policyNumber: string; dueAt: number; arrivedAt: number }> {
   for (const [policyNumber, arrivedAt] of receiver.arrivals) {
     const parsed = parsePolicyNumber(policyNumber);
     if (parsed?.label === label) yield { policyNumber, dueAt: parsed.dueAt, arrivedAt };
@@ -547,22 +568,34 @@ export function streamFigures(receiver: CallbackReceiver, report: PublishReport,
  * A stream's latency second by second of its due times (`+s p99 … max …`), so a tail can be
  * placed in time (the start of a phase, a burst of retries coming due) rather than guessed at.
  */
-export function describeTimeline(receiver: CallbackReceiver, report: PublishReport, stream: EventStream): string {
+export function describeTimeline(
+  receiver: CallbackReceiver,
+  report: PublishReport,
+  stream: EventStream,
+  bucketMs = 1000,
+  tracer?: CommitTracer,
+): string {
   const fromAt = report.startedAt + stream.fromMs;
-  const perSecond = new Map<number, number[]>();
-  for (const { dueAt, arrivedAt } of arrivalsOf(receiver, stream.label)) {
-    const second = Math.floor((dueAt - fromAt) / 1000);
-    const bucket = perSecond.get(second) ?? [];
-    bucket.push(arrivedAt - dueAt);
-    perSecond.set(second, bucket);
+  const perBucket = new Map<number, { total: number[]; toCommitted: number[] }>();
+  for (const { policyNumber, dueAt, arrivedAt } of arrivalsOf(receiver, stream.label)) {
+    const bucket = Math.floor((dueAt - fromAt) / bucketMs);
+    const figures = perBucket.get(bucket) ?? { total: [], toCommitted: [] };
+    figures.total.push(arrivedAt - dueAt);
+    const committedAt = tracer?.arrivals.get(policyNumber);
+    if (committedAt !== undefined) figures.toCommitted.push(committedAt - dueAt);
+    perBucket.set(bucket, figures);
   }
-  return [...perSecond.keys()]
+  const buckets = [...perBucket.keys()]
     .sort((a, b) => a - b)
-    .map((second) => {
-      const summary = summarise(perSecond.get(second)!);
-      return `+${second}s p99 ${summary.p99.toFixed(0)} max ${summary.max.toFixed(0)}`;
+    .map((bucket) => {
+      const { total, toCommitted } = perBucket.get(bucket)!;
+      const summary = summarise(total);
+      const split = toCommitted.length > 0 ? ` (readable p99 ${summarise(toCommitted).p99.toFixed(0)})` : '';
+      return `+${((bucket * bucketMs) / 1000).toString()}s p99 ${summary.p99.toFixed(0)} max ${summary.max.toFixed(0)}${split}`;
     })
     .join('; ');
+  // The epoch lets other recordings (CPU samples, GC traces) be lined up with the buckets.
+  return `from epoch ms ${fromAt.toFixed(0)}: ${buckets}`;
 }
 
 /**
