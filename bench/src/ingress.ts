@@ -14,10 +14,10 @@ import readline from 'node:readline';
 import autocannon from 'autocannon';
 import { routeProcessWarnings } from '@hookstream/shared';
 import { prepareBenchStack } from './bench-stack';
-import { CpuWindow, REPO_ROOT, freePort, profileArgs, runBench, stackProcesses, trackChild } from './bench-support';
+import { CpuWindow, REPO_ROOT, envNumber, freePort, profileArgs, runBench, stackProcesses, trackChild } from './bench-support';
 
-const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
-const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+const connections = envNumber('BENCH_CONNECTIONS', 50);
+const seconds = envNumber('BENCH_SECONDS', 10);
 function startChild(script: string, env: NodeJS.ProcessEnv, urlPattern: RegExp): Promise<{ child: ChildProcess; url: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [script], { env, stdio: ['ignore', 'pipe', 'inherit'] });

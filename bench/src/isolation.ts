@@ -57,16 +57,17 @@ import {
   type ServiceProcess,
   type StreamFigures,
 } from './outbound-setup';
+import { envNumber } from './bench-support';
 
-const rate = Number(process.env.BENCH_RATE ?? 500);
-const blackHoleRate = Number(process.env.BENCH_BLACKHOLE_RATE ?? 100);
-const seconds = Number(process.env.BENCH_SECONDS ?? 20);
-const warmupSeconds = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
-const blackHoleTimeoutMs = Number(process.env.BENCH_BLACKHOLE_TIMEOUT_MS ?? 1000);
+const rate = envNumber('BENCH_RATE', 500);
+const blackHoleRate = envNumber('BENCH_BLACKHOLE_RATE', 100);
+const seconds = envNumber('BENCH_SECONDS', 20);
+const warmupSeconds = envNumber('BENCH_WARMUP_SECONDS', 3, 0);
+const blackHoleTimeoutMs = envNumber('BENCH_BLACKHOLE_TIMEOUT_MS', 1000);
 const trace = process.env.BENCH_TRACE === '1';
 const control = process.env.BENCH_CONTROL !== '0';
 const timeline = process.env.BENCH_TIMELINE === '1';
-const timelineBucketMs = Number(process.env.BENCH_TIMELINE_MS ?? 1000);
+const timelineBucketMs = envNumber('BENCH_TIMELINE_MS', 1000);
 
 /**
  * Added to phase A's warm-up: the services' and the throwaway broker's own (see outbound-e2e),

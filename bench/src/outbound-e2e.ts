@@ -52,13 +52,14 @@ import {
   waitForArrivals,
   type EventStream,
 } from './outbound-setup';
+import { envNumber } from './bench-support';
 
-const rate = Number(process.env.BENCH_RATE ?? 1000);
-const seconds = Number(process.env.BENCH_SECONDS ?? 30);
-const warmupSeconds = Number(process.env.BENCH_WARMUP_SECONDS ?? 60);
+const rate = envNumber('BENCH_RATE', 1000);
+const seconds = envNumber('BENCH_SECONDS', 30);
+const warmupSeconds = envNumber('BENCH_WARMUP_SECONDS', 60, 0);
 const trace = process.env.BENCH_TRACE === '1';
 const timeline = process.env.BENCH_TIMELINE === '1';
-const timelineBucketMs = Number(process.env.BENCH_TIMELINE_MS ?? 1000);
+const timelineBucketMs = envNumber('BENCH_TIMELINE_MS', 1000);
 
 const GOAL_P99_MS = 100;
 /** After publishing, how long without a new callback before the missing ones are given up on. */

@@ -37,10 +37,10 @@ import {
   routeProcessWarnings,
 } from '@hookstream/shared';
 import { prepareBenchStack } from './bench-stack';
-import { REPO_ROOT, counterSum, cpuSeconds, freePort, profileArgs, runBench, trackChild } from './bench-support';
+import { REPO_ROOT, counterSum, cpuSeconds, envNumber, freePort, profileArgs, runBench, trackChild } from './bench-support';
 
-const seconds = Number(process.env.BENCH_SECONDS ?? 10);
-const records = Number(process.env.BENCH_RECORDS ?? 60_000);
+const seconds = envNumber('BENCH_SECONDS', 10);
+const records = envNumber('BENCH_RECORDS', 60_000);
 
 const GOAL_PER_SECOND = 5_000;
 const GOAL_RATIO = 0.5;

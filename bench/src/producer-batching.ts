@@ -10,9 +10,10 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { BatchingProducer, createKafkaClient, createLogger, javaCompatiblePartitioner, routeProcessWarnings } from '@hookstream/shared';
+import { envNumber } from './bench-support';
 
-const records = Number(process.env.BENCH_RECORDS ?? 3000);
-const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 16);
+const records = envNumber('BENCH_RECORDS', 3000);
+const concurrency = envNumber('BENCH_CONCURRENCY', 16);
 const brokers = (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',');
 
 function percentile(sorted: number[], p: number): number {
