@@ -36,6 +36,7 @@ describe('envNumber', () => {
     ['0', 'above 0', undefined],
     ['-1', 'of at least 0', 0],
     ['Infinity', 'above 0', undefined],
+    ['4', 'of at least 5', 5],
   ])('refuses %j with exit code 2 and a message naming the variable', (raw, expected, min) => {
     process.env[name] = raw;
     expect(() => envNumber(name, 1, min)).toThrow('exit 2');

@@ -49,15 +49,16 @@ export function runBench(main: () => Promise<void>, timeoutMs: number): void {
 
 /**
  * A number from the environment (`fallback` when unset or empty). A value that is not a finite
- * number of at least `min` ends the bench at once with a message naming the variable, before
- * anything starts: a typo must not silently become NaN rates or empty windows.
+ * number of at least `min` (by default, above 0) ends the bench at once with a message naming the
+ * variable, before the bench starts anything of its own: a typo must not silently become NaN
+ * rates or empty windows.
  */
 export function envNumber(name: string, fallback: number, min = Number.MIN_VALUE): number {
   const raw = process.env[name];
   if (raw === undefined || raw.trim() === '') return fallback;
   const value = Number(raw);
   if (Number.isFinite(value) && value >= min) return value;
-  console.error(`${name} must be a number ${min === 0 ? 'of at least 0' : 'above 0'}, got ${JSON.stringify(raw)}`);
+  console.error(`${name} must be a number ${min === Number.MIN_VALUE ? 'above 0' : `of at least ${min}`}, got ${JSON.stringify(raw)}`);
   process.exit(2);
 }
 
