@@ -181,7 +181,16 @@ async function runPhase(
     await tracer.collect();
     console.log(`  healthy stages: ${describeStages(tracer, receiver, healthy.label)}`);
   }
-  if (recovering) console.log(`  failure warm-up: ${describeFailureWarmup(receiver, report, recovering, measured.fromMs)}`);
+  if (recovering) {
+    // The sender's counts show the failure path really ran (attempts that failed, records skipped).
+    const metrics = await sender.metrics();
+    const of = (outcome: string) =>
+      counterSum(metrics, 'hookstream_callback_attempts_total', `partner="${recovering.partnerId}",outcome="${outcome}"`);
+    console.log(
+      `  failure warm-up: ${describeFailureWarmup(receiver, report, recovering, measured.fromMs)}; ` +
+        `sender attempts failed ${of('failed')}, skipped (circuit open) ${of('skipped_circuit_open')}`,
+    );
+  }
   console.log(`  CPU over the measured window: ${cpuFigures}`);
   if (timeline) console.log(`  healthy over time (ms): ${describeTimeline(receiver, report, healthy, timelineBucketMs, tracer)}`);
   return figures;
