@@ -168,12 +168,10 @@ async function runPhase(
   if (withBlackHole) {
     await receiver.collect();
     const metrics = await sender.metrics();
-    const of = (outcome: string) =>
-      counterSum(metrics, 'hookstream_callback_attempts_total', `partner="${neighbourId}",outcome="${outcome}"`);
     const circuit = counterSum(metrics, 'hookstream_callback_circuit_state', `partner="${neighbourId}"`);
     console.log(
       `  black hole: ${report.published.get(neighbourStream.label) ?? 0} published, ${receiver.blackHoled} requests accepted and never answered; ` +
-        `sender attempts failed ${of('failed')}, skipped (circuit open) ${of('skipped_circuit_open')}; ` +
+        `${describeFailedAttempts(metrics, neighbourId)}; ` +
         `circuit ${['closed', 'half open', 'open'][circuit] ?? circuit}, in flight ${counterSum(metrics, 'hookstream_callback_in_flight', `partner="${neighbourId}"`)}`,
     );
   }
@@ -183,17 +181,20 @@ async function runPhase(
   }
   if (recovering) {
     // The sender's counts show the failure path really ran (attempts that failed, records skipped).
-    const metrics = await sender.metrics();
-    const of = (outcome: string) =>
-      counterSum(metrics, 'hookstream_callback_attempts_total', `partner="${recovering.partnerId}",outcome="${outcome}"`);
     console.log(
       `  failure warm-up: ${describeFailureWarmup(receiver, report, recovering, measured.fromMs)}; ` +
-        `sender attempts failed ${of('failed')}, skipped (circuit open) ${of('skipped_circuit_open')}`,
+        describeFailedAttempts(await sender.metrics(), recovering.partnerId),
     );
   }
   console.log(`  CPU over the measured window: ${cpuFigures}`);
   if (timeline) console.log(`  healthy over time (ms): ${describeTimeline(receiver, report, healthy, timelineBucketMs, tracer)}`);
   return figures;
+}
+
+/** A partner's failed attempts and circuit-open skips so far, from the sender's /metrics page. */
+function describeFailedAttempts(metrics: string, partnerId: string): string {
+  const of = (outcome: string) => counterSum(metrics, 'hookstream_callback_attempts_total', `partner="${partnerId}",outcome="${outcome}"`);
+  return `sender attempts failed ${of('failed')}, skipped (circuit open) ${of('skipped_circuit_open')}`;
 }
 
 /** How the failure warm-up's partner fared: all its callbacks should arrive before the measured window. */
