@@ -9,6 +9,7 @@ export * from './http/server';
 export * from './kafka/client';
 export * from './kafka/retryable';
 export * from './kafka/batching-producer';
+export * from './kafka/write-limits';
 export * from './kafka/consumer';
 export * from './kafka/topics';
 export * from './kafka/topic-admin';

@@ -1,6 +1,7 @@
 import type { IHeaders, Producer, RecordMetadata, TopicMessages } from 'kafkajs';
 import { KafkaUnavailableError } from '../errors';
 import { isRetryableKafkaError } from './retryable';
+import { KAFKA_DEFAULT_MAX_MESSAGE_BYTES, RECORD_BATCH_OVERHEAD_BYTES, recordSizeBound } from './write-limits';
 
 /** One record to produce. */
 export interface OutgoingRecord {
@@ -15,6 +16,11 @@ export interface OutgoingRecord {
 export interface BatchingProducerOptions {
   /** Most records in one Produce request. Default 500. */
   maxBatchRecords?: number;
+  /**
+   * Most bytes in one Produce request (size bounds of its records). Default Kafka's default
+   * `max.message.bytes`, so a burst of large records never makes a batch the broker refuses.
+   */
+  maxBatchBytes?: number;
   /** Longest a record waits for companions before its batch is sent, in ms. Default 2. */
   lingerMs?: number;
 }
@@ -43,6 +49,7 @@ export class BatchingProducer {
   private inFlight = false;
   private timer: NodeJS.Timeout | undefined;
   private readonly maxBatchRecords: number;
+  private readonly maxBatchBytes: number;
   private readonly lingerMs: number;
   /** Sizes of the batches sent so far; for tests and benchmarks. */
   readonly stats = { batches: 0, records: 0 };
@@ -52,6 +59,7 @@ export class BatchingProducer {
     options: BatchingProducerOptions = {},
   ) {
     this.maxBatchRecords = options.maxBatchRecords ?? 500;
+    this.maxBatchBytes = options.maxBatchBytes ?? KAFKA_DEFAULT_MAX_MESSAGE_BYTES;
     this.lingerMs = options.lingerMs ?? 2;
   }
 
@@ -108,10 +116,23 @@ export class BatchingProducer {
     }
   }
 
+  /** How many queued records the next batch takes: up to the record and byte limits, at least one. */
+  private nextBatchLength(): number {
+    let bytes = RECORD_BATCH_OVERHEAD_BYTES;
+    let count = 0;
+    for (const { record } of this.queue) {
+      if (count >= this.maxBatchRecords) break;
+      bytes += recordSizeBound(record);
+      if (count > 0 && bytes > this.maxBatchBytes) break;
+      count += 1;
+    }
+    return count;
+  }
+
   private async sendNextBatch(): Promise<void> {
     if (this.inFlight || this.queue.length === 0) return;
     this.inFlight = true;
-    const batch = this.queue.splice(0, this.maxBatchRecords);
+    const batch = this.queue.splice(0, this.nextBatchLength());
     try {
       const byTopic = new Map<string, TopicMessages>();
       for (const { record } of batch) {

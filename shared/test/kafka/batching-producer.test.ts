@@ -106,4 +106,23 @@ describe('BatchingProducer', () => {
     await expect(bad).rejects.toThrow('MESSAGE_TOO_LARGE');
     expect(singles.map((s) => s.value)).toEqual(['fine', 'too-large']);
   });
+
+  test('when queued records exceed the byte limit, then they go out in several batches, each under it', async () => {
+    const { producer, calls } = fakeProducer();
+    const batching = new BatchingProducer(producer, { lingerMs: 1, maxBatchBytes: 10_000 });
+    const value = Buffer.alloc(3_000);
+    const sends = Array.from({ length: 7 }, (_, i) => batching.send({ topic: 'a', key: `k${i}`, value }));
+    await tick();
+    expect(calls).toHaveLength(1);
+    expect(calls[0]!.batch.topicMessages![0]!.messages).toHaveLength(3);
+    calls[0]!.settle();
+    await tick();
+    expect(calls).toHaveLength(2);
+    expect(calls[1]!.batch.topicMessages![0]!.messages).toHaveLength(3);
+    calls[1]!.settle();
+    await tick();
+    expect(calls[2]!.batch.topicMessages![0]!.messages).toHaveLength(1);
+    calls[2]!.settle();
+    await Promise.all(sends);
+  });
 });

@@ -9,7 +9,7 @@ import {
 import { deliveryIdFor } from './delivery-id';
 
 /** Why an event cannot be turned into callbacks; it goes to the policy-status dead-letter topic. */
-export type DeadLetterClass = 'DECODE_ERROR' | 'UNKNOWN_PARTNER' | 'PARTNER_DISABLED' | 'BODY_BUILD_FAILED';
+export type DeadLetterClass = 'DECODE_ERROR' | 'UNKNOWN_PARTNER' | 'PARTNER_DISABLED' | 'BODY_BUILD_FAILED' | 'RECORD_TOO_LARGE';
 
 export type CallbackPlan =
   | { kind: 'callbacks'; requests: CallbackRequestValue[] }

@@ -1,6 +1,10 @@
 import {
   AvroInvalidError,
+  chunkBySize,
   describeError,
+  fitsInBatch,
+  maxMessageBytesOf,
+  recordSizeBound,
   startConsumer,
   type AvroCodec,
   type Consumer,
@@ -37,6 +41,17 @@ export interface PolicyStatusProcessorOptions {
 
 type Output = { topic: string; message: Message };
 
+/** The records of one output chunk, grouped by topic as kafkajs's sendBatch takes them. */
+function byTopic(outputs: Output[]): Array<{ topic: string; messages: Message[] }> {
+  const grouped = new Map<string, Message[]>();
+  for (const { topic, message } of outputs) {
+    const messages = grouped.get(topic);
+    if (messages) messages.push(message);
+    else grouped.set(topic, [message]);
+  }
+  return [...grouped].map(([topic, messages]) => ({ topic, messages }));
+}
+
 /**
  * Consume-transform-produce from policy-status to callback-requests, exactly once: each batch
  * of a partition becomes one Kafka transaction holding its callback requests, its dead letters
@@ -45,15 +60,23 @@ type Output = { topic: string; message: Message };
  * nothing of it is read again. Readers of callback-requests use read_committed.
  *
  * Records that can never be processed (undecodable, unknown or disabled partner, a body the
- * mapping cannot build) go to the dead-letter topic with the reason, in the same transaction,
- * and the partition moves on. Anything else (Kafka or the registry unavailable) fails the batch,
- * which is retried from the last committed offset.
+ * mapping cannot build, a callback request larger than the broker accepts) go to the dead-letter
+ * topic with the reason, in the same transaction, and the partition moves on. Anything else
+ * (Kafka or the registry unavailable) fails the batch, which is retried from the last committed
+ * offset.
+ *
+ * A batch's writes are sent in chunks under the output topics' `max.message.bytes` (read from the
+ * cluster at start): a backlog fetches batches of a megabyte of events, whose callback requests
+ * (one per endpoint, each larger than its event) would otherwise exceed the broker's limit in one
+ * produce request, fail the transaction, and be read again for ever.
  */
 export class PolicyStatusProcessor {
   private consumer: Consumer | undefined;
   private readonly transactions: PartitionTransactions;
   private readonly logger: Logger;
   private readonly now: () => number;
+  /** The most one write may carry (the output topics' smallest max.message.bytes), read at start. */
+  private maxWriteBytes = 0;
 
   constructor(private readonly options: PolicyStatusProcessorOptions) {
     this.logger = options.logger.child({ module: 'policy-status-processor' });
@@ -65,6 +88,8 @@ export class PolicyStatusProcessor {
 
   async start(): Promise<void> {
     await this.options.partners.whenReady();
+    const { callbackRequests, deadLetters } = this.options.topics;
+    this.maxWriteBytes = await maxMessageBytesOf(this.options.kafka, [callbackRequests, deadLetters]);
     this.consumer = await startConsumer({
       kafka: this.options.kafka,
       logger: this.logger,
@@ -98,21 +123,17 @@ export class PolicyStatusProcessor {
     const { batch } = payload;
     if (batch.messages.length === 0 || !payload.isRunning() || payload.isStale()) return;
     const outputs: Output[] = [];
-    for (const message of batch.messages) outputs.push(...(await this.process(batch.partition, message)));
+    for (const message of batch.messages)
+      outputs.push(...(await this.writable(batch.partition, message, await this.process(batch.partition, message))));
     const last = batch.messages[batch.messages.length - 1]!.offset;
 
     const producer = await this.transactions.producerFor(batch.partition);
     const started = process.hrtime.bigint();
     const transaction = await producer.transaction();
     try {
-      const byTopic = new Map<string, Message[]>();
-      for (const { topic, message } of outputs) {
-        const messages = byTopic.get(topic);
-        if (messages) messages.push(message);
-        else byTopic.set(topic, [message]);
-      }
-      if (byTopic.size > 0) {
-        await transaction.sendBatch({ topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })), acks: -1 });
+      // One produce request per chunk, in order: every record batch of it fits the broker's limit.
+      for (const chunk of chunkBySize(outputs, (output) => recordSizeBound(output.message), this.maxWriteBytes)) {
+        await transaction.sendBatch({ topicMessages: byTopic(chunk), acks: -1 });
       }
       await transaction.sendOffsets({
         consumerGroupId: this.options.groupId,
@@ -171,6 +192,18 @@ export class PolicyStatusProcessor {
     }
   }
 
+  /**
+   * The outputs of one event if every one of them can be written; otherwise the event goes to the
+   * dead-letter topic instead (a record over the limit would fail every transaction that holds it).
+   */
+  private async writable(partition: number, message: KafkaMessage, outputs: Output[]): Promise<Output[]> {
+    const tooLarge = outputs.find((output) => !fitsInBatch(output.message, this.maxWriteBytes));
+    if (!tooLarge) return outputs;
+    const size = recordSizeBound(tooLarge.message);
+    const reason = `a record for ${tooLarge.topic} would take ${size} bytes; the topic accepts at most ${this.maxWriteBytes} (max.message.bytes)`;
+    return [await this.deadLetter(partition, message, 'RECORD_TOO_LARGE', reason)];
+  }
+
   /** The partner, waiting a little for one onboarded just before its first event. */
   private async partnerOf(partnerId: string) {
     const { partners, unknownPartnerGraceMs } = this.options;
@@ -191,18 +224,26 @@ export class PolicyStatusProcessor {
       { partition, offset: message.offset, errorClass, eventId: event?.event_id, partnerId: event?.partner_id },
       `policy-status record dead-lettered: ${reason}`,
     );
-    const value = await this.options.codec.encode(topics.deadLetters, {
-      original_topic: topics.policyStatus,
-      original_partition: partition,
-      original_offset: Number(message.offset),
-      original_key: message.key ?? null,
-      original_value: message.value ?? Buffer.alloc(0),
-      reason,
-      error_class: errorClass,
-      failed_at: this.now(),
-      event_id: event?.event_id ?? null,
-      partner_id: event?.partner_id ?? null,
-    });
+    const deadLetter = (originalValue: Buffer, why: string) =>
+      this.options.codec.encode(topics.deadLetters, {
+        original_topic: topics.policyStatus,
+        original_partition: partition,
+        original_offset: Number(message.offset),
+        original_key: message.key ?? null,
+        original_value: originalValue,
+        reason: why,
+        error_class: errorClass,
+        failed_at: this.now(),
+        event_id: event?.event_id ?? null,
+        partner_id: event?.partner_id ?? null,
+      });
+    const original = message.value ?? Buffer.alloc(0);
+    let value = await deadLetter(original, reason);
+    if (!fitsInBatch({ key: message.key ?? null, value }, this.maxWriteBytes)) {
+      // The copy of the original would not fit: the dead letter points at it instead.
+      const note = `${reason}; the original value (${original.length} bytes) is too large to copy here: read it at ${topics.policyStatus} partition ${partition} offset ${message.offset}`;
+      value = await deadLetter(Buffer.alloc(0), note);
+    }
     return { topic: topics.deadLetters, message: { key: message.key ?? null, value } };
   }
 }
