@@ -44,7 +44,7 @@ export function recordSizeBound(record: SizedRecord): number {
   let size = RECORD_FRAMING_BYTES + byteLength(record.key) + byteLength(record.value);
   for (const [name, value] of Object.entries(record.headers ?? {})) {
     const values = Array.isArray(value) ? value : [value];
-    for (const one of values) size += HEADER_FRAMING_BYTES + Buffer.byteLength(name) + byteLength(one as string | Buffer | undefined);
+    for (const one of values) size += HEADER_FRAMING_BYTES + Buffer.byteLength(name) + byteLength(one);
   }
   return size;
 }
