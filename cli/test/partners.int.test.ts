@@ -61,7 +61,6 @@ describe('hookstream partners', () => {
       topic,
       logger: createLogger({ service: 'test', level: 'silent' }),
       hasher: new ApiKeyHasher(peppers),
-      owner: 'test',
     });
     await directory.start();
   });

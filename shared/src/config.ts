@@ -67,6 +67,14 @@ export const serviceSettingsSchema = kafkaSettingsSchema.extend({
   SERVICE_INSTANCE_ID: z.string().trim().min(1).optional(),
   /** How long a graceful shutdown may take before the process exits anyway, in ms. Default 10000. */
   SHUTDOWN_TIMEOUT_MS: positiveInt.default(10000),
+  /**
+   * Consumer-group session in ms: a member that has not heartbeated for this long is declared dead
+   * and its partitions move to the others. It bounds failover after a crash; a longer one only
+   * tolerates longer stalls. Default 10000 (brokers refuse less than their group.min.session.timeout.ms, 6000 by default).
+   */
+  KAFKA_SESSION_TIMEOUT_MS: positiveInt.min(6000, 'must be at least 6000 (the broker default minimum)').default(10000),
+  /** How often a group member heartbeats, in ms; keep it under a third of the session. Default 1000. */
+  KAFKA_HEARTBEAT_INTERVAL_MS: positiveInt.default(1000),
 });
 
 export type ServiceSettings = z.infer<typeof serviceSettingsSchema>;

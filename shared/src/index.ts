@@ -11,6 +11,7 @@ export * from './kafka/retryable';
 export * from './kafka/batching-producer';
 export * from './kafka/write-limits';
 export * from './kafka/consumer';
+export * from './kafka/topic-reader';
 export * from './kafka/topics';
 export * from './kafka/topic-admin';
 export * from './kafka/readiness';

@@ -69,7 +69,12 @@ export interface ServiceRuntime<C> {
    * Starts a component without holding up the HTTP server, retrying while Kafka or its topic is
    * not there yet; /readyz fails (check `name`) until it has started; stopped on shutdown.
    */
-  startInBackground: (name: string, component: { start: () => Promise<void>; stop: () => Promise<void> }) => void;
+  startInBackground: (
+    name: string,
+    component: { start: () => Promise<void>; stop: () => Promise<void> },
+    /** After it has started, whether it can still do its job now (e.g. its state is current); default always. */
+    ready?: () => boolean,
+  ) => void;
   /** Starts the HTTP server (ops routes after the service's own, then the fallbacks) and wires SIGTERM/SIGINT. */
   listen: (fallbacks?: { notFound?: RequestHandler; onError?: ErrorRequestHandler }) => Promise<RunningHttpServer>;
 }
@@ -147,12 +152,11 @@ export async function createServiceRuntime<S extends BaseSchema>(options: Servic
     codec,
     topic: partnerTopic.topic,
     logger,
-    owner: `${options.service}-${instanceId}`,
     ...(options.apiKeyHasher ? { hasher: options.apiKeyHasher(config) } : {}),
   });
-  const startInBackground = (name: string, component: { start: () => Promise<void>; stop: () => Promise<void> }) => {
+  const startInBackground: ServiceRuntime<unknown>['startInBackground'] = (name, component, ready = () => true) => {
     let started = false;
-    readiness.push({ name, check: () => started });
+    readiness.push({ name, check: () => started && ready() });
     runInBackground(name, component, logger, shutdown, () => (started = true));
   };
   startInBackground('partner-config', partners);

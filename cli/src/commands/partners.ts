@@ -61,7 +61,7 @@ export async function withPartners<T>(
   const topic = topicCatalogue({ prefix: config.TOPIC_PREFIX }).find((t) => t.name === TopicNames.partnerConfig)!;
   const codec = new AvroCodec(config.SCHEMA_REGISTRY_URL, defaultSchemasDir(env));
   await codec.registerTopics([topic]);
-  const directory = new PartnerDirectory({ kafka, codec, topic: topic.topic, logger, owner: 'cli' });
+  const directory = new PartnerDirectory({ kafka, codec, topic: topic.topic, logger });
   const producer = kafka.producer({
     createPartitioner: javaCompatiblePartitioner,
     idempotent: true,

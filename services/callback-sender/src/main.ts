@@ -1,4 +1,12 @@
-import { RETRY_TIER_COUNT, SecretBox, TopicNames, createServiceRuntime, retryTopicName, runService } from '@hookstream/shared';
+import {
+  RETRY_TIER_COUNT,
+  SecretBox,
+  TopicNames,
+  createServiceRuntime,
+  groupSessionOf,
+  retryTopicName,
+  runService,
+} from '@hookstream/shared';
 import { configSchema } from './config';
 import { CallbackHttpClient } from './delivery/http-delivery';
 import { PartnerSigners } from './delivery/partner-signers';
@@ -55,7 +63,6 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
     kafka: runtime.kafka,
     logger: runtime.logger,
     topic: topic(TopicNames.callbackRequests),
-    owner: runtime.instanceId,
     // A record can wait in the tiers for their delays' sum; twice that, and at least a day, covers replays.
     windowMs: Math.max(2 * retryScheduleMs(config.CALLBACK_RETRY_DELAYS_MS), 24 * 3600_000),
   });
@@ -87,6 +94,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
       metrics,
       // Two groups, so that the fetch loop of the requests does not carry the idle tiers (see CallbackConsumer).
       groupId: reads === 'requests' ? groupId : `${groupId}-retries`,
+      session: groupSessionOf(config),
       reads,
       // A record in a tier waits seconds at least: a longer poll there costs it nothing noticeable.
       maxWaitTimeInMs: reads === 'requests' ? 100 : 250,
@@ -104,16 +112,20 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
   const consumers = [consumerOf('requests'), consumerOf('retry-tiers')];
   runtime.startInBackground('latest-versions', versions);
   // Deliveries need the partners and the latest versions: start once both are loaded.
-  runtime.startInBackground('callback-consumer', {
-    start: async () => {
-      await partners.whenReady();
-      await versions.whenReady;
-      await Promise.all(consumers.map((c) => c.start()));
+  runtime.startInBackground(
+    'callback-consumer',
+    {
+      start: async () => {
+        await partners.whenReady();
+        await versions.whenReady;
+        await Promise.all(consumers.map((c) => c.start()));
+      },
+      stop: async () => {
+        await Promise.all(consumers.map((c) => c.stop()));
+      },
     },
-    stop: async () => {
-      await Promise.all(consumers.map((c) => c.stop()));
-    },
-  });
+    () => consumers.every((c) => c.joined),
+  );
   const server = await runtime.listen();
   return { runtime, server };
 }

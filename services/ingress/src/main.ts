@@ -38,11 +38,12 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
       body: JSON.stringify(successBody(accepted.request_id ?? '', accepted.transaction_number, accepted.transaction_type)),
     }),
     logger,
-    owner: instanceId,
     claimTtlMs: config.IDEMPOTENCY_CLAIM_TTL_MS,
     retentionMs: config.IDEMPOTENCY_RETENTION_HOURS * 3600_000,
   });
-  runtime.startInBackground('idempotency-ledger', ledger);
+  // Ready only while the ledger is current: a webhook's claim must come back from Kafka in time,
+  // and the topics the ledger reads are the ones the ingress writes (so their leaders answer).
+  runtime.startInBackground('idempotency-ledger', ledger, () => ledger.ready);
 
   const claimsProducer = kafka.producer({
     createPartitioner: javaCompatiblePartitioner,

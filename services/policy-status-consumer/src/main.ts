@@ -1,4 +1,4 @@
-import { TopicNames, createServiceRuntime, runService } from '@hookstream/shared';
+import { TopicNames, createServiceRuntime, groupSessionOf, runService } from '@hookstream/shared';
 import { configSchema } from './config';
 import { PolicyStatusProcessor } from './kafka/policy-status-processor';
 import { createPolicyStatusMetrics } from './metrics';
@@ -31,9 +31,10 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
     },
     // A topic prefix (several deployments on one cluster) separates groups and transactional ids too.
     groupId: `${config.TOPIC_PREFIX}${config.POLICY_CONSUMER_GROUP}`,
+    session: groupSessionOf(config),
     unknownPartnerGraceMs: config.UNKNOWN_PARTNER_GRACE_MS,
   });
-  runtime.startInBackground('policy-status-processor', processor);
+  runtime.startInBackground('policy-status-processor', processor, () => processor.joined);
   const server = await runtime.listen();
   return { runtime, server, processor };
 }

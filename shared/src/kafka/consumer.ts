@@ -16,15 +16,37 @@ export interface ManagedConsumerOptions {
   afterRun?: (consumer: Consumer) => void;
 }
 
+/** A consumer-group member's session settings (see KAFKA_SESSION_TIMEOUT_MS in config.ts). */
+export interface GroupSession {
+  sessionTimeout: number;
+  heartbeatInterval: number;
+}
+
+/** The session settings of a service's config. */
+export function groupSessionOf(config: { KAFKA_SESSION_TIMEOUT_MS: number; KAFKA_HEARTBEAT_INTERVAL_MS: number }): GroupSession {
+  return { sessionTimeout: config.KAFKA_SESSION_TIMEOUT_MS, heartbeatInterval: config.KAFKA_HEARTBEAT_INTERVAL_MS };
+}
+
+/** A running group member, and whether it holds an assignment now (not rebalancing, crashed or stopped). */
+export interface GroupMember {
+  consumer: Consumer;
+  readonly joined: boolean;
+}
+
 /**
  * A consumer that is connected, subscribed and running when this resolves, logs (and counts on
  * kafkajs to restart) crashes, and is stopped by `disconnect()`: kafkajs finishes the batch in
  * hand and, with autoCommit, commits what was processed before leaving the group.
  */
-export async function startConsumer(options: ManagedConsumerOptions): Promise<Consumer> {
+export async function startConsumer(options: ManagedConsumerOptions): Promise<GroupMember> {
   const logger = options.logger.child({ module: 'consumer', groupId: options.config.groupId });
   const consumer = options.kafka.consumer(options.config);
+  const member = { consumer, joined: false };
+  consumer.on(consumer.events.GROUP_JOIN, () => (member.joined = true));
+  consumer.on(consumer.events.REBALANCING, () => (member.joined = false));
+  consumer.on(consumer.events.STOP, () => (member.joined = false));
   consumer.on(consumer.events.CRASH, ({ payload }) => {
+    member.joined = false;
     logger.error({ err: payload.error.message, restart: payload.restart }, 'consumer crashed');
   });
   options.beforeRun?.(consumer);
@@ -32,64 +54,7 @@ export async function startConsumer(options: ManagedConsumerOptions): Promise<Co
   for (const topic of options.topics) await consumer.subscribe({ topic, fromBeginning: options.fromBeginning ?? false });
   await consumer.run(options.run);
   options.afterRun?.(consumer);
-  return consumer;
-}
-
-/**
- * Tracks when a consumer has read every partition up to the end offsets they had at start,
- * from kafkajs's END_BATCH_PROCESS events: they also fire for batches that hold only transaction
- * markers or aborted records (which never reach eachMessage/eachBatch), so a topic ending in a
- * marker still counts as read.
- */
-export class CatchUpTracker {
-  private readonly remaining: Map<number, bigint>;
-  private done = false;
-  private resolveDone: () => void = () => undefined;
-  /** Resolves once caught up. */
-  readonly caughtUp: Promise<void>;
-
-  /** `ends`: per partition, the last offset at start (high watermark - 1); empty partitions left out. */
-  constructor(ends: Map<number, bigint>) {
-    this.remaining = new Map(ends);
-    this.caughtUp = new Promise((resolve) => (this.resolveDone = resolve));
-    this.check();
-  }
-
-  get isCaughtUp(): boolean {
-    return this.done;
-  }
-
-  attach(consumer: Consumer): void {
-    consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) => this.read(payload.partition, payload.lastOffset));
-  }
-
-  /** Records that `partition` has been read up to `offset`. */
-  read(partition: number, offset: string): void {
-    const end = this.remaining.get(partition);
-    if (end !== undefined && BigInt(offset) >= end) this.remaining.delete(partition);
-    this.check();
-  }
-
-  private check(): void {
-    if (!this.done && this.remaining.size === 0) {
-      this.done = true;
-      this.resolveDone();
-    }
-  }
-}
-
-/** Per partition, the last offset of `topic` now (high watermark - 1), leaving out empty partitions. */
-export async function endOffsets(kafka: Kafka, topic: string): Promise<{ ends: Map<number, bigint>; partitions: number }> {
-  const admin = kafka.admin();
-  await admin.connect();
-  try {
-    const offsets = await admin.fetchTopicOffsets(topic);
-    const ends = new Map<number, bigint>();
-    for (const p of offsets) if (BigInt(p.high) > BigInt(p.low)) ends.set(p.partition, BigInt(p.high) - 1n);
-    return { ends, partitions: offsets.length };
-  } finally {
-    await admin.disconnect();
-  }
+  return member;
 }
 
 /**

@@ -1,9 +1,8 @@
-import { randomUUID } from 'node:crypto';
-import type { Consumer, Kafka } from 'kafkajs';
+import type { Kafka } from 'kafkajs';
 import type { Logger } from 'pino';
 import type { AvroCodec } from '../avro/registry-codec';
 import { describeError } from '../errors';
-import { CatchUpTracker, endOffsets, startConsumer } from '../kafka/consumer';
+import { TopicReader } from '../kafka/topic-reader';
 import { ApiKeyHasher, looksLikeApiKey } from './api-keys';
 import { partnerFromRecord, type InboundApiKey, type Partner } from './model';
 
@@ -19,14 +18,12 @@ export interface PartnerDirectoryOptions {
   logger: Logger;
   /** Needed only to authenticate inbound API keys (the ingress). */
   hasher?: ApiKeyHasher;
-  /** Part of the throwaway consumer group id, for operators reading group lists. */
-  owner: string;
 }
 
 /**
  * Every partner, materialised from the compacted `partner-config` topic: the single source of
- * truth, no database. Each process reads the whole topic (a consumer group of its own, no
- * committed offsets) from the beginning at start, is ready once it has read up to the end
+ * truth, no database. Each process reads the whole topic (a TopicReader: no consumer
+ * group, no committed offsets) from the beginning at start, is ready once it has read up to the end
  * offsets seen at start, and then applies changes as they arrive (within about a second).
  *
  * Memory: one Partner object per partner (about 1-3 KB with a few keys and endpoints) plus one
@@ -37,7 +34,7 @@ export class PartnerDirectory {
   /** API key hash → where it belongs; rebuilt per partner on every change. */
   private readonly keyIndex = new Map<string, { partnerId: string; keyId: string }>();
   private readonly listeners = new Set<(partner: Partner | undefined, partnerId: string) => void>();
-  private consumer: Consumer | undefined;
+  private reader: TopicReader | undefined;
   private loaded = false;
   private readonly readyWaiters: Array<() => void> = [];
   private readonly logger: Logger;
@@ -115,30 +112,23 @@ export class PartnerDirectory {
   /** Reads the topic to its end; resolves once loaded, then keeps applying changes until `stop()`. */
   async start(): Promise<void> {
     const { kafka, topic } = this.options;
-    const { ends } = await endOffsets(kafka, topic);
-    const tracker = new CatchUpTracker(ends);
-    this.consumer = await startConsumer({
+    this.reader = new TopicReader({
       kafka,
       logger: this.logger,
-      config: { groupId: `hookstream-partner-config-${this.options.owner}-${randomUUID()}`, sessionTimeout: 30_000, maxWaitTimeInMs: 500 },
-      topics: [topic],
-      fromBeginning: true,
-      beforeRun: (consumer) => tracker.attach(consumer),
-      run: {
-        autoCommit: false,
-        eachMessage: async ({ message }) => {
-          await this.apply(message.key?.toString('utf8') ?? '', message.value, message.offset);
-        },
+      topic,
+      maxWaitMs: 500,
+      apply: async (messages) => {
+        for (const message of messages) await this.apply(message.key?.toString('utf8') ?? '', message.value, message.offset);
       },
     });
-    await tracker.caughtUp;
+    await this.reader.start();
     this.loaded = true;
     for (const wake of this.readyWaiters.splice(0)) wake();
     this.logger.info({ partners: this.partners.size }, 'partner-config loaded');
   }
 
   async stop(): Promise<void> {
-    await this.consumer?.disconnect();
+    await this.reader?.stop();
   }
 
   private async apply(partnerId: string, value: Buffer | null, offset: string): Promise<void> {

@@ -8,6 +8,8 @@ import {
   type BatchingProducer,
   type Consumer,
   type EachBatchPayload,
+  type GroupMember,
+  type GroupSession,
   type IHeaders,
   type Kafka,
   type KafkaMessage,
@@ -41,6 +43,8 @@ export interface CallbackConsumerOptions {
   logger: Logger;
   metrics: CallbackSenderMetrics;
   groupId: string;
+  /** Session and heartbeat of the group member (they bound failover after a crash). */
+  session: GroupSession;
   /** Real topic names; `retry(tier)` is the topic of retry tier 1…n. */
   topics: { requests: string; outcomes: string; deadLetters: string; retry: (tier: number) => string; tiers: number };
   /** Idempotent acks=all producer for outcomes, retries and dead letters. */
@@ -80,6 +84,7 @@ export interface CallbackConsumerOptions {
  */
 export class CallbackConsumer {
   private consumer: Consumer | undefined;
+  private member: GroupMember | undefined;
   private readonly logger: Logger;
   private readonly now: () => number;
   private readonly tierOfTopic = new Map<string, number>();
@@ -97,14 +102,14 @@ export class CallbackConsumer {
   }
 
   async start(): Promise<void> {
-    this.consumer = await startConsumer({
+    this.member = await startConsumer({
       kafka: this.options.kafka,
       logger: this.logger,
       // read_committed: the policy-status-consumer writes callback requests in transactions.
       config: {
         groupId: this.options.groupId,
         readUncommitted: false,
-        sessionTimeout: 30_000,
+        ...this.options.session,
         maxWaitTimeInMs: this.options.maxWaitTimeInMs,
         // Smaller fetches on the tiers bound what a paused partition holds in memory (takeTierBatch).
         ...(this.options.reads === 'retry-tiers' ? { maxBytesPerPartition: 64 * 1024 } : {}),
@@ -130,6 +135,12 @@ export class CallbackConsumer {
         eachBatch: (payload) => this.processBatch(payload),
       },
     });
+    this.consumer = this.member.consumer;
+  }
+
+  /** True while this replica is a member of its group with an assignment (false while it rejoins). */
+  get joined(): boolean {
+    return this.member?.joined ?? false;
   }
 
   async stop(): Promise<void> {

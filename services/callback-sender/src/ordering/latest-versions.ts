@@ -1,15 +1,4 @@
-import { randomUUID } from 'node:crypto';
-import {
-  CallbackRequestHeaders,
-  CatchUpTracker,
-  endOffsets,
-  offsetsAt,
-  startConsumer,
-  type Consumer,
-  type IHeaders,
-  type Kafka,
-  type Logger,
-} from '@hookstream/shared';
+import { CallbackRequestHeaders, TopicReader, type IHeaders, type Kafka, type Logger } from '@hookstream/shared';
 import { headerText } from '../domain/retry-route';
 
 export interface LatestVersionsOptions {
@@ -17,7 +6,6 @@ export interface LatestVersionsOptions {
   logger: Logger;
   /** The callback-requests topic. */
   topic: string;
-  owner: string;
   /** How far back versions matter: the longest a record can wait in the retry tiers (their delays' sum), with a margin. */
   windowMs: number;
 }
@@ -27,7 +15,7 @@ export interface LatestVersionsOptions {
  * an older version still waiting in a retry tier is not sent once a newer one was emitted.
  *
  * Where the state lives: in callback-requests itself. Every sender replica reads that topic whole
- * (a consumer group of its own, read_committed, from `now - windowMs` at start), using only the
+ * (without a consumer group, read_committed, from `now - windowMs` at start: see TopicReader), using only the
  * record headers (partner, endpoint, version), never the value. So the view is the same on every
  * replica, needs no topic of its own, survives restarts, and does not depend on which replica
  * owns which partition of which retry tier.
@@ -38,7 +26,7 @@ export interface LatestVersionsOptions {
  */
 export class LatestVersions {
   private readonly versions = new Map<string, { version: number; seenAt: number }>();
-  private consumer: Consumer | undefined;
+  private reader: TopicReader | undefined;
   private sweeper: NodeJS.Timeout | undefined;
   private markLoaded: () => void = () => undefined;
   /** Resolves once the window has been read (the sender delivers nothing before). */
@@ -67,39 +55,27 @@ export class LatestVersions {
   }
 
   async start(): Promise<void> {
-    const { kafka, topic, windowMs } = this.options;
-    const { ends } = await endOffsets(kafka, topic);
-    const starts = await offsetsAt(kafka, topic, Date.now() - windowMs);
-    const tracker = new CatchUpTracker(new Map([...ends].filter(([p, end]) => end >= (starts.get(p) ?? 0n))));
-    this.consumer = await startConsumer({
+    const { kafka, logger, topic, windowMs } = this.options;
+    this.reader = new TopicReader({
       kafka,
-      logger: this.logger,
-      config: { groupId: `hookstream-sender-versions-${this.options.owner}-${randomUUID()}`, sessionTimeout: 30_000, maxWaitTimeInMs: 100 },
-      topics: [topic],
-      fromBeginning: true,
-      beforeRun: (consumer) => tracker.attach(consumer),
-      afterRun: (consumer) => {
-        for (const [partition, offset] of starts) consumer.seek({ topic, partition, offset: offset.toString() });
-      },
-      run: {
-        autoCommit: false,
-        partitionsConsumedConcurrently: 16,
-        eachBatch: ({ batch }) => {
-          for (const message of batch.messages) this.apply(message.key?.toString('utf8'), message.headers);
-          return Promise.resolve();
-        },
+      logger,
+      topic,
+      fromTimestamp: Date.now() - windowMs,
+      apply: (messages) => {
+        for (const message of messages) this.apply(message.key?.toString('utf8'), message.headers);
+        return Promise.resolve();
       },
     });
     this.sweeper = setInterval(() => this.sweep(), 60_000);
     this.sweeper.unref();
-    await tracker.caughtUp;
+    await this.reader.start();
     this.markLoaded();
     this.logger.info({ entries: this.versions.size }, 'latest policy versions loaded');
   }
 
   async stop(): Promise<void> {
     clearInterval(this.sweeper);
-    await this.consumer?.disconnect();
+    await this.reader?.stop();
   }
 
   private apply(policyNumber: string | undefined, headers: IHeaders | undefined): void {

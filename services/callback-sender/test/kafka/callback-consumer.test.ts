@@ -26,6 +26,7 @@ function consumerRouting(
     logger: pino({ level: 'silent' }),
     metrics: createCallbackSenderMetrics(new Registry()),
     groupId: 'unit',
+    session: { sessionTimeout: 10_000, heartbeatInterval: 1_000 },
     reads,
     maxWaitTimeInMs: 100,
     topics: { requests: 'callback-requests', outcomes: 'outcomes', deadLetters: 'dlq', retry: (tier) => `retry-${tier}`, tiers: 8 },

@@ -67,10 +67,16 @@ export function createWebhookRoutes(options: WebhookRoutesOptions): {
 
   const authenticate: RequestHandler = (req, res, next) => {
     res.locals.started = process.hrtime.bigint();
-    if (!options.partners.ready || !options.accept.ledger.ready) {
+    if (!options.partners.ready || !options.accept.ledger.loaded) {
       // Until partners and the request_id ledger are loaded, a valid key would look unknown
       // and a duplicate new: neither a 401 nor a 200 may be given yet.
       next(new InboundError(503, InboundErrorCodes.UNAVAILABLE, 'the service is starting; retry later', 2));
+      return;
+    }
+    if (!options.accept.ledger.ready) {
+      // Kafka does not answer the ledger's reads: a claim could not be confirmed, so say so now
+      // rather than after the write timeout.
+      next(new InboundError(503, InboundErrorCodes.UNAVAILABLE, 'Kafka is unavailable; retry later', 2));
       return;
     }
     const check = options.partners.checkApiKey(req.get('x-api-key'));

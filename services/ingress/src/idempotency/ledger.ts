@@ -1,16 +1,5 @@
 import { hash, randomUUID } from 'node:crypto';
-import {
-  CatchUpTracker,
-  describeError,
-  endOffsets,
-  offsetsAt,
-  sleep,
-  startConsumer,
-  type AvroCodec,
-  type Consumer,
-  type Kafka,
-  type Logger,
-} from '@hookstream/shared';
+import { TopicReader, describeError, type AvroCodec, type Kafka, type Logger } from '@hookstream/shared';
 
 /** A claim to process one (partner, request_id): the first live claim in log order wins. */
 export interface Claim {
@@ -72,11 +61,12 @@ export interface LedgerOptions {
   /** The response a completed request is answered with again (rebuilt from its record: the same bytes). */
   responseOf: (accepted: AcceptedWebhookRecord) => { status: number; body: string };
   logger: Logger;
-  owner: string;
   /** A claim not completed within this long may be taken over by a later claim. */
   claimTtlMs: number;
   /** How long a key is remembered. */
   retentionMs: number;
+  /** The ledger is current while both topics were fetched within this long. Default 2,000 ms. */
+  currentWithinMs?: number;
 }
 
 /** The logical ledger key of a request: partner ids are slugs without "/", so this splits unambiguously. */
@@ -90,8 +80,8 @@ export function ledgerPartition(key: string, partitions: number): number {
 }
 
 /**
- * The request_id ledger, materialised by every ingress replica (consumer groups of its own,
- * committing nothing) from two topics:
+ * The request_id ledger, materialised by every ingress replica (whole-topic readers without a
+ * consumer group, committing nothing: see TopicReader) from two topics:
  * - claims, on the compacted `ingress-idempotency` topic (Kafka key `C:<partner>/<request_id>`);
  * - completions, which are the accepted webhooks themselves on `partner-events`: a record there
  *   with a request_id completes that request, and its stored response is rebuilt from it.
@@ -124,24 +114,33 @@ export class IdempotencyLedger {
   private readonly entries = new Map<string, Entry>();
   private readonly claimWaiters = new Map<string, () => void>();
   private readonly completionWaiters = new Map<string, Set<() => void>>();
-  private consumers: Consumer[] = [];
-  /** Per partner-events partition, the last offset read (from END_BATCH_PROCESS). */
-  private readonly eventsReadUpTo = new Map<number, bigint>();
+  private readers: TopicReader[] = [];
   private sweeper: NodeJS.Timeout | undefined;
-  private loaded = false;
-  private partitionCount = 0;
+  private isLoaded = false;
+  private claims: TopicReader | undefined;
+  private events: TopicReader | undefined;
   private readonly logger: Logger;
 
   constructor(private readonly options: LedgerOptions) {
     this.logger = options.logger.child({ module: 'idempotency-ledger' });
   }
 
+  /**
+   * True once loaded and while both topics are being read (fetched within `currentWithinMs`):
+   * only then is a claim's answer known in time. While a broker is away this turns false at once.
+   */
   get ready(): boolean {
-    return this.loaded;
+    const within = this.options.currentWithinMs ?? 2_000;
+    return this.isLoaded && this.readers.every((reader) => reader.isCurrent(within));
+  }
+
+  /** True once both topics were read to their end at start. */
+  get loaded(): boolean {
+    return this.isLoaded;
   }
 
   get partitions(): number {
-    return this.partitionCount;
+    return this.claims?.partitionCount ?? 0;
   }
 
   get size(): number {
@@ -208,52 +207,23 @@ export class IdempotencyLedger {
 
   /** Reads claims and recent partner events to their end (ready), then keeps applying new records until `stop()`. */
   async start(): Promise<void> {
-    const { kafka, topic, partnerEventsTopic, retentionMs } = this.options;
-    const claims = await endOffsets(kafka, topic);
-    this.partitionCount = claims.partitions;
-    const events = await endOffsets(kafka, partnerEventsTopic);
-    const eventStarts = await offsetsAt(kafka, partnerEventsTopic, Date.now() - retentionMs);
-    const claimsTracker = new CatchUpTracker(claims.ends);
-    const eventsTracker = new CatchUpTracker(new Map([...events.ends].filter(([p, end]) => end >= (eventStarts.get(p) ?? 0n))));
-    const consume = (from: string, tracker: CatchUpTracker, apply: (value: Buffer) => Promise<void>, starts?: Map<number, bigint>) =>
-      startConsumer({
-        kafka,
-        logger: this.logger,
-        config: {
-          groupId: `hookstream-ingress-ledger-${this.options.owner}-${randomUUID()}`,
-          sessionTimeout: 30_000,
-          // A fetch returns as soon as one record arrives; this only bounds an idle long poll.
-          maxWaitTimeInMs: 100,
-        },
-        topics: [from],
-        fromBeginning: true,
-        beforeRun: (consumer) => {
-          tracker.attach(consumer);
-          if (from === partnerEventsTopic) {
-            consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) =>
-              this.eventsReadUpTo.set(payload.partition, BigInt(payload.lastOffset)),
-            );
-          }
-        },
-        afterRun: (consumer) => {
-          for (const [partition, offset] of starts ?? []) consumer.seek({ topic: from, partition, offset: offset.toString() });
-        },
-        run: {
-          autoCommit: false,
-          partitionsConsumedConcurrently: 16,
-          eachBatch: async ({ batch }) => {
-            for (const message of batch.messages) if (message.value) await apply(message.value);
-          },
-        },
-      });
-    this.consumers = await Promise.all([
-      consume(topic, claimsTracker, (value) => this.applyClaim(value)),
-      consume(partnerEventsTopic, eventsTracker, (value) => this.applyAccepted(value), eventStarts),
-    ]);
+    const { kafka, logger, topic, partnerEventsTopic, retentionMs } = this.options;
+    const each = (apply: (value: Buffer) => Promise<void>) => async (messages: Array<{ value: Buffer | null }>) => {
+      for (const message of messages) if (message.value) await apply(message.value);
+    };
+    this.claims = new TopicReader({ kafka, logger, topic, apply: each((value) => this.applyClaim(value)) });
+    this.events = new TopicReader({
+      kafka,
+      logger,
+      topic: partnerEventsTopic,
+      fromTimestamp: Date.now() - retentionMs,
+      apply: each((value) => this.applyAccepted(value)),
+    });
+    this.readers = [this.claims, this.events];
     this.sweeper = setInterval(() => this.sweep(), 60_000);
     this.sweeper.unref();
-    await Promise.all([claimsTracker.caughtUp, eventsTracker.caughtUp]);
-    this.loaded = true;
+    await Promise.all(this.readers.map((reader) => reader.start()));
+    this.isLoaded = true;
     this.logger.info({ keys: this.entries.size }, 'idempotency ledger loaded');
   }
 
@@ -262,19 +232,13 @@ export class IdempotencyLedger {
    * check above); rejects after `timeoutMs`.
    */
   async completionsCaughtUp(timeoutMs: number): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    const { ends } = await endOffsets(this.options.kafka, this.options.partnerEventsTopic);
-    for (const [partition, end] of ends) {
-      while ((this.eventsReadUpTo.get(partition) ?? -1n) < end) {
-        if (Date.now() > deadline) throw new Error('partner-events was not read up to its end in time');
-        await sleep(10);
-      }
-    }
+    if (!this.events) throw new Error('the ledger has not started');
+    await this.events.caughtUp(timeoutMs);
   }
 
   async stop(): Promise<void> {
     clearInterval(this.sweeper);
-    await Promise.all(this.consumers.map((consumer) => consumer.disconnect()));
+    await Promise.all(this.readers.map((reader) => reader.stop()));
   }
 
   private async decode<T>(value: Buffer, topic: string): Promise<T | undefined> {

@@ -7,7 +7,8 @@ import {
   recordSizeBound,
   startConsumer,
   type AvroCodec,
-  type Consumer,
+  type GroupMember,
+  type GroupSession,
   type EachBatchPayload,
   type Kafka,
   type KafkaMessage,
@@ -34,6 +35,7 @@ export interface PolicyStatusProcessorOptions {
   /** Real topic names. */
   topics: { policyStatus: string; callbackRequests: string; deadLetters: string };
   groupId: string;
+  session: GroupSession;
   /** How long an event for an unknown partner waits for partner-config to learn it. */
   unknownPartnerGraceMs: number;
   now?: () => number;
@@ -71,7 +73,7 @@ function byTopic(outputs: Output[]): Array<{ topic: string; messages: Message[] 
  * produce request, fail the transaction, and be read again for ever.
  */
 export class PolicyStatusProcessor {
-  private consumer: Consumer | undefined;
+  private member: GroupMember | undefined;
   private readonly transactions: PartitionTransactions;
   private readonly logger: Logger;
   private readonly now: () => number;
@@ -90,13 +92,13 @@ export class PolicyStatusProcessor {
     await this.options.partners.whenReady();
     const { callbackRequests, deadLetters } = this.options.topics;
     this.maxWriteBytes = await maxMessageBytesOf(this.options.kafka, [callbackRequests, deadLetters]);
-    this.consumer = await startConsumer({
+    this.member = await startConsumer({
       kafka: this.options.kafka,
       logger: this.logger,
       config: {
         groupId: this.options.groupId,
         readUncommitted: false,
-        sessionTimeout: 30_000,
+        ...this.options.session,
         // A fetch waits up to 10 ms for 16 KiB: under load each transaction then carries tens of
         // events instead of ~4 (measured: ~315 transactions/s at 1,000 events/s kept the local
         // broker at a full core); idle, an event waits at most 10 ms more.
@@ -114,8 +116,13 @@ export class PolicyStatusProcessor {
     });
   }
 
+  /** True while this replica is a member of its group with an assignment (false while it rejoins). */
+  get joined(): boolean {
+    return this.member?.joined ?? false;
+  }
+
   async stop(): Promise<void> {
-    await this.consumer?.disconnect();
+    await this.member?.consumer.disconnect();
     await this.transactions.disconnect();
   }
 
@@ -123,8 +130,12 @@ export class PolicyStatusProcessor {
     const { batch } = payload;
     if (batch.messages.length === 0 || !payload.isRunning() || payload.isStale()) return;
     const outputs: Output[] = [];
-    for (const message of batch.messages)
-      outputs.push(...(await this.writable(batch.partition, message, await this.process(batch.partition, message))));
+    const unknownPartners = new Set<string>();
+    for (const message of batch.messages) {
+      outputs.push(...(await this.writable(batch.partition, message, await this.process(batch.partition, message, unknownPartners))));
+      // A backlog's batch takes a while: stay in the group (sent only once the heartbeat interval has passed).
+      await payload.heartbeat();
+    }
     const last = batch.messages[batch.messages.length - 1]!.offset;
 
     const producer = await this.transactions.producerFor(batch.partition);
@@ -152,7 +163,7 @@ export class PolicyStatusProcessor {
   }
 
   /** The records one policy-status record turns into. */
-  private async process(partition: number, message: KafkaMessage): Promise<Output[]> {
+  private async process(partition: number, message: KafkaMessage, unknownPartners: Set<string>): Promise<Output[]> {
     const { metrics, topics } = this.options;
     let event: PolicyStatusEventValue;
     try {
@@ -162,7 +173,7 @@ export class PolicyStatusProcessor {
       if (!(error instanceof AvroInvalidError)) throw error; // the registry is down: retry the batch
       return [await this.deadLetter(partition, message, 'DECODE_ERROR', error.message)];
     }
-    const partner = await this.partnerOf(event.partner_id);
+    const partner = await this.partnerOf(event.partner_id, unknownPartners);
     const plan: CallbackPlan = planCallbacks(event, partner, this.now());
     switch (plan.kind) {
       case 'no-target':
@@ -204,10 +215,16 @@ export class PolicyStatusProcessor {
     return [await this.deadLetter(partition, message, 'RECORD_TOO_LARGE', reason)];
   }
 
-  /** The partner, waiting a little for one onboarded just before its first event. */
-  private async partnerOf(partnerId: string) {
+  /**
+   * The partner, waiting a little for one onboarded just before its first event; once per batch
+   * (`unknown`), so a batch of events for a partner that does not exist waits once, not per event.
+   */
+  private async partnerOf(partnerId: string, unknown: Set<string>) {
     const { partners, unknownPartnerGraceMs } = this.options;
-    return partners.get(partnerId) ?? (await partners.waitFor(partnerId, unknownPartnerGraceMs));
+    const partner =
+      partners.get(partnerId) ?? (unknown.has(partnerId) ? undefined : await partners.waitFor(partnerId, unknownPartnerGraceMs));
+    if (!partner) unknown.add(partnerId);
+    return partner;
   }
 
   private async deadLetter(
