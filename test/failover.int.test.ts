@@ -1,0 +1,130 @@
+import { sleep } from '@hookstream/shared';
+import { testInfrastructure, testKafka, uniqueName, waitFor } from './helpers/infrastructure';
+import { TestPartners, ensureTopics } from './helpers/ingress';
+import {
+  CALLBACK_SENDER_ENTRY,
+  POLICY_CONSUMER_ENTRY,
+  PolicyEvents,
+  policyEvent,
+  startReceiver,
+  startService,
+  type Receiver,
+  type RunningService,
+} from './helpers/outbound';
+
+/**
+ * Failover of the consumer groups: when a member dies (SIGKILL, no goodbye), its partitions are
+ * served again by another member, or by its restarted self, within the bound below. The bound
+ * follows from the settings: the group waits out the dead member's session (KAFKA_SESSION_TIMEOUT_MS,
+ * 10 s), the survivors rejoin at their next heartbeat (1 s), and a process start takes a few seconds.
+ */
+const FAILOVER_BOUND_MS = 15_000;
+const kafka = testKafka();
+const started: RunningService[] = [];
+let partners: TestPartners;
+let events: PolicyEvents;
+let receiver: Receiver;
+
+async function service(entry: string, prefix: string): Promise<RunningService> {
+  const running = await startService(entry, prefix, { SSRF_ALLOW: '127.0.0.0/8' });
+  started.push(running);
+  return running;
+}
+
+/** Publishes one event every 50 ms until stopped; records when each policy number was published. */
+function publishSteadily(partnerId: string) {
+  const publishedAt = new Map<string, number>();
+  let running = true;
+  const done = (async () => {
+    while (running) {
+      const event = policyEvent(partnerId);
+      await events.publish([event]);
+      publishedAt.set(event.policy.policy_number as string, Date.now());
+      await sleep(50);
+    }
+  })();
+  return {
+    publishedAt,
+    stop: async () => {
+      running = false;
+      await done;
+    },
+  };
+}
+
+/** For every event published after `from`: its delay to the partner; fails when one is missing. */
+async function deliveryDelays(publishedAt: Map<string, number>, from: number): Promise<number[]> {
+  const wanted = [...publishedAt].filter(([, at]) => at >= from);
+  const deliveredAt = () => new Map(receiver.requests.map((r) => [String((r.body as { policy_number?: unknown }).policy_number), r.at]));
+  await waitFor(
+    () => wanted.every(([policy]) => deliveredAt().has(policy)),
+    'every event published after the kill to be delivered',
+    60_000,
+  );
+  const delivered = deliveredAt();
+  return wanted.map(([policy, at]) => delivered.get(policy)! - at);
+}
+
+beforeAll(async () => {
+  receiver = await startReceiver();
+}, 30_000);
+
+afterAll(async () => {
+  await Promise.all(started.map((s) => s.stop('SIGKILL')));
+  await receiver?.close();
+  await partners?.close();
+  await events?.close();
+});
+
+async function setUp(name: string): Promise<{ prefix: string; partnerId: string }> {
+  const prefix = `${uniqueName(name)}.`;
+  await ensureTopics(prefix);
+  await partners?.close();
+  await events?.close();
+  partners = new TestPartners(kafka, prefix, testInfrastructure().registryUrl);
+  events = new PolicyEvents(kafka, prefix);
+  const partnerId = `${name}-partner`;
+  await partners.create(partnerId, {
+    callback_endpoints: [{ endpoint_id: 'primary', url: `${receiver.url}/cb` }],
+    outbound_auth: { method: 'API_KEY', api_key: 'k' },
+  });
+  return { prefix, partnerId };
+}
+
+test('when one of two members of each group is killed, then every event published after the kill is delivered within the bound', async () => {
+  const { prefix, partnerId } = await setUp('failover');
+  const [consumerA, , senderA] = [
+    await service(POLICY_CONSUMER_ENTRY, prefix),
+    await service(POLICY_CONSUMER_ENTRY, prefix),
+    await service(CALLBACK_SENDER_ENTRY, prefix),
+    await service(CALLBACK_SENDER_ENTRY, prefix),
+  ];
+  const load = publishSteadily(partnerId);
+  await waitFor(() => receiver.requests.length >= 40, 'deliveries before the kill', 30_000);
+  const killedAt = Date.now();
+  await Promise.all([consumerA!.stop('SIGKILL'), senderA!.stop('SIGKILL')]);
+  await sleep(FAILOVER_BOUND_MS + 3_000);
+  await load.stop();
+  const delays = await deliveryDelays(load.publishedAt, killedAt);
+  const worst = Math.max(...delays);
+  console.log(`failover, 2 members per group, one of each killed: ${delays.length} events after the kill, worst delay ${worst} ms`);
+  expect(delays.length).toBeGreaterThan(100);
+  expect(worst).toBeLessThan(FAILOVER_BOUND_MS);
+}, 180_000);
+
+test('when the only sender is killed and started again at once, then it does not wait out its old session: deliveries resume within the bound', async () => {
+  const { prefix, partnerId } = await setUp('restart');
+  await service(POLICY_CONSUMER_ENTRY, prefix);
+  const first = await service(CALLBACK_SENDER_ENTRY, prefix);
+  const load = publishSteadily(partnerId);
+  await waitFor(() => receiver.requests.length >= 20, 'deliveries before the kill', 30_000);
+  const killedAt = Date.now();
+  await first.stop('SIGKILL');
+  await service(CALLBACK_SENDER_ENTRY, prefix);
+  await sleep(FAILOVER_BOUND_MS + 3_000);
+  await load.stop();
+  const delays = await deliveryDelays(load.publishedAt, killedAt);
+  const worst = Math.max(...delays);
+  console.log(`sender SIGKILL and restart: ${delays.length} events after the kill, worst delay ${worst} ms`);
+  expect(worst).toBeLessThan(FAILOVER_BOUND_MS);
+}, 180_000);
