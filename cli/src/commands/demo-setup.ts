@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { addApiKey, createPartner, revokeApiKey, updatePartner } from '@hookstream/shared';
-import { withPartners } from './partners';
+import { withPartners } from './partner-session';
 
 export const DEMO_PARTNER_ID = 'demo-partner';
 

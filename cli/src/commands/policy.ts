@@ -19,9 +19,7 @@ import {
 } from '@hookstream/shared';
 import { printJson, printLine } from '../output';
 import { environmentWithStackEnv } from '../paths';
-
-/** The operator's input is refused: exit 2, nothing published. */
-class InputRefused extends Error {}
+import { InputRefused } from '../refusals';
 
 const EXAMPLE = `
 The event is a policy-status event: event_id (optional, a UUID is generated), partner_id,
