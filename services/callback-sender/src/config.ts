@@ -36,8 +36,21 @@ export const configSchema = serviceSchemaWithPort(8092)
     UNKNOWN_PARTNER_GRACE_MS: z.coerce.number().int().min(0).default(5_000),
     /** Deliveries in flight per partner in this process; more wait their turn. Default 64 (16 capped one busy partner at ~4,300/s in bench/outbound-send). */
     SENDER_PARTNER_CONCURRENCY: positiveInt.max(1024).default(64),
-    /** Failed attempts in a row that open a partner's circuit (its deliveries then wait in the retry tiers without attempts). Default 5. */
+    /**
+     * A partner's circuit opens (its deliveries then wait in the retry tiers without attempts) when,
+     * within BREAKER_WINDOW_MS, at least BREAKER_FAILURE_THRESHOLD attempts failed and they are at
+     * least BREAKER_FAILURE_RATE of the attempts counted. Failures are timeouts, refused or reset
+     * connections, error answers slower than BREAKER_SLOW_ANSWER_MS, and error answers to a retry;
+     * a quick error answer to an event's first attempt is not counted (a flaky partner that takes the
+     * retry keeps its circuit closed). Default 5.
+     */
     BREAKER_FAILURE_THRESHOLD: positiveInt.default(5),
+    /** Least share of failures among the attempts counted in the window that opens a circuit, in (0, 1]. Default 0.5. */
+    BREAKER_FAILURE_RATE: z.coerce.number().gt(0, 'must be more than 0').max(1, 'must be at most 1').default(0.5),
+    /** How far back a circuit counts attempts, in ms. Default 10000 (the default endpoint timeout: a partner that stops answering opens within about one timeout). */
+    BREAKER_WINDOW_MS: positiveInt.default(10_000),
+    /** An error answer at least this slow counts as a failure even to a first attempt (it held a slot like a timeout), in ms. Default 5000. */
+    BREAKER_SLOW_ANSWER_MS: positiveInt.default(5_000),
     /** How long an open circuit waits before one probe attempt, in ms. Default 30000. */
     BREAKER_OPEN_MS: positiveInt.default(30_000),
     /**

@@ -55,7 +55,13 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
   runtime.shutdown.onStop('http client', () => http.close());
   const signers = new PartnerSigners(new SecretBox(config.HOOKSTREAM_SECRETS_KEYS), http.dispatcher, partners);
   const breakers = new PartnerBreakers(
-    { failureThreshold: config.BREAKER_FAILURE_THRESHOLD, openMs: config.BREAKER_OPEN_MS },
+    {
+      failureThreshold: config.BREAKER_FAILURE_THRESHOLD,
+      failureRate: config.BREAKER_FAILURE_RATE,
+      windowMs: config.BREAKER_WINDOW_MS,
+      openMs: config.BREAKER_OPEN_MS,
+      slowAnswerMs: config.BREAKER_SLOW_ANSWER_MS,
+    },
     (partner, state) => metrics.breakerState.set({ partner }, BREAKER_GAUGE[state]),
   );
   const limiter = new PartnerLimiter({ perPartner: config.SENDER_PARTNER_CONCURRENCY });

@@ -22,6 +22,16 @@ describe('callback-sender configuration', () => {
     const config = loadConfig(configSchema, required);
     expect(config.CALLBACK_RETRY_DELAYS_MS.reduce((a, b) => a + b, 0)).toBe(38_555_000);
     expect(config.BREAKER_OPEN_MS).toBe(30_000);
+    expect([
+      config.BREAKER_FAILURE_THRESHOLD,
+      config.BREAKER_FAILURE_RATE,
+      config.BREAKER_WINDOW_MS,
+      config.BREAKER_SLOW_ANSWER_MS,
+    ]).toEqual([5, 0.5, 10_000, 5_000]);
+  });
+
+  test.each(['0', '1.5', 'half'])('a BREAKER_FAILURE_RATE of %s is refused', (rate) => {
+    expect(problemsOf({ ...required, BREAKER_FAILURE_RATE: rate }).map((p) => p.variable)).toEqual(['BREAKER_FAILURE_RATE']);
   });
 
   test('a retry schedule no longer than one open period is refused, naming both settings', () => {

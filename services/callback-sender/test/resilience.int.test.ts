@@ -57,12 +57,23 @@ async function sender(): Promise<RunningService> {
   return started;
 }
 
-test('when one partner black-holes its callbacks, then the other partner is delivered at pace while the black-holed partner’s circuit opens', async () => {
+/** A loopback port nothing listens on: connections to it are refused. */
+async function refusingUrl(): Promise<string> {
+  const closed = await startReceiver();
+  await closed.close();
+  return `${closed.url}/cb`;
+}
+
+test('when one partner black-holes its callbacks and another refuses connections, then a third is delivered at pace while the failing partners’ circuits open', async () => {
   const running = await sender();
   const hole = await receiver(() => 'hang');
   const healthy = await receiver(() => 200);
   await partners.create('black-hole', {
     callback_endpoints: [{ url: `${hole.url}/cb`, timeout_ms: 1000 }],
+    outbound_auth: { method: 'API_KEY', api_key: 'k' },
+  });
+  await partners.create('refusing', {
+    callback_endpoints: [{ url: await refusingUrl(), timeout_ms: 1000 }],
     outbound_auth: { method: 'API_KEY', api_key: 'k' },
   });
   await partners.create('healthy', {
@@ -72,7 +83,7 @@ test('when one partner black-holes its callbacks, then the other partner is deli
 
   const published = new Map<string, number>();
   for (let round = 0; round < 20; round++) {
-    const batch = [policyEvent('black-hole'), ...Array.from({ length: 5 }, () => policyEvent('healthy'))];
+    const batch = [policyEvent('black-hole'), policyEvent('refusing'), ...Array.from({ length: 5 }, () => policyEvent('healthy'))];
     for (const e of batch) if (e.partner_id === 'healthy') published.set(e.policy.policy_number, Date.now());
     await events.publish(batch);
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -88,6 +99,11 @@ test('when one partner black-holes its callbacks, then the other partner is deli
   expect(metrics).toMatch(/hookstream_callback_attempts_total\{[^}]*partner="black-hole"[^}]*outcome="skipped_circuit_open"[^}]*\} \d+/);
   // Open means no attempts: far fewer reached the black hole than were due.
   expect(hole.requests.length).toBeLessThan(20);
+  // Refused connections are failures too (they are quick, but the partner is down): its circuit opens as well.
+  expect(metrics).toMatch(/hookstream_callback_circuit_state\{[^}]*partner="refusing"[^}]*\} 2/);
+  expect(metrics).toMatch(/hookstream_callback_attempts_total\{[^}]*partner="refusing"[^}]*outcome="skipped_circuit_open"[^}]*\} \d+/);
+  const refusedAttempts = /hookstream_callback_attempts_total\{[^}]*partner="refusing"[^}]*outcome="failed"[^}]*\} (\d+)/.exec(metrics);
+  expect(Number(refusedAttempts?.[1])).toBeLessThan(20);
   // Its records are not rewritten for ever: once one has waited the whole retry schedule (8 × 500 ms here), it is dead-lettered.
   const dead = await readTopicUntil<{ partner_id: string }>(`${prefix}callback-dlq`, (records) =>
     records.some((r) => r.value.partner_id === 'black-hole' && r.headers?.['kafka_dlt-exception-fqcn']?.toString() === 'CIRCUIT_OPEN'),

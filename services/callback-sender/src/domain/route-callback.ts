@@ -56,11 +56,11 @@ export async function routeCallback(request: CallbackRequest, history: RetryHist
     case 'circuit-open':
       return skipped();
     case 'delivered':
-      breaker.recordSuccess();
+      breaker.recordAttempt(outcome, attempt);
       return { kind: 'delivered', attempt, httpStatus: outcome.httpStatus, latencyMs: outcome.latencyMs };
     case 'undeliverable':
       // A configuration problem, not the partner's health: the breaker learns nothing from it.
-      breaker.recordSuccess();
+      breaker.recordAttempt(outcome, attempt);
       return {
         kind: 'dead-letter',
         attempts: attempt,
@@ -70,7 +70,8 @@ export async function routeCallback(request: CallbackRequest, history: RetryHist
         latencyMs: null,
       };
     case 'failed': {
-      breaker.recordFailure();
+      // Counted as a failure or not by what it was (isolation/attempt-verdict): a quick error answer to a first attempt is not.
+      breaker.recordAttempt(outcome, attempt);
       const lastError = outcome.httpStatus !== null ? `HTTP ${outcome.httpStatus}` : `${outcome.errorClass}: ${outcome.detail}`;
       // A partner's Retry-After is a lower bound: the retry goes to the first tier whose delay covers it.
       const asked = outcome.retryAfterMs === undefined ? 0 : Math.min(outcome.retryAfterMs, deps.maxRetryAfterMs);

@@ -1,47 +1,71 @@
+import { attemptVerdict, type AttemptVerdict, type JudgedAttempt } from './attempt-verdict';
+import { FailureWindow } from './failure-window';
+
 export type BreakerState = 'closed' | 'open' | 'half_open';
 
 export interface CircuitBreakerOptions {
-  /** Failures in a row that open the circuit. Default 5. */
+  /** Fewest failures within windowMs that open the circuit. Default 5. */
   failureThreshold?: number;
+  /** Least share of failures among the attempts counted within windowMs that opens it, in (0, 1]. Default 0.5. */
+  failureRate?: number;
+  /** How far back attempts count, ms. Default 10000. */
+  windowMs?: number;
   /** How long it stays open before one probe is let through, ms. Default 30000. */
   openMs?: number;
+  /** An error answer this slow counts as a failure even to a first attempt (attempt-verdict), ms. Default 5000. */
+  slowAnswerMs?: number;
   /** Clock in epoch milliseconds. Default: Date.now. */
   now?: () => number;
 }
 
-interface ResolvedBreakerOptions {
-  failureThreshold: number;
-  openMs: number;
-  now: () => number;
-}
+type ResolvedBreakerOptions = Required<CircuitBreakerOptions>;
 
 function resolveOptions(options: CircuitBreakerOptions): ResolvedBreakerOptions {
-  const resolved = { failureThreshold: options.failureThreshold ?? 5, openMs: options.openMs ?? 30_000, now: options.now ?? Date.now };
+  const resolved = {
+    failureThreshold: options.failureThreshold ?? 5,
+    failureRate: options.failureRate ?? 0.5,
+    windowMs: options.windowMs ?? 10_000,
+    openMs: options.openMs ?? 30_000,
+    slowAnswerMs: options.slowAnswerMs ?? 5_000,
+    now: options.now ?? Date.now,
+  };
   if (!Number.isInteger(resolved.failureThreshold) || resolved.failureThreshold < 1) {
     throw new RangeError(`failureThreshold must be a whole number of at least 1, got ${resolved.failureThreshold}`);
   }
-  if (!Number.isFinite(resolved.openMs) || resolved.openMs < 0) {
-    throw new RangeError(`openMs must be a number of milliseconds of at least 0, got ${resolved.openMs}`);
+  if (!(resolved.failureRate > 0 && resolved.failureRate <= 1)) {
+    throw new RangeError(`failureRate must be more than 0 and at most 1, got ${resolved.failureRate}`);
+  }
+  for (const name of ['windowMs', 'openMs', 'slowAnswerMs'] as const) {
+    const value = resolved[name];
+    if (!Number.isFinite(value) || value < (name === 'windowMs' ? 1 : 0)) {
+      throw new RangeError(`${name} must be a number of milliseconds of at least ${name === 'windowMs' ? 1 : 0}, got ${value}`);
+    }
   }
   return resolved;
 }
 
 /**
- * One partner's circuit: after failureThreshold failures in a row no attempts are made for openMs,
- * then a single probe decides whether the partner is back (success closes the circuit) or not
- * (failure opens it for another openMs). Pure logic: callers report each attempt's outcome.
+ * One partner's circuit. It opens when, within the last windowMs, at least failureThreshold
+ * attempts failed and they are at least failureRate of the attempts counted; then no attempts
+ * are made for openMs, and a single probe decides whether the partner is back (success closes the
+ * circuit) or not (failure opens it for another openMs). What counts as a failure is
+ * attempt-verdict's: timeouts, refused connections and slow answers always, an error answered
+ * quickly only to a retry; so a partner that refuses each event once and takes its retry is
+ * never cut off, while one that hangs or refuses connections is within a few attempts.
+ * Pure logic: callers report each attempt's outcome.
  */
 export class CircuitBreaker {
   readonly #options: ResolvedBreakerOptions;
   readonly #onStateChange: (state: BreakerState) => void;
+  readonly #window: FailureWindow;
   #state: BreakerState = 'closed';
-  #failuresInRow = 0;
   /** While open: when the probe may go. While half_open: when the probe is presumed lost. */
   #until = 0;
 
   constructor(options: CircuitBreakerOptions = {}, onStateChange: (state: BreakerState) => void = () => undefined) {
     this.#options = resolveOptions(options);
     this.#onStateChange = onStateChange;
+    this.#window = new FailureWindow(this.#options.windowMs);
   }
 
   /** The state as last changed; an open circuit whose openMs has passed stays 'open' until tryAcquire lets the probe go. */
@@ -64,21 +88,42 @@ export class CircuitBreaker {
     return true;
   }
 
-  /** An attempt succeeded: the circuit closes and the failure count starts again. */
-  recordSuccess(): void {
-    this.#failuresInRow = 0;
-    // A success reported while open comes from an attempt begun before the circuit opened: the probe decides.
-    if (this.#state === 'half_open') this.#transition('closed');
+  /** Reports an attempt (number `attempt`, 1 = the event's first) by what it came to: see attempt-verdict. */
+  recordAttempt(outcome: JudgedAttempt, attempt: number): AttemptVerdict {
+    const verdict = attemptVerdict(outcome, attempt, this.#options.slowAnswerMs);
+    if (verdict === 'success') this.recordSuccess();
+    else if (verdict === 'failure') this.recordFailure();
+    else this.recordInconclusive();
+    return verdict;
   }
 
-  /** An attempt failed: counts towards the threshold; the probe failing re-opens the circuit for a new openMs. */
+  /** An attempt succeeded: counts against the failures; the probe succeeding closes the circuit. */
+  recordSuccess(): void {
+    // A report while open comes from an attempt begun before the circuit opened: the probe decides.
+    if (this.#state === 'open') return;
+    if (this.#state === 'half_open') return this.#transition('closed');
+    this.#window.add(this.#options.now(), false);
+  }
+
+  /** An attempt failed: may open the circuit (see the class); the probe failing re-opens it for a new openMs. */
   recordFailure(): void {
     if (this.#state === 'open') return; // a late report from before the circuit opened: the window stands
-    this.#failuresInRow += 1;
-    if (this.#state === 'half_open' || this.#failuresInRow >= this.#options.failureThreshold) {
-      this.#until = this.#options.now() + this.#options.openMs;
-      this.#transition('open');
+    const now = this.#options.now();
+    if (this.#state === 'closed') {
+      this.#window.add(now, true);
+      const { successes, failures } = this.#window.counts(now);
+      if (failures < this.#options.failureThreshold || failures < this.#options.failureRate * (successes + failures)) return;
     }
+    this.#until = now + this.#options.openMs;
+    this.#transition('open');
+  }
+
+  /**
+   * An attempt that says nothing of the partner's health: nothing is counted. A probe that came to
+   * this decided nothing either, so the next record may probe at once (one attempt at a time).
+   */
+  recordInconclusive(): void {
+    if (this.#state === 'half_open') this.#until = this.#options.now();
   }
 
   /**
@@ -90,7 +135,8 @@ export class CircuitBreaker {
   }
 
   #transition(state: BreakerState): void {
-    if (state === 'closed') this.#failuresInRow = 0;
+    // Whether it opens or closes, what came before is decided: a closed circuit counts afresh.
+    if (state !== 'half_open') this.#window.clear();
     if (state === this.#state) return;
     this.#state = state;
     this.#onStateChange(state);

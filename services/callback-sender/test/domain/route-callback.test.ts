@@ -152,6 +152,33 @@ describe('routeCallback', () => {
     });
   });
 
+  test("a quick error answer to a first attempt does not count towards the partner's circuit; to a retry, or a timeout, it does", async () => {
+    const quickFirst = deps(failed());
+    for (let i = 0; i < 10; i++) await routeCallback(request, after(0), quickFirst.d);
+    expect(quickFirst.breaker.state).toBe('closed');
+    expect(quickFirst.attempts).toHaveLength(10);
+
+    const retries = deps(failed());
+    for (let i = 0; i < 2; i++) await routeCallback(request, after(1), retries.d);
+    expect(retries.breaker.state).toBe('open');
+
+    const timeouts = deps(failed({ httpStatus: null, errorClass: 'TIMEOUT', detail: 'TimeoutError', latencyMs: 1_000 }));
+    for (let i = 0; i < 2; i++) await routeCallback(request, after(0), timeouts.d);
+    expect(timeouts.breaker.state).toBe('open');
+  });
+
+  test('an undeliverable record says nothing of the partner: a probe that comes to it neither closes nor re-opens the circuit', async () => {
+    let now = 1_000;
+    const probing = new CircuitBreaker({ failureThreshold: 1, openMs: 10_000, now: () => now });
+    const { d, attempts } = deps({ kind: 'undeliverable', errorClass: 'UNKNOWN_ENDPOINT', detail: 'gone' }, { breaker: () => probing });
+    probing.recordFailure();
+    now += 10_000;
+    expect(await routeCallback(request, after(0), d)).toMatchObject({ kind: 'dead-letter', errorClass: 'UNKNOWN_ENDPOINT' });
+    expect(attempts).toEqual([1]); // it was the probe
+    expect(probing.state).toBe('half_open');
+    expect(probing.tryAcquire()).toBe(true); // the next record probes at once
+  });
+
   test('when the circuit opened while the record waited for its slot, then it goes back to its tier unattempted', async () => {
     const { d } = deps({ kind: 'circuit-open' });
     expect(await routeCallback(request, after(2), d)).toMatchObject({

@@ -1,4 +1,4 @@
-import { CircuitBreaker, PartnerBreakers, type BreakerState } from '../../src/isolation/circuit-breaker';
+import { CircuitBreaker, PartnerBreakers, type BreakerState, type CircuitBreakerOptions } from '../../src/isolation/circuit-breaker';
 
 /** A clock the test moves by hand. */
 function manualClock(start = 1_000_000) {
@@ -6,7 +6,7 @@ function manualClock(start = 1_000_000) {
   return clock;
 }
 
-function breakerWith(options: { failureThreshold?: number; openMs?: number } = {}) {
+function breakerWith(options: Omit<CircuitBreakerOptions, 'now'> = {}) {
   const clock = manualClock();
   const changes: BreakerState[] = [];
   const breaker = new CircuitBreaker({ failureThreshold: 3, openMs: 10_000, ...options, now: clock.read }, (state) => changes.push(state));
@@ -32,12 +32,42 @@ describe('CircuitBreaker', () => {
     expect(changes).toEqual([]);
   });
 
-  it('when a success comes between failures, then the count starts again', () => {
+  it('when successes outnumber the failures in the window, then it stays closed past the threshold', () => {
     const { breaker } = breakerWith();
     fail(breaker, 2);
-    breaker.recordSuccess();
+    for (let i = 0; i < 4; i++) breaker.recordSuccess();
+    fail(breaker, 1); // 3 failures of 7: below half
+    expect(breaker.state).toBe('closed');
+    fail(breaker, 1); // 4 of 8: half
+    expect(breaker.state).toBe('open');
+  });
+
+  it('when failures have left the window, then they no longer count', () => {
+    const { breaker, clock } = breakerWith({ windowMs: 10_000 });
+    fail(breaker, 2);
+    clock.advance(10_000);
     fail(breaker, 2);
     expect(breaker.state).toBe('closed');
+    fail(breaker, 1);
+    expect(breaker.state).toBe('open');
+  });
+
+  it('when failures make less than failureRate of the attempts counted, then it stays closed', () => {
+    const { breaker } = breakerWith({ failureRate: 0.8 });
+    for (let i = 0; i < 3; i++) breaker.recordSuccess();
+    fail(breaker, 11); // 11 of 14: 79 %
+    expect(breaker.state).toBe('closed');
+    fail(breaker, 1);
+    expect(breaker.state).toBe('open');
+  });
+
+  it('when attempts are inconclusive, then they count neither way', () => {
+    const { breaker } = breakerWith();
+    fail(breaker, 2);
+    for (let i = 0; i < 100; i++) breaker.recordInconclusive();
+    expect(breaker.state).toBe('closed');
+    fail(breaker, 1);
+    expect(breaker.state).toBe('open');
   });
 
   it('when failures in a row reach the threshold, then it opens and refuses attempts until openMs has passed', () => {
@@ -99,6 +129,21 @@ describe('CircuitBreaker', () => {
     expect(breaker.tryAcquire()).toBe(true);
   });
 
+  it('when the probe is inconclusive, then it stays half open and the next record probes at once', () => {
+    const { breaker, clock, changes } = breakerWith();
+    fail(breaker, 3);
+    clock.advance(10_000);
+    expect(breaker.tryAcquire()).toBe(true);
+
+    breaker.recordInconclusive();
+
+    expect(breaker.state).toBe('half_open');
+    expect([breaker.tryAcquire(), breaker.tryAcquire()]).toEqual([true, false]);
+    breaker.recordSuccess();
+    expect(breaker.state).toBe('closed');
+    expect(changes).toEqual(['open', 'half_open', 'closed']);
+  });
+
   it('when the probe never reports, then another probe is let through after openMs', () => {
     const { breaker, clock } = breakerWith();
     fail(breaker, 3);
@@ -126,6 +171,24 @@ describe('CircuitBreaker', () => {
     expect(breaker.retryAt).toBe(retryAt);
   });
 
+  it('when attempts are reported by outcome, then a flaky partner (error to each first attempt, 200 to its retry) keeps it closed', () => {
+    const { breaker, changes } = breakerWith();
+    for (let event = 0; event < 50; event++) {
+      expect(breaker.recordAttempt({ kind: 'failed', httpStatus: 500, latencyMs: 3 }, 1)).toBe('inconclusive');
+    }
+    for (let event = 0; event < 50; event++) expect(breaker.recordAttempt({ kind: 'delivered' }, 2)).toBe('success');
+    expect(changes).toEqual([]);
+  });
+
+  it('when attempts are reported by outcome, then timeouts open it, as do error answers to retries', () => {
+    const timedOut = breakerWith();
+    for (let i = 0; i < 3; i++) timedOut.breaker.recordAttempt({ kind: 'failed', httpStatus: null, latencyMs: 1_000 }, 1);
+    expect(timedOut.breaker.state).toBe('open');
+    const refusingRetries = breakerWith();
+    for (let i = 0; i < 3; i++) refusingRetries.breaker.recordAttempt({ kind: 'failed', httpStatus: 503, latencyMs: 2 }, 2);
+    expect(refusingRetries.breaker.state).toBe('open');
+  });
+
   it('when its state changes, then onStateChange hears each transition once', () => {
     const { breaker, clock, changes } = breakerWith();
     fail(breaker, 4); // the fourth failure finds it open already
@@ -140,13 +203,20 @@ describe('CircuitBreaker', () => {
     expect(changes).toEqual(['open', 'half_open', 'open', 'half_open', 'closed']);
   });
 
-  it.each([{ failureThreshold: 0 }, { failureThreshold: 1.5 }, { openMs: -1 }, { openMs: Number.NaN }])(
-    'when the options are %j, then construction throws',
-    (options) => {
-      expect(() => new CircuitBreaker(options)).toThrow(RangeError);
-      expect(() => new PartnerBreakers(options)).toThrow(RangeError);
-    },
-  );
+  it.each([
+    { failureThreshold: 0 },
+    { failureThreshold: 1.5 },
+    { openMs: -1 },
+    { openMs: Number.NaN },
+    { failureRate: 0 },
+    { failureRate: 1.5 },
+    { failureRate: Number.NaN },
+    { windowMs: 0 },
+    { slowAnswerMs: -1 },
+  ])('when the options are %j, then construction throws', (options) => {
+    expect(() => new CircuitBreaker(options)).toThrow(RangeError);
+    expect(() => new PartnerBreakers(options)).toThrow(RangeError);
+  });
 });
 
 describe('PartnerBreakers', () => {

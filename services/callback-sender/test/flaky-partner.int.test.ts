@@ -1,0 +1,107 @@
+import { testInfrastructure, testKafka, uniqueName, waitFor } from '../../../test/helpers/infrastructure';
+import { TestPartners, ensureTopics } from '../../../test/helpers/ingress';
+import {
+  CALLBACK_SENDER_ENTRY,
+  POLICY_CONSUMER_ENTRY,
+  PolicyEvents,
+  policyEvent,
+  readTopicUntil,
+  startReceiver,
+  startService,
+  type Receiver,
+  type RunningService,
+} from '../../../test/helpers/outbound';
+
+/**
+ * A flaky partner is not a dead one (issue 16, item 5): a partner that answers 500 to the first
+ * attempt of each event and 200 to its retry gets every event delivered on its first retry, its
+ * circuit never opening, at 50 events/s. The breaker is stricter than the default (3 failures
+ * open it), as in the black-hole test (resilience.int.test.ts), which shows it still isolates a
+ * partner that hangs or refuses connections.
+ */
+const prefix = `${uniqueName('flaky')}.`;
+const kafka = testKafka();
+const FIRST_RETRY_MS = 1000;
+const OPEN_MS = 5000;
+const env = {
+  CALLBACK_RETRY_DELAYS_MS: [FIRST_RETRY_MS, 1000, 1000, 1000, 1000, 1000, 1000, 1000].join(','),
+  SSRF_ALLOW: '127.0.0.0/8',
+  BREAKER_FAILURE_THRESHOLD: '3',
+  BREAKER_OPEN_MS: String(OPEN_MS),
+};
+const RATE = 50;
+const SECONDS = 8;
+let partners: TestPartners;
+let events: PolicyEvents;
+let services: RunningService[] = [];
+let receiver: Receiver | undefined;
+
+beforeAll(async () => {
+  await ensureTopics(prefix);
+  partners = new TestPartners(kafka, prefix, testInfrastructure().registryUrl);
+  events = new PolicyEvents(kafka, prefix);
+  services = await Promise.all([startService(POLICY_CONSUMER_ENTRY, prefix, env), startService(CALLBACK_SENDER_ENTRY, prefix, env)]);
+}, 120_000);
+
+afterAll(async () => {
+  await Promise.all(services.map((s) => s.stop()));
+  await receiver?.close();
+  await partners?.close();
+  await events?.close();
+});
+
+type Outcome = { partner_id: string; delivery_id: string; outcome: string; attempt: number; http_status: number | null };
+
+test('when a partner answers 500 to the first attempt of each event and 200 to its retry, then every event is delivered on its first retry, none skipped', async () => {
+  // Like the probe in the issue: the partner tells a first delivery from a repeat by the event id.
+  const seen = new Set<string>();
+  receiver = await startReceiver((request) => {
+    const eventId = String(request.headers['x-hookstream-event-id']);
+    if (seen.has(eventId)) return 200;
+    seen.add(eventId);
+    return 500;
+  });
+  await partners.create('flaky', {
+    callback_endpoints: [{ url: `${receiver.url}/cb`, timeout_ms: 2000 }],
+    outbound_auth: { method: 'API_KEY', api_key: 'k' },
+  });
+
+  const count = RATE * SECONDS;
+  for (let second = 0; second < SECONDS; second++) {
+    const started = Date.now();
+    await events.publish(Array.from({ length: RATE }, () => policyEvent('flaky')));
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, 1000 - (Date.now() - started))));
+  }
+  await waitFor(() => receiver!.requests.length >= 2 * count, 'a first attempt and a retry of every event', 45_000);
+
+  const outcomes = (
+    await readTopicUntil<Outcome>(
+      `${prefix}callback-outcomes`,
+      (records) => records.filter((r) => r.value.partner_id === 'flaky' && r.value.outcome === 'DELIVERED').length >= count,
+      30_000,
+    )
+  ).map((r) => r.value);
+  const delivered = outcomes.filter((o) => o.outcome === 'DELIVERED');
+  expect(new Set(delivered.map((o) => o.delivery_id)).size).toBe(count);
+  expect(delivered.every((o) => o.attempt === 2)).toBe(true);
+  const failed = outcomes.filter((o) => o.outcome === 'FAILED_ATTEMPT');
+  expect(failed.every((o) => o.attempt === 1 && o.http_status === 500)).toBe(true);
+  expect(outcomes.filter((o) => o.outcome === 'SKIPPED_CIRCUIT_OPEN')).toEqual([]);
+
+  // Each event was sent twice, attempt 1 then 2, the retry after the first tier's delay: a record
+  // skipped by an open circuit would have waited at least the open period more.
+  const byEvent = new Map<string, number[]>();
+  for (const r of receiver.requests) {
+    const id = String(r.headers['x-hookstream-event-id']);
+    byEvent.set(id, [...(byEvent.get(id) ?? []), r.at]);
+    expect(r.headers['x-hookstream-attempt']).toBe(byEvent.get(id)!.length === 1 ? '1' : '2');
+  }
+  expect(byEvent.size).toBe(count);
+  const gaps = [...byEvent.values()].map(([first, retry]) => retry! - first!);
+  expect(Math.min(...gaps)).toBeGreaterThanOrEqual(FIRST_RETRY_MS - 50);
+  expect(Math.max(...gaps)).toBeLessThan(FIRST_RETRY_MS + OPEN_MS);
+
+  const metrics = await (await fetch(`${services[1]!.url}/metrics`)).text();
+  expect(metrics).not.toMatch(/hookstream_callback_circuit_state\{[^}]*partner="flaky"[^}]*\} [12]/);
+  expect(metrics).not.toMatch(/hookstream_callback_attempts_total\{[^}]*partner="flaky"[^}]*outcome="skipped_circuit_open"/);
+}, 120_000);
