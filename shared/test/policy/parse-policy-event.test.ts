@@ -1,10 +1,6 @@
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { PolicyEventError, defaultSchemasDir, parsePolicyEventJson, policyStatusEventType } from '@hookstream/shared';
+import { PolicyEventError, parsePolicyEventJson, policyStatusEventType } from '@hookstream/shared';
+import { example } from './fixtures/every-detail-event';
 
-/** The schema example, typed as far as these tests read it. */
-type ExampleEvent = Record<string, unknown> & { event_id: string; policy: Record<string, unknown> & { insureds: unknown[] } };
-const example = JSON.parse(readFileSync(path.join(defaultSchemasDir(), 'examples', 'policy-status-event.json'), 'utf8')) as ExampleEvent;
 const type = policyStatusEventType();
 
 /** The example with `policy` fields replaced. */
