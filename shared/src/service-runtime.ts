@@ -1,4 +1,4 @@
-import { javaCompatiblePartitioner } from './kafka/client';
+import { IDEMPOTENT_PRODUCER } from './kafka/client';
 import { hostname } from 'node:os';
 import express, {
   type ErrorRequestHandler,
@@ -94,12 +94,7 @@ export async function createServiceRuntime<S extends BaseSchema>(options: Servic
     connectionTimeoutMs: config.KAFKA_CONNECTION_TIMEOUT_MS,
     requestTimeoutMs: config.KAFKA_REQUEST_TIMEOUT_MS,
   });
-  const producer = kafka.producer({
-    createPartitioner: javaCompatiblePartitioner,
-    idempotent: true,
-    maxInFlightRequests: 1,
-    allowAutoTopicCreation: false,
-  });
+  const producer = kafka.producer(IDEMPOTENT_PRODUCER);
   let producerConnected = false;
   producer.on(producer.events.CONNECT, () => (producerConnected = true));
   producer.on(producer.events.DISCONNECT, () => (producerConnected = false));

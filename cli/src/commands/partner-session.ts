@@ -10,7 +10,7 @@ import {
   createKafkaClient,
   createLogger,
   defaultSchemasDir,
-  javaCompatiblePartitioner,
+  IDEMPOTENT_PRODUCER,
   kafkaSettingsSchema,
   loadConfig,
   policyBodyFieldPaths,
@@ -48,12 +48,7 @@ export async function withPartners<T>(
   const codec = new AvroCodec(config.SCHEMA_REGISTRY_URL, defaultSchemasDir(env));
   await codec.registerTopics([topic]);
   const directory = new PartnerDirectory({ kafka, codec, topic: topic.topic, logger });
-  const producer = kafka.producer({
-    createPartitioner: javaCompatiblePartitioner,
-    idempotent: true,
-    maxInFlightRequests: 1,
-    allowAutoTopicCreation: false,
-  });
+  const producer = kafka.producer(IDEMPOTENT_PRODUCER);
   await Promise.all([directory.start(), producer.connect()]);
   try {
     return await work({

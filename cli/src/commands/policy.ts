@@ -10,7 +10,7 @@ import {
   defaultSchemasDir,
   describeError,
   isRetryableKafkaError,
-  javaCompatiblePartitioner,
+  IDEMPOTENT_PRODUCER,
   kafkaSettingsSchema,
   loadConfig,
   parsePolicyEventJson,
@@ -126,12 +126,7 @@ async function publishPolicyEvent(
     // An operator waits at the terminal: a few seconds of retries, not the services' half minute.
     retries: 5,
   });
-  const producer = kafka.producer({
-    createPartitioner: javaCompatiblePartitioner,
-    idempotent: true,
-    maxInFlightRequests: 1,
-    allowAutoTopicCreation: false,
-  });
+  const producer = kafka.producer(IDEMPOTENT_PRODUCER);
   try {
     await producer.connect();
   } catch (error) {

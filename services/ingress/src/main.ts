@@ -1,11 +1,4 @@
-import {
-  ApiKeyHasher,
-  BatchingProducer,
-  TopicNames,
-  createServiceRuntime,
-  javaCompatiblePartitioner,
-  runService,
-} from '@hookstream/shared';
+import { ApiKeyHasher, BatchingProducer, TopicNames, createServiceRuntime, IDEMPOTENT_PRODUCER, runService } from '@hookstream/shared';
 import { answerParserRefusalsWithJson } from './http/client-errors';
 import { configSchema } from './config';
 import { successBody } from './http/responses';
@@ -45,12 +38,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
   // and the topics the ledger reads are the ones the ingress writes (so their leaders answer).
   runtime.startInBackground('idempotency-ledger', ledger, () => ledger.ready);
 
-  const claimsProducer = kafka.producer({
-    createPartitioner: javaCompatiblePartitioner,
-    idempotent: true,
-    maxInFlightRequests: 1,
-    allowAutoTopicCreation: false,
-  });
+  const claimsProducer = kafka.producer(IDEMPOTENT_PRODUCER);
   await claimsProducer.connect();
   runtime.shutdown.onStop('claims producer', () => claimsProducer.disconnect());
   const claims = new BatchingProducer(claimsProducer);

@@ -1,4 +1,4 @@
-import { Kafka, logLevel, Partitioners, type KafkaConfig, type logCreator } from 'kafkajs';
+import { Kafka, logLevel, Partitioners, type KafkaConfig, type ProducerConfig, type logCreator } from 'kafkajs';
 export type { Admin, Consumer, EachBatchPayload, EachMessagePayload, IHeaders, Kafka, KafkaMessage, Message, Producer } from 'kafkajs';
 import type { Logger } from 'pino';
 import { applyKafkajsFixes } from './kafkajs-fixes';
@@ -24,6 +24,19 @@ export interface KafkaClientSettings {
  * kafkajs's notice about the v2 default change.
  */
 export const javaCompatiblePartitioner = Partitioners.DefaultPartitioner;
+
+/**
+ * The producer settings every Hookstream writer starts from: idempotent (a retried produce never
+ * writes a record twice), one request in flight (what kafkajs needs for that), the Java client's
+ * partitioner, and no topic created by accident (topics come from `hookstream topics ensure`).
+ * Transactional producers add their transactionalId and retry settings.
+ */
+export const IDEMPOTENT_PRODUCER: Readonly<ProducerConfig> = {
+  createPartitioner: javaCompatiblePartitioner,
+  idempotent: true,
+  maxInFlightRequests: 1,
+  allowAutoTopicCreation: false,
+};
 
 const levelNames: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
   [logLevel.ERROR]: 'error',

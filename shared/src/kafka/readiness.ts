@@ -1,4 +1,4 @@
-import { javaCompatiblePartitioner } from './client';
+import { IDEMPOTENT_PRODUCER } from './client';
 import { randomUUID } from 'node:crypto';
 import type { Kafka } from 'kafkajs';
 import { sleep, sleepUnlessAborted, withTimeout } from '../async';
@@ -52,12 +52,7 @@ async function probeOnce(kafka: Kafka, topic: string, deadline: number): Promise
   }
 
   // Transaction coordinator: one committed transaction.
-  const producer = kafka.producer({
-    createPartitioner: javaCompatiblePartitioner,
-    transactionalId: `hookstream-readiness-${randomUUID()}`,
-    idempotent: true,
-    maxInFlightRequests: 1,
-  });
+  const producer = kafka.producer({ ...IDEMPOTENT_PRODUCER, transactionalId: `hookstream-readiness-${randomUUID()}` });
   await producer.connect();
   try {
     const tx = await producer.transaction();

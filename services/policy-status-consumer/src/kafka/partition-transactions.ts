@@ -1,4 +1,4 @@
-import { javaCompatiblePartitioner, type Kafka, type Producer } from '@hookstream/shared';
+import { IDEMPOTENT_PRODUCER, type Kafka, type Producer } from '@hookstream/shared';
 
 /**
  * One transactional producer per input partition, its transactional id derived from the group,
@@ -24,11 +24,8 @@ export class PartitionTransactions {
     if (!producer) {
       producer = (async () => {
         const created = this.kafka.producer({
-          createPartitioner: javaCompatiblePartitioner,
+          ...IDEMPOTENT_PRODUCER,
           transactionalId: `${this.transactionalIdPrefix}-${this.topic}-${partition}`,
-          idempotent: true,
-          maxInFlightRequests: 1,
-          allowAutoTopicCreation: false,
           // The next transaction often starts while the coordinator still writes the last one's
           // markers (CONCURRENT_TRANSACTIONS, retryable): retry in milliseconds, not the client's
           // 100 ms-and-up, which showed as the p99 of the end-to-end latency.
