@@ -16,9 +16,10 @@ import {
  * Failover of the consumer groups: when a member dies (SIGKILL, no goodbye), its partitions are
  * served again by another member, or by its restarted self, within the bound below. The bound
  * follows from the settings: the group waits out the dead member's session (KAFKA_SESSION_TIMEOUT_MS,
- * 10 s), the survivors rejoin at their next heartbeat (1 s), and a process start takes a few seconds.
+ * 10 s), the survivors rejoin at their next heartbeat (1 s), and a process start takes a few seconds
+ * (more on a loaded CI machine: the bound leaves room for that; measured ~10 s here).
  */
-const FAILOVER_BOUND_MS = 15_000;
+const FAILOVER_BOUND_MS = 20_000;
 const kafka = testKafka();
 const started: RunningService[] = [];
 let partners: TestPartners;
