@@ -4,7 +4,7 @@
 const transform = { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.test.json' }] };
 // Tests use the TypeScript sources of @hookstream/shared; spawned services run the compiled dist/.
 const moduleNameMapper = { '^@hookstream/shared$': '<rootDir>/shared/src/index.ts' };
-const roots = ['<rootDir>/shared', '<rootDir>/cli', '<rootDir>/services', '<rootDir>/test'];
+const roots = ['<rootDir>/shared', '<rootDir>/cli', '<rootDir>/services', '<rootDir>/test', '<rootDir>/bench'];
 
 /** @type {import('jest').Config} */
 module.exports = {

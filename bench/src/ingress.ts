@@ -13,8 +13,10 @@ import path from 'node:path';
 import readline from 'node:readline';
 import autocannon from 'autocannon';
 import { routeProcessWarnings } from '@hookstream/shared';
-import { prepareBenchStack } from './bench-stack';
-import { CpuWindow, REPO_ROOT, envNumber, freePort, profileArgs, runBench, stackProcesses, trackChild } from './bench-support';
+import { REPO_ROOT, envNumber, runBench, trackChild } from './support/bench-run';
+import { prepareBenchStack } from './support/bench-stack';
+import { CpuWindow, stackProcesses } from './support/cpu-usage';
+import { ServiceProcess } from './support/service-process';
 
 const connections = envNumber('BENCH_CONNECTIONS', 50);
 const seconds = envNumber('BENCH_SECONDS', 10);
@@ -27,14 +29,6 @@ function startChild(script: string, env: NodeJS.ProcessEnv, urlPattern: RegExp):
     });
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
   });
-}
-
-async function waitReady(url: string): Promise<void> {
-  for (let i = 0; i < 300; i++) {
-    if ((await fetch(`${url}/readyz`).catch(() => undefined))?.status === 200) return;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error('ingress not ready');
 }
 
 function load(url: string, apiKey: string | undefined, overallRate?: number): Promise<autocannon.Result> {
@@ -102,44 +96,30 @@ async function main() {
 
   const bare = await startChild(path.join(REPO_ROOT, 'bench/dist/bare-route.js'), env, /^(http:\/\/\S+)$/);
   trackChild(bare.child);
-  // A chosen free port rather than the "listening" log line: the ingress logs at warn here, as
-  // a loaded production replica would, so that logging does not weigh on the figures.
-  const port = await freePort();
-  const ingress = {
-    child: spawn(process.execPath, [...profileArgs, path.join(REPO_ROOT, 'services/ingress/dist/main.js')], {
-      env: { ...env, TOPIC_PREFIX: prefix, HTTP_PORT: String(port), LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    }),
-    url: `http://127.0.0.1:${port}`,
-  };
-  trackChild(ingress.child);
+  // The ingress logs at warn here, as a loaded production replica would, so that logging does
+  // not weigh on the figures.
+  const ingress = await ServiceProcess.start('ingress', { ...env, TOPIC_PREFIX: prefix });
   try {
-    await waitReady(ingress.url);
     const webhookPath = '/api/integration/partner/webhook';
     console.log(`${connections} connections, ${seconds} s each, unique request_ids, Node ${process.versions.node}`);
     await load(`${ingress.url}${webhookPath}`, apiKey); // warm-up: JIT, connections, transactions
     const [baseline, bareCpu] = await withCpu('bare route', bare.child.pid, () => load(`${bare.url}${webhookPath}`, undefined));
     console.log(line('baseline: bare express JSON route', baseline));
     console.log(bareCpu);
-    const [full, fullCpu] = await withCpu('ingress', ingress.child.pid, () => load(`${ingress.url}${webhookPath}`, apiKey));
+    const [full, fullCpu] = await withCpu('ingress', ingress.pid, () => load(`${ingress.url}${webhookPath}`, apiKey));
     console.log(line('ingress (auth, dedupe, durable write)', full));
     console.log(fullCpu);
     const ratio = full['2xx'] / full.duration / (baseline['2xx'] / baseline.duration);
     console.log(`ratio: ${(ratio * 100).toFixed(0)} % of the bare route's throughput (goal: at least 60 %)`);
     const half = Math.round(baseline['2xx'] / baseline.duration / 2);
-    const [atHalf, halfCpu] = await withCpu('ingress', ingress.child.pid, () => load(`${ingress.url}${webhookPath}`, apiKey, half));
+    const [atHalf, halfCpu] = await withCpu('ingress', ingress.pid, () => load(`${ingress.url}${webhookPath}`, apiKey, half));
     console.log(line(`ingress at half the bare rate (${half}/s)`, atHalf));
     console.log(halfCpu);
     console.log(`p99 at half rate: ${atHalf.latency.p99} ms (goal: under 25 ms)`);
     console.log(await stageTimes(ingress.url));
   } finally {
     bare.child.kill('SIGTERM');
-    ingress.child.kill('SIGTERM');
-    // Let the ingress stop on its own (it writes its CPU profile then); the exit hook kills what is left.
-    await new Promise((resolve) => {
-      ingress.child.once('exit', resolve);
-      setTimeout(resolve, 15_000).unref();
-    });
+    await ingress.stop();
   }
 }
 

@@ -30,34 +30,24 @@
  * hole. Exits 0 when a goal is missed, 1 when the run itself fails.
  */
 import { routeProcessWarnings } from '@hookstream/shared';
+import { CallbackReceiver, CommitTracer } from './outbound/arrival-log';
+import type { EventStream, PublishReport } from './outbound/event-stream';
+import { FixedRatePublisher } from './outbound/fixed-rate-publisher';
 import {
-  CALLBACK_PATH,
-  CallbackReceiver,
   arrivalsOf,
-  CommitTracer,
-  FixedRatePublisher,
-  counterSum,
-  describeEventLoopDelay,
-  describeGcPauses,
   describeLatency,
-  describeStageHistograms,
   describeStages,
   describeTimeline,
   fmtMs,
-  prepareOutboundStack,
-  publishMeasured,
-  runBench,
-  stageHistograms,
-  startOutboundServices,
   streamFigures,
-  waitForArrivals,
-  type EventStream,
-  type OutboundStack,
-  type PublishReport,
-  type ServiceProcess,
   type StreamFigures,
-} from './outbound-setup';
-import { envNumber } from './bench-support';
+} from './outbound/latency-figures';
+import { publishMeasured, waitForArrivals } from './outbound/measured-publish';
+import { CALLBACK_PATH, prepareOutboundStack, startOutboundServices, type OutboundStack } from './outbound/outbound-stack';
+import { describeEventLoopDelay, describeGcPauses, describeStageHistograms, stageHistograms } from './outbound/service-figures';
+import { envNumber, runBench } from './support/bench-run';
+import { counterSum } from './support/metrics-page';
+import type { ServiceProcess } from './support/service-process';
 
 const rate = envNumber('BENCH_RATE', 500);
 const blackHoleRate = envNumber('BENCH_BLACKHOLE_RATE', 100);

@@ -29,30 +29,15 @@
  * Exits 0 when the goal is missed, 1 when the run itself fails.
  */
 import { routeProcessWarnings } from '@hookstream/shared';
-import {
-  CALLBACK_PATH,
-  CallbackReceiver,
-  CommitTracer,
-  FixedRatePublisher,
-  counterSum,
-  describeLatency,
-  describeTimeline,
-  describeStageHistograms,
-  describeEventLoopDelay,
-  describeGcPauses,
-  describeStages,
-  fmtMs,
-  prepareOutboundStack,
-  publishMeasured,
-  runBench,
-  stageHistograms,
-  startOutboundServices,
-  streamFigures,
-  summarise,
-  waitForArrivals,
-  type EventStream,
-} from './outbound-setup';
-import { envNumber } from './bench-support';
+import { CallbackReceiver, CommitTracer } from './outbound/arrival-log';
+import type { EventStream } from './outbound/event-stream';
+import { FixedRatePublisher } from './outbound/fixed-rate-publisher';
+import { describeLatency, describeStages, describeTimeline, fmtMs, streamFigures, summarise } from './outbound/latency-figures';
+import { publishMeasured, waitForArrivals } from './outbound/measured-publish';
+import { CALLBACK_PATH, prepareOutboundStack, startOutboundServices } from './outbound/outbound-stack';
+import { describeEventLoopDelay, describeGcPauses, describeStageHistograms, stageHistograms } from './outbound/service-figures';
+import { envNumber, runBench } from './support/bench-run';
+import { counterSum } from './support/metrics-page';
 
 const rate = envNumber('BENCH_RATE', 1000);
 const seconds = envNumber('BENCH_SECONDS', 30);

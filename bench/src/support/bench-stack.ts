@@ -1,7 +1,8 @@
 /**
  * A throwaway namespace on the local stack for one bench run: every catalogue topic under a unique
  * prefix (6 partitions), their Avro schemas registered, and onboarding straight into its
- * partner-config, as `hookstream partners create` would write it.
+ * partner-config, as `hookstream partners create` would write it; and the producer the benches
+ * write with.
  */
 import { z } from 'zod';
 import {
@@ -22,7 +23,13 @@ import {
   secretsKeysSetting,
   topicCatalogue,
   type Kafka,
+  type Producer,
 } from '@hookstream/shared';
+
+/** The producer every bench writes with, like the services' own: idempotent, one request in flight, keys partitioned as Java clients do. */
+export function idempotentProducer(kafka: Kafka): Producer {
+  return kafka.producer({ createPartitioner: javaCompatiblePartitioner, idempotent: true, maxInFlightRequests: 1 });
+}
 
 export interface BenchStack {
   /** The topic prefix (TOPIC_PREFIX for the services). */
@@ -61,7 +68,7 @@ export async function prepareBenchStack(env: NodeJS.ProcessEnv, registered: stri
   };
   const onboard = async (spec: Record<string, unknown>) => {
     const { partner, apiKey } = createPartner(spec, deps);
-    const producer = kafka.producer({ createPartitioner: javaCompatiblePartitioner, idempotent: true, maxInFlightRequests: 1 });
+    const producer = idempotentProducer(kafka);
     await producer.connect();
     try {
       await new PartnerStore(producer, codec, resolved(TopicNames.partnerConfig).topic).write(partner);

@@ -1,4 +1,4 @@
-import { envNumber } from '../bench/src/bench-support';
+import { envNumber } from '../../src/support/bench-run';
 
 /** The benches' settings from the environment: a bad value ends the bench naming the variable. */
 describe('envNumber', () => {
