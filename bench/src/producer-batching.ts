@@ -9,9 +9,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { BatchingProducer, createKafkaClient, createLogger, routeProcessWarnings } from '@hookstream/shared';
+import { BatchingProducer, IDEMPOTENT_PRODUCER, createKafkaClient, createLogger, routeProcessWarnings } from '@hookstream/shared';
 import { envNumber } from './support/bench-run';
-import { idempotentProducer } from './support/bench-stack';
 
 const records = envNumber('BENCH_RECORDS', 3000);
 const concurrency = envNumber('BENCH_CONCURRENCY', 16);
@@ -53,7 +52,7 @@ async function main() {
   await admin.createTopics({ waitForLeaders: true, topics: [{ topic, numPartitions: 6, replicationFactor: 1 }] });
   await admin.disconnect();
 
-  const producer = idempotentProducer(kafka);
+  const producer = kafka.producer(IDEMPOTENT_PRODUCER);
   await producer.connect();
   const value = Buffer.alloc(300, 'x');
   console.log(`${records} records of ${value.length} B, ${concurrency} concurrent callers, idempotent producer, acks=all`);

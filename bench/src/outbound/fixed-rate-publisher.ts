@@ -5,8 +5,15 @@
  * next send. Each event is a policy of its own at version 1 (latest-wins supersedes none).
  */
 import { randomUUID } from 'node:crypto';
-import { TopicNames, parsePolicyEventJson, sleep, type Message, type PolicyStatusEventValue, type Producer } from '@hookstream/shared';
-import { idempotentProducer } from '../support/bench-stack';
+import {
+  IDEMPOTENT_PRODUCER,
+  TopicNames,
+  parsePolicyEventJson,
+  sleep,
+  type Message,
+  type PolicyStatusEventValue,
+  type Producer,
+} from '@hookstream/shared';
 import { SAMPLE_POLICY_TERMS } from '../support/sample-policy';
 import { epochMs, policyNumberOf, type EventStream, type PublishReport } from './event-stream';
 import type { OutboundStack } from './outbound-stack';
@@ -19,7 +26,7 @@ export class FixedRatePublisher {
   constructor(private readonly stack: OutboundStack) {}
 
   async connect(): Promise<void> {
-    this.producer = idempotentProducer(this.stack.kafka);
+    this.producer = this.stack.kafka.producer(IDEMPOTENT_PRODUCER);
     await this.producer.connect();
     // The integrator's JSON form, parsed once; every event is this with its own ids.
     this.template = parsePolicyEventJson({

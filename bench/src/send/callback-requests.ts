@@ -6,8 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { type AvroCodec, CallbackRequestHeaders, type Kafka } from '@hookstream/shared';
-import { idempotentProducer } from '../support/bench-stack';
+import { type AvroCodec, CallbackRequestHeaders, IDEMPOTENT_PRODUCER, type Kafka } from '@hookstream/shared';
 import { SAMPLE_POLICY_TERMS } from '../support/sample-policy';
 
 /** The bench partner's outbound auth: the sender signs every callback with it. */
@@ -47,7 +46,7 @@ export async function prefill(
   bodies: string[],
   records: number,
 ): Promise<number> {
-  const producer = idempotentProducer(kafka);
+  const producer = kafka.producer(IDEMPOTENT_PRODUCER);
   await producer.connect();
   const started = performance.now();
   try {

@@ -1,12 +1,12 @@
 /**
  * A throwaway namespace on the local stack for one bench run: every catalogue topic under a unique
  * prefix (6 partitions), their Avro schemas registered, and onboarding straight into its
- * partner-config, as `hookstream partners create` would write it; and the producer the benches
- * write with.
+ * partner-config, as `hookstream partners create` would write it.
  */
 import { z } from 'zod';
 import {
   ApiKeyHasher,
+  IDEMPOTENT_PRODUCER,
   AvroCodec,
   PartnerStore,
   SecretBox,
@@ -17,19 +17,12 @@ import {
   createPartner,
   defaultSchemasDir,
   ensureTopics,
-  javaCompatiblePartitioner,
   loadConfig,
   policyBodyFieldPaths,
   secretsKeysSetting,
   topicCatalogue,
   type Kafka,
-  type Producer,
 } from '@hookstream/shared';
-
-/** The producer every bench writes with, like the services' own: idempotent, one request in flight, keys partitioned as Java clients do. */
-export function idempotentProducer(kafka: Kafka): Producer {
-  return kafka.producer({ createPartitioner: javaCompatiblePartitioner, idempotent: true, maxInFlightRequests: 1 });
-}
 
 export interface BenchStack {
   /** The topic prefix (TOPIC_PREFIX for the services). */
@@ -68,7 +61,7 @@ export async function prepareBenchStack(env: NodeJS.ProcessEnv, registered: stri
   };
   const onboard = async (spec: Record<string, unknown>) => {
     const { partner, apiKey } = createPartner(spec, deps);
-    const producer = idempotentProducer(kafka);
+    const producer = kafka.producer(IDEMPOTENT_PRODUCER);
     await producer.connect();
     try {
       await new PartnerStore(producer, codec, resolved(TopicNames.partnerConfig).topic).write(partner);
