@@ -1,15 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { generateApiKey, type ApiKeyHasher, type NewApiKey } from './api-keys';
 import { secretFields, type InboundApiKey, type OutboundAuth, type Partner, type PartnerStatus } from './model';
-import {
-  MASK,
-  bodyMappingFromSpec,
-  endpointsFromSpec,
-  outboundAuthFromSpec,
-  parsePartnerSpec,
-  PartnerSpecError,
-  type PartnerSpec,
-} from './partner-spec';
+import { MASK } from './outbound-auth-spec';
+import { bodyMappingFromSpec, endpointsFromSpec, outboundAuthFromSpec } from './partner-from-spec';
+import { parsePartnerSpec } from './partner-spec';
+import { PartnerSpecError } from './partner-spec-error';
+import type { PartnerSpec } from './partner-spec-schema';
 import type { SecretBox } from './secret-box';
 
 /**
