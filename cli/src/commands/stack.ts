@@ -6,8 +6,10 @@ import { formatTable, printJson, printLine } from '../output';
 import { STACK_ENV_FILE } from '../paths';
 import { defaultCacheDir } from '../stack/artifacts';
 import { execWithStack } from '../stack/exec';
+import { checkClusterNodes, clusterNodeRows, clusterProcess } from '../stack/cluster-health';
 import { checkKafka, checkRegistry, type EndpointHealth } from '../stack/health';
 import { throwIfInterrupted, watchInterrupts } from '../stack/interruption';
+import { parseBrokerCount } from '../stack/kafka-cluster';
 import { PORTS_HELP, portPreference } from '../stack/ports';
 import { livePids, readRunInfo, recordedProcesses, type RecordedProcess } from '../stack/run-info';
 import { startStack, stopStack, type RunningStack, type StoppedProcess } from '../stack/stack';
@@ -23,6 +25,11 @@ const cacheDirOption = () =>
     defaultCacheDir(),
     '$HOOKSTREAM_CACHE_DIR or ~/.cache/hookstream',
   );
+
+const brokersOption = () =>
+  new Option('--brokers <count>', 'Kafka nodes: 1, or 3 for a cluster (3 replicas of every topic, min.insync.replicas 2)')
+    .env('HOOKSTREAM_BROKERS')
+    .argParser((count) => parseBrokerCount(count));
 
 function printSettings(stack: RunningStack): void {
   const { info } = stack;
@@ -46,7 +53,7 @@ function describeStopped(stopped: StoppedProcess[]): string {
     .join(', ');
 }
 
-async function stackUp(opts: { detach?: boolean; stateDir: string; cacheDir: string }): Promise<void> {
+async function stackUp(opts: { detach?: boolean; stateDir: string; cacheDir: string; brokers?: number }): Promise<void> {
   const { KAFKA_BROKERS, SCHEMA_REGISTRY_URL } = process.env;
   if (KAFKA_BROKERS && SCHEMA_REGISTRY_URL) {
     // Settings from the environment win everywhere (services, `start`, `stack exec`): nothing to start.
@@ -56,6 +63,9 @@ async function stackUp(opts: { detach?: boolean; stateDir: string; cacheDir: str
   const running = readRunInfo(opts.stateDir);
   if (running && livePids(running, opts.stateDir).length > 0) {
     printLine(`already running from ${opts.stateDir}`);
+    const runs = running.cluster?.length ?? 1;
+    if (opts.brokers !== undefined && opts.brokers !== runs)
+      printLine(`it runs ${runs} Kafka broker(s), not ${opts.brokers}: stop it first to change that`);
     printLine(`KAFKA_BROKERS=${running.settings.KAFKA_BROKERS}`);
     printLine(`SCHEMA_REGISTRY_URL=${running.settings.SCHEMA_REGISTRY_URL}`);
     writeStackEnv(STACK_ENV_FILE, running);
@@ -71,6 +81,7 @@ async function stackUp(opts: { detach?: boolean; stateDir: string; cacheDir: str
       ports: portPreference(),
       log: (l) => printLine(`  ${l}`),
       signal: interrupts.signal,
+      brokers: opts.brokers,
     });
     // Whatever ends this (Ctrl-C, a JVM dying, an error here), the stack stops unless detached.
     let detached = false;
@@ -121,6 +132,8 @@ const pidCell = (p: RecordedProcess) => `pid ${p.pid}${p.alive ? '' : ' (dead)'}
 async function stackStatus(opts: { json?: boolean; stateDir: string }): Promise<void> {
   const info = readRunInfo(opts.stateDir);
   const processes = info && recordedProcesses(info, opts.stateDir);
+  // A cluster runs while any of its nodes does.
+  if (info?.cluster && processes) processes.kafka = clusterProcess(info.cluster, opts.stateDir);
   if (!info || !processes || (!processes.kafka.alive && !processes.registry.alive)) {
     if (opts.json)
       printJson({ running: false, stateDir: opts.stateDir, ...(info ? { processes: info.processes, alive: aliveOf(processes!) } : {}) });
@@ -131,19 +144,28 @@ async function stackStatus(opts: { json?: boolean; stateDir: string }): Promise<
     process.exitCode = 3;
     return;
   }
-  const [kafka, registry] = await Promise.all([
+  const [kafka, registry, kafkaNodes] = await Promise.all([
     componentHealth(processes.kafka, () => checkKafka(info.settings.KAFKA_BROKERS)),
     componentHealth(processes.registry, () => checkRegistry(info.settings.SCHEMA_REGISTRY_URL)),
+    info.cluster ? checkClusterNodes(info.cluster, opts.stateDir) : undefined,
   ]);
-  const healthy = kafka.ok && registry.ok;
+  const healthy = kafka.ok && registry.ok && (kafkaNodes ?? []).every((node) => node.ok);
   if (opts.json) {
-    printJson({ running: true, healthy, ...info, alive: aliveOf(processes), health: { kafka, registry } });
+    printJson({
+      running: true,
+      healthy,
+      ...info,
+      alive: aliveOf(processes),
+      health: { kafka, registry, ...(kafkaNodes && { kafkaNodes }) },
+    });
   } else {
     printLine(
       formatTable([
         ['component', 'health', 'endpoint', 'detail'],
         ['kafka', kafka.ok ? 'up' : 'DOWN', `PLAINTEXT://${info.settings.KAFKA_BROKERS}`, kafka.detail],
-        ['kafka controller', '-', `CONTROLLER://127.0.0.1:${info.ports.kafkaController}`, pidCell(processes.kafka)],
+        ...(kafkaNodes
+          ? clusterNodeRows(kafkaNodes)
+          : [['kafka controller', '-', `CONTROLLER://127.0.0.1:${info.ports.kafkaController}`, pidCell(processes.kafka)]]),
         ['registry', registry.ok ? 'up' : 'DOWN', info.settings.SCHEMA_REGISTRY_URL, registry.detail],
         ['registry management', '-', `http://127.0.0.1:${info.ports.registryManagement}`, pidCell(processes.registry)],
       ]),
@@ -179,6 +201,7 @@ export function stackCommand(): Command {
         'Nothing is started when KAFKA_BROKERS and SCHEMA_REGISTRY_URL are both set',
     )
     .option('--detach', 'leave them running in the background and return')
+    .addOption(brokersOption())
     .addOption(stateDirOption())
     .addOption(cacheDirOption())
     .addHelpText('after', PORTS_HELP)
@@ -210,10 +233,11 @@ export function stackCommand(): Command {
         'else the stack running from the state dir, else one started for the command and stopped after it',
     )
     .option('--ephemeral', 'use fresh, throwaway state and free ports (tests); otherwise the persistent state dir')
+    .addOption(brokersOption())
     .addOption(cacheDirOption())
     .argument('<command...>', 'the command and its arguments (put them after --)')
     .passThroughOptions()
-    .action(async (command: string[], opts: { ephemeral?: boolean; cacheDir: string }) => {
+    .action(async (command: string[], opts: { ephemeral?: boolean; cacheDir: string; brokers?: number }) => {
       process.exitCode = await execWithStack(command, opts);
     });
 

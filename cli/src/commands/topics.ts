@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { z } from 'zod';
 import {
   AvroCodec,
+  clusterReplicationFactor,
   createKafkaClient,
   createLogger,
   defaultSchemasDir,
@@ -18,8 +19,8 @@ import { environmentWithStackEnv } from '../paths';
 export const topicSettingsSchema = kafkaSettingsSchema.extend({
   /** Partitions of data topics. Default 6. */
   TOPIC_PARTITIONS: z.coerce.number().int().min(1).max(1000).default(6),
-  /** Replication factor of every topic. Default 1 (local); production wants 3. */
-  TOPIC_REPLICATION_FACTOR: z.coerce.number().int().min(1).max(10).default(1),
+  /** Replication factor of every topic. Default: the cluster's (3 on 3 or more brokers, 1 on a single broker: clusterReplicationFactor). */
+  TOPIC_REPLICATION_FACTOR: z.coerce.number().int().min(1).max(10).optional(),
   /** How long the ingress remembers request_ids, in hours. Default 24. */
   IDEMPOTENCY_RETENTION_HOURS: z.coerce.number().positive().default(24),
 });
@@ -35,12 +36,6 @@ export function topicsCommand(): Command {
     .option('--json', 'one JSON document, for scripts')
     .action(async (opts: { fix?: boolean; schemas: boolean; json?: boolean }) => {
       const config = loadConfig(topicSettingsSchema, environmentWithStackEnv());
-      const wanted = topicCatalogue({
-        prefix: config.TOPIC_PREFIX,
-        partitions: config.TOPIC_PARTITIONS,
-        replicationFactor: config.TOPIC_REPLICATION_FACTOR,
-        idempotencyRetentionMs: config.IDEMPOTENCY_RETENTION_HOURS * 3600_000,
-      });
       const kafka = createKafkaClient({
         brokers: config.KAFKA_BROKERS,
         clientId: 'hookstream-cli',
@@ -49,7 +44,14 @@ export function topicsCommand(): Command {
       const admin = kafka.admin();
       await admin.connect();
       let reports;
+      let wanted;
       try {
+        wanted = topicCatalogue({
+          prefix: config.TOPIC_PREFIX,
+          partitions: config.TOPIC_PARTITIONS,
+          replicationFactor: config.TOPIC_REPLICATION_FACTOR ?? (await clusterReplicationFactor(admin)),
+          idempotencyRetentionMs: config.IDEMPOTENCY_RETENTION_HOURS * 3600_000,
+        });
         reports = await ensureTopics(admin, wanted, { fixConfigs: opts.fix ?? false });
       } finally {
         await admin.disconnect();
@@ -65,10 +67,11 @@ export function topicsCommand(): Command {
           drift: drifted.length > 0,
         });
       } else {
-        const rows = [['topic', 'outcome', 'partitions', 'schema id']];
+        const rows = [['topic', 'outcome', 'partitions', 'replicas', 'schema id']];
         for (const r of reports) {
           const t = wanted.find((w) => w.topic === r.topic);
-          rows.push([r.topic, r.outcome, String(t?.partitions ?? ''), String(schemaIds.get(r.topic) ?? '-')]);
+          const replicas = t ? `${t.replicationFactor} (min ISR ${t.config['min.insync.replicas']})` : '';
+          rows.push([r.topic, r.outcome, String(t?.partitions ?? ''), replicas, String(schemaIds.get(r.topic) ?? '-')]);
         }
         printLine(formatTable(rows));
         for (const r of reports) {

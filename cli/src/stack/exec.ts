@@ -12,6 +12,8 @@ export interface ExecOptions {
   /** A fresh, throwaway state dir and free ports (tests) instead of the persistent state dir. */
   ephemeral?: boolean;
   cacheDir: string;
+  /** Kafka nodes of a stack started for the command: 1 or 3. Default 1. */
+  brokers?: number;
 }
 
 /** The stack a command runs against, and what to undo after it. */
@@ -80,6 +82,7 @@ async function stackForCommand(stateDir: string, opts: ExecOptions, signal: Abor
     ports: opts.ephemeral ? 'random' : portPreference(),
     log: (l) => say(`  ${l}`),
     signal,
+    brokers: opts.brokers,
   });
   say(`stack ready in ${((Date.now() - began) / 1000).toFixed(1)} s`);
   return { settings: started.info.settings, secrets: started.secrets, started };

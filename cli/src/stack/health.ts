@@ -14,13 +14,20 @@ function rootCause(error: unknown): string {
 }
 
 /**
- * Whether Kafka answers metadata at `brokers` (a quick check, not the full readiness probe).
+ * Whether Kafka answers metadata at `brokers` (a quick check, not the full readiness probe),
+ * and, given `nodeId`, whether that node is one of the live brokers it lists.
  * One attempt with short timeouts: a status check must answer at once, and must not leave
  * kafkajs retrying in the background (which kept the process alive for half a minute).
  */
-export async function checkKafka(brokers: string): Promise<EndpointHealth> {
+export async function checkKafka(brokers: string, nodeId?: number): Promise<EndpointHealth> {
+  const addresses = brokers.split(',');
+  if (addresses.length > 1) {
+    // One attempt asks one seed broker: a dead node of a cluster would hide the live ones.
+    const each = await Promise.all(addresses.map((address) => checkKafka(address, nodeId)));
+    return each.find((health) => health.ok) ?? each[0]!;
+  }
   const kafka = createKafkaClient({
-    brokers: brokers.split(','),
+    brokers: addresses,
     clientId: 'hookstream-status',
     logger: createLogger({ service: 'stack', level: 'silent' }),
     connectionTimeoutMs: 1500,
@@ -38,7 +45,11 @@ export async function checkKafka(brokers: string): Promise<EndpointHealth> {
       5000,
       `no answer from ${brokers} within 5 s`,
     );
-    return { ok: true, detail: `cluster ${cluster.clusterId}, ${cluster.brokers.length} broker(s), controller ${cluster.controller}` };
+    const detail = `cluster ${cluster.clusterId}, ${cluster.brokers.length} broker(s), controller ${cluster.controller}`;
+    if (nodeId !== undefined && !cluster.brokers.some((b) => b.nodeId === nodeId)) {
+      return { ok: false, detail: `answers, but is not a live broker of the cluster (fenced, or still starting): ${detail}` };
+    }
+    return { ok: true, detail };
   } catch (error) {
     return { ok: false, detail: rootCause(error) };
   } finally {

@@ -19,9 +19,31 @@ export interface BrokerSettings {
   controllerPort: number;
   /** Heap of the broker JVM (-Xmx and -Xms). Default 512m. */
   heap?: string;
+  /** Membership of a multi-node cluster (kafka-cluster.ts). Default: a single node, id 1, its own quorum. */
+  cluster?: ClusterMembership;
   /** Ends a storage format under way (an interrupt): the start then throws {@link Interrupted}. */
   signal?: AbortSignal;
 }
+
+/** What makes a node one of several: `stack up --brokers 3`. */
+export interface ClusterMembership {
+  nodeId: number;
+  /** controller.quorum.voters: every node's `id@host:controllerPort`. */
+  voters: string;
+  /** The cluster id every node's storage is formatted with (they must agree). */
+  clusterId: string;
+  /** Replication and liveness settings (`name=value` lines) in place of the single node's, which allow one replica. */
+  properties: string[];
+}
+
+/** A single node can hold one replica of the internal topics. */
+const SINGLE_NODE_REPLICATION = [
+  'offsets.topic.replication.factor=1',
+  'transaction.state.log.replication.factor=1',
+  'transaction.state.log.min.isr=1',
+  'share.coordinator.state.topic.replication.factor=1',
+  'share.coordinator.state.topic.min.isr=1',
+];
 
 const LOG4J_CONFIG = `<?xml version="1.0" encoding="UTF-8"?>
 <Configuration status="WARN">
@@ -40,23 +62,18 @@ const LOG4J_CONFIG = `<?xml version="1.0" encoding="UTF-8"?>
 function serverProperties(s: BrokerSettings, dataDir: string): string {
   return [
     'process.roles=broker,controller',
-    'node.id=1',
-    `controller.quorum.voters=1@127.0.0.1:${s.controllerPort}`,
+    `node.id=${s.cluster?.nodeId ?? 1}`,
+    `controller.quorum.voters=${s.cluster?.voters ?? `1@127.0.0.1:${s.controllerPort}`}`,
     `listeners=PLAINTEXT://127.0.0.1:${s.port},CONTROLLER://127.0.0.1:${s.controllerPort}`,
     `advertised.listeners=PLAINTEXT://127.0.0.1:${s.port}`,
     'controller.listener.names=CONTROLLER',
     'inter.broker.listener.name=PLAINTEXT',
     'listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT',
     `log.dirs=${dataDir}`,
-    // Single node: internal topics with one replica; fewer partitions than the defaults make
-    // coordinators load faster after a start.
-    'offsets.topic.replication.factor=1',
+    ...(s.cluster?.properties ?? SINGLE_NODE_REPLICATION),
+    // Fewer partitions than the defaults make coordinators load faster after a start.
     'offsets.topic.num.partitions=10',
-    'transaction.state.log.replication.factor=1',
-    'transaction.state.log.min.isr=1',
     'transaction.state.log.num.partitions=10',
-    'share.coordinator.state.topic.replication.factor=1',
-    'share.coordinator.state.topic.min.isr=1',
     'group.initial.rebalance.delay.ms=0',
     // Topics come from `hookstream topics ensure` (or tests), never from a typo.
     'auto.create.topics.enable=false',
@@ -94,7 +111,9 @@ export async function prepareBroker(s: BrokerSettings): Promise<{ configFile: st
   if (!existsSync(path.join(dataDir, 'meta.properties'))) {
     const classPath = `${path.join(s.kafkaDir, 'lib')}/*`;
     try {
-      const { stdout } = await run(s.java.executable, ['-cp', classPath, 'kafka.tools.StorageTool', 'random-uuid'], { signal: s.signal });
+      const clusterId =
+        s.cluster?.clusterId ??
+        (await run(s.java.executable, ['-cp', classPath, 'kafka.tools.StorageTool', 'random-uuid'], { signal: s.signal })).stdout;
       await run(
         s.java.executable,
         [
@@ -104,7 +123,7 @@ export async function prepareBroker(s: BrokerSettings): Promise<{ configFile: st
           'kafka.tools.StorageTool',
           'format',
           '-t',
-          stdout.trim(),
+          clusterId.trim(),
           '-c',
           configFile,
         ],

@@ -75,14 +75,26 @@ async function answersWithCluster(kafka: Kafka, clusterId: string | undefined): 
  * group join and a committed transaction.
  */
 export async function waitForBroker(brokers: string, dataDir: string, starting: StartingProcess): Promise<void> {
-  const { port, logFile, deadline } = starting;
-  const signal = abortedOnExit(
+  await waitForOwnBroker(brokers, dataDir, starting);
+  await proveKafkaServes(brokers, Math.max(5000, starting.deadline - Date.now()), brokerStartSignal(starting));
+}
+
+/** The signal of a broker's start: also aborted, with the last lines of its log, when its JVM exits. */
+export function brokerStartSignal(starting: StartingProcess): AbortSignal {
+  const { logFile } = starting;
+  return abortedOnExit(
     starting,
     (how) => new StackError(`the Kafka broker ${how} while starting. Last lines of ${logFile}:\n${tail(logFile)}`),
   );
+}
+
+/** Waits until the broker at `broker` answers metadata with the cluster id of the storage in `dataDir`. */
+export async function waitForOwnBroker(broker: string, dataDir: string, starting: StartingProcess): Promise<void> {
+  const { port, logFile, deadline } = starting;
+  const signal = brokerStartSignal(starting);
   // No retries and short timeouts: each attempt ends quickly, so an abort is seen quickly.
   const kafka = createKafkaClient({
-    brokers: [brokers],
+    brokers: [broker],
     clientId: 'hookstream-stack',
     logger: createLogger({ service: 'stack', level: 'silent' }),
     connectionTimeoutMs: 1000,
@@ -103,16 +115,15 @@ export async function waitForBroker(brokers: string, dataDir: string, starting: 
         signal,
       )
     )
-      break;
+      return;
     await sleepUnlessAborted(250, signal);
   }
-  await proveKafkaServes(brokers, Math.max(5000, deadline - Date.now()), signal);
 }
 
 /** Shared's readiness probe (a group join and a committed transaction), ended at once by `signal`. */
-async function proveKafkaServes(brokers: string, timeoutMs: number, signal: AbortSignal): Promise<void> {
+export async function proveKafkaServes(brokers: string, timeoutMs: number, signal: AbortSignal): Promise<void> {
   const kafka = createKafkaClient({
-    brokers: [brokers],
+    brokers: brokers.split(','),
     clientId: 'hookstream-stack',
     logger: createLogger({ service: 'stack', level: 'silent' }),
     kafkaLogLevel: 'nothing',

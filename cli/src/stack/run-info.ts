@@ -19,6 +19,21 @@ export interface StackRunInfo {
   ports: { kafka: number; kafkaController: number; registry: number; registryManagement: number };
   logs: { kafka: string; registry: string };
   java: string;
+  /**
+   * Every Kafka node of a cluster (`stack up --brokers 3`), node 1 first; `processes.kafka`,
+   * `ports.kafka`, `ports.kafkaController` and `logs.kafka` then describe node 1. Absent for a
+   * single broker.
+   */
+  cluster?: KafkaNodeInfo[];
+}
+
+/** One Kafka node of a cluster, as run.json records it. */
+export interface KafkaNodeInfo {
+  nodeId: number;
+  pid: number;
+  port: number;
+  controllerPort: number;
+  log: string;
 }
 
 export const RUN_FILE = 'run.json';
@@ -57,7 +72,12 @@ export function recordedProcesses(info: StackRunInfo, stateDir: string): { kafka
 /** Running processes of a recorded stack (an empty list when none is alive). */
 export function livePids(info: StackRunInfo | undefined, stateDir: string): number[] {
   if (!info) return [];
-  return Object.values(recordedProcesses(info, stateDir))
+  // A cluster's other nodes too: node 1 is `processes.kafka`.
+  const otherNodes = (info.cluster ?? []).filter((node) => node.pid !== info.processes.kafka);
+  return [
+    ...Object.values(recordedProcesses(info, stateDir)),
+    ...otherNodes.map((node) => ({ pid: node.pid, alive: isStackProcess(node.pid, stateDir) })),
+  ]
     .filter((p) => p.alive)
     .map((p) => p.pid);
 }

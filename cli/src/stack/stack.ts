@@ -4,11 +4,12 @@ import { StackError, describeError } from '@hookstream/shared';
 import { ensureApicurio, ensureKafka, type FetchedArtifact } from './artifacts';
 import { Interrupted, allOrFirstFailure, throwIfInterrupted } from './interruption';
 import { requireJava, type JavaRuntime } from './java';
-import { startBroker } from './kafka-broker';
+import { pickOtherNodePorts, type NodePorts } from './kafka-cluster';
+import { startKafka } from './kafka-start';
 import { logOffset } from './logs';
 import { pickPort, type PortPreference } from './ports';
 import { stopStackProcess, type StartedProcess, type StopOutcome } from './processes';
-import { waitForBroker, waitForRegistry } from './readiness';
+import { waitForRegistry } from './readiness';
 import { CCOMPAT_PATH, startRegistry } from './registry-server';
 import { livePids, readRunInfo, removeRunInfo, writeRunInfo, type StackRunInfo, type StackSettings } from './run-info';
 import { localSecrets, lockStateDir, type LocalSecrets } from './state-dir';
@@ -25,11 +26,14 @@ export interface StartStackOptions {
   readyTimeoutMs?: number;
   /** An interrupt (Ctrl-C): what was started is stopped, run.json removed, and {@link Interrupted} thrown. Default: none. */
   signal?: AbortSignal;
+  /** Kafka nodes: 1, or 3 for a cluster with three replicas of every topic (kafka-cluster.ts). Default 1. */
+  brokers?: number;
 }
 
 /** How stopping one JVM of the stack went. */
 export interface StoppedProcess {
-  name: 'kafka' | 'registry';
+  /** `kafka-<id>` for a node of a cluster. */
+  name: 'kafka' | 'registry' | `kafka-${number}`;
   pid: number;
   outcome: StopOutcome;
 }
@@ -70,8 +74,18 @@ export async function startStack(options: StartStackOptions): Promise<RunningSta
     const artifacts = await fetchArtifacts(options.cacheDir, signal, log);
     throwIfInterrupted(signal);
     const ports = await pickStackPorts(options.ports ?? 'defaults');
+    const otherNodes = await pickOtherNodePorts(options.brokers ?? 1, options.ports ?? 'defaults', new Set(Object.values(ports)));
     throwIfInterrupted(signal);
-    return await launch({ stateDir, java, ...artifacts, ports, readyTimeoutMs: options.readyTimeoutMs ?? 120_000, signal, log });
+    return await launch({
+      stateDir,
+      java,
+      ...artifacts,
+      ports,
+      otherNodes,
+      readyTimeoutMs: options.readyTimeoutMs ?? 120_000,
+      signal,
+      log,
+    });
   } catch (error) {
     // Whatever a step failed with once Ctrl-C was pressed (a killed Maven, a refused connection), the cause is the interrupt.
     if (signal.aborted) throw new Interrupted();
@@ -125,6 +139,8 @@ interface Launch {
   kafkaDir: string;
   apicurioDir: string;
   ports: StackRunInfo['ports'];
+  /** Nodes 2.. of a cluster; none for a single broker. */
+  otherNodes: NodePorts[];
   readyTimeoutMs: number;
   signal: AbortSignal;
   log: (line: string) => void;
@@ -133,10 +149,7 @@ interface Launch {
 /** Starts both JVMs and waits until both serve; on any failure (or an interrupt) stops what it started. */
 async function launch(l: Launch): Promise<RunningStack> {
   const { stateDir, ports, signal, log } = l;
-  const settings: StackSettings = {
-    KAFKA_BROKERS: `127.0.0.1:${ports.kafka}`,
-    SCHEMA_REGISTRY_URL: `http://127.0.0.1:${ports.registry}${CCOMPAT_PATH}`,
-  };
+  const kafkaNodes = [{ port: ports.kafka, controllerPort: ports.kafkaController }, ...l.otherNodes];
   const started: Array<[StoppedProcess['name'], StartedProcess]> = [];
   // Last started, first stopped: the registry may hold connections to Kafka in other storage modes.
   const stop = () =>
@@ -145,16 +158,9 @@ async function launch(l: Launch): Promise<RunningStack> {
       started.toReversed().map(([name, p]) => ({ name, pid: p.pid })),
     );
   try {
-    const kafkaDir = path.join(stateDir, 'kafka');
-    const broker = await startBroker({
-      java: l.java,
-      kafkaDir: l.kafkaDir,
-      dir: kafkaDir,
-      port: ports.kafka,
-      controllerPort: ports.kafkaController,
-      signal,
-    });
-    started.push(['kafka', broker]);
+    const kafka = await startKafka({ java: l.java, kafkaDir: l.kafkaDir, stateDir, nodes: kafkaNodes, signal }, (name, p) =>
+      started.push([name, p]),
+    );
     throwIfInterrupted(signal);
     const registryLogStart = logOffset(path.join(stateDir, 'registry', 'registry.log'));
     const registry = startRegistry({
@@ -166,15 +172,20 @@ async function launch(l: Launch): Promise<RunningStack> {
     });
     started.push(['registry', registry]);
 
+    const settings: StackSettings = {
+      KAFKA_BROKERS: kafka.brokers,
+      SCHEMA_REGISTRY_URL: `http://127.0.0.1:${ports.registry}${CCOMPAT_PATH}`,
+    };
     const info: StackRunInfo = {
       stateDir,
       startedAt: new Date().toISOString(),
       versions: STACK_VERSIONS,
       settings,
-      processes: { kafka: broker.pid, registry: registry.pid },
+      processes: { kafka: kafka.first.pid, registry: registry.pid },
       ports,
-      logs: { kafka: broker.logFile, registry: registry.logFile },
+      logs: { kafka: kafka.first.logFile, registry: registry.logFile },
       java: l.java.executable,
+      ...(kafka.cluster && { cluster: kafka.cluster }),
     };
     writeRunInfo(info);
 
@@ -184,13 +195,7 @@ async function launch(l: Launch): Promise<RunningStack> {
     await allOrFirstFailure<[void, void]>(
       [
         async (s) => {
-          await waitForBroker(settings.KAFKA_BROKERS, path.join(kafkaDir, 'data'), {
-            process: broker,
-            port: ports.kafka,
-            logFile: broker.logFile,
-            deadline,
-            signal: s,
-          });
+          await kafka.waitUntilReady(deadline, s);
           log(`kafka: ready at ${settings.KAFKA_BROKERS} (${Date.now() - began} ms)`);
         },
         async (s) => {
@@ -211,7 +216,7 @@ async function launch(l: Launch): Promise<RunningStack> {
     throwIfInterrupted(signal);
 
     const unexpectedExit = Promise.race([
-      broker.exited.then(({ code, signal }) => `the Kafka broker exited (${signal ?? code}); see ${broker.logFile}`),
+      kafka.exited,
       registry.exited.then(({ code, signal }) => `the registry exited (${signal ?? code}); see ${registry.logFile}`),
     ]);
     const detach = () => started.forEach(([, p]) => p.detach());
@@ -235,10 +240,17 @@ async function setBackwardCompatibility(registryUrl: string, signal: AbortSignal
   if (!response.ok) throw new StackError(`the registry refused its default compatibility setting: HTTP ${response.status}`);
 }
 
-/** Stops the processes in the order given (only those still ours: see stopStackProcess) and removes run.json. */
+/** Stops the processes in the order given, the nodes of a cluster together at the end (only those still ours: see stopStackProcess), and removes run.json. */
 async function stopProcesses(stateDir: string, processes: Array<Omit<StoppedProcess, 'outcome'>>): Promise<StoppedProcess[]> {
   const stopped: StoppedProcess[] = [];
-  for (const { name, pid } of processes) stopped.push({ name, pid, outcome: await stopStackProcess(pid, stateDir) });
+  // A cluster's nodes stop together: one by one, the last would have lost its quorum and could
+  // not finish its controlled shutdown (it was killed after the 20 s grace; together, ~6 s).
+  const together = processes.filter((p) => p.name.startsWith('kafka-'));
+  for (const { name, pid } of processes.filter((p) => !together.includes(p))) {
+    stopped.push({ name, pid, outcome: await stopStackProcess(pid, stateDir) });
+  }
+  const outcomes = await Promise.all(together.map(({ pid }) => stopStackProcess(pid, stateDir)));
+  stopped.push(...together.map(({ name, pid }, i) => ({ name, pid, outcome: outcomes[i]! })));
   removeRunInfo(stateDir);
   return stopped;
 }
@@ -248,8 +260,8 @@ export async function stopStack(stateDir: string): Promise<StoppedProcess[]> {
   const dir = path.resolve(stateDir);
   const info = readRunInfo(dir);
   if (!info) return [];
-  return stopProcesses(dir, [
-    { name: 'registry', pid: info.processes.registry },
-    { name: 'kafka', pid: info.processes.kafka },
-  ]);
+  const kafka = info.cluster?.map((node) => ({ name: `kafka-${node.nodeId}` as const, pid: node.pid })) ?? [
+    { name: 'kafka' as const, pid: info.processes.kafka },
+  ];
+  return stopProcesses(dir, [{ name: 'registry', pid: info.processes.registry }, ...kafka]);
 }

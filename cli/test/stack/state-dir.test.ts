@@ -16,6 +16,7 @@ describe('state dir', () => {
 
     test('when it holds only what a stack keeps, then it may be wiped', () => {
       mkdirSync(path.join(dir, 'kafka'));
+      mkdirSync(path.join(dir, 'kafka-cluster'));
       mkdirSync(path.join(dir, 'registry'));
       writeFileSync(path.join(dir, 'run.json'), '{}');
       writeFileSync(path.join(dir, 'secrets.env'), '');

@@ -26,6 +26,35 @@ export interface EnsureTopicsOptions {
 }
 
 /**
+ * The replication factor Hookstream wants on a cluster of `liveBrokers` brokers whose
+ * `default.replication.factor` is `brokerDefault`: three replicas where there are three brokers
+ * (one per broker on a smaller cluster), or the cluster's own default when an operator set it
+ * higher. The default counts too because the broker count seen is only the live brokers: with one
+ * node of three away, topics must still be wanted with three replicas (creating one then fails
+ * loudly rather than quietly making a less durable topic, and drift reports no false change).
+ */
+export function replicationFactorFor(liveBrokers: number, brokerDefault = 1): number {
+  return Math.max(Math.min(3, liveBrokers), brokerDefault);
+}
+
+/**
+ * The replication factor for the cluster `admin` talks to: {@link replicationFactorFor} of its
+ * live brokers and `default.replication.factor` (when the broker's config cannot be read, e.g.
+ * without the DescribeConfigs permission, the live brokers alone decide).
+ */
+export async function clusterReplicationFactor(admin: Admin): Promise<number> {
+  const { brokers } = await admin.describeCluster();
+  const brokerDefault = await admin
+    .describeConfigs({
+      includeSynonyms: false,
+      resources: [{ type: ConfigResourceTypes.BROKER, name: String(brokers[0]?.nodeId ?? 0), configNames: ['default.replication.factor'] }],
+    })
+    .then((configs) => Number(configs.resources[0]?.configEntries.find((e) => e.configName === 'default.replication.factor')?.configValue))
+    .catch(() => Number.NaN);
+  return replicationFactorFor(brokers.length, Number.isInteger(brokerDefault) && brokerDefault > 0 ? brokerDefault : 1);
+}
+
+/**
  * Creates `topics` and waits for their leaders. Right after creation a loaded broker can answer
  * "does not host this topic-partition" while its metadata catches up: such retryable answers
  * are retried for what is still missing, so a busy cluster does not fail an idempotent ensure.

@@ -48,7 +48,10 @@ export interface TopicCatalogueSettings {
   prefix?: string;
   /** Partitions of 'data' topics. Default 6. */
   partitions?: number;
-  /** Replication factor of every topic. Default 1 (local); production wants 3. */
+  /**
+   * Replication factor of every topic; `min.insync.replicas` follows from it (2 from 3 replicas,
+   * else 1). Default 1; `topics ensure` passes the cluster's (clusterReplicationFactor).
+   */
   replicationFactor?: number;
   /** How long the ingress remembers a request_id, in ms. Default 24 h. */
   idempotencyRetentionMs?: number;
