@@ -21,8 +21,7 @@
  * machine); the offsets the sender's group committed. Exits 0 when a goal is missed, 1 when the
  * run itself fails.
  */
-import { performance } from 'node:perf_hooks';
-import { TopicNames, routeProcessWarnings, sleep } from '@hookstream/shared';
+import { TopicNames, routeProcessWarnings } from '@hookstream/shared';
 import { CALLBACK_PATH } from './outbound/outbound-stack';
 import { PARTNER_AUTH, callbackBody, committedRecords, prefill } from './send/callback-requests';
 import { CountingReceiver } from './send/counting-receiver';
@@ -32,6 +31,7 @@ import { prepareBenchStack } from './support/bench-stack';
 import { cpuSeconds } from './support/cpu-usage';
 import { bucketQuantile, counterSum, histogramBuckets } from './support/metrics-page';
 import { ServiceProcess } from './support/service-process';
+import { waitForCount } from './support/wait-for-count';
 
 const seconds = envNumber('BENCH_SECONDS', 10);
 const records = envNumber('BENCH_RECORDS', 60_000);
@@ -43,24 +43,6 @@ const STALL_MS = 30_000;
 
 function perRequest(cpu: number | undefined, requests: number): string {
   return cpu === undefined || requests === 0 ? 'n/a' : `${((cpu / requests) * 1e6).toFixed(0)} µs`;
-}
-
-/** Waits until the receiver has `records` requests, or none arrived for STALL_MS. */
-async function waitDelivered(receiver: CountingReceiver, sender: ServiceProcess): Promise<number> {
-  let count = 0;
-  let progressAt = performance.now();
-  while (count < records) {
-    await sleep(250);
-    sender.checkAlive();
-    const now = (await receiver.ask('count')).count;
-    if (now > count) {
-      count = now;
-      progressAt = performance.now();
-    } else if (performance.now() - progressAt > STALL_MS) {
-      break;
-    }
-  }
-  return count;
 }
 
 async function main() {
@@ -93,7 +75,13 @@ async function main() {
   try {
     const senderCpuAtStart = cpuSeconds(sender.pid);
     const receiverCpuAtStart = cpuSeconds(receiver.child.pid);
-    const received = await waitDelivered(receiver, sender);
+    // Until every record reached the receiver, or none did for STALL_MS.
+    const received = await waitForCount(
+      async () => (await receiver.ask('count')).count,
+      records,
+      STALL_MS,
+      () => sender.checkAlive(),
+    );
     const cpuSince = (pid: number | undefined, start: number | undefined) => {
       const now = cpuSeconds(pid);
       return now === undefined || start === undefined ? undefined : now - start;

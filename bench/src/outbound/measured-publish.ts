@@ -3,10 +3,9 @@
  * the services' histograms and the CPU window taken when the measured window begins, and then
  * waiting for the callbacks still on their way.
  */
-import { performance } from 'node:perf_hooks';
-import { sleep } from '@hookstream/shared';
 import { CpuWindow, stackProcesses } from '../support/cpu-usage';
 import type { ServiceProcess } from '../support/service-process';
+import { waitForCount } from '../support/wait-for-count';
 import type { CallbackReceiver, CommitTracer } from './arrival-log';
 import type { EventStream, PublishReport } from './event-stream';
 import type { FixedRatePublisher } from './fixed-rate-publisher';
@@ -70,20 +69,9 @@ export async function waitForArrivals(
   stallMs: number,
   check: () => void,
 ): Promise<void> {
-  const count = () => receiver.arrivedPerLabel.get(label) ?? 0;
-  let seen = -1;
-  let progressAt = performance.now();
-  for (;;) {
+  const arrived = async () => {
     await receiver.collect();
-    check();
-    const now = count();
-    if (now >= expected) return;
-    if (now > seen) {
-      seen = now;
-      progressAt = performance.now();
-    } else if (performance.now() - progressAt > stallMs) {
-      return;
-    }
-    await sleep(250);
-  }
+    return receiver.arrivedPerLabel.get(label) ?? 0;
+  };
+  await waitForCount(arrived, expected, stallMs, check);
 }
