@@ -14,6 +14,12 @@ export const ErrorCodes = {
   SCHEMA_INCOMPATIBLE: 'HOOKSTREAM_SCHEMA_INCOMPATIBLE',
   /** A value does not fit its Avro schema, or bytes are not a decodable Confluent-framed record. */
   AVRO_INVALID: 'HOOKSTREAM_AVRO_INVALID',
+  /** A policy-status event is refused at publishing; every problem is named by field path. */
+  POLICY_EVENT_INVALID: 'HOOKSTREAM_POLICY_EVENT_INVALID',
+  /** A policy cannot be turned into a partner's callback body; the event is dead-lettered. */
+  CALLBACK_BODY_INVALID: 'HOOKSTREAM_CALLBACK_BODY_INVALID',
+  /** A partner spec, or a change to a partner, is refused; every problem is named by field path. */
+  PARTNER_SPEC_INVALID: 'HOOKSTREAM_PARTNER_SPEC_INVALID',
   /** The local stack (Kafka, registry) could not be fetched, started or stopped. */
   STACK_FAILED: 'HOOKSTREAM_STACK_FAILED',
   /** A topic exists with settings other than the wanted ones and could not be reconciled. */

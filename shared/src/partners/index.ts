@@ -6,7 +6,7 @@ export { parsePartnerSpec } from './partner-spec';
 export { partnerSpecSchema, type PartnerSpec, type PartnerSpecInput } from './partner-spec-schema';
 export { httpUrl } from './partner-spec-fields';
 export { AUTH_METHODS, MASK } from './outbound-auth-spec';
-export { PartnerSpecError, type SpecProblem } from './partner-spec-error';
+export { PARTNER_SPEC_INVALID, PartnerSpecError, type SpecProblem } from './partner-spec-error';
 export { bodyMappingFromSpec, endpointsFromSpec, outboundAuthFromSpec } from './partner-from-spec';
 export * from './partner-directory';
 export * from './partner-store';

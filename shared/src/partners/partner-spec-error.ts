@@ -1,3 +1,5 @@
+import { ErrorCodes, HookstreamError } from '../errors';
+
 /**
  * The refusal of a partner spec or of a change to a partner (`hookstream partners ...`): every
  * problem at once, each by its field path; the CLI prints it and exits 2, writing nothing.
@@ -9,10 +11,17 @@ export interface SpecProblem {
   message: string;
 }
 
-/** Thrown when a partner spec is refused; lists every problem by field path. */
-export class PartnerSpecError extends Error {
+/** Code of {@link PartnerSpecError} (ErrorCodes.PARTNER_SPEC_INVALID), for recognising it across package boundaries. */
+export const PARTNER_SPEC_INVALID = ErrorCodes.PARTNER_SPEC_INVALID;
+
+/** Thrown when a partner spec or a change to a partner is refused; lists every problem by field path. Not retryable. */
+export class PartnerSpecError extends HookstreamError {
+  declare readonly code: typeof PARTNER_SPEC_INVALID;
+
   constructor(readonly problems: SpecProblem[]) {
-    super(`partner refused:\n${problems.map((p) => `  ${p.field}: ${p.message}`).join('\n')}`);
-    this.name = 'PartnerSpecError';
+    super(PARTNER_SPEC_INVALID, `partner refused:\n${problems.map((p) => `  ${p.field}: ${p.message}`).join('\n')}`, {
+      retryable: false,
+      details: { problems },
+    });
   }
 }

@@ -1,3 +1,5 @@
+import { ErrorCodes, HookstreamError } from '../errors';
+
 /**
  * The refusal of a policy-status event at publishing (`hookstream policy publish`): every
  * problem at once, each by its field path, so an integrator fixes the event in one go.
@@ -9,16 +11,17 @@ export interface PolicyEventProblem {
   message: string;
 }
 
-/** Code of {@link PolicyEventError}, for recognising it across package boundaries. */
-export const POLICY_EVENT_INVALID = 'HOOKSTREAM_POLICY_EVENT_INVALID';
+/** Code of {@link PolicyEventError} (ErrorCodes.POLICY_EVENT_INVALID), for recognising it across package boundaries. */
+export const POLICY_EVENT_INVALID = ErrorCodes.POLICY_EVENT_INVALID;
 
 /** Thrown by parsePolicyEventJson when an event is refused; names every problem by field path. Not retryable. */
-export class PolicyEventError extends Error {
-  readonly code = POLICY_EVENT_INVALID;
-  readonly retryable = false;
+export class PolicyEventError extends HookstreamError {
+  declare readonly code: typeof POLICY_EVENT_INVALID;
 
   constructor(readonly problems: PolicyEventProblem[]) {
-    super(`policy event refused:\n${problems.map((p) => `  ${p.field}: ${p.message}`).join('\n')}`);
-    this.name = 'PolicyEventError';
+    super(POLICY_EVENT_INVALID, `policy event refused:\n${problems.map((p) => `  ${p.field}: ${p.message}`).join('\n')}`, {
+      retryable: false,
+      details: { problems },
+    });
   }
 }

@@ -1,4 +1,15 @@
-import { PartnerSpecError, bodyMappingFromSpec, defaultSchemasDir, parsePartnerSpec, policyBodyFieldPaths } from '@hookstream/shared';
+import {
+  ErrorCodes,
+  HookstreamError,
+  PARTNER_SPEC_INVALID,
+  PartnerSpecError,
+  bodyMappingFromSpec,
+  defaultSchemasDir,
+  hasErrorCode,
+  isRetryable,
+  parsePartnerSpec,
+  policyBodyFieldPaths,
+} from '@hookstream/shared';
 
 const paths = policyBodyFieldPaths(defaultSchemasDir());
 const hmac = { method: 'HMAC_SHA256', api_key: 'partner-key', secret: 'partner-secret' };
@@ -228,6 +239,21 @@ describe('partner spec validation', () => {
     const problem = problems.find((p) => p.field === field);
     expect(problem).toBeDefined();
     expect(problem!.message).toMatch(message);
+  });
+
+  test('when refused, then the error is on the shared model: code HOOKSTREAM_PARTNER_SPEC_INVALID, not retryable, the message lists each problem', () => {
+    let error: unknown;
+    try {
+      parsePartnerSpec({ ...base, partner_id: 'ACME' }, paths);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(HookstreamError);
+    expect(error).toMatchObject({ name: 'PartnerSpecError', code: 'HOOKSTREAM_PARTNER_SPEC_INVALID', retryable: false });
+    expect(PARTNER_SPEC_INVALID).toBe(ErrorCodes.PARTNER_SPEC_INVALID);
+    expect(hasErrorCode(error, ErrorCodes.PARTNER_SPEC_INVALID)).toBe(true);
+    expect(isRetryable(error)).toBe(false);
+    expect((error as PartnerSpecError).message).toMatch(/^partner refused:\n {2}partner_id: must be 1-63 lower-case letters/);
   });
 
   test('every problem is reported at once', () => {

@@ -2,7 +2,10 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import {
+  CALLBACK_BODY_INVALID,
   CallbackBodyError,
+  ErrorCodes,
+  HookstreamError,
   POLICY_BODY_FIELD_ORDER,
   bodyMappingFromSpec,
   buildCallbackBody,
@@ -16,6 +19,8 @@ import {
   type FieldRule,
   type PolicyNotificationValue,
   type PolicyStatusEventValue,
+  hasErrorCode,
+  isRetryable,
 } from '@hookstream/shared';
 import { everyDetailEvent, fullBody } from './fixtures/every-detail-event';
 
@@ -214,6 +219,25 @@ describe('buildCallbackBody', () => {
     );
     expect(() => buildCallbackBody(policy, mapping('MAPPED', [{ source: 'calculation.gwp', format: 'DATE_ONLY' }]))).toThrow(
       /calculation\.gwp: 249000 is not an ISO 8601 date-time/,
+    );
+  });
+
+  test('when a body cannot be built, then the error is on the shared model: its code, not retryable, the field in its details', () => {
+    const error = (() => {
+      try {
+        return buildCallbackBody(policy, mapping('MAPPED', [{ source: 'premium' }]));
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(error).toBeInstanceOf(HookstreamError);
+    expect(error).toMatchObject({ name: 'CallbackBodyError', code: 'HOOKSTREAM_CALLBACK_BODY_INVALID', retryable: false });
+    expect(CALLBACK_BODY_INVALID).toBe(ErrorCodes.CALLBACK_BODY_INVALID);
+    expect(hasErrorCode(error, ErrorCodes.CALLBACK_BODY_INVALID)).toBe(true);
+    expect(isRetryable(error)).toBe(false);
+    expect((error as CallbackBodyError).details).toEqual({ field: 'body_mapping.rules[0].source' });
+    expect((error as CallbackBodyError).message).toBe(
+      'body_mapping.rules[0].source: "premium" is not a field of the MAPPED body: fix the mapping',
     );
   });
 

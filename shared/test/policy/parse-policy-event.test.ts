@@ -1,4 +1,13 @@
-import { PolicyEventError, parsePolicyEventJson, policyStatusEventType } from '@hookstream/shared';
+import {
+  ErrorCodes,
+  HookstreamError,
+  POLICY_EVENT_INVALID,
+  PolicyEventError,
+  hasErrorCode,
+  isRetryable,
+  parsePolicyEventJson,
+  policyStatusEventType,
+} from '@hookstream/shared';
 import { example } from './fixtures/every-detail-event';
 
 const type = policyStatusEventType();
@@ -163,6 +172,22 @@ describe('parsePolicyEventJson', () => {
 
   test('when the input is not an object, then it is refused as a whole', () => {
     expect(problemsOf([example])).toEqual([{ field: '(event)', message: 'must be a JSON object' }]);
+  });
+
+  test('when refused, then the error is on the shared model: code HOOKSTREAM_POLICY_EVENT_INVALID, not retryable, problems in its details', () => {
+    const error = (() => {
+      try {
+        return parsePolicyEventJson([example]);
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(error).toBeInstanceOf(HookstreamError);
+    expect(error).toMatchObject({ name: 'PolicyEventError', code: 'HOOKSTREAM_POLICY_EVENT_INVALID', retryable: false });
+    expect(POLICY_EVENT_INVALID).toBe(ErrorCodes.POLICY_EVENT_INVALID);
+    expect(hasErrorCode(error, ErrorCodes.POLICY_EVENT_INVALID)).toBe(true);
+    expect(isRetryable(error)).toBe(false);
+    expect((error as PolicyEventError).details).toEqual({ problems: [{ field: '(event)', message: 'must be a JSON object' }] });
   });
 
   test('when the refusal is shown, then each problem is one line with its field', () => {
