@@ -5,7 +5,7 @@
  * OpenAPI document the ingress serves.
  */
 import { connect } from 'node:net';
-import { gzipSync } from 'node:zlib';
+import { brotliCompressSync, deflateSync, gzipSync, zstdCompressSync } from 'node:zlib';
 import Ajv2020 from 'ajv/dist/2020';
 import { testInfrastructure, testKafka, uniqueName, waitFor } from '../../../test/helpers/infrastructure';
 import {
@@ -234,11 +234,52 @@ describe('POST /api/integration/partner/webhook', () => {
     expect((await readPartnerEvents(prefix)).filter((r) => String(r.value.transaction_number).startsWith(marker))).toEqual([]);
   });
 
-  test('when the Content-Encoding is not one the server decodes, then 415; a gzip body is accepted', async () => {
-    expect((await post(webhook(), keyA, { 'content-encoding': 'compress' })).json).toEqual(
-      error(415, 'UNSUPPORTED_MEDIA_TYPE_ERR', 'Content-Encoding "compress" is not supported (identity, gzip, deflate or br are)'),
-    );
-    expect((await post(gzipSync(JSON.stringify(webhook())), keyA, { 'content-encoding': 'gzip' })).status).toBe(200);
+  test('when the Content-Encoding is not identity, gzip, deflate or br (zstd too), then 415 with Accept-Encoding; those four are decoded', async () => {
+    const text = () => JSON.stringify(webhook());
+    for (const [coding, body] of [
+      ['compress', text()],
+      ['zstd', zstdCompressSync(text())],
+      ['gzip, br', brotliCompressSync(gzipSync(text()))],
+    ] as const) {
+      const refused = await post(body, keyA, { 'content-encoding': coding });
+      expect(refused.json).toEqual(
+        error(415, 'UNSUPPORTED_MEDIA_TYPE_ERR', `Content-Encoding "${coding}" is not supported (identity, gzip, deflate or br are)`),
+      );
+      expect(refused.headers.get('accept-encoding')).toBe('gzip, deflate, br');
+    }
+    const documented = openapi.paths[Object.keys(openapi.paths)[0]!]!.post.responses['415'] as { headers?: Record<string, unknown> };
+    expect(documented.headers?.['Accept-Encoding']).toMatchObject({ schema: { const: 'gzip, deflate, br' } });
+    for (const [coding, encode] of [
+      ['identity', (t: string) => Buffer.from(t)],
+      ['gzip', gzipSync],
+      ['GZIP', gzipSync],
+      ['deflate', deflateSync],
+      ['br', brotliCompressSync],
+    ] as const) {
+      expect({ coding, status: (await post(encode(text()), keyA, { 'content-encoding': coding })).status }).toEqual({
+        coding,
+        status: 200,
+      });
+    }
+  });
+
+  test('a document url gets 200 exactly when the served schema accepts it (the cases of issue 16 and other edges)', async () => {
+    const schemaAccepts = ajv.compile({ $ref: '#/components/schemas/WebhookRequest', components: openapi.components });
+    for (const [url, expected] of [
+      ['http://a:99999/', 400],
+      ['http://a\u0094b/', 400],
+      ['http://a/\u0085', 400],
+      ['http://a/\u00a0', 400],
+      ['http://user@a/', 400],
+      ['http://a/b\\c', 400],
+      ['http://a:65535/x', 200],
+      ['http://[::1]/', 200],
+      ['https://d.example/ü?q=€#😀', 200],
+    ] as const) {
+      const body = webhook({ documents: [{ type: 'P', url }] });
+      const response = await post(body);
+      expect({ url, status: response.status, schema: schemaAccepts(body) }).toEqual({ url, status: expected, schema: expected === 200 });
+    }
   });
 
   test("when Node's HTTP parser refuses a request (headers too large, not HTTP), then the contract's JSON body and the connection closes", async () => {

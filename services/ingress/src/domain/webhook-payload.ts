@@ -1,5 +1,6 @@
 import { hash } from 'node:crypto';
 import { z } from 'zod';
+import { DOCUMENT_URL_MAX_LENGTH, isDocumentUrl } from './document-url';
 
 /**
  * The inbound webhook body (spec 2.2) and its validation rules (spec 4.2). Decisions where the
@@ -8,19 +9,10 @@ import { z } from 'zod';
  *   of the payload fingerprint, so a changed unknown field under the same request_id is a 409;
  * - strings that are required, and optional ones when present, must hold a non-blank value;
  *   surrounding whitespace is kept as sent except in transaction_type, which is normalised;
- * - request_id: 1-128 visible ASCII characters; documents: 1-50 items; url: absolute http(s).
+ * - request_id: 1-128 visible ASCII characters; documents: 1-50 items; url: see document-url.ts.
  */
 /** At most `max` characters, counted as Unicode code points (as JSON Schema's maxLength counts them), not UTF-16 units. */
 const withinCharacters = (value: string, max: number) => value.length <= max || [...value].length <= max;
-
-/**
- * The shape of an absolute http(s) URL as sent: the scheme, "//", a non-empty authority, and no
- * whitespace or control character anywhere. WHATWG URL parsing alone repairs too much (it trims
- * spaces, drops tabs and newlines, and reads "http:example.com" or "http:\\host" as URLs), while
- * the URL is stored and later fetched exactly as sent. The same pattern is in the OpenAPI document.
- */
-export const ABSOLUTE_HTTP_URL_PATTERN = '^[Hh][Tt][Tt][Pp][Ss]?://[^/?#\\x00-\\x20\\x7f]+[^\\x00-\\x20\\x7f]*$';
-const absoluteHttpUrlShape = new RegExp(ABSOLUTE_HTTP_URL_PATTERN);
 
 const nonBlank = (field: string, max: number) =>
   z
@@ -30,16 +22,8 @@ const nonBlank = (field: string, max: number) =>
 
 const absoluteHttpUrl = z
   .string({ error: (issue) => (issue.input === undefined ? 'url is required' : 'url must be a string') })
-  .refine((value) => {
-    if (!absoluteHttpUrlShape.test(value)) return false;
-    try {
-      const url = new URL(value);
-      return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname.length > 0;
-    } catch {
-      return false;
-    }
-  }, 'url must be an absolute http or https URL')
-  .refine((v) => withinCharacters(v, 2048), 'url must be at most 2048 characters');
+  .refine(isDocumentUrl, 'url must be an absolute http or https URL')
+  .refine((v) => withinCharacters(v, DOCUMENT_URL_MAX_LENGTH), `url must be at most ${DOCUMENT_URL_MAX_LENGTH} characters`);
 
 const documentSchema = z.looseObject({
   type: nonBlank('type', 100),

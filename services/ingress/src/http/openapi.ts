@@ -1,6 +1,6 @@
-import { ABSOLUTE_HTTP_URL_PATTERN } from '../domain/webhook-payload';
+import { DOCUMENT_URL_MAX_LENGTH, DOCUMENT_URL_PATTERN } from '../domain/document-url';
 import { InboundErrorCodes } from './responses';
-import { WEBHOOK_PATH } from './webhook-routes';
+import { CONTENT_ENCODINGS, WEBHOOK_PATH, acceptEncodingHeader } from './webhook-routes';
 
 const nonBlank = (description: string, maxLength: number) => ({ type: 'string', minLength: 1, maxLength, pattern: '\\S', description });
 
@@ -53,10 +53,18 @@ export function ingressOpenApi(basePath: string): object {
               InboundErrorCodes.IDEMPOTENCY_CONFLICT,
             ]),
             '413': errorResponse('The body is larger than the limit', [InboundErrorCodes.PAYLOAD_TOO_LARGE]),
-            '415': errorResponse(
-              'Content-Type is not application/json (UTF-8), or the Content-Encoding is not identity, gzip, deflate or br',
-              [InboundErrorCodes.UNSUPPORTED_MEDIA_TYPE],
-            ),
+            '415': {
+              ...errorResponse(
+                `Content-Type is not application/json (UTF-8), or the Content-Encoding is not one of ${CONTENT_ENCODINGS.join(', ')}`,
+                [InboundErrorCodes.UNSUPPORTED_MEDIA_TYPE],
+              ),
+              headers: {
+                'Accept-Encoding': {
+                  schema: { const: acceptEncodingHeader },
+                  description: 'When the Content-Encoding is refused: the codings accepted besides identity (RFC 9110 12.5.3)',
+                },
+              },
+            },
             '431': errorResponse('The request headers are larger than the server accepts (the connection is closed)', [
               InboundErrorCodes.HEADERS_TOO_LARGE,
             ]),
@@ -103,9 +111,12 @@ export function ingressOpenApi(basePath: string): object {
                   type: nonBlank('Document type, e.g. POLICY_CERTIFICATE', 100),
                   url: {
                     type: 'string',
-                    pattern: ABSOLUTE_HTTP_URL_PATTERN,
-                    maxLength: 2048,
-                    description: 'Absolute http(s) URL, as sent (no whitespace)',
+                    pattern: DOCUMENT_URL_PATTERN,
+                    maxLength: DOCUMENT_URL_MAX_LENGTH,
+                    description:
+                      'Absolute http(s) URL, taken as sent: a DNS name (xn-- form for international names), dotted IPv4 or ' +
+                      'bracketed IPv6 host; no user name or password; port 1-65535; no whitespace, control or invisible ' +
+                      'formatting character, and no backslash. The pattern is the whole rule the server applies.',
                   },
                   filename: nonBlank('Original file name', 255),
                 },

@@ -42,6 +42,30 @@ function send(res: Response, status: number, body: string | ErrorBody, retryAfte
   res.end(text);
 }
 
+/**
+ * Content codings a body may be sent in. zstd is refused although body-parser would decode it:
+ * Node marks its zstd as experimental (v22-v24), and the contract names no coding, so the set
+ * stays the one published from the start; a coding can be added later without breaking anyone,
+ * while one taken away breaks every partner using it.
+ */
+export const CONTENT_ENCODINGS: readonly string[] = ['identity', 'gzip', 'deflate', 'br'];
+
+/** Sent with a 415 for the coding (RFC 9110 12.5.3), so a client can fall back; identity is always acceptable. */
+export const acceptEncodingHeader = CONTENT_ENCODINGS.filter((c) => c !== 'identity').join(', ');
+
+/** The request's content coding as body-parser reads it: the header lower-cased, identity when absent or empty. */
+const contentCodingOf = (req: Request) => (req.get('content-encoding') || 'identity').toLowerCase();
+
+function unsupportedEncoding(req: Request, res: Response): InboundError {
+  res.setHeader('Accept-Encoding', acceptEncodingHeader);
+  const accepted = `${CONTENT_ENCODINGS.slice(0, -1).join(', ')} or ${CONTENT_ENCODINGS.at(-1)}`;
+  return new InboundError(
+    415,
+    InboundErrorCodes.UNSUPPORTED_MEDIA_TYPE,
+    `Content-Encoding ${JSON.stringify(req.get('content-encoding') ?? '')} is not supported (${accepted} are)`,
+  );
+}
+
 /** `application/json`, optionally with charset utf-8 (JSON is UTF-8: RFC 8259). */
 function isJsonContentType(header: string | undefined): boolean {
   if (!header) return false;
@@ -52,7 +76,7 @@ function isJsonContentType(header: string | undefined): boolean {
 
 /**
  * POST {base}/api/integration/partner/webhook (spec 4.2), in this order: the API key (401), the
- * content type (415), the body size (413), JSON (400), the fields (400), then idempotency and
+ * content type and coding (415), the body size (413), JSON (400), the fields (400), then idempotency and
  * the durable write. Every answer is the contract's JSON (2.3 or 2.4), never HTML.
  */
 export function createWebhookRoutes(options: WebhookRoutesOptions): {
@@ -94,6 +118,11 @@ export function createWebhookRoutes(options: WebhookRoutesOptions): {
     res.locals.partner = check.partner;
     if (!isJsonContentType(req.get('content-type'))) {
       next(new InboundError(415, InboundErrorCodes.UNSUPPORTED_MEDIA_TYPE, 'Content-Type must be application/json'));
+      return;
+    }
+    if (!CONTENT_ENCODINGS.includes(contentCodingOf(req))) {
+      // Before the body is read: body-parser would decode more codings than are published.
+      next(unsupportedEncoding(req, res));
       return;
     }
     next();
@@ -160,12 +189,7 @@ export function createWebhookRoutes(options: WebhookRoutesOptions): {
     if (error instanceof InboundError) outcome = error;
     else if (e?.type === 'entity.too.large')
       outcome = new InboundError(413, InboundErrorCodes.PAYLOAD_TOO_LARGE, `the body is larger than ${options.bodyLimitBytes} bytes`);
-    else if (e?.type === 'encoding.unsupported')
-      outcome = new InboundError(
-        415,
-        InboundErrorCodes.UNSUPPORTED_MEDIA_TYPE,
-        `Content-Encoding ${JSON.stringify(req.get('content-encoding') ?? '')} is not supported (identity, gzip, deflate or br are)`,
-      );
+    else if (e?.type === 'encoding.unsupported') outcome = unsupportedEncoding(req, res);
     else if (e?.type === 'request.aborted' || e?.type === 'request.size.invalid' || e?.status === 400) {
       outcome = new InboundError(400, InboundErrorCodes.VALIDATION, 'the body could not be read');
     } else {
