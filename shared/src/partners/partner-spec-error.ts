@@ -1,4 +1,5 @@
-import { ErrorCodes, HookstreamError } from '../errors';
+import { ErrorCodes } from '../errors';
+import { FieldProblemsError, type FieldProblem } from '../field-problems';
 
 /**
  * The refusal of a partner spec or of a change to a partner (`hookstream partners ...`): every
@@ -6,22 +7,16 @@ import { ErrorCodes, HookstreamError } from '../errors';
  */
 
 /** One refusal: the field path and what is wrong. */
-export interface SpecProblem {
-  field: string;
-  message: string;
-}
+export type SpecProblem = FieldProblem;
 
 /** Code of {@link PartnerSpecError} (ErrorCodes.PARTNER_SPEC_INVALID), for recognising it across package boundaries. */
 export const PARTNER_SPEC_INVALID = ErrorCodes.PARTNER_SPEC_INVALID;
 
 /** Thrown when a partner spec or a change to a partner is refused; lists every problem by field path. Not retryable. */
-export class PartnerSpecError extends HookstreamError {
+export class PartnerSpecError extends FieldProblemsError {
   declare readonly code: typeof PARTNER_SPEC_INVALID;
 
-  constructor(readonly problems: SpecProblem[]) {
-    super(PARTNER_SPEC_INVALID, `partner refused:\n${problems.map((p) => `  ${p.field}: ${p.message}`).join('\n')}`, {
-      retryable: false,
-      details: { problems },
-    });
+  constructor(problems: SpecProblem[]) {
+    super(PARTNER_SPEC_INVALID, 'partner refused', problems);
   }
 }

@@ -1,4 +1,5 @@
-import { ErrorCodes, HookstreamError } from '../errors';
+import { ErrorCodes } from '../errors';
+import { FieldProblemsError, type FieldProblem } from '../field-problems';
 
 /**
  * The refusal of a policy-status event at publishing (`hookstream policy publish`): every
@@ -6,22 +7,16 @@ import { ErrorCodes, HookstreamError } from '../errors';
  */
 
 /** One refusal: the field path (`policy.insureds[1].detail.price`) and what is wrong. */
-export interface PolicyEventProblem {
-  field: string;
-  message: string;
-}
+export type PolicyEventProblem = FieldProblem;
 
 /** Code of {@link PolicyEventError} (ErrorCodes.POLICY_EVENT_INVALID), for recognising it across package boundaries. */
 export const POLICY_EVENT_INVALID = ErrorCodes.POLICY_EVENT_INVALID;
 
 /** Thrown by parsePolicyEventJson when an event is refused; names every problem by field path. Not retryable. */
-export class PolicyEventError extends HookstreamError {
+export class PolicyEventError extends FieldProblemsError {
   declare readonly code: typeof POLICY_EVENT_INVALID;
 
-  constructor(readonly problems: PolicyEventProblem[]) {
-    super(POLICY_EVENT_INVALID, `policy event refused:\n${problems.map((p) => `  ${p.field}: ${p.message}`).join('\n')}`, {
-      retryable: false,
-      details: { problems },
-    });
+  constructor(problems: PolicyEventProblem[]) {
+    super(POLICY_EVENT_INVALID, 'policy event refused', problems);
   }
 }
