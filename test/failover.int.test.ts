@@ -40,7 +40,7 @@ function publishSteadily(partnerId: string) {
     while (running) {
       const event = policyEvent(partnerId);
       await events.publish([event]);
-      publishedAt.set(event.policy.policy_number as string, Date.now());
+      publishedAt.set(event.policy.policy_number, Date.now());
       await sleep(50);
     }
   })();
@@ -103,7 +103,7 @@ test('when one of two members of each group is killed, then every event publishe
   const load = publishSteadily(partnerId);
   await waitFor(() => receiver.requests.length >= 40, 'deliveries before the kill', 30_000);
   const killedAt = Date.now();
-  await Promise.all([consumerA!.stop('SIGKILL'), senderA!.stop('SIGKILL')]);
+  await Promise.all([consumerA.stop('SIGKILL'), senderA.stop('SIGKILL')]);
   await sleep(FAILOVER_BOUND_MS + 3_000);
   await load.stop();
   const delays = await deliveryDelays(load.publishedAt, killedAt);
