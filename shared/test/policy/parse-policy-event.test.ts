@@ -1,11 +1,4 @@
-import {
-  ErrorCodes,
-  HookstreamError,
-  POLICY_EVENT_INVALID,
-  PolicyEventError,
-  parsePolicyEventJson,
-  policyStatusEventType,
-} from '@hookstream/shared';
+import { PolicyEventError, parsePolicyEventJson, policyStatusEventType } from '@hookstream/shared';
 import { example } from './fixtures/every-detail-event';
 
 const type = policyStatusEventType();
@@ -170,20 +163,6 @@ describe('parsePolicyEventJson', () => {
 
   test('when the input is not an object, then it is refused as a whole', () => {
     expect(problemsOf([example])).toEqual([{ field: '(event)', message: 'must be a JSON object' }]);
-  });
-
-  test('when refused, then the error is on the shared model: code HOOKSTREAM_POLICY_EVENT_INVALID, not retryable, problems in its details', () => {
-    const publish = () => parsePolicyEventJson([example]);
-    expect(publish).toThrow(HookstreamError);
-    expect(publish).toThrow(
-      expect.objectContaining({
-        name: 'PolicyEventError',
-        code: 'HOOKSTREAM_POLICY_EVENT_INVALID',
-        retryable: false,
-        details: { problems: [{ field: '(event)', message: 'must be a JSON object' }] },
-      }),
-    );
-    expect(POLICY_EVENT_INVALID).toBe(ErrorCodes.POLICY_EVENT_INVALID);
   });
 
   test('when the refusal is shown, then each problem is one line with its field', () => {
