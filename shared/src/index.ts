@@ -11,6 +11,8 @@ export * from './kafka/retryable';
 export * from './kafka/batching-producer';
 export * from './kafka/write-limits';
 export * from './kafka/consumer';
+export * from './kafka/manual-commit-consumer';
+export * from './kafka/concurrent-consumer/index';
 export * from './kafka/topic-reader';
 export * from './kafka/topics';
 export * from './kafka/topic-admin';

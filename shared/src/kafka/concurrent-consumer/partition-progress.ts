@@ -1,15 +1,16 @@
-import type { KafkaMessage } from '@hookstream/shared';
+/* Where one partition of a ConcurrentConsumer stands: its records in flight, its key chains, what is committed. */
+import type { KafkaMessage } from 'kafkajs';
 
 /** In-flight records of one partition and the offset that may be committed. */
 export class PartitionProgress {
   readonly pending = new Set<bigint>();
   readonly chains = new Map<string, Promise<void>>();
   highestStarted = -1n;
-  /** Retry tiers: records read but not yet due, in offset order (their offsets are in pending). */
+  /** Delay topics: records read but not yet due, in offset order (their offsets are in pending). */
   readonly held: KafkaMessage[] = [];
-  /** Retry tiers: the highest offset taken from a batch (started or held), so none is taken twice. */
+  /** Delay topics: the highest offset taken from a batch (started or held), so none is taken twice. */
   highestTaken = -1n;
-  /** Retry tiers: the running or last pass over the held records (passes go one after another). */
+  /** Delay topics: the running or last pass over the held records (passes go one after another). */
   drained: Promise<void> = Promise.resolve();
   committed = -1n;
   commitTimer: NodeJS.Timeout | undefined;

@@ -1,0 +1,73 @@
+/*
+ * What the callback-sender does with one record read from callback-requests or a retry tier:
+ * decode it, have the delivery decided (domain), and write what became of it (disposition-writer).
+ * The Kafka machinery around it (concurrency, ordering, holding until due, commits) is shared's
+ * ConcurrentConsumer.
+ */
+import { AvroInvalidError, describeError, type ConsumedRecord, type Logger } from '@hookstream/shared';
+import type { CallbackRequest } from '../domain/deliver-callback';
+import { dueAtOf, retryHistory, type RetryHistory } from '../domain/retry-route';
+import type { Disposition } from '../domain/route-callback';
+import { DispositionWriter, type DispositionWriterOptions } from './disposition-writer';
+
+export interface CallbackRecordsOptions extends Omit<DispositionWriterOptions, 'isRetryTier'> {
+  /** Decides what becomes of one record (domain/route-callback). */
+  route: (request: CallbackRequest, history: RetryHistory) => Promise<Disposition>;
+  logger: Logger;
+}
+
+export class CallbackRecords {
+  private readonly tierOfTopic = new Map<string, number>();
+  private readonly writer: DispositionWriter;
+
+  constructor(private readonly options: CallbackRecordsOptions) {
+    for (let tier = 1; tier <= options.topics.tiers; tier++) this.tierOfTopic.set(options.topics.retry(tier), tier);
+    this.writer = new DispositionWriter({ ...options, isRetryTier: (topic) => this.tierOfTopic.has(topic) });
+  }
+
+  /** The retry tiers' topics, in tier order. */
+  get retryTopics(): string[] {
+    return [...this.tierOfTopic.keys()];
+  }
+
+  /** When a retry tier's record may be attempted (epoch ms). */
+  dueAt(message: ConsumedRecord['message']): number {
+    return dueAtOf(message.headers);
+  }
+
+  /** Handles one record; resolves once what became of it is durably written (acks=all). */
+  async handle(record: ConsumedRecord): Promise<void> {
+    await Promise.all(await this.decideAndWrite(record));
+  }
+
+  private async decideAndWrite(record: ConsumedRecord): Promise<Array<Promise<unknown>>> {
+    const { topic, partition, message } = record;
+    const { topics, codec, metrics } = this.options;
+    let request: CallbackRequest;
+    try {
+      if (!message.value) throw new AvroInvalidError('the record has no value');
+      request = (await codec.decode(message.value, topics.requests)) as CallbackRequest;
+    } catch (error) {
+      if (!(error instanceof AvroInvalidError)) throw error; // the registry is down: the batch is read again
+      this.options.logger.error(
+        { topic, partition, offset: message.offset, err: describeError(error) },
+        'undecodable callback record: dead-lettered',
+      );
+      return this.writer.undecodable(record, error.message);
+    }
+    const tier = this.tierOfTopic.get(topic);
+    if (tier !== undefined) {
+      metrics.retryLateness.observe({ tier: String(tier) }, Math.max(0, this.options.now() - dueAtOf(message.headers)) / 1000);
+    }
+    const partner = request.partner_id;
+    metrics.inFlight.inc({ partner });
+    const history = retryHistory(message.headers);
+    let disposition: Disposition;
+    try {
+      disposition = await this.options.route(request, history);
+    } finally {
+      metrics.inFlight.dec({ partner });
+    }
+    return this.writer.write(record, request, history, disposition);
+  }
+}

@@ -1,0 +1,73 @@
+import { Registry, type AvroCodec, type BatchingProducer, type KafkaMessage } from '@hookstream/shared';
+import pino from 'pino';
+import type { Disposition } from '../../src/domain/route-callback';
+import { CallbackRecords } from '../../src/kafka/callback-records';
+import { createCallbackSenderMetrics } from '../../src/metrics';
+
+/** CallbackRecords with a codec, producer and route that answer at once; `send` sees every write. */
+function callbackRecords(route: () => Promise<Disposition>, send: (record: { key: Buffer | string | null }) => Promise<unknown>) {
+  const codec = {
+    decode: (value: Buffer) => Promise.resolve(JSON.parse(value.toString('utf8')) as unknown),
+    encode: () => Promise.resolve(Buffer.from('outcome')),
+  } as unknown as AvroCodec;
+  return new CallbackRecords({
+    codec,
+    logger: pino({ level: 'silent' }),
+    metrics: createCallbackSenderMetrics(new Registry()),
+    topics: { requests: 'callback-requests', outcomes: 'outcomes', deadLetters: 'dlq', retry: (tier) => `retry-${tier}`, tiers: 8 },
+    producer: { send } as unknown as BatchingProducer,
+    route,
+    now: Date.now,
+  });
+}
+
+function requestRecord(headers: Record<string, string>): KafkaMessage {
+  return {
+    key: Buffer.from('policy-0'),
+    value: Buffer.from(JSON.stringify({ partner_id: 'p', policy_number: 'policy-0', delivery_id: 'd-0' })),
+    offset: '0',
+    timestamp: '0',
+    attributes: 0,
+    headers,
+  };
+}
+
+test.each([
+  ['unreadable', 'garbage'],
+  ['in the future', String(Date.now() + 86_400_000)],
+  ['missing', undefined],
+])(
+  'a skipped record whose first-failure time is %s starts its wait now, so the deadline for skips applies to it',
+  async (_what, firstFailureAt) => {
+    const written: Array<Record<string, unknown>> = [];
+    const records = callbackRecords(
+      () =>
+        Promise.resolve({
+          kind: 'retry',
+          tier: 2,
+          dueAt: Date.now() + 30_000,
+          attempts: 1,
+          skipped: true,
+          skips: 1,
+          httpStatus: null,
+          errorClass: 'CIRCUIT_OPEN',
+          lastError: null,
+          latencyMs: null,
+        }),
+      (record) => {
+        const { headers } = record as { headers?: Record<string, unknown> };
+        if (headers) written.push(headers);
+        return Promise.resolve();
+      },
+    );
+    const before = Date.now();
+    await records.handle({
+      topic: 'callback-requests',
+      partition: 0,
+      message: requestRecord(firstFailureAt === undefined ? {} : { 'hookstream-first-failure-at': firstFailureAt }),
+    });
+    const stamped = Number(written[0]?.['hookstream-first-failure-at']);
+    expect(stamped).toBeGreaterThanOrEqual(before);
+    expect(stamped).toBeLessThanOrEqual(Date.now());
+  },
+);

@@ -1,0 +1,142 @@
+/*
+ * The records of a delay topic (a retry tier) held in memory until due: the part of a
+ * ConcurrentConsumer that pauses a partition while any of its records waits, starts each once
+ * due, and resumes the partition when none is left.
+ */
+import { setImmediate } from 'node:timers/promises';
+import type { EachBatchPayload, KafkaMessage, TopicPartitions } from 'kafkajs';
+import type { Logger } from 'pino';
+import { describeError } from '../../errors';
+import { RECORDS_PER_TURN } from './pacing';
+import type { PartitionProgress } from './partition-progress';
+
+/** The longest delay setTimeout takes as given (2^31 − 1 ms, about 24.8 days). */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/** What the holder needs of its consumer. */
+export interface HoldingConsumer {
+  logger: Logger;
+  partitionConcurrency: number;
+  now: () => number;
+  /** When a record of a delay topic may start (epoch ms). */
+  dueAt: (topic: string, message: KafkaMessage) => number;
+  pause: (partitions: TopicPartitions[]) => void;
+  /** Resumes unless the consumer is stopping (then does nothing). */
+  resume: (partitions: TopicPartitions[]) => void;
+  /** Starts one record (its offset is in pending already when it was held). */
+  begin: (progress: PartitionProgress, message: KafkaMessage) => void;
+  /** False once the partition's progress is finished (stopping, rewound, or an older assignment's). */
+  alive: (progress: PartitionProgress) => boolean;
+  /** Partitions paused until their next record is due, whenever that count changes. */
+  onPausedPartitions?: (count: number) => void;
+}
+
+export class HeldRecords {
+  private readonly resumeTimers = new Map<string, NodeJS.Timeout>();
+
+  constructor(private readonly consumer: HoldingConsumer) {}
+
+  /**
+   * A delay topic's batch: its records are held in memory, in offset order, and each is started
+   * once due; while any is held, the partition is paused, and it resumes when the last is started.
+   * A delay topic's due times follow its offsets (a retry tier's delay is fixed), so the records a
+   * fetch brings come due one after another: each is read once. (Pausing at the first record not
+   * yet due and seeking back to it re-read the partition from there at every resume: with a dead
+   * partner's backlog coming due at 100 records a second, a 64 KB fetch decoded and discarded for
+   * nearly every record.) Held records stay in `pending`, so the committed offset never passes
+   * them: a crash or a rebalance re-reads them, and no record is ever started before it is due.
+   */
+  async take(payload: EachBatchPayload, progress: PartitionProgress): Promise<void> {
+    const taken = payload.batch.messages.filter((m) => BigInt(m.offset) > progress.highestTaken);
+    if (taken.length === 0) return;
+    for (const message of taken) progress.pending.add(BigInt(message.offset));
+    progress.held.push(...taken);
+    progress.highestTaken = BigInt(taken[taken.length - 1]!.offset);
+    // The fetch position moves past what is held; the committed offset stays below it (pending).
+    payload.resolveOffset(taken[taken.length - 1]!.offset);
+    // Paused at once, not only after the pass below: a pass may wait for a slot, and meanwhile
+    // further fetches would pile the partition into memory. The pass resumes it when nothing is held.
+    this.consumer.pause([{ topic: progress.topic, partitions: [progress.partition] }]);
+    // Not awaited: a pass may wait for a slot (backpressure), and the fetch loop must not wait with it.
+    void this.pass(progress);
+    await payload.heartbeat();
+  }
+
+  /** A rewound partition's held records are read again: their wait ends with its progress. */
+  release(progress: PartitionProgress): void {
+    const id = idOf(progress);
+    clearTimeout(this.resumeTimers.get(id));
+    if (this.resumeTimers.delete(id)) this.consumer.onPausedPartitions?.(this.resumeTimers.size);
+  }
+
+  /** Forgets every wait (a rebalance, or stopping). */
+  clear(): void {
+    if (this.resumeTimers.size === 0) return; // the count is already 0
+    for (const timer of this.resumeTimers.values()) clearTimeout(timer);
+    this.resumeTimers.clear();
+    this.consumer.onPausedPartitions?.(0);
+  }
+
+  /** Starts the held records now due, one pass at a time; then waits for the next, or resumes the partition. */
+  private pass(progress: PartitionProgress): Promise<void> {
+    const { consumer } = this;
+    progress.drained = progress.drained.then(async () => {
+      let startedThisTurn = 0;
+      while (progress.held.length > 0 && consumer.alive(progress)) {
+        const next = progress.held[0]!;
+        if (consumer.dueAt(progress.topic, next) > consumer.now()) break;
+        if (startedThisTurn === RECORDS_PER_TURN) {
+          await setImmediate();
+          startedThisTurn = 0;
+          continue;
+        }
+        // Backpressure: at most partitionConcurrency of this partition's records in flight (held ones are not).
+        if (progress.pending.size - progress.held.length >= consumer.partitionConcurrency) {
+          await progress.slotFreed();
+          continue;
+        }
+        progress.held.shift();
+        consumer.begin(progress, next);
+        startedThisTurn += 1;
+      }
+      if (consumer.alive(progress)) this.waitForFirst(progress);
+    });
+    // A pass cannot fail (begin() settles each record's own errors); the catch keeps the chain going regardless.
+    progress.drained = progress.drained.catch((error: unknown) =>
+      consumer.logger.error(
+        { topic: progress.topic, partition: progress.partition, err: describeError(error) },
+        'held records not started',
+      ),
+    );
+    return progress.drained;
+  }
+
+  /** Pauses the partition until its first held record is due (or resumes it when none is held). */
+  private waitForFirst(progress: PartitionProgress): void {
+    const id = idOf(progress);
+    const partition = [{ topic: progress.topic, partitions: [progress.partition] }];
+    clearTimeout(this.resumeTimers.get(id));
+    this.resumeTimers.delete(id);
+    const first = progress.held[0];
+    if (first === undefined) {
+      this.consumer.resume(partition);
+    } else {
+      this.consumer.pause(partition); // already, unless a failure's backoff resumed it meanwhile
+      const dueAt = this.consumer.dueAt(progress.topic, first);
+      const timer = setTimeout(
+        () => {
+          this.resumeTimers.delete(id);
+          void this.pass(progress);
+        },
+        // Node fires a longer timeout at once; the pass then finds it not due and waits again.
+        Math.min(Math.max(0, dueAt - this.consumer.now()), MAX_TIMER_MS),
+      );
+      this.resumeTimers.set(id, timer);
+    }
+    this.consumer.onPausedPartitions?.(this.resumeTimers.size);
+  }
+}
+
+function idOf(progress: PartitionProgress): string {
+  return `${progress.topic}/${progress.partition}`;
+}

@@ -1,0 +1,46 @@
+/**
+ * The one consumer setup for a service that commits offsets itself (a transaction, or a watermark
+ * of records durably done): read_committed, from the beginning when the group has none, kafkajs's
+ * automatic commits and offset resolution off, batches of several partitions side by side.
+ */
+import type { Consumer, ConsumerConfig, EachBatchPayload, Kafka } from 'kafkajs';
+import type { Logger } from 'pino';
+import { startConsumer, type GroupMember, type GroupSession } from './consumer';
+
+/** How a fetch waits and how much it brings (kafkajs defaults where unset). */
+export type FetchSettings = Pick<ConsumerConfig, 'maxWaitTimeInMs' | 'minBytes' | 'maxBytesPerPartition'>;
+
+export interface ManualCommitConsumerOptions {
+  kafka: Kafka;
+  logger: Logger;
+  groupId: string;
+  /** Session and heartbeat of the group member (they bound failover after a crash). */
+  session: GroupSession;
+  topics: string[];
+  fetch?: FetchSettings;
+  /** Partitions whose batches are handled side by side. */
+  partitionsConsumedConcurrently: number;
+  /** Resolves each offset itself (eachBatchAutoResolve is off) and commits it itself. */
+  eachBatch: (payload: EachBatchPayload) => Promise<void>;
+  /** Called with the consumer before it connects: the place to subscribe to its events. */
+  beforeRun?: (consumer: Consumer) => void;
+}
+
+/** A group member running with manual commits (see the file's header). */
+export function startManualCommitConsumer(options: ManualCommitConsumerOptions): Promise<GroupMember> {
+  return startConsumer({
+    kafka: options.kafka,
+    logger: options.logger,
+    // read_committed: the topics read may be written in transactions (callback-requests is).
+    config: { groupId: options.groupId, readUncommitted: false, ...options.session, ...options.fetch },
+    topics: options.topics,
+    fromBeginning: true,
+    ...(options.beforeRun ? { beforeRun: options.beforeRun } : {}),
+    run: {
+      autoCommit: false,
+      eachBatchAutoResolve: false,
+      partitionsConsumedConcurrently: options.partitionsConsumedConcurrently,
+      eachBatch: options.eachBatch,
+    },
+  });
+}

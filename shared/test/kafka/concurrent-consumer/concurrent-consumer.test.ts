@@ -1,0 +1,149 @@
+import type { EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
+import pino from 'pino';
+import { ConcurrentConsumer, type ConsumedRecord } from '../../../src/kafka/concurrent-consumer';
+
+/** The header the delay topics of these tests carry their due time in (epoch ms). */
+const DUE_AT = 'due-at';
+
+/**
+ * The consumer's own scheduling, without Kafka: a batch is handed to it as kafkajs would, with a
+ * `handle` that answers at once (so all of a record's work runs in microtasks).
+ */
+function consumerHandling(handle: (record: ConsumedRecord) => Promise<void>, partitionConcurrency = 1024) {
+  const consumer = new ConcurrentConsumer({
+    kafka: {} as Kafka,
+    logger: pino({ level: 'silent' }),
+    groupId: 'unit',
+    session: { sessionTimeout: 10_000, heartbeatInterval: 1_000 },
+    topics: ['requests'],
+    partitionConcurrency,
+    handle,
+    delayed: {
+      topics: Array.from({ length: 8 }, (_, i) => `retry-${i + 1}`),
+      dueAt: (_topic, message) => Number(message.headers?.[DUE_AT]?.toString() ?? 0),
+    },
+  });
+  // Stands for the kafkajs consumer that start() would create: only its pauses and resumes are seen.
+  const calls: string[] = [];
+  const commits: Array<{ offset: number; at: number }> = [];
+  const partitions = (list: Array<{ topic: string; partitions: number[] }>) =>
+    list.map((t) => `${t.topic}/${t.partitions.join(',')}`).join(' ');
+  (consumer as unknown as { consumer: unknown }).consumer = {
+    pause: (list: Array<{ topic: string; partitions: number[] }>) => calls.push(`pause ${partitions(list)}`),
+    resume: (list: Array<{ topic: string; partitions: number[] }>) => calls.push(`resume ${partitions(list)}`),
+    seek: (to: { topic: string; partition: number; offset: string }) => calls.push(`seek ${to.topic}/${to.partition}@${to.offset}`),
+    commitOffsets: (list: Array<{ topic: string; partition: number; offset: string }>) => {
+      for (const c of list) commits.push({ offset: Number(c.offset), at: Date.now() });
+      return Promise.resolve();
+    },
+  };
+  const handleBatch = (payload: EachBatchPayload) =>
+    (consumer as unknown as { processBatch(p: EachBatchPayload): Promise<void> }).processBatch(payload);
+  return Object.assign(handleBatch, { calls, commits });
+}
+
+/** The key of a record, its policy in the callback-sender: records of one key go one after another. */
+const keyOf = (record: ConsumedRecord) => String(record.message.key);
+
+function batchOf(count: number, topic = 'requests', headers: (i: number) => Record<string, string> = () => ({})): EachBatchPayload {
+  const messages: KafkaMessage[] = Array.from({ length: count }, (_, i) => ({
+    key: Buffer.from(`policy-${i}`),
+    value: Buffer.from(`record ${i}`),
+    offset: String(i),
+    timestamp: '0',
+    attributes: 0,
+    headers: headers(i),
+  }));
+  return {
+    batch: { topic, partition: 0, messages },
+    isRunning: () => true,
+    isStale: () => false,
+    resolveOffset: () => undefined,
+    heartbeat: () => Promise.resolve(),
+    pause: () => () => undefined,
+  } as unknown as EachBatchPayload;
+}
+
+test('a large batch does not hold the event loop: I/O waiting behind it runs before all its records have been handled', async () => {
+  const handled: string[] = [];
+  const handleBatch = consumerHandling((record) => {
+    handled.push(keyOf(record));
+    return Promise.resolve();
+  });
+  let handledWhenIoRan = -1;
+  // Stands for a partner's response arriving while the batch is handled.
+  setImmediate(() => (handledWhenIoRan = handled.length));
+
+  await handleBatch(batchOf(200));
+  await new Promise((resolve) => setTimeout(resolve, 20));
+
+  expect(handled).toHaveLength(200);
+  expect(handledWhenIoRan).toBeGreaterThan(0);
+  expect(handledWhenIoRan).toBeLessThan(200);
+});
+
+test("a delay topic's batch is read once: records not yet due are held, each started once due, the partition paused until the last", async () => {
+  const handledAt = new Map<string, number>();
+  const handleBatch = consumerHandling((record) => {
+    handledAt.set(keyOf(record), Date.now());
+    return Promise.resolve();
+  });
+  const start = Date.now();
+  const dueAt = [start - 1, start + 60, start + 120];
+  const resolved: string[] = [];
+  const payload = batchOf(3, 'retry-1', (i) => ({ [DUE_AT]: String(dueAt[i]) }));
+  (payload as unknown as { resolveOffset: (offset: string) => void }).resolveOffset = (offset) => resolved.push(offset);
+
+  await handleBatch(payload);
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  expect([...handledAt.keys()]).toEqual(['policy-0']);
+  expect(new Set(handleBatch.calls)).toEqual(new Set(['pause retry-1/0']));
+  // The fetch position moves past the held records: they are not fetched again.
+  expect(resolved).toEqual(['2']);
+
+  await new Promise((resolve) => setTimeout(resolve, 400));
+  expect([...handledAt.keys()]).toEqual(['policy-0', 'policy-1', 'policy-2']);
+  dueAt.forEach((due, i) => expect(handledAt.get(`policy-${i}`)).toBeGreaterThanOrEqual(due));
+  // Paused from the first held record until the last is started, then resumed.
+  expect(handleBatch.calls.at(-1)).toBe('resume retry-1/0');
+  expect(handleBatch.calls.slice(0, -1).every((call) => call === 'pause retry-1/0')).toBe(true);
+  // A commit passes a record only once it has been handled (committed offset n: records below n are done).
+  const { commits } = handleBatch;
+  expect(commits.at(-1)?.offset).toBe(3);
+  for (const commit of commits) expect(commit.at).toBeGreaterThanOrEqual(handledAt.get(`policy-${commit.offset - 1}`)!);
+});
+
+test('a delay-topic batch that comes again (a fetch that was in flight when the partition paused) does not start its records twice', async () => {
+  const handled: string[] = [];
+  const handleBatch = consumerHandling((record) => {
+    handled.push(keyOf(record));
+    return Promise.resolve();
+  });
+  const dueAt = Date.now() + 50;
+  const batch = () => batchOf(3, 'retry-2', () => ({ [DUE_AT]: String(dueAt) }));
+  await handleBatch(batch());
+  await handleBatch(batch());
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  expect(handled).toEqual(['policy-0', 'policy-1', 'policy-2']);
+});
+
+test('a delay-topic partition is paused as soon as records are held, even while the due ones wait for a slot: fetches cannot pile it into memory', async () => {
+  let handled = 0;
+  const handleBatch = consumerHandling(() => {
+    handled += 1;
+    return new Promise<void>(() => undefined); // a record that never finishes: its slots stay taken
+  }, 2);
+  await handleBatch(batchOf(10, 'retry-3', () => ({ [DUE_AT]: String(Date.now() - 1) })));
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  expect(handled).toBe(2);
+  expect(handleBatch.calls).toEqual(['pause retry-3/0']);
+});
+
+test('when what became of a record cannot be written, the partition is read again from its lowest record not yet done, not from the one that failed', async () => {
+  const failAfter = (ms: number) => new Promise<void>((_resolve, reject) => setTimeout(() => reject(new Error('broker away')), ms));
+  // The record at offset 2 fails first; those at offsets 0 and 1 fail after it.
+  const handleBatch = consumerHandling((record) => failAfter(keyOf(record) === 'policy-2' ? 0 : 30));
+  await handleBatch(batchOf(3));
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  expect(handleBatch.calls.filter((call) => call.startsWith('seek'))).toEqual(['seek requests/0@0']);
+});
