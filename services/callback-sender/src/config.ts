@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { RETRY_TIER_COUNT, secretsKeysSetting, serviceSchemaWithPort } from '@hookstream/shared';
 import { parseSsrfAllowList } from './delivery/ssrf-guard';
-import { retryScheduleMs } from './domain/retry-route';
+import { retryScheduleMs } from './domain/retry-schedule';
 
 const positiveInt = z.coerce.number().int('must be a whole number').positive('must be greater than 0');
 
@@ -90,7 +90,7 @@ export const configSchema = serviceSchemaWithPort(8092)
   })
   .superRefine((config, ctx) => {
     // A record skipped while its partner's circuit is open is dead-lettered once it has waited the
-    // whole retry schedule (route-callback's skip()); a schedule shorter than one open period would
+    // whole retry schedule (send-callback's skip()); a schedule shorter than one open period would
     // dead-letter a partner's records before its circuit could even probe.
     const schedule = retryScheduleMs(config.CALLBACK_RETRY_DELAYS_MS);
     if (schedule <= config.BREAKER_OPEN_MS) {

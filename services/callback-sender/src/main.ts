@@ -10,9 +10,9 @@ import {
 import { configSchema } from './config';
 import { CallbackHttpClient } from './delivery/http-delivery';
 import { PartnerSigners } from './delivery/partner-signers';
-import { deliverCallback, type CallbackRequest } from './domain/deliver-callback';
-import { routeCallback } from './domain/route-callback';
-import { retryScheduleMs, type RetryHistory } from './domain/retry-route';
+import { deliverCallback } from './domain/deliver-callback';
+import { retryScheduleMs } from './domain/retry-schedule';
+import { sendCallback, type SendCallbackDeps } from './domain/send-callback';
 import { PartnerBreakers, type BreakerState } from './isolation/circuit-breaker';
 import { PartnerLimiter } from './isolation/partner-limiter';
 import { CallbackConsumer } from './kafka/callback-consumer';
@@ -73,24 +73,17 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
     windowMs: Math.max(2 * retryScheduleMs(config.CALLBACK_RETRY_DELAYS_MS), 24 * 3600_000),
   });
 
-  const route = (request: CallbackRequest, history: RetryHistory) =>
-    routeCallback(request, history, {
-      isSuperseded: (r) => {
-        const endpoint = partners.get(r.partner_id)?.callback_endpoints.find((e) => e.endpoint_id === r.endpoint_id);
-        return endpoint?.ordering !== 'NONE' && versions.isSuperseded(r.partner_id, r.endpoint_id, r.policy_number, r.policy_version);
-      },
-      breaker: (partnerId) => breakers.for(partnerId),
-      attempt: (r, attempt) =>
-        limiter.run(r.partner_id, () =>
-          // The circuit may have opened while this record waited for its slot: then it goes back, unattempted.
-          breakers.for(r.partner_id).state === 'open'
-            ? Promise.resolve({ kind: 'circuit-open' as const })
-            : deliverCallback(r, attempt, { partners, signers, http, unknownPartnerGraceMs: config.UNKNOWN_PARTNER_GRACE_MS }),
-        ),
-      retryDelaysMs: config.CALLBACK_RETRY_DELAYS_MS,
-      maxRetryAfterMs: config.RETRY_AFTER_MAX_MS,
-      now: Date.now,
-    });
+  const delivery: SendCallbackDeps = {
+    partners,
+    versions,
+    breakers,
+    limiter,
+    deliver: (request, attempt) =>
+      deliverCallback(request, attempt, { partners, signers, http, unknownPartnerGraceMs: config.UNKNOWN_PARTNER_GRACE_MS }),
+    retryDelaysMs: config.CALLBACK_RETRY_DELAYS_MS,
+    maxRetryAfterMs: config.RETRY_AFTER_MAX_MS,
+    now: Date.now,
+  };
   const groupId = `${config.TOPIC_PREFIX}${config.SENDER_CONSUMER_GROUP}`;
   const consumerOf = (reads: 'requests' | 'retry-tiers') =>
     new CallbackConsumer({
@@ -112,7 +105,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
         tiers: config.CALLBACK_RETRY_DELAYS_MS.length,
       },
       producer: runtime.batchingProducer,
-      route,
+      sendCallback: (request, history) => sendCallback(request, history, delivery),
       partitionConcurrency: config.SENDER_PARTITION_CONCURRENCY,
     });
   const consumers = [consumerOf('requests'), consumerOf('retry-tiers')];

@@ -19,8 +19,8 @@ export interface CallbackConsumerOptions {
   topics: CallbackTopics;
   /** Idempotent acks=all producer for outcomes, retries and dead letters. */
   producer: BatchingProducer;
-  /** Decides what becomes of one record (domain/route-callback). */
-  route: CallbackRecordsOptions['route'];
+  /** Decides what becomes of one record (domain/send-callback). */
+  sendCallback: CallbackRecordsOptions['sendCallback'];
   /** Deliveries in flight per partition. */
   partitionConcurrency: number;
   /**
@@ -38,7 +38,7 @@ export interface CallbackConsumerOptions {
 
 /**
  * Reads callback-requests, or the retry tiers, and hands each record to the delivery decision
- * (`route`); one policy's records go one after another, in offset order. A retry record not yet
+ * (`sendCallback`); one policy's records go one after another, in offset order. A retry record not yet
  * due pauses only its own partition. A crash repeats deliveries rather than losing them: at least
  * once, every repeat with the same delivery id.
  */

@@ -6,13 +6,13 @@
  */
 import { AvroInvalidError, describeError, type ConsumedRecord, type Logger } from '@hookstream/shared';
 import type { CallbackRequest } from '../domain/deliver-callback';
-import { dueAtOf, retryHistory, type RetryHistory } from '../domain/retry-route';
-import type { Disposition } from '../domain/route-callback';
+import { dueAtOf, retryHistory, type RetryHistory } from '../domain/retry-schedule';
+import type { Disposition } from '../domain/disposition';
 import { DispositionWriter, type DispositionWriterOptions } from './disposition-writer';
 
 export interface CallbackRecordsOptions extends Omit<DispositionWriterOptions, 'isRetryTier'> {
-  /** Decides what becomes of one record (domain/route-callback). */
-  route: (request: CallbackRequest, history: RetryHistory) => Promise<Disposition>;
+  /** Decides what becomes of one record (domain/send-callback). */
+  sendCallback: (request: CallbackRequest, history: RetryHistory) => Promise<Disposition>;
   logger: Logger;
 }
 
@@ -64,7 +64,7 @@ export class CallbackRecords {
     const history = retryHistory(message.headers);
     let disposition: Disposition;
     try {
-      disposition = await this.options.route(request, history);
+      disposition = await this.options.sendCallback(request, history);
     } finally {
       metrics.inFlight.dec({ partner });
     }

@@ -5,8 +5,8 @@
  */
 import type { AvroCodec, BatchingProducer, ConsumedRecord, IHeaders, Logger } from '@hookstream/shared';
 import type { CallbackRequest } from '../domain/deliver-callback';
-import { RetryHeaders, headerText, type RetryHistory } from '../domain/retry-route';
-import type { Disposition } from '../domain/route-callback';
+import { RetryHeaders, headerText, type RetryHistory } from '../domain/retry-schedule';
+import type { Disposition } from '../domain/disposition';
 import type { CallbackSenderMetrics } from '../metrics';
 import { DeadLetterIdentityHeaders, deadLetterHeaders } from './dead-letter-headers';
 

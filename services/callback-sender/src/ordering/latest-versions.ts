@@ -1,5 +1,5 @@
 import { CallbackRequestHeaders, TopicReader, type IHeaders, type Kafka, type Logger } from '@hookstream/shared';
-import { headerText } from '../domain/retry-route';
+import { headerText } from '../domain/retry-schedule';
 
 export interface LatestVersionsOptions {
   kafka: Kafka;

@@ -1,11 +1,11 @@
 import { Registry, type AvroCodec, type BatchingProducer, type KafkaMessage } from '@hookstream/shared';
 import pino from 'pino';
-import type { Disposition } from '../../src/domain/route-callback';
+import type { Disposition } from '../../src/domain/disposition';
 import { CallbackRecords } from '../../src/kafka/callback-records';
 import { createCallbackSenderMetrics } from '../../src/metrics';
 
-/** CallbackRecords with a codec, producer and route that answer at once; `send` sees every write. */
-function callbackRecords(route: () => Promise<Disposition>, send: (record: { key: Buffer | string | null }) => Promise<unknown>) {
+/** CallbackRecords with a codec, producer and use case that answer at once; `send` sees every write. */
+function callbackRecords(sendCallback: () => Promise<Disposition>, send: (record: { key: Buffer | string | null }) => Promise<unknown>) {
   const codec = {
     decode: (value: Buffer) => Promise.resolve(JSON.parse(value.toString('utf8')) as unknown),
     encode: () => Promise.resolve(Buffer.from('outcome')),
@@ -16,7 +16,7 @@ function callbackRecords(route: () => Promise<Disposition>, send: (record: { key
     metrics: createCallbackSenderMetrics(new Registry()),
     topics: { requests: 'callback-requests', outcomes: 'outcomes', deadLetters: 'dlq', retry: (tier) => `retry-${tier}`, tiers: 8 },
     producer: { send } as unknown as BatchingProducer,
-    route,
+    sendCallback,
     now: Date.now,
   });
 }

@@ -1,19 +1,19 @@
-import { retryHistory, routeAfterFailure, tierAtLeast } from '../../src/domain/retry-route';
+import { retryHistory, nextTierAfterFailure, tierAtLeast } from '../../src/domain/retry-schedule';
 import { SpringDltHeaders, deadLetterHeaders } from '../../src/kafka/dead-letter-headers';
 
 const delays = [5_000, 30_000, 120_000, 600_000, 1_800_000, 3_600_000, 10_800_000, 21_600_000];
 
-describe('routeAfterFailure', () => {
+describe('nextTierAfterFailure', () => {
   test('the first send failing goes to tier 1 after its delay; the 8th retry failing goes to the dead-letter topic', () => {
-    expect(routeAfterFailure(1, delays, 1_000)).toEqual({ kind: 'retry', tier: 1, dueAt: 6_000 });
-    expect(routeAfterFailure(8, delays, 0)).toEqual({ kind: 'retry', tier: 8, dueAt: 21_600_000 });
-    expect(routeAfterFailure(9, delays, 0)).toEqual({ kind: 'dead-letter' });
+    expect(nextTierAfterFailure(1, delays, 1_000)).toEqual({ kind: 'retry', tier: 1, dueAt: 6_000 });
+    expect(nextTierAfterFailure(8, delays, 0)).toEqual({ kind: 'retry', tier: 8, dueAt: 21_600_000 });
+    expect(nextTierAfterFailure(9, delays, 0)).toEqual({ kind: 'dead-letter' });
   });
 
   test('a retry that must wait longer than its tier (a Retry-After) goes to the first later tier whose delay covers it, at most the longest', () => {
-    expect(routeAfterFailure(1, delays, 1_000, 60_000)).toEqual({ kind: 'retry', tier: 3, dueAt: 121_000 });
-    expect(routeAfterFailure(2, delays, 0, 1_000)).toEqual({ kind: 'retry', tier: 2, dueAt: 30_000 });
-    expect(routeAfterFailure(1, delays, 0, 10 * 3_600_000)).toEqual({ kind: 'retry', tier: 8, dueAt: 21_600_000 });
+    expect(nextTierAfterFailure(1, delays, 1_000, 60_000)).toEqual({ kind: 'retry', tier: 3, dueAt: 121_000 });
+    expect(nextTierAfterFailure(2, delays, 0, 1_000)).toEqual({ kind: 'retry', tier: 2, dueAt: 30_000 });
+    expect(nextTierAfterFailure(1, delays, 0, 10 * 3_600_000)).toEqual({ kind: 'retry', tier: 8, dueAt: 21_600_000 });
   });
 
   test('the default delays escalate and span hours', () => {

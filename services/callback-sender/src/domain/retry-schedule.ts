@@ -1,3 +1,7 @@
+/*
+ * The retry schedule of a callback (spec 8): the headers a record carries through the retry tiers,
+ * what they say of its past, and which tier a failed attempt goes to next.
+ */
 import type { IHeaders } from '@hookstream/shared';
 
 /** Kafka headers a callback record carries through the retry tiers and into the dead-letter topic. */
@@ -60,7 +64,8 @@ export function retryScheduleMs(delaysMs: readonly number[]): number {
   return delaysMs.reduce((sum, delay) => sum + delay, 0);
 }
 
-export type RetryRoute = { kind: 'retry'; tier: number; dueAt: number } | { kind: 'dead-letter' };
+/** Where a delivery goes after a failed attempt: a retry tier (due at dueAt), or the dead-letter topic. */
+export type NextTier = { kind: 'retry'; tier: number; dueAt: number } | { kind: 'dead-letter' };
 
 /**
  * The tier for a record that must wait at least `waitMs`: the first from `fromTier` on whose
@@ -85,7 +90,7 @@ export function tierAtLeast(waitMs: number, fromTier: number, delaysMs: readonly
  * backoff), else the dead-letter topic. A retry that must wait longer (`atLeastMs`: the
  * partner's Retry-After) goes to the first later tier whose delay covers it (tierAtLeast).
  */
-export function routeAfterFailure(attempt: number, delaysMs: readonly number[], now: number, atLeastMs = 0): RetryRoute {
+export function nextTierAfterFailure(attempt: number, delaysMs: readonly number[], now: number, atLeastMs = 0): NextTier {
   if (attempt > delaysMs.length) return { kind: 'dead-letter' };
   const tier = tierAtLeast(atLeastMs, attempt, delaysMs);
   return { kind: 'retry', tier, dueAt: now + delaysMs[tier - 1]! };

@@ -1,38 +1,39 @@
-import type { CircuitBreaker } from '../isolation/circuit-breaker';
+/*
+ * The delivery decision for one callback record, as one story: superseded → circuit → partner
+ * slot → sign and deliver → disposition. Its adapters (latest versions, breakers, limiter, the
+ * deliver function) are passed in; main.ts wires them.
+ */
+import type { PartnerDirectory } from '@hookstream/shared';
+import type { CircuitBreaker, PartnerBreakers } from '../isolation/circuit-breaker';
+import type { PartnerLimiter } from '../isolation/partner-limiter';
+import type { LatestVersions } from '../ordering/latest-versions';
 import type { CallbackRequest, DeliveryOutcome } from './deliver-callback';
-import { retryScheduleMs, routeAfterFailure, tierAtLeast, type RetryHistory } from './retry-route';
+import type { Disposition } from './disposition';
+import { nextTierAfterFailure, retryScheduleMs, tierAtLeast, type RetryHistory } from './retry-schedule';
 
-/** Where one callback record goes after it was handled. */
-export type Disposition =
-  | { kind: 'delivered'; attempt: number; httpStatus: number; latencyMs: number }
-  /** Back into a retry tier: after a failed attempt, or without one while the partner's circuit is open. */
-  | {
-      kind: 'retry';
-      tier: number;
-      dueAt: number;
-      /** Attempts made so far (a skipped attempt does not count). */
-      attempts: number;
-      skipped: boolean;
-      /** Skips since the last attempt, this one included (0 after a failed attempt). */
-      skips: number;
-      httpStatus: number | null;
-      errorClass: string | null;
-      lastError: string | null;
-      latencyMs: number | null;
-    }
-  | { kind: 'dead-letter'; attempts: number; httpStatus: number | null; errorClass: string; reason: string; latencyMs: number | null }
-  | { kind: 'superseded'; attempts: number };
+export type { Disposition } from './disposition';
 
-export interface RouteCallbackDeps {
-  /** Whether a newer version of the policy was emitted for the record's endpoint (latest-wins); false in ordering mode NONE. */
-  isSuperseded: (request: CallbackRequest) => boolean;
-  breaker: (partnerId: string) => CircuitBreaker;
-  /** One attempt, run within the partner's concurrency limit. */
-  attempt: (request: CallbackRequest, attempt: number) => Promise<DeliveryOutcome>;
+export interface SendCallbackDeps {
+  /** Each endpoint's ordering mode (latest-wins unless NONE). */
+  partners: Pick<PartnerDirectory, 'get'>;
+  /** The newest version emitted per partner, endpoint and policy (latest-wins). */
+  versions: Pick<LatestVersions, 'isSuperseded'>;
+  /** Each partner's circuit. */
+  breakers: Pick<PartnerBreakers, 'for'>;
+  /** Each partner's concurrency limit: an attempt runs in one of its slots. */
+  limiter: Pick<PartnerLimiter, 'run'>;
+  /** Signs and POSTs one attempt (deliver-callback.ts). */
+  deliver: (request: CallbackRequest, attempt: number) => Promise<DeliveryOutcome>;
   retryDelaysMs: readonly number[];
   /** Longest a partner's Retry-After may push a retry out, in ms (and never past the longest tier's delay). */
   maxRetryAfterMs: number;
   now: () => number;
+}
+
+/** Latest-wins (spec 7.2): a newer version of the policy was emitted for the record's endpoint; never in ordering mode NONE. */
+function isSuperseded(r: CallbackRequest, deps: SendCallbackDeps): boolean {
+  const endpoint = deps.partners.get(r.partner_id)?.callback_endpoints.find((e) => e.endpoint_id === r.endpoint_id);
+  return endpoint?.ordering !== 'NONE' && deps.versions.isSuperseded(r.partner_id, r.endpoint_id, r.policy_number, r.policy_version);
 }
 
 /**
@@ -40,17 +41,21 @@ export interface RouteCallbackDeps {
  * 1. superseded by a newer version for its endpoint → SUPERSEDED, not sent;
  * 2. the partner's circuit is open → back to a retry tier without an attempt (no retry is used
  *    up; see skip());
- * 3. otherwise one attempt: 200 → delivered; a failure → the next tier after its delay (or a later
+ * 3. otherwise one attempt, in one of the partner's slots (the circuit looked at again once the
+ *    slot is had), signed and delivered: 200 → delivered; a failure → the next tier after its delay (or a later
  *    tier whose delay covers the partner's Retry-After on 429/503), after the last tier → dead letter; a failure
  *    that can never succeed as configured → dead letter at once.
  */
-export async function routeCallback(request: CallbackRequest, history: RetryHistory, deps: RouteCallbackDeps): Promise<Disposition> {
-  if (deps.isSuperseded(request)) return { kind: 'superseded', attempts: history.attempts };
-  const breaker = deps.breaker(request.partner_id);
+export async function sendCallback(request: CallbackRequest, history: RetryHistory, deps: SendCallbackDeps): Promise<Disposition> {
+  if (isSuperseded(request, deps)) return { kind: 'superseded', attempts: history.attempts };
+  const breaker = deps.breakers.for(request.partner_id);
   const skipped = () => skip(history, breaker, deps);
   if (!breaker.tryAcquire()) return skipped();
   const attempt = history.attempts + 1;
-  const outcome = await deps.attempt(request, attempt);
+  const outcome = await deps.limiter.run(request.partner_id, () =>
+    // The circuit may have opened while this record waited for its slot: then it goes back, unattempted.
+    breaker.state === 'open' ? Promise.resolve({ kind: 'circuit-open' as const }) : deps.deliver(request, attempt),
+  );
   const now = deps.now();
   switch (outcome.kind) {
     case 'circuit-open':
@@ -75,8 +80,8 @@ export async function routeCallback(request: CallbackRequest, history: RetryHist
       const lastError = outcome.httpStatus !== null ? `HTTP ${outcome.httpStatus}` : `${outcome.errorClass}: ${outcome.detail}`;
       // A partner's Retry-After is a lower bound: the retry goes to the first tier whose delay covers it.
       const asked = outcome.retryAfterMs === undefined ? 0 : Math.min(outcome.retryAfterMs, deps.maxRetryAfterMs);
-      const route = routeAfterFailure(attempt, deps.retryDelaysMs, now, asked);
-      if (route.kind === 'dead-letter') {
+      const next = nextTierAfterFailure(attempt, deps.retryDelaysMs, now, asked);
+      if (next.kind === 'dead-letter') {
         return {
           kind: 'dead-letter',
           attempts: attempt,
@@ -88,8 +93,8 @@ export async function routeCallback(request: CallbackRequest, history: RetryHist
       }
       return {
         kind: 'retry',
-        tier: route.tier,
-        dueAt: route.dueAt,
+        tier: next.tier,
+        dueAt: next.dueAt,
         attempts: attempt,
         skipped: false,
         skips: 0,
@@ -114,7 +119,7 @@ export async function routeCallback(request: CallbackRequest, history: RetryHist
  * retry schedule since its first failure (10 h 42 min by default), it is dead-lettered
  * (CIRCUIT_OPEN), as it would be had its attempts all failed.
  */
-function skip(history: RetryHistory, breaker: CircuitBreaker, deps: RouteCallbackDeps): Disposition {
+function skip(history: RetryHistory, breaker: CircuitBreaker, deps: SendCallbackDeps): Disposition {
   const now = deps.now();
   const delays = deps.retryDelaysMs;
   const schedule = retryScheduleMs(delays);

@@ -1,0 +1,22 @@
+/* What became of one callback record: the use case's answer (send-callback.ts), written by kafka/disposition-writer.ts. */
+
+/** Where one callback record goes after it was handled. */
+export type Disposition =
+  | { kind: 'delivered'; attempt: number; httpStatus: number; latencyMs: number }
+  /** Back into a retry tier: after a failed attempt, or without one while the partner's circuit is open. */
+  | {
+      kind: 'retry';
+      tier: number;
+      dueAt: number;
+      /** Attempts made so far (a skipped attempt does not count). */
+      attempts: number;
+      skipped: boolean;
+      /** Skips since the last attempt, this one included (0 after a failed attempt). */
+      skips: number;
+      httpStatus: number | null;
+      errorClass: string | null;
+      lastError: string | null;
+      latencyMs: number | null;
+    }
+  | { kind: 'dead-letter'; attempts: number; httpStatus: number | null; errorClass: string; reason: string; latencyMs: number | null }
+  | { kind: 'superseded'; attempts: number };
