@@ -4,12 +4,11 @@
  * any service that reads records, does something for each, and writes what became of it.
  */
 import { setImmediate } from 'node:timers/promises';
-import type { Consumer, EachBatchPayload, Kafka, KafkaMessage, TopicPartitions } from 'kafkajs';
-import type { Logger } from 'pino';
+import type { Consumer, EachBatchPayload, KafkaMessage, TopicPartitions } from 'kafkajs';
 import { sleep } from '../../async';
 import { describeError } from '../../errors';
-import type { GroupMember, GroupSession } from '../consumer';
-import { startManualCommitConsumer, type FetchSettings } from '../manual-commit-consumer';
+import type { GroupMember } from '../consumer';
+import { startManualCommitConsumer, type ManualCommitConsumerOptions } from '../manual-commit-consumer';
 import { HeldRecords } from './held-records';
 import { RECORDS_PER_TURN } from './pacing';
 import { PartitionProgress } from './partition-progress';
@@ -28,14 +27,11 @@ export interface ConsumedRecord {
   message: KafkaMessage;
 }
 
-export interface ConcurrentConsumerOptions {
-  kafka: Kafka;
-  logger: Logger;
-  groupId: string;
-  /** Session and heartbeat of the group member (they bound failover after a crash). */
-  session: GroupSession;
-  topics: string[];
-  fetch?: FetchSettings;
+/** The group, its session, its topics and fetch settings as for startManualCommitConsumer; then what is done with each record. */
+export interface ConcurrentConsumerOptions extends Omit<
+  ManualCommitConsumerOptions,
+  'partitionsConsumedConcurrently' | 'eachBatch' | 'beforeRun'
+> {
   /** Partitions whose batches are handled side by side. Default 32. */
   partitionsConsumedConcurrently?: number;
   /** Records in flight per partition; a batch waits (heartbeating) for a slot beyond that. */
@@ -97,13 +93,10 @@ export class ConcurrentConsumer {
   }
 
   async start(): Promise<void> {
+    const { kafka, logger, groupId, session, topics, fetch } = this.options;
     this.member = await startManualCommitConsumer({
-      kafka: this.options.kafka,
-      logger: this.options.logger,
-      groupId: this.options.groupId,
-      session: this.options.session,
-      topics: this.options.topics,
-      ...(this.options.fetch ? { fetch: this.options.fetch } : {}),
+      ...{ kafka, logger, groupId, session, topics },
+      ...(fetch ? { fetch } : {}),
       partitionsConsumedConcurrently: this.options.partitionsConsumedConcurrently ?? 32,
       eachBatch: (payload) => this.processBatch(payload),
       beforeRun: (consumer) => {
