@@ -1,7 +1,6 @@
 import { ApiKeyHasher, BatchingProducer, TopicNames, createServiceRuntime, IDEMPOTENT_PRODUCER, runService } from '@hookstream/shared';
 import { answerParserRefusalsWithJson } from './http/client-errors';
 import { configSchema } from './config';
-import { successBody } from './http/responses';
 import { createWebhookRoutes } from './http/webhook-routes';
 import { ingressOpenApi } from './http/openapi';
 import { IdempotencyLedger } from './idempotency/ledger';
@@ -21,15 +20,19 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
   const { config, kafka, codec, logger, instanceId } = runtime;
   const topic = (name: string) => runtime.topics.get(name)!.topic;
 
+  const claimsProducer = kafka.producer(IDEMPOTENT_PRODUCER);
+  await claimsProducer.connect();
+  runtime.shutdown.onStop('claims producer', () => claimsProducer.disconnect());
+  const claims = new BatchingProducer(claimsProducer);
+  runtime.shutdown.onStop('pending claims', () => claims.flush());
+
   const ledger = new IdempotencyLedger({
     kafka,
     codec,
     topic: topic(TopicNames.ingressIdempotency),
     partnerEventsTopic: topic(TopicNames.partnerEvents),
-    responseOf: (accepted) => ({
-      status: 200,
-      body: JSON.stringify(successBody(accepted.request_id ?? '', accepted.transaction_number, accepted.transaction_type)),
-    }),
+    claimsProducer: claims,
+    instance: instanceId,
     logger,
     claimTtlMs: config.IDEMPOTENCY_CLAIM_TTL_MS,
     retentionMs: config.IDEMPOTENCY_RETENTION_HOURS * 3600_000,
@@ -37,12 +40,6 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
   // Ready only while the ledger is current: a webhook's claim must come back from Kafka in time,
   // and the topics the ledger reads are the ones the ingress writes (so their leaders answer).
   runtime.startInBackground('idempotency-ledger', ledger, () => ledger.ready);
-
-  const claimsProducer = kafka.producer(IDEMPOTENT_PRODUCER);
-  await claimsProducer.connect();
-  runtime.shutdown.onStop('claims producer', () => claimsProducer.disconnect());
-  const claims = new BatchingProducer(claimsProducer);
-  runtime.shutdown.onStop('pending claims', () => claims.flush());
 
   const metrics = createIngressMetrics(runtime.metrics, () => ledger.size);
   const routes = createWebhookRoutes({
@@ -56,12 +53,10 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
     accept: {
       ledger,
       codec,
-      topics: { partnerEvents: topic(TopicNames.partnerEvents), ledger: topic(TopicNames.ingressIdempotency) },
+      topics: { partnerEvents: topic(TopicNames.partnerEvents) },
       producer: runtime.batchingProducer,
-      claimsProducer: claims,
       instanceId,
       duplicateWaitMs: config.IDEMPOTENCY_WAIT_MS,
-      claimTtlMs: config.IDEMPOTENCY_CLAIM_TTL_MS,
       metrics,
     },
   });

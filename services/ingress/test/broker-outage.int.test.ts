@@ -129,6 +129,8 @@ describe('the ingress during a Kafka outage', () => {
     );
 
     // Only 200 or a retryable 503 with Retry-After, never a 5xx of another kind; a 503 in bounded time.
+    const unexpected = ingress.output().split('\n').filter((line) => line.includes('unexpected error'));
+    if (unexpected.length > 0) console.log(`the ingress logged:\n${unexpected.slice(0, 3).join('\n')}`);
     for (const answer of answers) expect([200, 503]).toContain(answer.status);
     for (const answer of answers.filter((a) => a.status === 503)) {
       expect(answer.retryAfter).toMatch(/^\d+$/);

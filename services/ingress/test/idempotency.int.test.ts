@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { AvroCodec, defaultSchemasDir } from '@hookstream/shared';
 import { canonicalJson, payloadFingerprint } from '../src/domain/webhook-payload';
-import { ledgerKey, ledgerPartition } from '../src/idempotency/ledger';
+import { ledgerKey, ledgerPartition } from '../src/idempotency/ledger-records';
 import { testInfrastructure, testKafka, uniqueName } from '../../../test/helpers/infrastructure';
 import {
   TestPartners,

@@ -38,3 +38,13 @@ export function isRetryableKafkaError(error: unknown, depth = 0): boolean {
   if (typeof e.name === 'string' && RETRYABLE_NAMES.has(e.name)) return true;
   return isRetryableKafkaError(e.originalError, depth + 1) || isRetryableKafkaError(e.cause, depth + 1);
 }
+
+/**
+ * Whether `error` comes from the Kafka client at all (kafkajs names its errors KafkaJS…): for a
+ * caller whose answer to any failed write is "not stored, retry later" (the ingress), whatever
+ * the broker said.
+ */
+export function isKafkaClientError(error: unknown): boolean {
+  const name = (error as { name?: unknown } | null)?.name;
+  return typeof name === 'string' && name.startsWith('KafkaJS');
+}

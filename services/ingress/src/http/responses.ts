@@ -1,3 +1,5 @@
+import type { AcceptedWebhook, WebhookOutcome } from '../domain/webhook-outcome';
+
 /**
  * The contract's response bodies: success (spec 2.3) and error (spec 2.4), and the error codes.
  * INVALID_PAYLOAD_VALIDATION_ERR and INVALID_API_KEY_ERR are the contract's; the others are
@@ -77,5 +79,25 @@ export class InboundError extends Error {
 
   body(): ErrorBody {
     return errorBody(this.httpStatus, this.errorCode, this.message);
+  }
+}
+
+/** The 2.3 body of an accepted webhook as sent: the one builder for a live answer and a replay (the same bytes). */
+export function acceptedBody(webhook: AcceptedWebhook): string {
+  return JSON.stringify(successBody(webhook.requestId, webhook.transactionNumber, webhook.transactionType));
+}
+
+/** The response to an outcome of acceptWebhook: a 200 with the 2.3 body, or the InboundError to answer with. */
+export function responseTo(outcome: WebhookOutcome): { status: 200; body: string } {
+  switch (outcome.kind) {
+    case 'accepted':
+    case 'replayed':
+      return { status: 200, body: acceptedBody(outcome.webhook) };
+    case 'conflict':
+      throw new InboundError(409, InboundErrorCodes.IDEMPOTENCY_CONFLICT, 'request_id was already used with a different payload');
+    case 'in-progress':
+      throw new InboundError(503, InboundErrorCodes.IN_PROGRESS, outcome.message, 1);
+    case 'unavailable':
+      throw new InboundError(503, InboundErrorCodes.UNAVAILABLE, outcome.message, 5);
   }
 }

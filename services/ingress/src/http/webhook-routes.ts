@@ -3,7 +3,7 @@ import { withTimeout, type Logger, type PartnerDirectory } from '@hookstream/sha
 import { acceptWebhook, type AcceptWebhookDeps } from '../domain/accept-webhook';
 import { payloadFingerprint, validateWebhookPayload } from '../domain/webhook-payload';
 import type { IngressMetrics } from '../metrics';
-import { InboundError, InboundErrorCodes, errorBody, type ErrorBody } from './responses';
+import { InboundError, InboundErrorCodes, errorBody, responseTo, type ErrorBody } from './responses';
 
 export const WEBHOOK_PATH = '/api/integration/partner/webhook';
 
@@ -147,7 +147,7 @@ export function createWebhookRoutes(options: WebhookRoutesOptions): {
       const validated = validateWebhookPayload(parsed, text);
       if (!validated.ok) throw new InboundError(400, InboundErrorCodes.VALIDATION, validated.problems.map((p) => p.message).join('; '));
       res.locals.requestId = validated.payload.request_id;
-      const accepted = await withTimeout(
+      const outcome = await withTimeout(
         acceptWebhook(partner, validated.payload, payloadFingerprint(parsed, text), options.accept),
         options.writeTimeoutMs,
         'write timeout',
@@ -157,9 +157,10 @@ export function createWebhookRoutes(options: WebhookRoutesOptions): {
         }
         throw error;
       });
-      record(req, res, accepted.status, undefined);
-      logger.debug({ partnerId: partner.partner_id, requestId: accepted.requestId, replayed: accepted.replayed }, 'webhook accepted');
-      send(res, accepted.status, accepted.body);
+      const answer = responseTo(outcome);
+      record(req, res, answer.status, undefined);
+      logger.debug({ partnerId: partner.partner_id, requestId: validated.payload.request_id, outcome: outcome.kind }, 'webhook accepted');
+      send(res, answer.status, answer.body);
     } catch (error) {
       next(error);
     }

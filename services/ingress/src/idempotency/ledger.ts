@@ -1,55 +1,27 @@
-import { hash, randomUUID } from 'node:crypto';
-import { TopicReader, describeError, type AvroCodec, type Kafka, type Logger } from '@hookstream/shared';
-
-/** A claim to process one (partner, request_id): the first live claim in log order wins. */
-export interface Claim {
-  claimId: string;
-  fingerprint: string;
-  instance: string;
-  claimedAt: number;
-}
-
-/** The stored outcome of a processed request. */
-export interface Completion {
-  fingerprint: string;
-  responseStatus: number;
-  responseBody: string;
-  completedAt: number;
-}
-
-interface Entry {
-  winner?: Claim;
-  /** The winner replaced an abandoned claim (so partner-events must be read up to now before it writes). */
-  winnerTookOver?: boolean;
-  completion?: Completion;
-  /** For expiry: when the key was first seen. */
-  since: number;
-}
-
-export interface LedgerRecord {
-  partner_id: string;
-  request_id: string;
-  state: 'CLAIMED' | 'COMPLETED';
-  claim_id: string;
-  claimant_instance: string;
-  payload_fingerprint: string;
-  claimed_at: number;
-  completed_at: number | null;
-  response_status: number | null;
-  response_body: string | null;
-  partner_event_offset: number | null;
-  expires_at: number;
-}
-
-/** The fields of a partner-events record the ledger reads (schemas/partner-event.avsc). */
-export interface AcceptedWebhookRecord {
-  partner_id: string;
-  request_id: string | null;
-  transaction_number: string;
-  transaction_type: 'POLICY' | 'CLAIM';
-  payload_fingerprint: string;
-  received_at: number;
-}
+import { randomUUID } from 'node:crypto';
+import {
+  KafkaUnavailableError,
+  RegistryUnavailableError,
+  TopicReader,
+  describeError,
+  isKafkaClientError,
+  isRetryable,
+  type AvroCodec,
+  type BatchingProducer,
+  type Kafka,
+  type Logger,
+} from '@hookstream/shared';
+import { OutcomeMessages } from '../domain/webhook-outcome';
+import { LedgerEntries } from './ledger-entries';
+import {
+  claimRecord,
+  ledgerKey,
+  ledgerPartition,
+  type AcceptedWebhookRecord,
+  type Claim,
+  type Completion,
+  type LedgerRecord,
+} from './ledger-records';
 
 export interface LedgerOptions {
   kafka: Kafka;
@@ -58,8 +30,13 @@ export interface LedgerOptions {
   topic: string;
   /** partner-events: an accepted webhook with a request_id is that request's completion. */
   partnerEventsTopic: string;
-  /** The response a completed request is answered with again (rebuilt from its record: the same bytes). */
-  responseOf: (accepted: AcceptedWebhookRecord) => { status: number; body: string };
+  /**
+   * Idempotent producer (acks=all) for claims: a producer of their own, so that a claim never
+   * queues behind a batch of partner events (a BatchingProducer has one request in flight).
+   */
+  claimsProducer: BatchingProducer;
+  /** This replica, named in its claims. */
+  instance: string;
   logger: Logger;
   /** A claim not completed within this long may be taken over by a later claim. */
   claimTtlMs: number;
@@ -69,28 +46,19 @@ export interface LedgerOptions {
   currentWithinMs?: number;
 }
 
-/** The logical ledger key of a request: partner ids are slugs without "/", so this splits unambiguously. */
-export function ledgerKey(partnerId: string, requestId: string): string {
-  return `${partnerId}/${requestId}`;
-}
+/** What the ledger knows of a key now. */
+export type KeyState = { kind: 'completed'; completion: Completion } | { kind: 'claimed'; claim: Claim } | { kind: 'free' };
 
-/** The claims of one key share a partition (the order of claims is what decides the winner). */
-export function ledgerPartition(key: string, partitions: number): number {
-  return hash('sha256', key, 'buffer').readUInt32BE(0) % partitions;
-}
+/** How a claim went: won (write the event), lost (another claim or a completion came first), or not decidable now. */
+export type ClaimResult = { kind: 'won' } | { kind: 'lost' } | { kind: 'unavailable'; message: string };
 
 /**
  * The request_id ledger, materialised by every ingress replica (whole-topic readers without a
  * consumer group, committing nothing: see TopicReader) from two topics:
  * - claims, on the compacted `ingress-idempotency` topic (Kafka key `C:<partner>/<request_id>`);
  * - completions, which are the accepted webhooks themselves on `partner-events`: a record there
- *   with a request_id completes that request, and its stored response is rebuilt from it.
- *
- * Replicas agree without talking to each other because they apply the same records with the
- * same rule, using only values inside the records:
- * - a claim wins if the key has no winner, or if the current winner is older than the claim TTL
- *   (measured between the two claims' own timestamps) and has not completed;
- * - the first partner event of a key is its completion; later claims do not change it.
+ *   with a request_id completes that request, and its answer is rebuilt from it.
+ * Every replica applies the same records with the same rules (LedgerEntries), so all agree.
  *
  * Why the partner event is the completion (no separate completion record, no transaction): the
  * winner's one durable write (acks=all) both accepts the webhook and completes the key, so no
@@ -101,28 +69,27 @@ export function ledgerPartition(key: string, partitions: number): number {
  * What it costs: every replica reads partner-events, from `now - retention` at start. A claim
  * read back proves that every earlier claim of its key is known, not that their events are
  * (another topic). That matters only when a claim takes over an abandoned one: such a winner
- * first reads partner-events up to its current end (`completionsCaughtUp`), so an event written
- * before the takeover is always seen. A first claim needs no check: an event is only written by
- * the winner of an earlier claim, which it would have seen.
+ * first reads partner-events up to its current end, so an event written before the takeover is
+ * always seen. A first claim needs no check: an event is only written by the winner of an
+ * earlier claim, which it would have seen.
  *
- * Memory: one entry per key seen within the retention: key, fingerprint and the response's
- * fields, about 0.5 KB. That is retention × rate × 0.5 KB: 24 h at 10 requests/s with
- * request_ids ≈ 860,000 entries ≈ 430 MB; lower IDEMPOTENCY_RETENTION_HOURS for more traffic.
- * The retention must not exceed partner-events' own (7 days by default).
+ * Memory: one entry per key seen within the retention: key, fingerprint and the answer's fields,
+ * about 0.5 KB. That is retention × rate × 0.5 KB: 24 h at 10 requests/s with request_ids ≈
+ * 860,000 entries ≈ 430 MB; lower IDEMPOTENCY_RETENTION_HOURS for more traffic. The retention
+ * must not exceed partner-events' own (7 days by default).
  */
 export class IdempotencyLedger {
-  private readonly entries = new Map<string, Entry>();
-  private readonly claimWaiters = new Map<string, () => void>();
-  private readonly completionWaiters = new Map<string, Set<() => void>>();
+  private readonly entries: LedgerEntries;
   private readers: TopicReader[] = [];
-  private sweeper: NodeJS.Timeout | undefined;
-  private isLoaded = false;
   private claims: TopicReader | undefined;
   private events: TopicReader | undefined;
+  private sweeper: NodeJS.Timeout | undefined;
+  private isLoaded = false;
   private readonly logger: Logger;
 
   constructor(private readonly options: LedgerOptions) {
     this.logger = options.logger.child({ module: 'idempotency-ledger' });
+    this.entries = new LedgerEntries(options.claimTtlMs);
   }
 
   /**
@@ -139,70 +106,67 @@ export class IdempotencyLedger {
     return this.isLoaded;
   }
 
-  get partitions(): number {
-    return this.claims?.partitionCount ?? 0;
-  }
-
   get size(): number {
     return this.entries.size;
   }
 
-  entry(key: string): Readonly<Entry> | undefined {
-    return this.entries.get(key);
-  }
-
-  /** Resolves once the claim `claimId` has been applied (so the winner of its key is known), or rejects after `timeoutMs`. */
-  waitForClaim(claimId: string, timeoutMs: number): Promise<void> {
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.claimWaiters.delete(claimId);
-        reject(new Error('the claim did not come back from the ledger in time'));
-      }, timeoutMs);
-      this.claimWaiters.set(claimId, () => {
-        clearTimeout(timer);
-        resolve();
-      });
-    });
+  /** The key's state: completed, claimed by a live claim (younger than the claim TTL at `now`), or free to claim. */
+  stateOf(key: string, now: number): KeyState {
+    const entry = this.entries.entry(key);
+    if (entry?.completion) return { kind: 'completed', completion: entry.completion };
+    const winner = entry?.winner;
+    return winner && now - winner.claimedAt <= this.options.claimTtlMs ? { kind: 'claimed', claim: winner } : { kind: 'free' };
   }
 
   /** Resolves with the key's completion once applied, or undefined after `timeoutMs`. */
   waitForCompletion(key: string, timeoutMs: number): Promise<Completion | undefined> {
-    const done = this.entries.get(key)?.completion;
-    if (done) return Promise.resolve(done);
-    return new Promise((resolve) => {
-      const waiters = this.completionWaiters.get(key) ?? new Set();
-      this.completionWaiters.set(key, waiters);
-      const finish = () => {
-        clearTimeout(timer);
-        waiters.delete(finish);
-        if (waiters.size === 0) this.completionWaiters.delete(key);
-        resolve(this.entries.get(key)?.completion);
-      };
-      const timer = setTimeout(finish, timeoutMs);
-      waiters.add(finish);
-    });
+    return this.entries.waitForCompletion(key, timeoutMs);
   }
 
-  /** Claim record value. */
-  claimRecord(partnerId: string, requestId: string, claim: Claim): LedgerRecord {
-    return {
-      partner_id: partnerId,
-      request_id: requestId,
-      state: 'CLAIMED',
-      claim_id: claim.claimId,
-      claimant_instance: claim.instance,
-      payload_fingerprint: claim.fingerprint,
-      claimed_at: claim.claimedAt,
-      completed_at: null,
-      response_status: null,
-      response_body: null,
-      partner_event_offset: null,
-      expires_at: claim.claimedAt + this.options.retentionMs,
-    };
-  }
-
-  newClaim(fingerprint: string, instance: string, now = Date.now()): Claim {
-    return { claimId: randomUUID(), fingerprint, instance, claimedAt: now };
+  /**
+   * Claims (partner, request_id): writes a claim and reads it back; the first live claim in log
+   * order wins on every replica. A claim that took over an abandoned one first reads partner-events
+   * to its end, and loses if the abandoned claimant's event is there after all.
+   */
+  async claim(partnerId: string, requestId: string, fingerprint: string, timeoutMs: number, now = Date.now()): Promise<ClaimResult> {
+    const key = ledgerKey(partnerId, requestId);
+    const claim: Claim = { claimId: randomUUID(), fingerprint, instance: this.options.instance, claimedAt: now };
+    let value: Buffer;
+    try {
+      value = await this.options.codec.encode(this.options.topic, claimRecord(partnerId, requestId, claim, this.options.retentionMs));
+    } catch (error) {
+      if (error instanceof RegistryUnavailableError || isRetryable(error))
+        return { kind: 'unavailable', message: OutcomeMessages.registryUnavailable };
+      throw error;
+    }
+    const readBack = this.entries.waitForClaim(claim.claimId, timeoutMs);
+    readBack.catch(() => undefined); // observed below; never an unhandled rejection
+    try {
+      const partition = ledgerPartition(key, this.claims?.partitionCount ?? 1);
+      await this.options.claimsProducer.send({ topic: this.options.topic, partition, key: `C:${key}`, value });
+    } catch (error) {
+      // Any failed write is "not stored, retry later" for a partner, whatever the broker said.
+      if (error instanceof KafkaUnavailableError || isRetryable(error) || isKafkaClientError(error))
+        return { kind: 'unavailable', message: OutcomeMessages.kafkaUnavailable };
+      throw error;
+    }
+    try {
+      await readBack;
+    } catch (error) {
+      return { kind: 'unavailable', message: OutcomeMessages.claimUnconfirmed((error as Error).message) };
+    }
+    const entry = this.entries.entry(key);
+    if (entry?.winner?.claimId !== claim.claimId) return { kind: 'lost' };
+    if (entry.winnerTookOver) {
+      // The abandoned claimant may have written its event after all: see it before writing again.
+      try {
+        await this.events!.caughtUp(timeoutMs);
+      } catch (error) {
+        return { kind: 'unavailable', message: OutcomeMessages.ledgerUnchecked((error as Error).message) };
+      }
+      if (this.entries.entry(key)?.completion) return { kind: 'lost' };
+    }
+    return { kind: 'won' };
   }
 
   /** Reads claims and recent partner events to their end (ready), then keeps applying new records until `stop()`. */
@@ -211,13 +175,24 @@ export class IdempotencyLedger {
     const each = (apply: (value: Buffer) => Promise<void>) => async (messages: Array<{ value: Buffer | null }>) => {
       for (const message of messages) if (message.value) await apply(message.value);
     };
-    this.claims = new TopicReader({ kafka, logger, topic, apply: each((value) => this.applyClaim(value)) });
+    this.claims = new TopicReader({
+      kafka,
+      logger,
+      topic,
+      apply: each(async (value) => {
+        const record = await this.decode<LedgerRecord>(value, topic);
+        if (record) this.entries.applyClaim(record);
+      }),
+    });
     this.events = new TopicReader({
       kafka,
       logger,
       topic: partnerEventsTopic,
       fromTimestamp: Date.now() - retentionMs,
-      apply: each((value) => this.applyAccepted(value)),
+      apply: each(async (value) => {
+        const record = await this.decode<AcceptedWebhookRecord>(value, partnerEventsTopic);
+        if (record) this.entries.applyAccepted(record);
+      }),
     });
     this.readers = [this.claims, this.events];
     this.sweeper = setInterval(() => this.sweep(), 60_000);
@@ -225,15 +200,6 @@ export class IdempotencyLedger {
     await Promise.all(this.readers.map((reader) => reader.start()));
     this.isLoaded = true;
     this.logger.info({ keys: this.entries.size }, 'idempotency ledger loaded');
-  }
-
-  /**
-   * Resolves once every partner event written before this call has been applied (the takeover
-   * check above); rejects after `timeoutMs`.
-   */
-  async completionsCaughtUp(timeoutMs: number): Promise<void> {
-    if (!this.events) throw new Error('the ledger has not started');
-    await this.events.caughtUp(timeoutMs);
   }
 
   async stop(): Promise<void> {
@@ -250,65 +216,9 @@ export class IdempotencyLedger {
     }
   }
 
-  private entryOf(key: string, since: number): Entry {
-    let entry = this.entries.get(key);
-    if (!entry) {
-      entry = { since };
-      this.entries.set(key, entry);
-    }
-    return entry;
-  }
-
-  /** A partner event with a request_id completes its key (the first one does). */
-  private async applyAccepted(value: Buffer): Promise<void> {
-    const record = await this.decode<AcceptedWebhookRecord>(value, this.options.partnerEventsTopic);
-    if (!record || record.request_id === null) return;
-    const key = ledgerKey(record.partner_id, record.request_id);
-    const entry = this.entryOf(key, record.received_at);
-    if (entry.completion) return;
-    const response = this.options.responseOf(record);
-    entry.completion = {
-      fingerprint: record.payload_fingerprint,
-      responseStatus: response.status,
-      responseBody: response.body,
-      completedAt: record.received_at,
-    };
-    entry.winner = undefined;
-    const waiters = this.completionWaiters.get(key);
-    if (waiters) for (const wake of [...waiters]) wake();
-  }
-
-  private async applyClaim(value: Buffer): Promise<void> {
-    const record = await this.decode<LedgerRecord>(value, this.options.topic);
-    if (!record) return;
-    if (record.state === 'CLAIMED') {
-      const entry = this.entryOf(ledgerKey(record.partner_id, record.request_id), record.claimed_at);
-      const claim: Claim = {
-        claimId: record.claim_id,
-        fingerprint: record.payload_fingerprint,
-        instance: record.claimant_instance,
-        claimedAt: record.claimed_at,
-      };
-      if (!entry.completion && (!entry.winner || claim.claimedAt - entry.winner.claimedAt > this.options.claimTtlMs)) {
-        entry.winnerTookOver = entry.winner !== undefined;
-        entry.winner = claim;
-      }
-    }
-    // Records of the former design (COMPLETED entries) are read and ignored: partner-events holds the completions.
-    this.claimWaiters.get(record.claim_id)?.();
-    this.claimWaiters.delete(record.claim_id);
-  }
-
   /** Forgets keys older than the retention. */
   private sweep(now = Date.now()): void {
-    const cutoff = now - this.options.retentionMs;
-    let removed = 0;
-    for (const [key, entry] of this.entries) {
-      if (entry.since < cutoff && !this.completionWaiters.has(key)) {
-        this.entries.delete(key);
-        removed += 1;
-      }
-    }
+    const removed = this.entries.forgetBefore(now - this.options.retentionMs);
     if (removed > 0) this.logger.debug({ removed, keys: this.entries.size }, 'expired ledger keys');
   }
 }
