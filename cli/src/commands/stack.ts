@@ -6,6 +6,8 @@ import { formatTable, printJson, printLine } from '../output';
 import { STACK_ENV_FILE } from '../paths';
 import { defaultCacheDir } from '../stack/artifacts';
 import { execWithStack } from '../stack/exec';
+import { markStopping } from '../stack/heal';
+import { describeDown, healStack, partsFoundDown } from './stack-heal';
 import { checkClusterNodes, clusterNodeRows, clusterProcess } from '../stack/cluster-health';
 import { checkKafka, checkRegistry, type EndpointHealth } from '../stack/health';
 import { throwIfInterrupted, watchInterrupts } from '../stack/interruption';
@@ -62,6 +64,8 @@ async function stackUp(opts: { detach?: boolean; stateDir: string; cacheDir: str
   }
   const running = readRunInfo(opts.stateDir);
   if (running && livePids(running, opts.stateDir).length > 0) {
+    // Part of it runs: start what is down again, on the same ports with the same state.
+    if (await healStack(running, opts)) return;
     printLine(`already running from ${opts.stateDir}`);
     const runs = running.cluster?.length ?? 1;
     if (opts.brokers !== undefined && opts.brokers !== runs)
@@ -116,6 +120,8 @@ async function stackUp(opts: { detach?: boolean; stateDir: string; cacheDir: str
 }
 
 async function stackDown(opts: { stateDir: string }): Promise<void> {
+  // First, so that a `hookstream start` watching this stack does not start again what is stopped now.
+  markStopping(opts.stateDir);
   const stopped = describeStopped(await stopStack(opts.stateDir));
   removeStackEnvOf(STACK_ENV_FILE, opts.stateDir);
   printLine(stopped ? `stopped ${stopped}` : 'nothing was running');
@@ -150,10 +156,12 @@ async function stackStatus(opts: { json?: boolean; stateDir: string }): Promise<
     info.cluster ? checkClusterNodes(info.cluster, opts.stateDir) : undefined,
   ]);
   const healthy = kafka.ok && registry.ok && (kafkaNodes ?? []).every((node) => node.ok);
+  const down = partsFoundDown({ kafka, registry, kafkaNodes });
   if (opts.json) {
     printJson({
       running: true,
       healthy,
+      down: down.map((d) => d.part),
       ...info,
       alive: aliveOf(processes),
       health: { kafka, registry, ...(kafkaNodes && { kafkaNodes }) },
@@ -174,6 +182,7 @@ async function stackStatus(opts: { json?: boolean; stateDir: string }): Promise<
     printLine(`KAFKA_BROKERS=${info.settings.KAFKA_BROKERS}`);
     printLine(`SCHEMA_REGISTRY_URL=${info.settings.SCHEMA_REGISTRY_URL}`);
     printLine(`state: ${info.stateDir}; started ${info.startedAt}; Kafka ${info.versions.kafka}, Apicurio ${info.versions.apicurio}`);
+    for (const line of describeDown(down)) printLine(line);
   }
   if (!healthy) process.exitCode = 4;
 }

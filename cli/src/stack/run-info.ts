@@ -25,6 +25,8 @@ export interface StackRunInfo {
    * single broker.
    */
   cluster?: KafkaNodeInfo[];
+  /** Set by `stack down` before it stops anything: a part that dies now was stopped, and is not started again. */
+  stopping?: boolean;
 }
 
 /** One Kafka node of a cluster, as run.json records it. */

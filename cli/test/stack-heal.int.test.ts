@@ -1,0 +1,103 @@
+/**
+ * `hookstream stack up` heals a stack of which one part died: `stack status` names the part
+ * that is down, and `stack up --detach` starts it again on the same ports with the same data.
+ * Starts a real Kafka and registry of its own, on free ports.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createKafkaClient, createLogger } from '@hookstream/shared';
+import { waitFor } from '../../test/helpers/infrastructure';
+import { isolatedStackEnv, runCli } from '../../test/helpers/processes';
+import { isStackProcess } from '../src/stack/processes';
+
+interface Status {
+  running: boolean;
+  healthy: boolean;
+  down: string[];
+  settings: { KAFKA_BROKERS: string; SCHEMA_REGISTRY_URL: string };
+  processes: { kafka: number; registry: number };
+  ports: Record<string, number>;
+}
+
+describe('hookstream stack up heals', () => {
+  const stateDir = mkdtempSync(path.join(os.tmpdir(), 'hookstream-heal-test-'));
+  const envFile = `${stateDir}.env`;
+  const cli = (...args: string[]) => runCli([...args, '--state-dir', stateDir], { env: isolatedStackEnv(envFile), timeoutMs: 240_000 });
+  const status = async () => JSON.parse((await cli('stack', 'status', '--json')).stdout) as Status;
+
+  afterAll(async () => {
+    await cli('stack', 'down');
+    rmSync(stateDir, { recursive: true, force: true });
+    rmSync(envFile, { force: true });
+  });
+
+  const adminAt = (brokers: string) =>
+    createKafkaClient({ brokers: [brokers], clientId: 'heal-test', logger: createLogger({ service: 'test', level: 'silent' }) }).admin();
+
+  async function topicsAt(brokers: string): Promise<string[]> {
+    const admin = adminAt(brokers);
+    await admin.connect();
+    try {
+      return await admin.listTopics();
+    } finally {
+      await admin.disconnect();
+    }
+  }
+
+  /** Kills `part` with SIGKILL; once it is gone, status names it and exits 4, and up starts it again on the same ports. */
+  async function killAndHeal(part: 'kafka' | 'registry', before: Status): Promise<Status> {
+    const pid = before.processes[part];
+    process.kill(pid, 'SIGKILL');
+    await waitFor(() => !isStackProcess(pid, stateDir), `${part} to be gone`);
+
+    const down = await cli('stack', 'status');
+    expect(down.code).toBe(4);
+    expect(down.stdout).toContain(`DOWN: ${part} (process ${pid} is dead)`);
+    expect(down.stdout).toContain('`hookstream stack up` starts what is down again, on the same ports with the same state');
+    expect((await status()).down).toEqual([part]);
+
+    const began = Date.now();
+    const up = await cli('stack', 'up', '--detach');
+    process.stdout.write(`${part} killed: \`stack up --detach\` had it serving again in ${((Date.now() - began) / 1000).toFixed(1)} s\n`);
+    expect(up.code).toBe(0);
+    expect(up.stdout).toMatch(
+      new RegExp(`${part} of the stack in .* is down; starting it again at 127\\.0\\.0\\.1:${before.ports[part]} `),
+    );
+    expect(up.stdout).not.toContain('already running');
+
+    const after = await status();
+    expect(after).toMatchObject({ running: true, healthy: true, down: [], settings: before.settings, ports: before.ports });
+    expect(after.processes[part]).not.toBe(pid);
+    return after;
+  }
+
+  test('when the broker, then the registry, is killed, then status names it and up brings it back on the same ports with its data', async () => {
+    expect((await cli('stack', 'up', '--detach')).code).toBe(0);
+    const first = await status();
+    const admin = adminAt(first.settings.KAFKA_BROKERS);
+    await admin.connect();
+    await admin.createTopics({ waitForLeaders: true, topics: [{ topic: 'kept-across-heals', numPartitions: 1, replicationFactor: 1 }] });
+    await admin.disconnect();
+    const schema = await fetch(`${first.settings.SCHEMA_REGISTRY_URL}/subjects/kept-value/versions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/vnd.schemaregistry.v1+json' },
+      body: JSON.stringify({ schema: '{"type":"record","name":"Kept","fields":[{"name":"id","type":"string"}]}' }),
+    });
+    expect(schema.status).toBe(200);
+
+    const afterKafka = await killAndHeal('kafka', first);
+    expect(await topicsAt(afterKafka.settings.KAFKA_BROKERS)).toContain('kept-across-heals');
+    expect(afterKafka.processes.registry).toBe(first.processes.registry); // left alone
+
+    const afterRegistry = await killAndHeal('registry', afterKafka);
+    expect(await (await fetch(`${afterRegistry.settings.SCHEMA_REGISTRY_URL}/subjects`)).json()).toContain('kept-value');
+    expect(afterRegistry.processes.kafka).toBe(afterKafka.processes.kafka);
+
+    // Whole again: up changes nothing, down stops the parts started again too.
+    expect((await cli('stack', 'up', '--detach')).stdout).toContain('already running');
+    expect((await cli('stack', 'down')).stdout).toMatch(
+      new RegExp(`stopped registry \\(pid ${afterRegistry.processes.registry}.*kafka \\(pid ${afterKafka.processes.kafka}`),
+    );
+  }, 400_000);
+});
