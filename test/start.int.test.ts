@@ -3,7 +3,9 @@
  * creates the topics, starts the three services and the demo partner, says where each listens
  * once ready, and on Ctrl-C stops every process it started.
  */
-import { readFileSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { CLI, runCli, startNode } from './helpers/processes';
 import { testInfrastructure, uniqueName, waitFor } from './helpers/infrastructure';
 
@@ -97,6 +99,45 @@ describe('hookstream start', () => {
       run.child.kill('SIGKILL');
     }
   }, 120_000);
+
+  const crashDir = mkdtempSync(path.join(os.tmpdir(), 'hookstream-crash-'));
+  afterAll(() => rmSync(crashDir, { recursive: true, force: true }));
+
+  /** NODE_OPTIONS that make the callback-sender, and only it, exit with `code` as soon as it starts. */
+  function crashingSender(code: number): string {
+    const preload = path.join(crashDir, `crash-sender-${code}.js`);
+    writeFileSync(preload, `if (process.argv[1]?.endsWith('callback-sender/dist/main.js')) process.exit(${code});\n`);
+    return `${process.env.NODE_OPTIONS ?? ''} --require ${preload}`.trim();
+  }
+
+  test('when a service crashes at once every time, then it is restarted with backoff, then given up on: start stops everything and exits 1', async () => {
+    testInfrastructure();
+    const prefix = `${uniqueName('start-crashing')}.`;
+    const began = Date.now();
+    const result = await runCli(['start'], { env: startEnv(prefix, { NODE_OPTIONS: crashingSender(1) }), timeoutMs: 120_000 });
+    const out = result.stdout + result.stderr;
+    expect(result.code).toBe(1);
+    const restarts =
+      out.match(/supervisor: callback-sender \(pid \d+\) exited with code 1 after [\d.]+ s; restarting it in [\d.]+ s/g) ?? [];
+    expect(restarts.map((line) => line.replace(/.* in /, ''))).toEqual(['0.5 s', '1.0 s', '2.0 s', '4.0 s']);
+    expect(result.stderr).toMatch(
+      /hookstream: callback-sender \(pid \d+\) exited with code 1 after [\d.]+ s; gave up on callback-sender after 5 crashes in a row, each within 60 s of its start/,
+    );
+    expect(out).not.toMatch(/ready in [\d.]+ s/);
+    expect(out).toMatch(/stopped\s*$/m);
+    expect(processesWithEnvironment(`TOPIC_PREFIX=${prefix}`)).toEqual([]);
+    process.stdout.write(`a service crashing at once: given up on after ${((Date.now() - began) / 1000).toFixed(1)} s\n`);
+  }, 150_000);
+
+  test('when a service refuses its configuration (exit 2), then it is not restarted: start stops everything and exits 2', async () => {
+    testInfrastructure();
+    const prefix = `${uniqueName('start-refused')}.`;
+    const result = await runCli(['start'], { env: startEnv(prefix, { NODE_OPTIONS: crashingSender(2) }), timeoutMs: 120_000 });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('callback-sender: refused its configuration');
+    expect(result.stdout).not.toContain('restarting it');
+    expect(processesWithEnvironment(`TOPIC_PREFIX=${prefix}`)).toEqual([]);
+  }, 150_000);
 
   test('when a setting is bad, then it exits 2 (as for any bad config) naming it, before starting anything', async () => {
     testInfrastructure();

@@ -26,6 +26,8 @@ export const ErrorCodes = {
   TOPIC_DRIFT: 'HOOKSTREAM_TOPIC_DRIFT',
   /** Shutdown did not finish in time. */
   SHUTDOWN_TIMEOUT: 'HOOKSTREAM_SHUTDOWN_TIMEOUT',
+  /** A process `hookstream start` supervises kept crashing (or could not be started again), and was given up on. */
+  PROCESS_GAVE_UP: 'HOOKSTREAM_PROCESS_GAVE_UP',
 } as const;
 
 export type ErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];

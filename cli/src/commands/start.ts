@@ -1,26 +1,22 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import path from 'node:path';
-import readline from 'node:readline';
 import { Command } from 'commander';
-import { ConfigError, loadConfig, serviceSettingsSchema, sleep } from '@hookstream/shared';
+import { loadConfig, serviceSettingsSchema } from '@hookstream/shared';
 import { formatTable, printLine } from '../output';
 import { REPO_ROOT, STACK_ENV_FILE } from '../paths';
 import { defaultCacheDir } from '../stack/artifacts';
-import { sleepUnlessAborted, throwIfInterrupted, untilAborted, watchInterrupts } from '../stack/interruption';
+import { throwIfInterrupted, untilAborted, watchInterrupts } from '../stack/interruption';
 import { PORTS_HELP, pickPort, portPreference, type PortPreference } from '../stack/ports';
 import { livePids, readRunInfo, type StackSettings } from '../stack/run-info';
-import { startStack, type RunningStack } from '../stack/stack';
+import { startStack, stopStack, type RunningStack } from '../stack/stack';
 import { removeStackEnvOf, writeStackEnv } from '../stack/stack-env';
 import { defaultStateDir, localSecrets } from '../stack/state-dir';
+import { untilReady, type ServiceSpec } from '../supervisor/service-process';
+import { CONFIG_REFUSED, refusedConfig, superviseService, type SupervisedService } from '../supervisor/service-supervision';
+import { StackAvailability, superviseStack } from '../supervisor/stack-supervision';
 import { startDemoPartner } from './demo-partner';
 import { DEMO_PARTNER_ID, ensureDemoPartner } from './demo-setup';
 import { topicSettingsSchema } from './topics';
-
-interface ServiceSpec {
-  name: string;
-  entry: string;
-  defaultPort: number;
-}
 
 const SERVICES: ServiceSpec[] = [
   { name: 'ingress', entry: 'services/ingress/dist/main.js', defaultPort: 8080 },
@@ -28,58 +24,17 @@ const SERVICES: ServiceSpec[] = [
   { name: 'callback-sender', entry: 'services/callback-sender/dist/main.js', defaultPort: 8092 },
 ];
 
-/** Exit code of a Hookstream process that refused its configuration (as the CLI's own ConfigError gives). */
-const CONFIG_REFUSED = 2;
+/** Lines of the supervisor: what crashed, how, and when it is back. */
+const sayAsSupervisor = (line: string) => printLine(`supervisor: ${line}`);
 
-/** A child that exited 2 refused its configuration: the same exit code for `start` as a bad setting of its own. */
-function refusedConfig(who: string): ConfigError {
-  return new ConfigError([{ variable: who, message: 'refused its configuration (see its lines above)' }]);
-}
-
-interface RunningService {
-  spec: ServiceSpec;
-  url: string;
-  child: ChildProcess;
-  exited: Promise<number | null>;
-}
-
-/** Starts one service as a child process with the same Node, its JSON log lines prefixed with its name. */
-function startService(spec: ServiceSpec, port: number, env: NodeJS.ProcessEnv): RunningService {
-  const child = spawn(process.execPath, [path.join(REPO_ROOT, spec.entry)], {
-    cwd: REPO_ROOT,
-    env: { ...env, HTTP_PORT: String(port) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  for (const stream of [child.stdout, child.stderr]) {
-    if (stream) readline.createInterface({ input: stream }).on('line', (line) => printLine(`[${spec.name}] ${line}`));
+/** Resolves once the service answers /readyz with 200 (after restarts too), or fails after `timeoutMs`. */
+async function readyWithin(service: SupervisedService, timeoutMs: number, signal: AbortSignal): Promise<void> {
+  try {
+    await untilReady(service.url, AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]));
+  } catch (error) {
+    throwIfInterrupted(signal);
+    throw new Error(`${service.spec.name} was not ready at ${service.url}/readyz within ${timeoutMs} ms`, { cause: error });
   }
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { spec, url: `http://127.0.0.1:${port}`, child, exited };
-}
-
-async function waitUntilReady(service: RunningService, timeoutMs: number, signal: AbortSignal): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let exitCode: number | null | undefined;
-  void service.exited.then((code) => (exitCode = code));
-  while (Date.now() < deadline) {
-    if (exitCode === CONFIG_REFUSED) throw refusedConfig(service.spec.name);
-    if (exitCode !== undefined) throw new Error(`${service.spec.name} exited while starting (see its log lines above)`);
-    try {
-      const response = await fetch(`${service.url}/readyz`, { signal: AbortSignal.any([signal, AbortSignal.timeout(1000)]) });
-      if (response.status === 200) return;
-    } catch {
-      // not listening yet (or interrupted: seen below)
-    }
-    await sleepUnlessAborted(200, signal);
-  }
-  throw new Error(`${service.spec.name} was not ready at ${service.url}/readyz within ${timeoutMs} ms`);
-}
-
-async function stopService(service: RunningService): Promise<void> {
-  if (service.child.exitCode !== null || service.child.signalCode !== null) return;
-  service.child.kill('SIGTERM');
-  const killed = await Promise.race([service.exited.then(() => false), sleep(15_000).then(() => true)]);
-  if (killed) service.child.kill('SIGKILL');
 }
 
 /** `hookstream topics ensure` as a child; an interrupt stops it. */
@@ -100,7 +55,7 @@ async function ensureTopics(env: NodeJS.ProcessEnv, signal: AbortSignal): Promis
 async function stackSettings(
   ports: PortPreference,
   signal: AbortSignal,
-): Promise<{ settings: StackSettings; secrets: object; started?: RunningStack }> {
+): Promise<{ settings: StackSettings; secrets: object; stateDir?: string; started?: RunningStack }> {
   const { KAFKA_BROKERS, SCHEMA_REGISTRY_URL } = process.env;
   if (KAFKA_BROKERS && SCHEMA_REGISTRY_URL) {
     printLine('using KAFKA_BROKERS and SCHEMA_REGISTRY_URL from the environment');
@@ -110,12 +65,12 @@ async function stackSettings(
   const running = readRunInfo(stateDir);
   if (running && livePids(running, stateDir).length > 0) {
     printLine(`using the local stack already running from ${stateDir}`);
-    return { settings: running.settings, secrets: localSecrets(stateDir) };
+    return { settings: running.settings, secrets: localSecrets(stateDir), stateDir };
   }
   printLine('starting the local stack (Kafka and Apicurio Registry)');
   const started = await startStack({ stateDir, cacheDir: defaultCacheDir(), ports, log: (l) => printLine(`  ${l}`), signal });
   writeStackEnv(STACK_ENV_FILE, started.info);
-  return { settings: started.info.settings, secrets: started.secrets, started };
+  return { settings: started.info.settings, secrets: started.secrets, stateDir, started };
 }
 
 /** Checks the settings `start` and its children share before anything starts (fails fast, exit 2). */
@@ -140,7 +95,8 @@ export function startCommand(): Command {
       const interrupts = watchInterrupts();
       const { signal } = interrupts;
       let stack: RunningStack | undefined;
-      const services: RunningService[] = [];
+      let stackSupervision: ReturnType<typeof superviseStack> | undefined;
+      const services: SupervisedService[] = [];
       let demo: Awaited<ReturnType<typeof startDemoPartner>> | undefined;
       try {
         const chosen = await stackSettings(ports, signal);
@@ -156,14 +112,33 @@ export function startCommand(): Command {
         await ensureTopics(env, signal);
         throwIfInterrupted(signal);
 
+        // From here on a crash is met with a restart, and only a process given up on (or a refused configuration) ends the run.
+        let fail: (error: unknown) => void = () => undefined;
+        const failure = new Promise<never>((_resolve, reject) => (fail = reject));
+        // Seen by the races below; it also ends the waits for readiness, which would keep this process alive.
+        const failed = new AbortController();
+        failure.catch((error: unknown) => failed.abort(error));
+        const availability = new StackAvailability();
+        if (chosen.stateDir) {
+          stackSupervision = superviseStack({ stateDir: chosen.stateDir, cacheDir: defaultCacheDir(), availability, say: sayAsSupervisor });
+          stackSupervision.done.catch(fail);
+        }
         const taken = new Set<number>();
         const port = (preferred: number) => pickPort(ports === 'defaults' ? preferred : undefined, taken);
-        for (const spec of SERVICES) services.push(startService(spec, await port(spec.defaultPort), env));
-        demo = await startDemoPartner({ host: '127.0.0.1', port: await port(9999), log: (l) => printLine(`[demo-partner] ${l}`) });
+        for (const spec of SERVICES) {
+          const service = superviseService(spec, await port(spec.defaultPort), env, { dependency: availability, say: sayAsSupervisor });
+          service.done.catch(fail);
+          services.push(service);
+        }
+        const orFailure = <T>(work: Promise<T>) => Promise.race([work, failure]);
+
+        const demoPort = await port(9999);
+        demo = await orFailure(startDemoPartner({ host: '127.0.0.1', port: demoPort, log: (l) => printLine(`[demo-partner] ${l}`) }));
         throwIfInterrupted(signal);
-        const demoApiKey = await ensureDemoPartner(env, `${demo.url}/callbacks`);
+        const demoApiKey = await orFailure(ensureDemoPartner(env, `${demo.url}/callbacks`));
         throwIfInterrupted(signal);
-        await Promise.all(services.map((s) => waitUntilReady(s, 60_000, signal)));
+        const starting = AbortSignal.any([signal, failed.signal]);
+        await orFailure(Promise.all(services.map((s) => readyWithin(s, 60_000, starting))));
         throwIfInterrupted(signal);
 
         printLine();
@@ -182,20 +157,23 @@ export function startCommand(): Command {
         printLine(`its API key (x-api-key for the ingress), shown once: ${demoApiKey}`);
         printLine('send it a policy status callback: npx hookstream policy publish --file examples/events/demo-policy-active.json');
         printLine();
-        printLine(`ready in ${((Date.now() - began) / 1000).toFixed(1)} s; press Ctrl-C to stop everything`);
+        printLine(
+          `ready in ${((Date.now() - began) / 1000).toFixed(1)} s; a crashed service${chosen.stateDir ? ', broker or registry' : ''} is restarted; press Ctrl-C to stop everything`,
+        );
 
-        const reason = await Promise.race([
-          interrupts.received.then((s) => `got ${s}`),
-          ...services.map((s) => s.exited.then((code) => `${s.spec.name} exited (${code})`)),
-          ...(stack ? [stack.unexpectedExit] : []),
-        ]);
-        printLine(`stopping: ${reason}`);
-        if (!reason.startsWith('got')) process.exitCode = 1;
+        // Only an interrupt ends the run well; a failure (a process given up on) is thrown, and said by the CLI once all is stopped.
+        const got = await Promise.race([interrupts.received, failure]);
+        printLine(`stopping: got ${got}`);
+      } catch (error) {
+        if (!signal.aborted) printLine('stopping everything');
+        throw error;
       } finally {
-        await Promise.all(services.map(stopService));
+        stackSupervision?.stop();
+        await Promise.all(services.map((s) => s.stop()));
         await demo?.close();
         if (stack) {
-          await stack.stop();
+          // From run.json: a broker or registry started again since has another pid than the one started here.
+          await stopStack(stack.info.stateDir);
           removeStackEnvOf(STACK_ENV_FILE, stack.info.stateDir);
         }
         printLine('stopped');
