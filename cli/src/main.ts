@@ -1,12 +1,13 @@
 import { Command, CommanderError } from 'commander';
-import { ConfigError, HookstreamError, describeError, routeProcessWarnings } from '@hookstream/shared';
+import { HookstreamError, describeError, routeProcessWarnings } from '@hookstream/shared';
 import { demoPartnerCommand } from './commands/demo-partner';
-import { partnersCommand, partnersFailure } from './commands/partners';
+import { partnersCommand } from './commands/partners';
 import { policyCommand } from './commands/policy';
 import { stackCommand } from './commands/stack';
 import { startCommand } from './commands/start';
 import { topicsCommand } from './commands/topics';
 import { toleratePipeClosedByReader } from './output';
+import { refusalExitCode } from './refusals';
 import { Interrupted } from './stack/interruption';
 
 export function buildProgram(): Command {
@@ -42,15 +43,10 @@ export async function main(argv: string[]): Promise<void> {
       process.exitCode = 130;
       return;
     }
-    const refusal = partnersFailure(error);
-    if (refusal) {
-      process.stderr.write(`hookstream: ${refusal.message}\n`);
-      process.exitCode = refusal.code;
-      return;
-    }
-    if (error instanceof ConfigError) {
-      process.stderr.write(`hookstream: ${error.message}\n`);
-      process.exitCode = 2;
+    const refused = refusalExitCode(error);
+    if (refused !== undefined) {
+      process.stderr.write(`hookstream: ${describeError(error)}\n`);
+      process.exitCode = refused;
       return;
     }
     process.stderr.write(`hookstream: ${describeError(error)}\n`);

@@ -26,6 +26,20 @@ export const ErrorCodes = {
   TOPIC_DRIFT: 'HOOKSTREAM_TOPIC_DRIFT',
   /** Shutdown did not finish in time. */
   SHUTDOWN_TIMEOUT: 'HOOKSTREAM_SHUTDOWN_TIMEOUT',
+  /** Callback signing: the partner's outbound auth cannot be used as stored (a secret does not decrypt or is malformed). */
+  SIGNING_CONFIG_INVALID: 'HOOKSTREAM_SIGNING_CONFIG_INVALID',
+  /** Callback signing: the body cannot be signed as the contract asks (MD5 over a body that is not a JSON object). */
+  SIGNATURE_INPUT_INVALID: 'HOOKSTREAM_SIGNATURE_INPUT_INVALID',
+  /** Callback signing, BEARER_FETCHED: the partner's token endpoint failed, timed out or answered without a token; may succeed later. */
+  TOKEN_FETCH_FAILED: 'HOOKSTREAM_TOKEN_FETCH_FAILED',
+  /** A connection would reach an address range the SSRF guard refuses (private, loopback, metadata…). */
+  SSRF_REFUSED: 'HOOKSTREAM_SSRF_REFUSED',
+  /** The ingress refuses or cannot take a webhook; the HTTP status and the contract's error_code say which. */
+  INBOUND_REFUSED: 'HOOKSTREAM_INBOUND_REFUSED',
+  /** A CLI command refuses the operator's input (a flag, a file, a field): exit 2, nothing written. */
+  USAGE_INVALID: 'HOOKSTREAM_USAGE_INVALID',
+  /** A CLI command names something that does not exist (a partner id): exit 3. */
+  NOT_FOUND: 'HOOKSTREAM_NOT_FOUND',
   /** A process `hookstream start` supervises kept crashing (or could not be started again), and was given up on. */
   PROCESS_GAVE_UP: 'HOOKSTREAM_PROCESS_GAVE_UP',
 } as const;

@@ -1,16 +1,7 @@
 import { Command } from 'commander';
-import {
-  PartnerSpecError,
-  addApiKey,
-  createPartner,
-  describePartner,
-  revokeApiKey,
-  setPartnerStatus,
-  updatePartner,
-  type Partner,
-} from '@hookstream/shared';
+import { addApiKey, createPartner, describePartner, revokeApiKey, setPartnerStatus, updatePartner, type Partner } from '@hookstream/shared';
 import { formatTable, printJson, printLine } from '../output';
-import { InputRefused, NotFound } from '../refusals';
+import { InputRefused } from '../refusals';
 import { addSpecOptions, expiryFlag, specFromFlags, type SpecFlags } from './partner-flags';
 import { requirePartner, withPartners } from './partner-session';
 
@@ -156,11 +147,4 @@ export function partnersCommand(): Command {
   }
 
   return partners;
-}
-
-/** Exit code and message for the partners commands' own failures (undefined: not one of them). */
-export function partnersFailure(error: unknown): { code: number; message: string } | undefined {
-  if (error instanceof PartnerSpecError) return { code: 2, message: error.message };
-  if (error instanceof InputRefused || error instanceof NotFound) return { code: error.exitCode, message: error.message };
-  return undefined;
 }

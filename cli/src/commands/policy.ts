@@ -3,7 +3,6 @@ import { Command } from 'commander';
 import {
   AvroCodec,
   KafkaUnavailableError,
-  PolicyEventError,
   TopicNames,
   createKafkaClient,
   createLogger,
@@ -46,15 +45,8 @@ export function policyCommand(): Command {
     .option('--json', 'one JSON document, for scripts')
     .addHelpText('after', EXAMPLE)
     .action(async (flags: { file?: string; json?: boolean }) => {
-      let event: PolicyStatusEventValue;
-      try {
-        event = parsePolicyEventJson(await readEventJson(flags.file));
-      } catch (error) {
-        if (!(error instanceof InputRefused || error instanceof PolicyEventError)) throw error;
-        process.stderr.write(`hookstream: ${error.message}\n`);
-        process.exitCode = 2;
-        return;
-      }
+      // A refusal (InputRefused, PolicyEventError) ends the command with exit 2 and its message (main.ts).
+      const event: PolicyStatusEventValue = parsePolicyEventJson(await readEventJson(flags.file));
       const published = await publishPolicyEvent(event);
       if (flags.json) printJson(published);
       else {

@@ -1,6 +1,7 @@
 import dns, { type LookupAddress, type LookupAllOptions, type LookupOptions } from 'node:dns';
 import { BlockList, isIP, isIPv4, type LookupFunction } from 'node:net';
 import { Agent, buildConnector } from 'undici';
+import { ErrorCodes, HookstreamError } from '@hookstream/shared';
 
 /**
  * Callback and token URLs are partner-supplied, so every outbound connection is checked against
@@ -63,13 +64,11 @@ const IPV6_GLOBAL_UNICAST = blockListOf(['2000::/3']);
 const IPV4_MAPPED = blockListOf(['::ffff:0:0/96']);
 const NAT64 = blockListOf(['64:ff9b::/96']);
 
-export const SSRF_REFUSED = 'SSRF_REFUSED';
+/** The code of {@link SsrfRefusedError} (an entry of the shared ErrorCodes list). */
+export const SSRF_REFUSED = ErrorCodes.SSRF_REFUSED;
 
 /** Thrown (passed to undici's connect callback) when a connection would reach a refused address range; not retryable. */
-export class SsrfRefusedError extends Error {
-  readonly code = SSRF_REFUSED;
-  readonly retryable = false;
-
+export class SsrfRefusedError extends HookstreamError {
   constructor(
     /** The host of the URL (a name or an IP literal). */
     readonly host: string,
@@ -78,9 +77,10 @@ export class SsrfRefusedError extends Error {
     readonly range: RefusedRangeName,
   ) {
     super(
+      SSRF_REFUSED,
       `Refused to connect to ${host}: ${address === host ? 'it' : `it resolves to ${address}, which`} is in a refused range (${range})`,
+      { details: { host, address, range } },
     );
-    this.name = 'SsrfRefusedError';
   }
 }
 

@@ -158,7 +158,13 @@ describe('createSsrfGuardedAgent', () => {
     const error = await refusal(get(`http://127.0.0.1:${local.port}/`, guardedAgent(NO_ALLOW)));
 
     expect(error).toBeInstanceOf(SsrfRefusedError);
-    expect(error).toMatchObject({ code: 'SSRF_REFUSED', retryable: false, range: 'loopback', address: '127.0.0.1', host: '127.0.0.1' });
+    expect(error).toMatchObject({
+      code: 'HOOKSTREAM_SSRF_REFUSED',
+      retryable: false,
+      range: 'loopback',
+      address: '127.0.0.1',
+      host: '127.0.0.1',
+    });
     expect(local.connections).toBe(0);
   });
 

@@ -1,3 +1,4 @@
+import { ErrorCodes, HookstreamError } from '@hookstream/shared';
 import type { AcceptedWebhook, WebhookOutcome } from '../domain/webhook-outcome';
 
 /**
@@ -66,15 +67,18 @@ export function successBody(requestId: string, transactionNumber: string, transa
   };
 }
 
-/** An outcome the HTTP layer turns into a response. */
-export class InboundError extends Error {
+/**
+ * A refusal the HTTP layer turns into the contract's error response (spec 2.4): its HTTP status,
+ * the contract's error_code, and Retry-After for a 503. Retryable exactly when it is a 503.
+ */
+export class InboundError extends HookstreamError {
   constructor(
     readonly httpStatus: number,
     readonly errorCode: InboundErrorCode,
     message: string,
     readonly retryAfterSeconds?: number,
   ) {
-    super(message);
+    super(ErrorCodes.INBOUND_REFUSED, message, { retryable: httpStatus === 503, details: { httpStatus, errorCode } });
   }
 
   body(): ErrorBody {
