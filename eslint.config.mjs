@@ -28,7 +28,7 @@ export default tseslint.config(
             { group: ['@hookstream/*/src/*', '@hookstream/*/dist/*'], message: "Import the package's public entry, not its internals." },
             {
               group: ['../shared/*', '../../shared/*', '../../../shared/*'],
-              message: "Import @hookstream/shared, never a path into it (and never ../shared, the team's reference folder).",
+              message: 'Import @hookstream/shared, never a path into it.',
             },
           ],
         },

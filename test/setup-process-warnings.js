@@ -1,4 +1,4 @@
-// kafkajs triggers a harmless TimeoutNegativeWarning on Node 24 (../shared/LOCAL-STACK.md); keep
+// kafkajs triggers a harmless TimeoutNegativeWarning on Node 24 (a negative timer delay, clamped by Node); keep
 // it out of the test output, and let every other warning through.
 const original = process.listeners('warning');
 process.removeAllListeners('warning');

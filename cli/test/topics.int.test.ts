@@ -22,7 +22,7 @@ describe('hookstream topics ensure', () => {
     expect(report.topics.every((t) => t.outcome === 'created' && Number.isInteger(t.schemaId) && t.subject === `${t.topic}-value`)).toBe(
       true,
     );
-    // DESIGN.md's topics (with the 8 retry tiers), the policy-status DLQ and the replay audit trail: 10 + 8.
+    // The catalogue's topics (with the 8 retry tiers), the policy-status DLQ and the replay audit trail: 10 + 8.
     expect(wanted).toHaveLength(18);
 
     const admin = testKafka().admin();

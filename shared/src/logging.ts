@@ -53,7 +53,8 @@ export function createLogger(settings: LoggerSettings): Logger {
 
 /**
  * Sends process warnings to `report` instead of Node's raw stderr lines. kafkajs triggers a
- * harmless TimeoutNegativeWarning on Node 24 (../shared/LOCAL-STACK.md): that one is dropped.
+ * harmless TimeoutNegativeWarning on Node 24 (a negative timer delay it computes, clamped to 1 ms by
+ * Node): that one is dropped.
  */
 export function routeProcessWarnings(report: (warning: Error) => void): void {
   process.removeAllListeners('warning');

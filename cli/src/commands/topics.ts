@@ -26,7 +26,7 @@ export const topicSettingsSchema = kafkaSettingsSchema.extend({
 });
 
 export function topicsCommand(): Command {
-  const topics = new Command('topics').description('Kafka topics of DESIGN.md: create, check settings, register value schemas');
+  const topics = new Command('topics').description('Kafka topics (docs/architecture.md): create, check settings, register value schemas');
 
   topics
     .command('ensure')

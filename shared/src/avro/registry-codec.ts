@@ -42,7 +42,7 @@ async function registryRequest(baseUrl: string, method: string, path: string, bo
 /**
  * Registers `schemaText` under `subject` with BACKWARD compatibility and returns its id.
  * Sets the subject's compatibility before registering, because Apicurio's global default
- * is NONE and would accept an incompatible second version (../shared/LOCAL-STACK.md).
+ * is NONE and would accept an incompatible second version.
  */
 export async function registerSubjectSchema(baseUrl: string, subject: string, schemaText: string): Promise<number> {
   const encoded = encodeURIComponent(subject);

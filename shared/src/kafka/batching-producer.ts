@@ -36,7 +36,7 @@ interface Pending {
  *
  * Why: kafkajs sends one Produce request per `send()`, and an idempotent producer holds a
  * lock so only one request is in flight per broker: 16 concurrent single-record sends
- * reach ~2,000 records/s here, batches of 500 ~27,000/s (../shared/LOCAL-STACK.md).
+ * reach ~2,000 records/s here, batches of 500 ~27,000/s (measured on the local stack).
  *
  * How: while a batch is in flight, new records queue; when it completes, everything
  * queued goes out in the next batch. An idle producer sends after at most `lingerMs`,

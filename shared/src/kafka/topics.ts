@@ -1,6 +1,6 @@
 /**
  * Every topic Hookstream uses, with the settings `hookstream topics ensure` creates and
- * checks (../shared/DESIGN.md). The single source of truth for names, schemas and settings:
+ * checks (listed in docs/architecture.md). The single source of truth for names, schemas and settings:
  * services, the CLI and tests all read it.
  */
 
