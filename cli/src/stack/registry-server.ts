@@ -20,7 +20,7 @@ export const CCOMPAT_PATH = '/apis/ccompat/v7';
  * Starts Apicurio Registry with its storage in an H2 file beside Kafka's log, so schemas and
  * the records that reference them survive restarts together (and are wiped together). H2
  * survived restarts and kill -9 here and starts in ~3-5 s (kafkasql storage takes 10-12 s
- * and leaves a consumer group per start): ../shared/LOCAL-STACK.md.
+ * and leaves a consumer group per start); see docs/local-stack.md.
  */
 export function startRegistry(s: RegistrySettings): StartedProcess & { logFile: string } {
   const tmp = path.join(s.dir, 'tmp');
