@@ -38,6 +38,8 @@ export const ErrorCodes = {
   INBOUND_REFUSED: 'HOOKSTREAM_INBOUND_REFUSED',
   /** A CLI command refuses the operator's input (a flag, a file, a field): exit 2, nothing written. */
   USAGE_INVALID: 'HOOKSTREAM_USAGE_INVALID',
+  /** Ctrl-C (SIGINT) or SIGTERM stopped a CLI command before it finished: exit 130. */
+  INTERRUPTED: 'HOOKSTREAM_INTERRUPTED',
   /** A CLI command names something that does not exist (a partner id): exit 3. */
   NOT_FOUND: 'HOOKSTREAM_NOT_FOUND',
   /** A process `hookstream start` supervises kept crashing (or could not be started again), and was given up on. */

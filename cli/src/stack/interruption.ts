@@ -1,9 +1,10 @@
+import { ErrorCodes, HookstreamError } from '@hookstream/shared';
 export { sleepUnlessAborted, untilAborted } from '@hookstream/shared';
+
 /** Thrown when Ctrl-C (SIGINT) or SIGTERM stops a command before it finished; the CLI prints "interrupted" and exits 130. */
-export class Interrupted extends Error {
+export class Interrupted extends HookstreamError {
   constructor() {
-    super('interrupted');
-    this.name = 'Interrupted';
+    super(ErrorCodes.INTERRUPTED, 'interrupted');
   }
 }
 
