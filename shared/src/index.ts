@@ -1,3 +1,5 @@
+// First: kafkajs's producer must find the fixed send function when it loads (kafkajs-preload.ts).
+export * from './kafka/kafkajs-preload';
 export * from './errors';
 export * from './config';
 export * from './logging';

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kafka } from 'kafkajs';
 import { sleep, sleepUnlessAborted, withTimeout } from '../async';
 import { isRetryableKafkaError } from './retryable';
+import { clusterReplicationFactor } from './topic-admin';
 
 export interface KafkaProbeOptions {
   /** Give up after this many ms. Default 60000. */
@@ -45,7 +46,11 @@ async function probeOnce(kafka: Kafka, topic: string, deadline: number): Promise
   try {
     const topics = await admin.listTopics();
     if (!topics.includes(topic)) {
-      await admin.createTopics({ waitForLeaders: true, topics: [{ topic, numPartitions: 1, replicationFactor: 1 }] });
+      // As many replicas as the cluster's own topics: with one, the partition loses its leader with
+      // its broker, and kafkajs then fails every metadata request for all topics (an admin's or a
+      // producer's first one, describeCluster) until that broker is back (tulios/kafkajs#639).
+      const replicationFactor = await clusterReplicationFactor(admin);
+      await admin.createTopics({ waitForLeaders: true, topics: [{ topic, numPartitions: 1, replicationFactor }] });
     }
   } finally {
     await admin.disconnect();

@@ -1,0 +1,82 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseEnv } from 'node:util';
+import type { Admin } from '@hookstream/shared';
+import { isolatedStackEnv, runCli, type Finished } from './processes';
+
+/** A stack of a test's own, started by `hookstream stack up --brokers <n> --detach` on free ports and a temp state dir. */
+export interface TestStack {
+  stateDir: string;
+  /** KAFKA_BROKERS, SCHEMA_REGISTRY_URL and the local keys, as the stack's stack.env gives them. */
+  env: Record<string, string>;
+  /** The stack's run.json. */
+  runInfo: () => { cluster?: Array<{ nodeId: number; pid: number; port: number }> };
+  /** `stack status --json`: its exit code and document. */
+  status: () => Promise<{ code: number | null; json: StackStatusJson }>;
+  /** `stack down`, then the state dir is deleted. */
+  down: () => Promise<Finished>;
+}
+
+export interface StackStatusJson {
+  running: boolean;
+  healthy: boolean;
+  health: { kafka: { ok: boolean }; kafkaNodes?: Array<{ nodeId: number; ok: boolean; alive: boolean; detail: string }> };
+}
+
+export async function startTestStack(brokers: number): Promise<TestStack> {
+  const stateDir = mkdtempSync(path.join(os.tmpdir(), 'hookstream-cluster-test-'));
+  const envFile = `${stateDir}.env`;
+  const env = isolatedStackEnv(envFile);
+  const cli = (...args: string[]) => runCli([...args, '--state-dir', stateDir], { env, timeoutMs: 240_000 });
+  const down = async () => {
+    const result = await cli('stack', 'down');
+    rmSync(stateDir, { recursive: true, force: true });
+    rmSync(envFile, { force: true });
+    return result;
+  };
+  const up = await cli('stack', 'up', '--brokers', String(brokers), '--detach');
+  if (up.code !== 0) {
+    await down();
+    throw new Error(`stack up --brokers ${brokers} exited ${up.code}:\n${up.stdout}\n${up.stderr}`);
+  }
+  return {
+    stateDir,
+    env: Object.fromEntries(
+      Object.entries(parseEnv(readFileSync(envFile, 'utf8'))).filter((e): e is [string, string] => e[1] !== undefined),
+    ),
+    runInfo: () => JSON.parse(readFileSync(path.join(stateDir, 'run.json'), 'utf8')) as ReturnType<TestStack['runInfo']>,
+    status: async () => {
+      const result = await cli('stack', 'status', '--json');
+      return { code: result.code, json: JSON.parse(result.stdout) as StackStatusJson };
+    },
+    down,
+  };
+}
+
+/** How many partitions of `topics` each broker leads. */
+export async function leadersPerBroker(admin: Admin, topics: string[]): Promise<Map<number, number>> {
+  const counts = new Map<number, number>();
+  for (const topic of (await admin.fetchTopicMetadata({ topics })).topics) {
+    for (const partition of topic.partitions) counts.set(partition.leader, (counts.get(partition.leader) ?? 0) + 1);
+  }
+  return counts;
+}
+
+/**
+ * The node of a cluster stack that is the active KRaft controller: the last to log its activation.
+ * (Clients cannot ask: the Metadata API names a random broker as the controller under KRaft.)
+ */
+export function activeController(stateDir: string, nodes = 3): number | undefined {
+  let latest: { nodeId: number; at: string } | undefined;
+  for (let nodeId = 1; nodeId <= nodes; nodeId++) {
+    const log = readFileSync(path.join(stateDir, 'kafka-cluster', `node-${nodeId}`, 'kafka.log'), 'utf8');
+    const at = log
+      .split('\n')
+      .filter((line) => line.includes('Performing controller activation'))
+      .map((line) => line.slice(0, 23))
+      .pop();
+    if (at && (!latest || at > latest.at)) latest = { nodeId, at };
+  }
+  return latest?.nodeId;
+}
