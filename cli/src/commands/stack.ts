@@ -31,7 +31,7 @@ const cacheDirOption = () =>
 const brokersOption = () =>
   new Option('--brokers <count>', 'Kafka nodes: 1, or 3 for a cluster (3 replicas of every topic, min.insync.replicas 2)')
     .env('HOOKSTREAM_BROKERS')
-    .argParser((count) => parseBrokerCount(count));
+    .argParser((count) => parseBrokerCount(count, '--brokers (or HOOKSTREAM_BROKERS)'));
 
 function printSettings(stack: RunningStack): void {
   const { info } = stack;
