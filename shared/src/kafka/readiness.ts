@@ -18,7 +18,7 @@ export interface KafkaProbeOptions {
  * Waits until Kafka really serves what Hookstream needs, not only an open port: metadata,
  * a consumer group join through the group coordinator, and a committed transaction through
  * the transaction coordinator. Right after start the broker answers "coordinator is
- * loading" for a second or two (../shared/LOCAL-STACK.md): those are retried until the deadline.
+ * loading" for a second or two: those answers are retried until the deadline.
  */
 export async function waitForKafkaReady(kafka: Kafka, options: KafkaProbeOptions = {}): Promise<void> {
   const deadline = Date.now() + (options.timeoutMs ?? 60_000);
