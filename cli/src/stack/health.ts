@@ -1,4 +1,5 @@
-import { createKafkaClient, createLogger, describeError, withTimeout } from '@hookstream/shared';
+import { describeError, withTimeout } from '@hookstream/shared';
+import { stackProbeClient } from './probe-client';
 import type { StackSettings } from './run-info';
 
 export interface EndpointHealth {
@@ -26,15 +27,7 @@ export async function checkKafka(brokers: string, nodeId?: number): Promise<Endp
     const each = await Promise.all(addresses.map((address) => checkKafka(address, nodeId)));
     return each.find((health) => health.ok) ?? each[0]!;
   }
-  const kafka = createKafkaClient({
-    brokers: addresses,
-    clientId: 'hookstream-status',
-    logger: createLogger({ service: 'stack', level: 'silent' }),
-    connectionTimeoutMs: 1500,
-    requestTimeoutMs: 3000,
-    retries: 0,
-    kafkaLogLevel: 'nothing',
-  });
+  const kafka = stackProbeClient(addresses, 'hookstream-status', 1500);
   const admin = kafka.admin({ retry: { retries: 0 } });
   try {
     const cluster = await withTimeout(

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseEnv } from 'node:util';
-import { ConfigError, StackError, createKafkaClient, createLogger, sleepUnlessAborted } from '@hookstream/shared';
+import { ConfigError, StackError, sleepUnlessAborted } from '@hookstream/shared';
+import { stackProbeClient } from './probe-client';
 import { allOrFirstFailure } from './interruption';
 import type { JavaRuntime } from './java';
 import { prepareBroker, startBroker, type BrokerSettings } from './kafka-broker';
@@ -189,15 +190,7 @@ export async function waitForCluster(nodes: StartedKafkaNode[], deadline: number
 
 /** Waits until the cluster's metadata lists every node as a live broker. */
 async function waitForRegisteredBrokers(nodes: StartedKafkaNode[], deadline: number, signal: AbortSignal): Promise<void> {
-  const kafka = createKafkaClient({
-    brokers: clusterBrokers(nodes).split(','),
-    clientId: 'hookstream-stack',
-    logger: createLogger({ service: 'stack', level: 'silent' }),
-    connectionTimeoutMs: 1000,
-    requestTimeoutMs: 3000,
-    retries: 0,
-    kafkaLogLevel: 'nothing',
-  });
+  const kafka = stackProbeClient(clusterBrokers(nodes).split(','), 'hookstream-stack');
   const admin = kafka.admin({ retry: { retries: 0 } });
   let missing = nodes;
   try {

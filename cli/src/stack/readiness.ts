@@ -4,6 +4,7 @@ import { parseEnv } from 'node:util';
 import { StackError, createKafkaClient, createLogger, describeError, waitForKafkaReady, type Kafka } from '@hookstream/shared';
 import { sleepUnlessAborted, untilAborted } from './interruption';
 import { logSince, tail } from './logs';
+import { stackProbeClient } from './probe-client';
 import { canConnect } from './ports';
 import type { StartedProcess } from './processes';
 
@@ -93,15 +94,7 @@ export async function waitForOwnBroker(broker: string, dataDir: string, starting
   const { port, logFile, deadline } = starting;
   const signal = brokerStartSignal(starting);
   // No retries and short timeouts: each attempt ends quickly, so an abort is seen quickly.
-  const kafka = createKafkaClient({
-    brokers: [broker],
-    clientId: 'hookstream-stack',
-    logger: createLogger({ service: 'stack', level: 'silent' }),
-    connectionTimeoutMs: 1000,
-    requestTimeoutMs: 3000,
-    retries: 0,
-    kafkaLogLevel: 'nothing',
-  });
+  const kafka = stackProbeClient([broker], 'hookstream-stack');
   const expected = ownClusterId(dataDir);
   // Another process may have taken the port between our check and the JVM's bind: only a
   // broker with our storage's cluster id is ours. Checked before anything is written to it.

@@ -1,0 +1,17 @@
+import { createKafkaClient, createLogger, type Kafka } from '@hookstream/shared';
+
+/**
+ * A Kafka client for the stack's own checks (readiness while starting, status): no retries, short
+ * timeouts and no log of its own, so each attempt ends quickly and a dead broker is seen at once.
+ */
+export function stackProbeClient(brokers: string[], clientId: string, connectionTimeoutMs = 1000): Kafka {
+  return createKafkaClient({
+    brokers,
+    clientId,
+    logger: createLogger({ service: 'stack', level: 'silent' }),
+    connectionTimeoutMs,
+    requestTimeoutMs: 3000,
+    retries: 0,
+    kafkaLogLevel: 'nothing',
+  });
+}
