@@ -114,7 +114,17 @@ describe('the ingress during a Kafka outage', () => {
       90_000,
     );
     await admin.disconnect();
-    const firstOk = await waitFor(() => answers.find((a) => a.sentAt > backAt && a.status === 200), 'a webhook accepted again', 60_000);
+    const firstOk = await waitFor(
+      () => answers.find((a) => a.sentAt > backAt && a.status === 200),
+      'a webhook accepted again',
+      60_000,
+    ).catch(async (error: unknown) => {
+      // Say what the ingress answered and why it was not ready, before failing.
+      const last = answers.slice(-3).map((a) => JSON.stringify(a.body));
+      const ready = await fetch(`${url}/readyz`).then((r) => r.text(), String);
+      console.log(`after the broker came back, the last answers: ${last.join(' ')}; /readyz: ${ready}`);
+      throw error;
+    });
     const readyAgain = await waitFor(() => readiness.find((r) => r.at > backAt && r.status === 200), '/readyz to recover', 30_000);
     await sleep(3_000);
     loading = false;

@@ -40,6 +40,7 @@ interface KafkajsCluster {
   addTargetTopic(topic: string): Promise<void>;
   refreshMetadata(): Promise<void>;
   refreshMetadataIfNecessary(): Promise<void>;
+  removeBroker(address: { host: string; port: number }): void;
   findTopicPartitionMetadata(topic: string): Array<{ partitionId: number }>;
   findLeaderForPartitions(topic: string, partitions: number[]): Record<string, number[]>;
   findBroker(query: { nodeId: string }): Promise<KafkajsBroker>;
@@ -63,6 +64,8 @@ interface KafkajsBatch {
 const Batch = require('kafkajs/src/consumer/batch') as new (topic: string, fetchedOffset: string, data: PartitionData) => KafkajsBatch;
 
 const MAX_BACKOFF_MS = 1_000;
+/** After this long of failed fetches, the reader's kafkajs cluster is built anew. */
+const REBUILD_AFTER_MS = 5_000;
 
 export class TopicReader {
   private cluster: KafkajsCluster | undefined;
@@ -86,13 +89,7 @@ export class TopicReader {
   /** Connects and resolves once every partition has been read to its end; then keeps reading until `stop()`. */
   async start(): Promise<void> {
     const { kafka, topic } = this.options;
-    const createCluster = Object.getOwnPropertySymbols(kafka).find((s) => s.description === 'private:Kafka:createCluster');
-    const factory = createCluster && (kafka as unknown as Record<symbol, (o: object) => KafkajsCluster>)[createCluster];
-    if (!factory) throw new Error('kafkajs internals changed: the topic reader cannot create its cluster');
-    const cluster = factory.call(kafka, { allowAutoTopicCreation: false, isolationLevel: this.isolationLevel });
-    this.cluster = cluster;
-    await cluster.connect();
-    await cluster.addTargetTopic(topic);
+    const cluster = await this.connectCluster();
     this.partitions = cluster.findTopicPartitionMetadata(topic).map((p) => p.partitionId);
     const admin = kafka.admin();
     await admin.connect();
@@ -146,24 +143,37 @@ export class TopicReader {
     }
   }
 
+  /** A connected kafkajs cluster of its own that knows the topic (kafkajs's private factory: see cached-coordinators). */
+  private async connectCluster(): Promise<KafkajsCluster> {
+    const { kafka, topic } = this.options;
+    const createCluster = Object.getOwnPropertySymbols(kafka).find((s) => s.description === 'private:Kafka:createCluster');
+    const factory = createCluster && (kafka as unknown as Record<symbol, (o: object) => KafkajsCluster>)[createCluster];
+    if (!factory) throw new Error('kafkajs internals changed: the topic reader cannot create its cluster');
+    const cluster = factory.call(kafka, { allowAutoTopicCreation: false, isolationLevel: this.isolationLevel });
+    this.cluster = cluster;
+    await cluster.connect();
+    await cluster.addTargetTopic(topic);
+    return cluster;
+  }
+
   private get isolationLevel(): number {
     return this.options.readCommitted === false ? 0 : 1;
   }
 
   private async readForever(): Promise<void> {
     let backoffMs = 50;
-    let failing = false;
+    let failingSince: number | undefined;
     while (this.running) {
       try {
         await this.fetchOnce();
-        if (failing) this.logger.info('reading again');
-        failing = false;
+        if (failingSince !== undefined) this.logger.info('reading again');
+        failingSince = undefined;
         backoffMs = 50;
       } catch (error) {
         if (!this.running) return;
-        if (!failing) this.logger.warn({ err: describeError(error) }, 'fetch failed; retrying until the broker answers');
-        failing = true;
-        await this.recover(error);
+        if (failingSince === undefined) this.logger.warn({ err: describeError(error) }, 'fetch failed; retrying until the broker answers');
+        failingSince ??= Date.now();
+        await this.recover(error, Date.now() - failingSince > REBUILD_AFTER_MS);
         await sleep(backoffMs);
         backoffMs = Math.min(MAX_BACKOFF_MS, backoffMs * 2);
       }
@@ -216,9 +226,18 @@ export class TopicReader {
   }
 
   /** After a failed fetch: a partition whose records were deleted restarts at its beginning; stale metadata is refreshed. */
-  private async recover(error: unknown): Promise<void> {
-    const e = error as { name?: string; partition?: number };
+  private async recover(error: unknown, rebuild: boolean): Promise<void> {
+    const e = error as { name?: string; partition?: number; host?: string; port?: number };
     try {
+      if (rebuild) {
+        // Failing for a while although a broker may long be back: start over with new connections
+        // rather than trust a connection pool a broker restart may have left half closed.
+        await this.cluster?.disconnect().catch(() => undefined);
+        await this.connectCluster();
+        return;
+      }
+      // As kafkajs's own consumer does: a closed connection is dropped, so the next fetch opens a new one.
+      if (e.name === 'KafkaJSConnectionClosedError' && e.host && e.port) this.cluster?.removeBroker({ host: e.host, port: e.port });
       if (e.name === 'KafkaJSOffsetOutOfRange' && e.partition !== undefined) {
         const admin = this.options.kafka.admin();
         await admin.connect();
