@@ -17,7 +17,14 @@ import { CALLBACK_SENDER_ENTRY, POLICY_CONSUMER_ENTRY, PolicyEvents, startReceiv
 
 /** From the kill to 10 s after: the span whose latency the p99 describes. */
 const AFFECTED_WINDOW_MS = 10_000;
-const SERVICE_ENV = { SSRF_ALLOW: '127.0.0.0/8' };
+// Short retry delays and open periods: on two cores shared with three brokers, a kill can slow the
+// receiver's answers past the timeout, and a callback then waits its tier (30 s, 2 min by default):
+// this test is about losing nothing, not about those waits.
+const SERVICE_ENV = {
+  SSRF_ALLOW: '127.0.0.0/8',
+  CALLBACK_RETRY_DELAYS_MS: '1000,2000,5000,10000,20000,30000,60000,60000',
+  BREAKER_OPEN_MS: '5000',
+};
 
 let stack: TestStack | undefined;
 const stops: Array<() => Promise<unknown>> = [];
@@ -120,7 +127,7 @@ test('when the broker leading the most partitions is SIGKILLed under load, then 
   await waitFor(
     () => [...outbound.published.keys()].every((policy) => deliveries().has(policy)),
     'every published event delivered',
-    90_000,
+    150_000,
   );
   const delivered = deliveries();
   expect([...delivered.values()].filter((ids) => ids.size > 1)).toEqual([]);
@@ -155,7 +162,7 @@ test('when the broker leading the most partitions is SIGKILLed under load, then 
       `publish-to-callback p50 ${percentile(callbackDelays, 50)} ms, p99 ${percentile(callbackDelays, 99)} ms, max ${Math.max(...callbackDelays)} ms`,
   );
   expect(window.length).toBeGreaterThan(0);
-}, 300_000);
+}, 420_000);
 
 /** Every request_id on `topic`, read to its end. */
 async function requestIdsOn(kafka: ReturnType<typeof testKafka>, topic: string, registryUrl: string): Promise<Set<string>> {
