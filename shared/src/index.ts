@@ -1,27 +1,100 @@
+// The public surface of @hookstream/shared: what the services, the CLI, the benches and the tests may use.
+// Everything else under src/ is internal to this package; add a name here only when another package needs it.
+
 // First: kafkajs's producer must find the fixed send function when it loads (kafkajs-preload.ts).
-export * from './kafka/kafkajs-preload';
-export * from './errors';
-export * from './config';
-export * from './logging';
-export * from './metrics';
-export * from './async';
-export * from './lifecycle';
-export * from './http/ops-routes';
-export * from './http/server';
-export * from './kafka/client';
-export * from './kafka/retryable';
-export * from './kafka/batching-producer';
-export * from './kafka/write-limits';
-export * from './kafka/consumer';
-export * from './kafka/manual-commit-consumer';
-export * from './kafka/concurrent-consumer/index';
-export * from './kafka/topic-reader';
-export * from './kafka/topics';
-export * from './kafka/topic-admin';
-export * from './kafka/readiness';
-export * from './avro/schema-files';
-export * from './avro/registry-codec';
-export * from './service-runtime';
-export * from './partners/index';
-export * from './policy/index';
-export * from './callbacks/callback-request';
+export { kafkajsSendFixInForce } from './kafka/kafkajs-preload';
+
+// Errors: one base class, one list of codes.
+export {
+  AvroInvalidError,
+  ConfigError,
+  describeError,
+  ErrorCodes,
+  HookstreamError,
+  isRetryable,
+  KafkaUnavailableError,
+  RegistryUnavailableError,
+  StackError,
+} from './errors';
+
+// Configuration, logging, metrics and the process around a service.
+export {
+  apiKeyPeppersSetting,
+  kafkaSettingsSchema,
+  loadConfig,
+  secretsKeysSetting,
+  serviceSchemaWithPort,
+  serviceSettingsSchema,
+} from './config';
+export { createLogger, type Logger, routeProcessWarnings } from './logging';
+export { Counter, Gauge, Histogram, LATENCY_BUCKETS_SECONDS, Registry } from './metrics';
+export { sleep, sleepUnlessAborted, untilAborted, withTimeout } from './async';
+export { type RunningHttpServer, startHttpServer } from './http/server';
+export { createServiceRuntime, runService } from './service-runtime';
+
+// Kafka: clients, producing within the broker's limits, consumer groups, whole-topic readers, topics.
+export {
+  type Admin,
+  type Consumer,
+  createKafkaClient,
+  type EachBatchPayload,
+  IDEMPOTENT_PRODUCER,
+  type IHeaders,
+  javaCompatiblePartitioner,
+  type Kafka,
+  type KafkaMessage,
+  type Message,
+  type Producer,
+} from './kafka/client';
+export { isKafkaClientError, isRetryableKafkaError } from './kafka/retryable';
+export { BatchingProducer } from './kafka/batching-producer';
+export { chunkBySize, fitsInBatch, maxMessageBytesOf, recordSizeBound } from './kafka/write-limits';
+export { type GroupMember, type GroupSession, groupSessionOf } from './kafka/consumer';
+export { startManualCommitConsumer } from './kafka/manual-commit-consumer';
+export { ConcurrentConsumer, type ConsumedRecord } from './kafka/concurrent-consumer/index';
+export { TopicReader } from './kafka/topic-reader';
+export { RETRY_TIER_COUNT, retryTopicName, topicCatalogue, TopicNames } from './kafka/topics';
+export { clusterReplicationFactor, ensureTopics } from './kafka/topic-admin';
+export { waitForKafkaReady } from './kafka/readiness';
+
+// Avro records and the schema registry.
+export { defaultSchemasDir } from './avro/schema-files';
+export { AvroCodec, valueSubject } from './avro/registry-codec';
+
+// Partners: the model, onboarding specs, secrets at rest, API keys, the directory read by services.
+export {
+  type AuthMethod,
+  type CallbackEndpoint,
+  type JwtAlgorithm,
+  type Md5Part,
+  type OutboundAuth,
+  type Partner,
+  secretContext,
+} from './partners/model';
+export { PartnerSpecError } from './partners/partner-spec-error';
+export { AUTH_METHODS } from './partners/outbound-auth-spec';
+export { type EncryptedSecret, generateKeyringValue, parseKeyring, SecretBox } from './partners/secret-box';
+export { ApiKeyHasher } from './partners/api-keys';
+export { policyBodyFieldPaths } from './partners/policy-fields';
+export { PartnerDirectory } from './partners/partner-directory';
+export { PartnerStore } from './partners/partner-store';
+export {
+  addApiKey,
+  createPartner,
+  describePartner,
+  type PartnerAdminDeps,
+  revokeApiKey,
+  setPartnerStatus,
+  updatePartner,
+} from './partners/partner-admin';
+
+// Policy-status events and the callback bodies mapped from them.
+export { type PolicyStatusEventValue } from './policy/policy-event-value';
+export { policyStatusEventType } from './policy/avro-form';
+export { parsePolicyEventJson } from './policy/parse-policy-event';
+export { PolicyEventError } from './policy/policy-event-error';
+export { buildCallbackBody } from './policy/callback-body';
+export { CallbackBodyError } from './policy/callback-body-error';
+
+// Callback requests: what the policy-status-consumer hands the callback-sender.
+export { CallbackRequestHeaders, type CallbackRequestValue } from './callbacks/callback-request';

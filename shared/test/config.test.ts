@@ -1,4 +1,5 @@
-import { ConfigError, ErrorCodes, loadConfig, serviceSchemaWithPort } from '@hookstream/shared';
+import { ConfigError, ErrorCodes } from '../src/errors';
+import { loadConfig, serviceSchemaWithPort } from '../src/config';
 
 const schema = serviceSchemaWithPort(8080);
 const valid = { KAFKA_BROKERS: '127.0.0.1:9092, kafka-2:9092', SCHEMA_REGISTRY_URL: 'http://registry:8080/apis/ccompat/v7/' };

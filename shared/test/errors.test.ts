@@ -1,12 +1,5 @@
-import {
-  ErrorCodes,
-  HookstreamError,
-  KafkaUnavailableError,
-  SchemaIncompatibleError,
-  hasErrorCode,
-  isRetryable,
-  isRetryableKafkaError,
-} from '@hookstream/shared';
+import { ErrorCodes, HookstreamError, KafkaUnavailableError, SchemaIncompatibleError, hasErrorCode, isRetryable } from '../src/errors';
+import { isRetryableKafkaError } from '../src/kafka/retryable';
 
 describe('errors', () => {
   test('each error carries its code, cause and whether a retry may help', () => {

@@ -1,13 +1,6 @@
-import {
-  ErrorCodes,
-  HookstreamError,
-  PARTNER_SPEC_INVALID,
-  POLICY_EVENT_INVALID,
-  PartnerSpecError,
-  PolicyEventError,
-  hasErrorCode,
-  isRetryable,
-} from '@hookstream/shared';
+import { ErrorCodes, HookstreamError, hasErrorCode, isRetryable } from '../src/errors';
+import { PARTNER_SPEC_INVALID, PartnerSpecError } from '../src/partners/partner-spec-error';
+import { POLICY_EVENT_INVALID, PolicyEventError } from '../src/policy/policy-event-error';
 
 const problems = [
   { field: 'policy.status', message: 'must be one of POLICY_ISSUING, POLICY_ACTIVE, POLICY_CANCELLED' },

@@ -1,4 +1,5 @@
-import { GracefulShutdown, createLogger } from '@hookstream/shared';
+import { GracefulShutdown } from '../src/lifecycle';
+import { createLogger } from '../src/logging';
 
 const logger = createLogger({ service: 'test', level: 'silent' });
 

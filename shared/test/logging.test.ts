@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import { createLogger } from '@hookstream/shared';
+import { createLogger } from '../src/logging';
 
 function capture() {
   const lines: string[] = [];

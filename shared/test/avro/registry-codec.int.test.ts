@@ -6,17 +6,10 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import avro from 'avsc';
-import {
-  AvroCodec,
-  AvroInvalidError,
-  SchemaIncompatibleError,
-  defaultSchemasDir,
-  listSchemaFiles,
-  readSchemaFile,
-  registerSubjectSchema,
-  topicCatalogue,
-  valueSubject,
-} from '@hookstream/shared';
+import { AvroCodec, registerSubjectSchema, valueSubject } from '../../src/avro/registry-codec';
+import { AvroInvalidError, SchemaIncompatibleError } from '../../src/errors';
+import { defaultSchemasDir, listSchemaFiles, readSchemaFile } from '../../src/avro/schema-files';
+import { topicCatalogue } from '../../src/kafka/topics';
 import { testInfrastructure, uniqueName } from '../../../test/helpers/infrastructure';
 
 const schemasDir = defaultSchemasDir();

@@ -1,5 +1,6 @@
 import type { Producer, ProducerBatch, RecordMetadata } from 'kafkajs';
-import { BatchingProducer, KafkaUnavailableError } from '@hookstream/shared';
+import { BatchingProducer } from '../../src/kafka/batching-producer';
+import { KafkaUnavailableError } from '../../src/errors';
 
 /** A stand-in for kafkajs's producer: records each sendBatch, settles when the test says. */
 function fakeProducer() {

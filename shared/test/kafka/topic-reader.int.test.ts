@@ -1,4 +1,7 @@
-import { TopicReader, createLogger, javaCompatiblePartitioner, sleep, type KafkaMessage } from '@hookstream/shared';
+import { TopicReader } from '../../src/kafka/topic-reader';
+import { createLogger } from '../../src/logging';
+import { javaCompatiblePartitioner, type KafkaMessage } from '../../src/kafka/client';
+import { sleep } from '../../src/async';
 import { createTopics, testKafka, uniqueName, waitFor } from '../../../test/helpers/infrastructure';
 
 /** The group-less whole-topic reader against a real broker. */

@@ -1,4 +1,4 @@
-import { RECORD_BATCH_OVERHEAD_BYTES, chunkBySize, fitsInBatch, recordSizeBound } from '@hookstream/shared';
+import { RECORD_BATCH_OVERHEAD_BYTES, chunkBySize, fitsInBatch, recordSizeBound } from '../../src/kafka/write-limits';
 
 describe('recordSizeBound', () => {
   test('when a record has a key, a value and headers, then the bound covers every byte of them and their framing', () => {

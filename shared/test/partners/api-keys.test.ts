@@ -1,4 +1,5 @@
-import { ApiKeyHasher, generateApiKey, generateKeyringValue, looksLikeApiKey, parseKeyring } from '@hookstream/shared';
+import { ApiKeyHasher, generateApiKey, looksLikeApiKey } from '../../src/partners/api-keys';
+import { generateKeyringValue, parseKeyring } from '../../src/partners/secret-box';
 
 describe('inbound API keys', () => {
   test('a new key has the recognisable prefix, 256 bits of randomness, and a display prefix that is not the key', () => {

@@ -1,7 +1,9 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
-import { defaultSchemasDir, parsePartnerSpec, policyBodyFieldPaths } from '@hookstream/shared';
+import { defaultSchemasDir } from '../../src/avro/schema-files';
+import { parsePartnerSpec } from '../../src/partners/partner-spec';
+import { policyBodyFieldPaths } from '../../src/partners/policy-fields';
 
 const dir = path.resolve(__dirname, '..', '..', '..', 'examples', 'partners');
 

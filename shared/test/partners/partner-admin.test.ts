@@ -1,25 +1,20 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import avro from 'avsc';
+import { ApiKeyHasher } from '../../src/partners/api-keys';
+import { SecretBox, generateKeyringValue, parseKeyring } from '../../src/partners/secret-box';
 import {
-  ApiKeyHasher,
-  SecretBox,
   addApiKey,
   createPartner,
-  defaultSchemasDir,
   describePartner,
-  generateKeyringValue,
-  parseKeyring,
-  partnerFromRecord,
-  partnerToRecord,
-  policyBodyFieldPaths,
-  readSchemaFile,
   revokeApiKey,
-  secretContext,
   setPartnerStatus,
   updatePartner,
   type PartnerAdminDeps,
-} from '@hookstream/shared';
+} from '../../src/partners/partner-admin';
+import { defaultSchemasDir, readSchemaFile } from '../../src/avro/schema-files';
+import { partnerFromRecord, partnerToRecord, secretContext } from '../../src/partners/model';
+import { policyBodyFieldPaths } from '../../src/partners/policy-fields';
 
 let clock = 1_800_000_000_000;
 const deps: PartnerAdminDeps = {

@@ -1,15 +1,9 @@
-import {
-  SecretBox,
-  bodyMappingFromSpec,
-  defaultSchemasDir,
-  endpointsFromSpec,
-  generateKeyringValue,
-  outboundAuthFromSpec,
-  parseKeyring,
-  parsePartnerSpec,
-  policyBodyFieldPaths,
-  secretContext,
-} from '@hookstream/shared';
+import { SecretBox, generateKeyringValue, parseKeyring } from '../../src/partners/secret-box';
+import { bodyMappingFromSpec, endpointsFromSpec, outboundAuthFromSpec } from '../../src/partners/partner-from-spec';
+import { defaultSchemasDir } from '../../src/avro/schema-files';
+import { parsePartnerSpec } from '../../src/partners/partner-spec';
+import { policyBodyFieldPaths } from '../../src/partners/policy-fields';
+import { secretContext } from '../../src/partners/model';
 
 const paths = policyBodyFieldPaths(defaultSchemasDir());
 const box = new SecretBox(parseKeyring(generateKeyringValue('k1'), 'keys', 32, 32));

@@ -1,4 +1,8 @@
-import { PartnerSpecError, bodyMappingFromSpec, defaultSchemasDir, parsePartnerSpec, policyBodyFieldPaths } from '@hookstream/shared';
+import { PartnerSpecError } from '../../src/partners/partner-spec-error';
+import { bodyMappingFromSpec } from '../../src/partners/partner-from-spec';
+import { defaultSchemasDir } from '../../src/avro/schema-files';
+import { parsePartnerSpec } from '../../src/partners/partner-spec';
+import { policyBodyFieldPaths } from '../../src/partners/policy-fields';
 
 const paths = policyBodyFieldPaths(defaultSchemasDir());
 const hmac = { method: 'HMAC_SHA256', api_key: 'partner-key', secret: 'partner-secret' };

@@ -1,4 +1,4 @@
-import { SecretBox, generateKeyringValue, parseKeyring } from '@hookstream/shared';
+import { SecretBox, generateKeyringValue, parseKeyring } from '../../src/partners/secret-box';
 
 const keyring = (value: string) => parseKeyring(value, 'HOOKSTREAM_SECRETS_KEYS', 32, 32);
 

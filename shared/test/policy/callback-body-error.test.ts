@@ -1,4 +1,5 @@
-import { CALLBACK_BODY_INVALID, CallbackBodyError, ErrorCodes, HookstreamError, hasErrorCode, isRetryable } from '@hookstream/shared';
+import { CALLBACK_BODY_INVALID, CallbackBodyError } from '../../src/policy/callback-body-error';
+import { ErrorCodes, HookstreamError, hasErrorCode, isRetryable } from '../../src/errors';
 
 describe('CallbackBodyError', () => {
   test('when made, then it is a HookstreamError with code HOOKSTREAM_CALLBACK_BODY_INVALID, never retryable, the field in its details', () => {

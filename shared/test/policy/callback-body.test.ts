@@ -1,22 +1,16 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import {
-  CallbackBodyError,
-  POLICY_BODY_FIELD_ORDER,
-  bodyMappingFromSpec,
-  buildCallbackBody,
-  defaultSchemasDir,
-  parsePartnerSpec,
-  parsePolicyEventJson,
-  policyBodyFieldPaths,
-  policyNotificationType,
-  policyStatusEventType,
-  type BodyMapping,
-  type FieldRule,
-  type PolicyNotificationValue,
-  type PolicyStatusEventValue,
-} from '@hookstream/shared';
+import { CallbackBodyError } from '../../src/policy/callback-body-error';
+import { POLICY_BODY_FIELD_ORDER, buildCallbackBody } from '../../src/policy/callback-body';
+import { bodyMappingFromSpec } from '../../src/partners/partner-from-spec';
+import { defaultSchemasDir } from '../../src/avro/schema-files';
+import { parsePartnerSpec } from '../../src/partners/partner-spec';
+import { parsePolicyEventJson } from '../../src/policy/parse-policy-event';
+import { policyBodyFieldPaths } from '../../src/partners/policy-fields';
+import { policyNotificationType, policyStatusEventType } from '../../src/policy/avro-form';
+import { type BodyMapping, type FieldRule } from '../../src/partners/model';
+import { type PolicyNotificationValue, type PolicyStatusEventValue } from '../../src/policy/policy-event-value';
 import { everyDetailEvent, fullBody } from './fixtures/every-detail-event';
 
 const eventType = policyStatusEventType();

@@ -1,4 +1,5 @@
-import { CallbackBodyError, formatDateTime } from '@hookstream/shared';
+import { CallbackBodyError } from '../../src/policy/callback-body-error';
+import { formatDateTime } from '../../src/policy/format-date-time';
 
 describe('formatDateTime', () => {
   test.each<[string, 'DATE_ONLY' | 'DATE_TIME_UTC' | 'DATE_TIME_ZONE', string | null, string]>([

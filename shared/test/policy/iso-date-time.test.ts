@@ -1,4 +1,4 @@
-import { parseIsoDateTime } from '@hookstream/shared';
+import { parseIsoDateTime } from '../../src/policy/iso-date-time';
 
 describe('parseIsoDateTime', () => {
   test('when given a date-time with fractional seconds and an offset, then every part is read, milliseconds truncated', () => {

@@ -1,4 +1,6 @@
-import { PolicyEventError, parsePolicyEventJson, policyStatusEventType } from '@hookstream/shared';
+import { PolicyEventError } from '../../src/policy/policy-event-error';
+import { parsePolicyEventJson } from '../../src/policy/parse-policy-event';
+import { policyStatusEventType } from '../../src/policy/avro-form';
 import { example } from './fixtures/every-detail-event';
 
 const type = policyStatusEventType();
