@@ -44,6 +44,8 @@ export const ErrorCodes = {
   NOT_FOUND: 'HOOKSTREAM_NOT_FOUND',
   /** A process `hookstream start` supervises kept crashing (or could not be started again), and was given up on. */
   PROCESS_GAVE_UP: 'HOOKSTREAM_PROCESS_GAVE_UP',
+  /** A service started as a child process (by the CLI, a bench, a test) ended, or did not answer /readyz with 200, before its deadline. */
+  SERVICE_NOT_READY: 'HOOKSTREAM_SERVICE_NOT_READY',
 } as const;
 
 export type ErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];

@@ -32,6 +32,18 @@ export { sleep, sleepUnlessAborted, untilAborted, withTimeout } from './async';
 export { type RunningHttpServer, startHttpServer } from './http/server';
 export { createServiceRuntime, runService } from './service-runtime';
 
+// A service run as a child process (the CLI's start, the benches, the tests), and a free port for it.
+export {
+  describeExit,
+  type ExitStatus,
+  ServiceChild,
+  type ServiceChildOptions,
+  ServiceNotReadyError,
+  startServiceChild,
+  untilReady,
+} from './process/service-child';
+export { freePort } from './process/free-port';
+
 // Kafka: clients, producing within the broker's limits, consumer groups, whole-topic readers, topics.
 export {
   type Admin,
