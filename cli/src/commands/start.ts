@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { Command } from 'commander';
-import { loadConfig, serviceSettingsSchema } from '@hookstream/shared';
+import { loadConfig, serviceSettingsSchema, untilReady } from '@hookstream/shared';
 import { formatTable, printLine } from '../output';
 import { REPO_ROOT, STACK_ENV_FILE } from '../paths';
 import { defaultCacheDir } from '../stack/artifacts';
@@ -11,7 +11,7 @@ import { livePids, readRunInfo, type StackSettings } from '../stack/run-info';
 import { startStack, stopStack, type RunningStack } from '../stack/stack';
 import { removeStackEnvOf, writeStackEnv } from '../stack/stack-env';
 import { defaultStateDir, localSecrets } from '../stack/state-dir';
-import { untilReady, type ServiceSpec } from '../supervisor/service-process';
+import { type ServiceSpec } from '../supervisor/service-process';
 import { CONFIG_REFUSED, refusedConfig, superviseService, type SupervisedService } from '../supervisor/service-supervision';
 import { StackAvailability, superviseStack } from '../supervisor/stack-supervision';
 import { startDemoPartner } from './demo-partner';

@@ -1,5 +1,5 @@
 import net from 'node:net';
-import { ConfigError } from '@hookstream/shared';
+import { ConfigError, freePort } from '@hookstream/shared';
 
 /** Resolves true when nothing listens on host:port. */
 export function isPortFree(port: number, host = '127.0.0.1'): Promise<boolean> {
@@ -7,18 +7,6 @@ export function isPortFree(port: number, host = '127.0.0.1'): Promise<boolean> {
     const server = net.createServer();
     server.once('error', () => resolve(false));
     server.listen({ port, host, exclusive: true }, () => server.close(() => resolve(true)));
-  });
-}
-
-/** A port the OS says is free now. */
-export function freePort(host = '127.0.0.1'): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen({ port: 0, host, exclusive: true }, () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
   });
 }
 

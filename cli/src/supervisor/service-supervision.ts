@@ -1,5 +1,5 @@
-import { ConfigError } from '@hookstream/shared';
-import { spawnService, stopServiceChild, untilReady, type ServiceChild, type ServiceSpec } from './service-process';
+import { ConfigError, untilReady, type ServiceChild } from '@hookstream/shared';
+import { spawnService, type ServiceSpec } from './service-process';
 import { SupervisedProcess, type Dependency } from './supervised-process';
 
 /** Exit code of a Hookstream process that refused its configuration (as the CLI's own ConfigError gives). */
@@ -49,7 +49,7 @@ export function superviseService(
     done,
     stop: async () => {
       supervised.stop();
-      await stopServiceChild(current);
+      await current.stop();
     },
   };
 }

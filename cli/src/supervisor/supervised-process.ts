@@ -1,18 +1,6 @@
-import { ErrorCodes, HookstreamError, describeError } from '@hookstream/shared';
+import { ErrorCodes, HookstreamError, describeError, describeExit, type ExitStatus } from '@hookstream/shared';
 import { sleepUnlessAborted, untilAborted } from '../stack/interruption';
 import { RestartPolicy } from './restart-policy';
-
-/** How a process ended. */
-export interface ExitStatus {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-}
-
-/** "was killed by SIGKILL" / "exited with code 1"; a process that is not our child ended in a way we cannot see. */
-export function describeExit(status: ExitStatus | undefined): string {
-  if (!status) return 'is gone';
-  return status.signal ? `was killed by ${status.signal}` : `exited with code ${status.code}`;
-}
 
 /** One run of a supervised process. */
 export interface Incarnation {

@@ -1,7 +1,7 @@
-import { ConfigError, ErrorCodes } from '@hookstream/shared';
+import { ConfigError, ErrorCodes, type ExitStatus } from '@hookstream/shared';
 import { RestartPolicy } from '../../src/supervisor/restart-policy';
 import { StackAvailability } from '../../src/supervisor/stack-supervision';
-import { SupervisedProcess, type ExitStatus, type Incarnation } from '../../src/supervisor/supervised-process';
+import { SupervisedProcess, type Incarnation } from '../../src/supervisor/supervised-process';
 
 /** An incarnation the test ends when it likes. */
 function fakeIncarnation(pid: number): Incarnation & { end: (status: ExitStatus) => void } {
