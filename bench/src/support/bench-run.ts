@@ -1,10 +1,9 @@
 /**
  * What every benchmark's run needs: the repository root, CPU-profile flags for the children,
  * children that never outlive the bench, the run's exit code and timeout, its settings from the
- * environment, and free ports.
+ * environment.
  */
 import type { ChildProcess } from 'node:child_process';
-import net from 'node:net';
 import path from 'node:path';
 
 /** From bench/dist/support (compiled) or bench/src/support (tests). */
@@ -58,14 +57,4 @@ export function envNumber(name: string, fallback: number, min = Number.MIN_VALUE
   if (Number.isFinite(value) && value >= min) return value;
   console.error(`${name} must be a number ${min === Number.MIN_VALUE ? 'above 0' : `of at least ${min}`}, got ${JSON.stringify(raw)}`);
   process.exit(2);
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.once('error', reject);
-  });
 }
