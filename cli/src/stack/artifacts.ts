@@ -37,7 +37,7 @@ async function maven(args: string[], cwd: string, signal: AbortSignal | undefine
  * place, so an interrupted fetch never leaves a half-filled cache entry and two processes
  * fetching at once both end with one complete copy.
  */
-async function fillOnce(finalDir: string, fill: (workDir: string) => Promise<void>): Promise<string> {
+export async function fillOnce(finalDir: string, fill: (workDir: string) => Promise<void>): Promise<string> {
   if (existsSync(path.join(finalDir, '.complete'))) return finalDir;
   mkdirSync(path.dirname(finalDir), { recursive: true });
   const workDir = mkdtempSync(`${finalDir}.partial-`);
