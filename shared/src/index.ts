@@ -108,5 +108,6 @@ export { PolicyEventError } from './policy/policy-event-error';
 export { buildCallbackBody } from './policy/callback-body';
 export { CallbackBodyError } from './policy/callback-body-error';
 
-// Callback requests: what the policy-status-consumer hands the callback-sender.
+// Callback requests: what the policy-status-consumer hands the callback-sender, and latest-wins's view of them.
 export { CallbackRequestHeaders, type CallbackRequestValue } from './callbacks/callback-request';
+export { EmittedPolicyVersions } from './callbacks/emitted-versions';

@@ -24,4 +24,10 @@ export const CallbackRequestHeaders = {
   partnerId: 'hookstream-partner-id',
   endpointId: 'hookstream-endpoint-id',
   policyVersion: 'hookstream-policy-version',
+  /**
+   * Only on a delivery `hookstream dlq replay` re-queued: how many times it has been replayed. The
+   * sender carries every header of a record into its retry tiers and dead letter, so the next
+   * replay reads the count there (and refuses past DLQ_MAX_REPLAYS unless --force).
+   */
+  replayCount: 'hookstream-replay-count',
 } as const;

@@ -1,5 +1,4 @@
-import { CallbackRequestHeaders, TopicReader, type IHeaders, type Kafka, type Logger } from '@hookstream/shared';
-import { headerText } from '../domain/retry-schedule';
+import { EmittedPolicyVersions, TopicReader, type Kafka, type Logger } from '@hookstream/shared';
 
 export interface LatestVersionsOptions {
   kafka: Kafka;
@@ -20,12 +19,15 @@ export interface LatestVersionsOptions {
  * replica, needs no topic of its own, survives restarts, and does not depend on which replica
  * owns which partition of which retry tier.
  *
+ * The view itself is shared's EmittedPolicyVersions (`hookstream dlq replay` judges superseded
+ * dead letters with it too); this class keeps it fed and trimmed.
+ *
  * Memory: one entry (~150 bytes) per (endpoint, policy) emitted within the window: 11 h of
  * defaults × 100 policy changes/s × 1 endpoint ≈ 4 million entries ≈ 600 MB; entries older than
  * the window are dropped every minute.
  */
 export class LatestVersions {
-  private readonly versions = new Map<string, { version: number; seenAt: number }>();
+  private readonly versions = new EmittedPolicyVersions();
   private reader: TopicReader | undefined;
   private sweeper: NodeJS.Timeout | undefined;
   private markLoaded: () => void = () => undefined;
@@ -43,15 +45,12 @@ export class LatestVersions {
 
   /** Whether a newer version than `version` was emitted for this endpoint and policy. */
   isSuperseded(partnerId: string, endpointId: string, policyNumber: string, version: number): boolean {
-    const newest = this.versions.get(versionKey(partnerId, endpointId, policyNumber));
-    return newest !== undefined && newest.version > version;
+    return this.versions.isSuperseded(partnerId, endpointId, policyNumber, version);
   }
 
   /** Records an emitted version (also used by the consumer for what it reads itself). */
   observe(partnerId: string, endpointId: string, policyNumber: string, version: number, now = Date.now()): void {
-    const key = versionKey(partnerId, endpointId, policyNumber);
-    const known = this.versions.get(key);
-    if (!known || version > known.version) this.versions.set(key, { version, seenAt: now });
+    this.versions.observe(partnerId, endpointId, policyNumber, version, now);
   }
 
   async start(): Promise<void> {
@@ -62,7 +61,7 @@ export class LatestVersions {
       topic,
       fromTimestamp: Date.now() - windowMs,
       apply: (messages) => {
-        for (const message of messages) this.apply(message.key?.toString('utf8'), message.headers);
+        for (const message of messages) this.versions.observeRecord(message.key?.toString('utf8'), message.headers);
         return Promise.resolve();
       },
     });
@@ -78,20 +77,7 @@ export class LatestVersions {
     await this.reader?.stop();
   }
 
-  private apply(policyNumber: string | undefined, headers: IHeaders | undefined): void {
-    const partnerId = headerText(headers, CallbackRequestHeaders.partnerId);
-    const endpointId = headerText(headers, CallbackRequestHeaders.endpointId);
-    const version = Number(headerText(headers, CallbackRequestHeaders.policyVersion));
-    if (!policyNumber || !partnerId || !endpointId || !Number.isFinite(version)) return;
-    this.observe(partnerId, endpointId, policyNumber, version);
-  }
-
   private sweep(now = Date.now()): void {
-    const cutoff = now - this.options.windowMs;
-    for (const [key, entry] of this.versions) if (entry.seenAt < cutoff) this.versions.delete(key);
+    this.versions.forgetSeenBefore(now - this.options.windowMs);
   }
-}
-
-function versionKey(partnerId: string, endpointId: string, policyNumber: string): string {
-  return `${partnerId}\n${endpointId}\n${policyNumber}`;
 }
