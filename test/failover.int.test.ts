@@ -1,16 +1,7 @@
 import { sleep } from '@hookstream/shared';
-import { testInfrastructure, testKafka, uniqueName, waitFor } from './helpers/infrastructure';
-import { TestPartners, ensureTopics } from './helpers/ingress';
-import {
-  CALLBACK_SENDER_ENTRY,
-  POLICY_CONSUMER_ENTRY,
-  PolicyEvents,
-  policyEvent,
-  startReceiver,
-  startService,
-  type Receiver,
-  type RunningService,
-} from './helpers/outbound';
+import { waitFor } from './helpers/infrastructure';
+import { policyEvent, type Receiver } from './helpers/outbound';
+import { OutboundFixture } from './helpers/outbound-fixture';
 
 /**
  * Failover of the consumer groups: when a member dies (SIGKILL, no goodbye), its partitions are
@@ -20,26 +11,17 @@ import {
  * (more on a loaded CI machine: the bound leaves room for that; measured ~10 s here).
  */
 const FAILOVER_BOUND_MS = 20_000;
-const kafka = testKafka();
-const started: RunningService[] = [];
-let partners: TestPartners;
-let events: PolicyEvents;
+let outbound: OutboundFixture | undefined;
 let receiver: Receiver;
 
-async function service(entry: string, prefix: string): Promise<RunningService> {
-  const running = await startService(entry, prefix, { SSRF_ALLOW: '127.0.0.0/8' });
-  started.push(running);
-  return running;
-}
-
 /** Publishes one event every 50 ms until stopped; records when each policy number was published. */
-function publishSteadily(partnerId: string) {
+function publishSteadily(fixture: OutboundFixture, partnerId: string) {
   const publishedAt = new Map<string, number>();
   let running = true;
   const done = (async () => {
     while (running) {
       const event = policyEvent(partnerId);
-      await events.publish([event]);
+      await fixture.events.publish([event]);
       publishedAt.set(event.policy.policy_number, Date.now());
       await sleep(50);
     }
@@ -66,41 +48,27 @@ async function deliveryDelays(publishedAt: Map<string, number>, from: number): P
   return wanted.map(([policy, at]) => delivered.get(policy)! - at);
 }
 
-beforeAll(async () => {
-  receiver = await startReceiver();
-}, 30_000);
+afterAll(() => outbound?.close('SIGKILL'));
 
-afterAll(async () => {
-  await Promise.all(started.map((s) => s.stop('SIGKILL')));
-  await receiver?.close();
-  await partners?.close();
-  await events?.close();
-});
-
-async function setUp(name: string): Promise<{ prefix: string; partnerId: string }> {
-  const prefix = `${uniqueName(name)}.`;
-  await ensureTopics(prefix);
-  await partners?.close();
-  await events?.close();
-  partners = new TestPartners(kafka, prefix, testInfrastructure().registryUrl);
-  events = new PolicyEvents(kafka, prefix);
+/** Topics of a prefix of its own, its partner and that partner's receiver, for one test; what the last test started is killed. */
+async function setUp(name: string): Promise<{ fixture: OutboundFixture; partnerId: string }> {
+  await outbound?.close('SIGKILL');
+  outbound = await OutboundFixture.open(name);
+  receiver = await outbound.receiver();
   const partnerId = `${name}-partner`;
-  await partners.create(partnerId, {
-    callback_endpoints: [{ endpoint_id: 'primary', url: `${receiver.url}/cb` }],
-    outbound_auth: { method: 'API_KEY', api_key: 'k' },
-  });
-  return { prefix, partnerId };
+  await outbound.onboard(partnerId, { endpoint_id: 'primary', url: `${receiver.url}/cb` });
+  return { fixture: outbound, partnerId };
 }
 
 test('when one of two members of each group is killed, then every event published after the kill is delivered within the bound', async () => {
-  const { prefix, partnerId } = await setUp('failover');
+  const { fixture, partnerId } = await setUp('failover');
   const [consumerA, , senderA] = [
-    await service(POLICY_CONSUMER_ENTRY, prefix),
-    await service(POLICY_CONSUMER_ENTRY, prefix),
-    await service(CALLBACK_SENDER_ENTRY, prefix),
-    await service(CALLBACK_SENDER_ENTRY, prefix),
+    await fixture.startConsumer(),
+    await fixture.startConsumer(),
+    await fixture.startSender(),
+    await fixture.startSender(),
   ];
-  const load = publishSteadily(partnerId);
+  const load = publishSteadily(fixture, partnerId);
   await waitFor(() => receiver.requests.length >= 40, 'deliveries before the kill', 30_000);
   const killedAt = Date.now();
   await Promise.all([consumerA.stop('SIGKILL'), senderA.stop('SIGKILL')]);
@@ -114,14 +82,14 @@ test('when one of two members of each group is killed, then every event publishe
 }, 180_000);
 
 test('when the only sender is killed and started again at once, then it does not wait out its old session: deliveries resume within the bound', async () => {
-  const { prefix, partnerId } = await setUp('restart');
-  await service(POLICY_CONSUMER_ENTRY, prefix);
-  const first = await service(CALLBACK_SENDER_ENTRY, prefix);
-  const load = publishSteadily(partnerId);
+  const { fixture, partnerId } = await setUp('restart');
+  await fixture.startConsumer();
+  const first = await fixture.startSender();
+  const load = publishSteadily(fixture, partnerId);
   await waitFor(() => receiver.requests.length >= 20, 'deliveries before the kill', 30_000);
   const killedAt = Date.now();
   await first.stop('SIGKILL');
-  await service(CALLBACK_SENDER_ENTRY, prefix);
+  await fixture.startSender();
   await sleep(FAILOVER_BOUND_MS + 3_000);
   await load.stop();
   const delays = await deliveryDelays(load.publishedAt, killedAt);

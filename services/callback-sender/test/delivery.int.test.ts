@@ -1,21 +1,14 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
+import path from 'node:path';
 import { jwtVerify } from 'jose';
 import { Webhook } from 'standardwebhooks';
-import { testInfrastructure, testKafka, uniqueName, waitFor } from '../../../test/helpers/infrastructure';
-import { TestPartners, ensureTopics } from '../../../test/helpers/ingress';
-import {
-  CALLBACK_SENDER_ENTRY,
-  POLICY_CONSUMER_ENTRY,
-  PolicyEvents,
-  policyEvent,
-  readTopicUntil,
-  startReceiver,
-  startService,
-  type Receiver,
-  type RunningService,
-} from '../../../test/helpers/outbound';
+import { parse as parseYaml } from 'yaml';
+import { waitFor } from '../../../test/helpers/infrastructure';
+import { policyEvent, readTopicUntil } from '../../../test/helpers/outbound';
+import { OutboundFixture, retryTierDelays, uniquePartnerId } from '../../../test/helpers/outbound-fixture';
 
 /**
  * Outbound callbacks end to end on a real broker and registry: a policy-status event is
@@ -23,61 +16,34 @@ import {
  * sign and POST it to a receiver in this test, which verifies it independently of the
  * project's signing code (node:crypto by hand, jose, the standardwebhooks package).
  */
-const prefix = `${uniqueName('outbound')}.`;
-const kafka = testKafka();
-let partners: TestPartners;
-let events: PolicyEvents;
-let consumer: RunningService;
-let sender: RunningService;
-const receivers: Receiver[] = [];
+let outbound: OutboundFixture;
 
 beforeAll(async () => {
-  await ensureTopics(prefix);
-  partners = new TestPartners(kafka, prefix, testInfrastructure().registryUrl);
-  events = new PolicyEvents(kafka, prefix);
-  const env = {
-    UNKNOWN_PARTNER_GRACE_MS: '1000',
-    CALLBACK_RETRY_DELAYS_MS: '60000,60000,60000,60000,60000,60000,60000,60000',
-    SSRF_ALLOW: '127.0.0.0/8',
+  outbound = await OutboundFixture.open('outbound', {
+    retryDelaysMs: retryTierDelays(60_000),
     // Six endpoints fail on purpose below; the circuit must not open on their partner mid-test.
-    BREAKER_FAILURE_THRESHOLD: '100',
-  };
-  [consumer, sender] = await Promise.all([
-    startService(POLICY_CONSUMER_ENTRY, prefix, env),
-    startService(CALLBACK_SENDER_ENTRY, prefix, env),
-  ]);
+    breaker: { failures: 100 },
+    env: { UNKNOWN_PARTNER_GRACE_MS: '1000' },
+  });
+  await Promise.all([outbound.startConsumer(), outbound.startSender()]);
 }, 120_000);
 
-afterAll(async () => {
-  await Promise.all([consumer?.stop(), sender?.stop()]);
-  await Promise.all(receivers.map((r) => r.close()));
-  await partners?.close();
-  await events?.close();
-});
-
-async function receiver(answer?: Parameters<typeof startReceiver>[0]): Promise<Receiver> {
-  const started = await startReceiver(answer);
-  receivers.push(started);
-  return started;
-}
+afterAll(() => outbound?.close());
 
 /** Onboards a partner whose one endpoint is `url`, publishes one event for it, and returns what the receiver got. */
 async function deliverOne(
   auth: Record<string, unknown>,
   options: { body?: Record<string, unknown>; policy?: Record<string, unknown> } = {},
 ) {
-  const partnerId = uniqueName('p')
-    .toLowerCase()
-    .replace(/[^a-z0-9-]/g, '-')
-    .slice(0, 40);
-  const target = await receiver();
-  await partners.create(partnerId, {
+  const partnerId = uniquePartnerId('p');
+  const target = await outbound.receiver();
+  await outbound.partners.create(partnerId, {
     callback_endpoints: [{ url: `${target.url}/callbacks` }],
     outbound_auth: auth,
     ...(options.body ? { body: options.body } : {}),
   });
   const event = policyEvent(partnerId, {}, options.policy);
-  await events.publish([event]);
+  await outbound.events.publish([event]);
   const [request] = await waitFor(() => target.requests.length > 0 && target.requests, 'the callback to arrive', 30_000);
   return { request: request!, event, partnerId };
 }
@@ -126,30 +92,10 @@ describe('when a policy-status event is published for a partner, then the partne
     expect(expected).toMatch(/^[0-9a-f]{32}$/);
   });
 
-  test('MD5 in a body field with a reduced mapping: partner_transaction_number, start_protection_at as a date only, status and Sign', async () => {
-    const { request, event } = await deliverOne(
-      {
-        method: 'MD5',
-        secret: 'travel-secret',
-        parts: [
-          { kind: 'SECRET' },
-          { kind: 'BODY_FIELD', path: 'start_protection_at' },
-          { kind: 'BODY_FIELD', path: 'partner_transaction_number' },
-        ],
-        placement: 'body_field',
-        target: 'Sign',
-      },
-      {
-        body: {
-          shape: 'mapped',
-          rules: [
-            { source: 'partner_transaction_number' },
-            { source: 'start_protection_at', format: 'date-only', time_zone: 'Asia/Jakarta' },
-            { source: 'status' },
-          ],
-        },
-      },
-    );
+  test('MD5 in a body field with a reduced mapping (examples/partners/md5-reduced-body.yaml): partner_transaction_number, start_protection_at as a date only, status and Sign', async () => {
+    const file = path.join(__dirname, '..', '..', '..', 'examples', 'partners', 'md5-reduced-body.yaml');
+    const example = parseYaml(readFileSync(file, 'utf8')) as { outbound_auth: Record<string, unknown>; body: Record<string, unknown> };
+    const { request, event } = await deliverOne({ ...example.outbound_auth, secret: 'travel-secret' }, { body: example.body });
     const ptn = event.policy.partner_transaction_number;
     const sign = createHash('md5').update(`travel-secret2026-01-08${ptn}`).digest('hex');
     expect(request.body).toEqual({
@@ -188,12 +134,9 @@ describe('when a policy-status event is published for a partner, then the partne
     let issued = 0;
     // The token endpoint answers with a new token each time.
     const tokenServer = await startTokenServer(() => `tok-${++issued}`);
-    const partnerId = uniqueName('fetched')
-      .toLowerCase()
-      .replace(/[^a-z0-9-]/g, '-')
-      .slice(0, 40);
-    const target = await receiver((request) => (header(request, 'authorization') === 'Bearer tok-1' ? 401 : 200));
-    await partners.create(partnerId, {
+    const partnerId = uniquePartnerId('fetched');
+    const target = await outbound.receiver((request) => (header(request, 'authorization') === 'Bearer tok-1' ? 401 : 200));
+    await outbound.partners.create(partnerId, {
       callback_endpoints: [{ url: `${target.url}/cb` }],
       outbound_auth: {
         method: 'BEARER_FETCHED',
@@ -202,7 +145,7 @@ describe('when a policy-status event is published for a partner, then the partne
         token_path: 'access_token',
       },
     });
-    await events.publish([policyEvent(partnerId)]);
+    await outbound.events.publish([policyEvent(partnerId)]);
     await waitFor(() => target.requests.length >= 2, 'the retried callback', 30_000);
     expect(target.requests.map((r) => header(r, 'authorization'))).toEqual(['Bearer tok-1', 'Bearer tok-2']);
     expect(tokenServer.bodies).toEqual([
@@ -288,7 +231,9 @@ describe('when the partner has a body mapping, then the body follows it (spec 2.
 describe('when the partner answers, then only a 200 is delivered and the outcome is on callback-outcomes (spec 4.1, 7.2)', () => {
   test('a 201, a 204, a 500, a timeout and a refused connection are failed attempts; a 200 is delivered', async () => {
     const answers = { s200: 200, s201: 201, s204: 204, s500: 500 } as const;
-    const target = await receiver((request) => (request.url === '/hang' ? 'hang' : answers[request.url.slice(1) as keyof typeof answers]));
+    const target = await outbound.receiver((request) =>
+      request.url === '/hang' ? 'hang' : answers[request.url.slice(1) as keyof typeof answers],
+    );
     const closedPort = await unusedPort();
     const cases = [
       { endpoint_id: 's200', url: `${target.url}/s200` },
@@ -298,13 +243,10 @@ describe('when the partner answers, then only a 200 is delivered and the outcome
       { endpoint_id: 'hang', url: `${target.url}/hang`, timeout_ms: 500 },
       { endpoint_id: 'refused', url: `http://127.0.0.1:${closedPort}/cb` },
     ];
-    const partnerId = uniqueName('statuses')
-      .toLowerCase()
-      .replace(/[^a-z0-9-]/g, '-')
-      .slice(0, 40);
-    await partners.create(partnerId, { callback_endpoints: cases, outbound_auth: { method: 'API_KEY', api_key: 'k' } });
+    const partnerId = uniquePartnerId('statuses');
+    await outbound.partners.create(partnerId, { callback_endpoints: cases, outbound_auth: { method: 'API_KEY', api_key: 'k' } });
     const event = policyEvent(partnerId);
-    await events.publish([event]);
+    await outbound.events.publish([event]);
 
     type Outcome = {
       partner_id: string;
@@ -315,7 +257,7 @@ describe('when the partner answers, then only a 200 is delivered and the outcome
       attempt: number;
     };
     const outcomes = await readTopicUntil<Outcome>(
-      `${prefix}callback-outcomes`,
+      `${outbound.prefix}callback-outcomes`,
       (records) => records.filter((r) => r.value.partner_id === partnerId).length >= cases.length,
     );
     const byEndpoint = Object.fromEntries(
@@ -333,7 +275,7 @@ describe('when the partner answers, then only a 200 is delivered and the outcome
     });
     // Each failure waits in the first retry tier with what happened in its headers.
     const retries = await readTopicUntil<{ partner_id: string; endpoint_id: string }>(
-      `${prefix}callback-retry-1`,
+      `${outbound.prefix}callback-retry-1`,
       (records) => records.filter((r) => r.value.partner_id === partnerId).length >= 5,
     );
     const s500 = retries.find((r) => r.value.partner_id === partnerId && r.value.endpoint_id === 's500')!;
@@ -346,11 +288,11 @@ describe('when the partner answers, then only a 200 is delivered and the outcome
 describe('when an event cannot become callbacks, then it is dead-lettered with the reason and the consumer goes on', () => {
   test('an event for an unknown partner goes to policy-status-dlq as UNKNOWN_PARTNER; the next event is delivered', async () => {
     const lost = policyEvent('no-such-partner');
-    await events.publish([lost]);
+    await outbound.events.publish([lost]);
     const { request, event } = await deliverOne({ method: 'API_KEY', api_key: 'k' });
     expect(request.body).toEqual(event.policy);
     const dead = await readTopicUntil<{ error_class: string; partner_id: string | null; reason: string }>(
-      `${prefix}policy-status-dlq`,
+      `${outbound.prefix}policy-status-dlq`,
       (records) => records.some((r) => r.key === lost.policy.policy_number),
     );
     const record = dead.find((r) => r.key === lost.policy.policy_number)!;
@@ -362,13 +304,13 @@ describe('when an event cannot become callbacks, then it is dead-lettered with t
 
 describe('when a policy-status record cannot be decoded, then it is dead-lettered as DECODE_ERROR with its raw bytes', () => {
   test('a value that is not Confluent-framed Avro', async () => {
-    const producer = kafka.producer();
+    const producer = outbound.kafka.producer();
     await producer.connect();
     const garbage = Buffer.from('{"not":"avro"}');
-    await producer.send({ topic: `${prefix}policy-status`, messages: [{ key: 'GARBAGE-1', value: garbage }] });
+    await producer.send({ topic: `${outbound.prefix}policy-status`, messages: [{ key: 'GARBAGE-1', value: garbage }] });
     await producer.disconnect();
     const dead = await readTopicUntil<{ error_class: string; original_value: Buffer; reason: string }>(
-      `${prefix}policy-status-dlq`,
+      `${outbound.prefix}policy-status-dlq`,
       (records) => records.some((r) => r.key === 'GARBAGE-1'),
     );
     const record = dead.find((r) => r.key === 'GARBAGE-1')!;

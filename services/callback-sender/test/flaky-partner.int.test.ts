@@ -1,16 +1,6 @@
-import { testInfrastructure, testKafka, uniqueName, waitFor } from '../../../test/helpers/infrastructure';
-import { TestPartners, ensureTopics } from '../../../test/helpers/ingress';
-import {
-  CALLBACK_SENDER_ENTRY,
-  POLICY_CONSUMER_ENTRY,
-  PolicyEvents,
-  policyEvent,
-  readTopicUntil,
-  startReceiver,
-  startService,
-  type Receiver,
-  type RunningService,
-} from '../../../test/helpers/outbound';
+import { waitFor } from '../../../test/helpers/infrastructure';
+import { policyEvent, readTopicUntil, type RunningService } from '../../../test/helpers/outbound';
+import { OutboundFixture, retryTierDelays } from '../../../test/helpers/outbound-fixture';
 
 /**
  * A flaky partner is not a dead one (issue 16, item 5): a partner that answers 500 to the first
@@ -19,63 +9,46 @@ import {
  * open it), as in the black-hole test (resilience.int.test.ts), which shows it still isolates a
  * partner that hangs or refuses connections.
  */
-const prefix = `${uniqueName('flaky')}.`;
-const kafka = testKafka();
 const FIRST_RETRY_MS = 1000;
-const env = {
-  CALLBACK_RETRY_DELAYS_MS: [FIRST_RETRY_MS, 1000, 1000, 1000, 1000, 1000, 1000, 1000].join(','),
-  SSRF_ALLOW: '127.0.0.0/8',
-  BREAKER_FAILURE_THRESHOLD: '3',
-  BREAKER_OPEN_MS: '5000',
-};
 const RATE = 50;
 const SECONDS = 8;
-let partners: TestPartners;
-let events: PolicyEvents;
-let services: RunningService[] = [];
-let receiver: Receiver | undefined;
+let outbound: OutboundFixture;
+let sender: RunningService;
 
 beforeAll(async () => {
-  await ensureTopics(prefix);
-  partners = new TestPartners(kafka, prefix, testInfrastructure().registryUrl);
-  events = new PolicyEvents(kafka, prefix);
-  services = await Promise.all([startService(POLICY_CONSUMER_ENTRY, prefix, env), startService(CALLBACK_SENDER_ENTRY, prefix, env)]);
+  outbound = await OutboundFixture.open('flaky', {
+    retryDelaysMs: retryTierDelays(FIRST_RETRY_MS, 1000),
+    breaker: { failures: 3, openMs: 5000 },
+  });
+  [, sender] = await Promise.all([outbound.startConsumer(), outbound.startSender()]);
 }, 120_000);
 
-afterAll(async () => {
-  await Promise.all(services.map((s) => s.stop()));
-  await receiver?.close();
-  await partners?.close();
-  await events?.close();
-});
+afterAll(() => outbound?.close());
 
 type Outcome = { partner_id: string; delivery_id: string; outcome: string; attempt: number; http_status: number | null };
 
 test('when a partner answers 500 to the first attempt of each event and 200 to its retry, then every event is delivered on its first retry, none skipped', async () => {
   // Like the probe in the issue: the partner tells a first delivery from a repeat by the event id.
   const seen = new Set<string>();
-  receiver = await startReceiver((request) => {
+  const receiver = await outbound.receiver((request) => {
     const eventId = String(request.headers['x-hookstream-event-id']);
     if (seen.has(eventId)) return 200;
     seen.add(eventId);
     return 500;
   });
-  await partners.create('flaky', {
-    callback_endpoints: [{ url: `${receiver.url}/cb` }],
-    outbound_auth: { method: 'API_KEY', api_key: 'k' },
-  });
+  await outbound.onboard('flaky', { url: `${receiver.url}/cb` });
 
   const count = RATE * SECONDS;
   for (let second = 0; second < SECONDS; second++) {
     const started = Date.now();
-    await events.publish(Array.from({ length: RATE }, () => policyEvent('flaky')));
+    await outbound.events.publish(Array.from({ length: RATE }, () => policyEvent('flaky')));
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, 1000 - (Date.now() - started))));
   }
-  await waitFor(() => receiver!.requests.length >= 2 * count, 'a first attempt and a retry of every event', 45_000);
+  await waitFor(() => receiver.requests.length >= 2 * count, 'a first attempt and a retry of every event', 45_000);
 
   const outcomes = (
     await readTopicUntil<Outcome>(
-      `${prefix}callback-outcomes`,
+      `${outbound.prefix}callback-outcomes`,
       (records) => records.filter((r) => r.value.partner_id === 'flaky' && r.value.outcome === 'DELIVERED').length >= count,
       30_000,
     )
@@ -100,7 +73,7 @@ test('when a partner answers 500 to the first attempt of each event and 200 to i
   const gaps = [...byEvent.values()].map(([first, retry]) => retry! - first!);
   expect(Math.min(...gaps)).toBeGreaterThanOrEqual(FIRST_RETRY_MS - 50);
 
-  const metrics = await (await fetch(`${services[1]!.url}/metrics`)).text();
+  const metrics = await (await fetch(`${sender.url}/metrics`)).text();
   expect(metrics).not.toMatch(/hookstream_callback_circuit_state\{[^}]*partner="flaky"[^}]*\} [12]/);
   expect(metrics).not.toMatch(/hookstream_callback_attempts_total\{[^}]*partner="flaky"[^}]*outcome="skipped_circuit_open"/);
 }, 120_000);

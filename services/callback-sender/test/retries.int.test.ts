@@ -1,64 +1,26 @@
 import { AssignerProtocol } from 'kafkajs';
-import { testInfrastructure, testKafka, uniqueName, waitFor } from '../../../test/helpers/infrastructure';
-import { TestPartners, ensureTopics } from '../../../test/helpers/ingress';
-import {
-  CALLBACK_SENDER_ENTRY,
-  POLICY_CONSUMER_ENTRY,
-  PolicyEvents,
-  policyEvent,
-  readTopicUntil,
-  startReceiver,
-  startService,
-  type Receiver,
-  type RunningService,
-} from '../../../test/helpers/outbound';
+import { waitFor } from '../../../test/helpers/infrastructure';
+import { policyEvent, readTopicUntil, type Receiver } from '../../../test/helpers/outbound';
+import { OutboundFixture, retryTierDelays, uniquePartnerId } from '../../../test/helpers/outbound-fixture';
 
 /**
  * Retry tiers, dead letters, latest-wins ordering and the SSRF guard (spec 4.1, 7.2, 8), end to
  * end on a real broker, with the tiers' delays in milliseconds.
  */
-const prefix = `${uniqueName('retries')}.`;
-const DELAYS = [1500, 300, 300, 300, 300, 300, 300, 300];
-const kafka = testKafka();
-let partners: TestPartners;
-let events: PolicyEvents;
-let services: RunningService[] = [];
-const receivers: Receiver[] = [];
+const DELAYS = retryTierDelays(1500, 300);
+let outbound: OutboundFixture;
 
 beforeAll(async () => {
-  await ensureTopics(prefix);
-  partners = new TestPartners(kafka, prefix, testInfrastructure().registryUrl);
-  events = new PolicyEvents(kafka, prefix);
-  const env = {
-    CALLBACK_RETRY_DELAYS_MS: DELAYS.join(','),
-    SSRF_ALLOW: '127.0.0.0/8',
-    BREAKER_FAILURE_THRESHOLD: '100',
-    BREAKER_OPEN_MS: '1000',
-  };
-  services = await Promise.all([startService(POLICY_CONSUMER_ENTRY, prefix, env), startService(CALLBACK_SENDER_ENTRY, prefix, env)]);
+  outbound = await OutboundFixture.open('retries', { retryDelaysMs: DELAYS, breaker: { failures: 100, openMs: 1000 } });
+  await Promise.all([outbound.startConsumer(), outbound.startSender()]);
 }, 120_000);
 
-afterAll(async () => {
-  await Promise.all(services.map((s) => s.stop()));
-  await Promise.all(receivers.map((r) => r.close()));
-  await partners?.close();
-  await events?.close();
-});
+afterAll(() => outbound?.close());
 
-const partnerName = (what: string) =>
-  uniqueName(what)
-    .toLowerCase()
-    .replace(/[^a-z0-9-]/g, '-')
-    .slice(0, 40);
-
-async function partnerWith(answer: Parameters<typeof startReceiver>[0], url?: (receiver: Receiver) => string) {
-  const receiver = await startReceiver(answer);
-  receivers.push(receiver);
-  const partnerId = partnerName('p');
-  await partners.create(partnerId, {
-    callback_endpoints: [{ url: url ? url(receiver) : `${receiver.url}/cb`, timeout_ms: 2000 }],
-    outbound_auth: { method: 'API_KEY', api_key: 'k' },
-  });
+async function partnerWith(answer: Parameters<OutboundFixture['receiver']>[0], url?: (receiver: Receiver) => string) {
+  const receiver = await outbound.receiver(answer);
+  const partnerId = uniquePartnerId('p');
+  await outbound.onboard(partnerId, { url: url ? url(receiver) : `${receiver.url}/cb`, timeout_ms: 2000 });
   return { receiver, partnerId };
 }
 
@@ -73,7 +35,7 @@ type Outcome = {
 };
 const outcomesOf = (partnerId: string, enough: (mine: Outcome[]) => boolean) =>
   readTopicUntil<Outcome>(
-    `${prefix}callback-outcomes`,
+    `${outbound.prefix}callback-outcomes`,
     (records) => enough(records.map((r) => r.value).filter((o) => o.partner_id === partnerId)),
     60_000,
   ).then((records) => records.map((r) => r.value).filter((o) => o.partner_id === partnerId));
@@ -81,7 +43,7 @@ const header = (headers: Record<string, Buffer | string | undefined> | undefined
 
 test('when the partner answers 500 and then 200, then the callback is delivered on the first retry, not before its delay, with the same delivery id', async () => {
   const { receiver, partnerId } = await partnerWith((_r, i) => (i === 0 ? 500 : 200));
-  await events.publish([policyEvent(partnerId)]);
+  await outbound.events.publish([policyEvent(partnerId)]);
   await waitFor(() => receiver.requests.length >= 2, 'the retry', 30_000);
   const [first, second] = receiver.requests;
   expect(second!.at - first!.at).toBeGreaterThanOrEqual(DELAYS[0]!);
@@ -98,9 +60,9 @@ test('when the partner answers 500 and then 200, then the callback is delivered 
 test('when the partner always answers 201, then it is tried 9 times (8 retries, never early) and dead-lettered with headers that say why', async () => {
   const { receiver, partnerId } = await partnerWith(() => 201);
   const event = policyEvent(partnerId);
-  await events.publish([event]);
+  await outbound.events.publish([event]);
   const dead = await readTopicUntil<{ partner_id: string; delivery_id: string }>(
-    `${prefix}callback-dlq`,
+    `${outbound.prefix}callback-dlq`,
     (records) => records.some((r) => r.value.partner_id === partnerId),
     60_000,
   );
@@ -109,7 +71,7 @@ test('when the partner always answers 201, then it is tried 9 times (8 retries, 
   const gaps = receiver.requests.slice(1).map((r, i) => r.at - receiver.requests[i]!.at);
   gaps.forEach((gap, i) => expect(gap).toBeGreaterThanOrEqual(DELAYS[i]!));
   const h = letter.headers as Record<string, Buffer>;
-  expect(header(h, 'kafka_dlt-original-topic')).toBe(`${prefix}callback-requests`);
+  expect(header(h, 'kafka_dlt-original-topic')).toBe(`${outbound.prefix}callback-requests`);
   expect(h['kafka_dlt-original-partition']!.readInt32BE()).toBeGreaterThanOrEqual(0);
   expect(h['kafka_dlt-original-offset']!.readBigInt64BE()).toBeGreaterThanOrEqual(0n);
   expect(header(h, 'kafka_dlt-exception-fqcn')).toBe('HTTP_STATUS');
@@ -130,9 +92,9 @@ test('when ISSUING fails and ACTIVE is then emitted and delivered, then the ISSU
   );
   const issuing = policyEvent(partnerId, { version: 1 }, { status: 'POLICY_ISSUING' });
   const active = { ...issuing, version: 2, policy: { ...issuing.policy, status: 'POLICY_ACTIVE' } };
-  await events.publish([issuing]);
+  await outbound.events.publish([issuing]);
   await waitFor(() => receiver.requests.length >= 1, 'the ISSUING attempt', 30_000);
-  await events.publish([active]);
+  await outbound.events.publish([active]);
   const outcomes = await outcomesOf(partnerId, (mine) => mine.some((o) => o.outcome === 'SUPERSEDED'));
   expect(outcomes.map((o) => [o.policy_version, o.outcome])).toEqual([
     [1, 'FAILED_ATTEMPT'],
@@ -144,14 +106,14 @@ test('when ISSUING fails and ACTIVE is then emitted and delivered, then the ISSU
 
 test("when one partner's 503 asks for a long Retry-After, then another partner's retry behind it in the same tier partition is not held back", async () => {
   // One policy number for both: the same key, so the same partition of every tier.
-  const policy = { policy_number: `POL-${partnerName('hol').toUpperCase()}` };
+  const policy = { policy_number: `POL-${uniquePartnerId('hol').toUpperCase()}` };
   const slow = await partnerWith((_r, i) => (i === 0 ? { status: 503, headers: { 'retry-after': '60' } } : 200));
   const quick = await partnerWith((_r, i) => (i === 0 ? 500 : 200));
-  await events.publish([policyEvent(slow.partnerId, {}, policy)]);
-  await readTopicUntil<{ partner_id: string }>(`${prefix}callback-retry-1`, (records) =>
+  await outbound.events.publish([policyEvent(slow.partnerId, {}, policy)]);
+  await readTopicUntil<{ partner_id: string }>(`${outbound.prefix}callback-retry-1`, (records) =>
     records.some((r) => r.value.partner_id === slow.partnerId),
   ).catch(() => undefined); // wherever it went, it was written first
-  await events.publish([policyEvent(quick.partnerId, {}, policy)]);
+  await outbound.events.publish([policyEvent(quick.partnerId, {}, policy)]);
   await waitFor(() => quick.receiver.requests.length >= 2, "the quick partner's retry", 20_000);
   const [first, second] = quick.receiver.requests;
   expect(second!.at - first!.at).toBeGreaterThanOrEqual(DELAYS[0]!);
@@ -172,9 +134,9 @@ test.each([
       () => 200,
       () => url,
     );
-    await events.publish([policyEvent(partnerId)]);
+    await outbound.events.publish([policyEvent(partnerId)]);
     const dead = await readTopicUntil<{ partner_id: string }>(
-      `${prefix}callback-dlq`,
+      `${outbound.prefix}callback-dlq`,
       (records) => records.some((r) => r.value.partner_id === partnerId),
       30_000,
     );
@@ -187,8 +149,8 @@ test.each([
 );
 
 test('the requests and the retry tiers are read by two consumer groups, so the fetches for new callbacks never carry the idle tiers', async () => {
-  const group = `${prefix}hookstream-callback-sender`;
-  const admin = kafka.admin();
+  const group = `${outbound.prefix}hookstream-callback-sender`;
+  const admin = outbound.kafka.admin();
   await admin.connect();
   try {
     const assigned = async (groupId: string) => {
@@ -197,9 +159,9 @@ test('the requests and the retry tiers are read by two consumer groups, so the f
         Object.keys(AssignerProtocol.MemberAssignment.decode(m.memberAssignment)?.assignment ?? {}),
       );
     };
-    expect(await assigned(group)).toEqual([`${prefix}callback-requests`]);
+    expect(await assigned(group)).toEqual([`${outbound.prefix}callback-requests`]);
     const tiers = await assigned(`${group}-retries`);
-    expect(tiers.sort()).toEqual(DELAYS.map((_, i) => `${prefix}callback-retry-${i + 1}`).sort());
+    expect(tiers.sort()).toEqual(DELAYS.map((_, i) => `${outbound.prefix}callback-retry-${i + 1}`).sort());
   } finally {
     await admin.disconnect();
   }

@@ -6,40 +6,27 @@ import { randomUUID } from 'node:crypto';
 import { AvroCodec, defaultSchemasDir } from '@hookstream/shared';
 import { canonicalJson, payloadFingerprint } from '../src/domain/webhook-payload';
 import { ledgerKey, ledgerPartition } from '../src/idempotency/ledger-records';
-import { testInfrastructure, testKafka, uniqueName } from '../../../test/helpers/infrastructure';
-import {
-  TestPartners,
-  ensureTopics,
-  postWebhook,
-  readPartnerEvents,
-  startIngress,
-  webhook,
-  type RunningIngress,
-} from '../../../test/helpers/ingress';
+import { TestFixture } from '../../../test/helpers/fixture';
+import { testInfrastructure, uniqueName } from '../../../test/helpers/infrastructure';
+import { postWebhook, readPartnerEvents, webhook, type RunningIngress } from '../../../test/helpers/ingress';
 
-const prefix = `${uniqueName('idem')}.`;
-let partners: TestPartners;
+let fixture: TestFixture;
 let apiKey: string;
 let replicas: RunningIngress[] = [];
 
 const startReplicas = async () => {
-  replicas = await Promise.all([startIngress(prefix), startIngress(prefix)]);
+  replicas = await Promise.all([fixture.startIngress(), fixture.startIngress()]);
 };
 
 beforeAll(async () => {
-  const { registryUrl } = testInfrastructure();
-  await ensureTopics(prefix);
-  partners = new TestPartners(testKafka(), prefix, registryUrl);
-  apiKey = await partners.create('partner-a');
+  fixture = await TestFixture.open('idem');
+  apiKey = await fixture.partners.create('partner-a');
   await startReplicas();
 }, 120_000);
 
-afterAll(async () => {
-  await Promise.all(replicas.map((r) => r.stop()));
-  await partners?.close();
-});
+afterAll(() => fixture?.close());
 
-const recordsFor = async (requestId: unknown) => (await readPartnerEvents(prefix)).filter((r) => r.value.request_id === requestId);
+const recordsFor = async (requestId: unknown) => (await readPartnerEvents(fixture.prefix)).filter((r) => r.value.request_id === requestId);
 
 describe('request_id idempotency across replicas', () => {
   test('when 50 identical requests arrive at once over two ingress processes, then all get the same 200 body and exactly one record is written', async () => {
@@ -90,7 +77,7 @@ describe('request_id idempotency across replicas', () => {
   test('when the replica that claimed a request_id died before completing, then a retry after the claim TTL takes over and succeeds once', async () => {
     const body = webhook({ request_id: uniqueName('orphan') });
     // What a replica killed between its claim and its transaction leaves behind: a claim, no completion.
-    const topic = `${prefix}ingress-idempotency`;
+    const topic = `${fixture.prefix}ingress-idempotency`;
     const codec = new AvroCodec(testInfrastructure().registryUrl, defaultSchemasDir());
     await codec.registerTopics([{ topic, schemaFile: 'ingress-idempotency-entry.avsc' }]);
     const key = ledgerKey('partner-a', String(body.request_id));
@@ -109,12 +96,11 @@ describe('request_id idempotency across replicas', () => {
       partner_event_offset: null,
       expires_at: claimedAt + 86_400_000,
     });
-    const kafka = testKafka();
-    const admin = kafka.admin();
+    const admin = fixture.kafka.admin();
     await admin.connect();
     const partitions = (await admin.fetchTopicMetadata({ topics: [topic] })).topics[0]!.partitions.length;
     await admin.disconnect();
-    const producer = kafka.producer();
+    const producer = fixture.kafka.producer();
     await producer.connect();
     await producer.send({ topic, messages: [{ key: `C:${key}`, value: orphan, partition: ledgerPartition(key, partitions) }] });
     await producer.disconnect();

@@ -7,20 +7,12 @@
 import { connect } from 'node:net';
 import { brotliCompressSync, deflateSync, gzipSync, zstdCompressSync } from 'node:zlib';
 import Ajv2020 from 'ajv/dist/2020';
-import { testInfrastructure, testKafka, uniqueName, waitFor } from '../../../test/helpers/infrastructure';
-import {
-  TestPartners,
-  ensureTopics,
-  postWebhook,
-  readPartnerEvents,
-  startIngress,
-  webhook,
-  type RunningIngress,
-} from '../../../test/helpers/ingress';
+import { TestFixture } from '../../../test/helpers/fixture';
+import { uniqueName, waitFor } from '../../../test/helpers/infrastructure';
+import { postWebhook, readPartnerEvents, webhook, type RunningIngress } from '../../../test/helpers/ingress';
 
-const prefix = `${uniqueName('ingress')}.`;
+let fixture: TestFixture;
 let ingress: RunningIngress;
-let partners: TestPartners;
 let keyA: string;
 let keyB: string;
 let openapi: {
@@ -81,20 +73,15 @@ const error = (code: number, error_code: string, message: string | RegExp) => ({
 });
 
 beforeAll(async () => {
-  const { registryUrl } = testInfrastructure();
-  await ensureTopics(prefix);
-  partners = new TestPartners(testKafka(), prefix, registryUrl);
-  keyA = await partners.create('partner-a');
-  keyB = await partners.create('partner-b');
-  ingress = await startIngress(prefix, { INGRESS_BODY_LIMIT_BYTES: '4096', IDEMPOTENCY_WAIT_MS: '3000' });
+  fixture = await TestFixture.open('ingress');
+  keyA = await fixture.partners.create('partner-a');
+  keyB = await fixture.partners.create('partner-b');
+  ingress = await fixture.startIngress({ INGRESS_BODY_LIMIT_BYTES: '4096', IDEMPOTENCY_WAIT_MS: '3000' });
   openapi = (await (await fetch(`${ingress.url}/openapi.json`)).json()) as typeof openapi;
   await waitFor(async () => (await postWebhook(ingress.webhookUrl, keyB, webhook())).status === 200, 'partner-b to be known', 15_000);
 }, 120_000);
 
-afterAll(async () => {
-  await ingress?.stop();
-  await partners?.close();
-});
+afterAll(() => fixture?.close());
 
 describe('POST /api/integration/partner/webhook', () => {
   test('when a valid webhook arrives, then it answers the 2.3 body and the record is on partner-events, type normalised', async () => {
@@ -120,7 +107,7 @@ describe('POST /api/integration/partner/webhook', () => {
       code: 200,
       request_id: 'ok-1',
     });
-    const records = (await readPartnerEvents(prefix)).filter((r) => r.value.request_id === 'ok-1');
+    const records = (await readPartnerEvents(fixture.prefix)).filter((r) => r.value.request_id === 'ok-1');
     expect(records).toHaveLength(1);
     expect(records[0]!.key).toBe('TRX-OK-1');
     expect(records[0]!.value).toMatchObject({
@@ -149,12 +136,12 @@ describe('POST /api/integration/partner/webhook', () => {
   });
 
   test('when x-api-key is missing, unknown, revoked, expired, or the partner is disabled, then 401 INVALID_API_KEY_ERR and nothing is written', async () => {
-    await partners.create('partner-c');
-    const revoked = await partners.addKey('partner-c');
+    await fixture.partners.create('partner-c');
+    const revoked = await fixture.partners.addKey('partner-c');
     // Long enough to still be valid after the steps below on a loaded machine; waited out exactly.
     const expiresAt = Date.now() + 8000;
-    const expiring = await partners.addKey('partner-c', expiresAt);
-    await partners.revoke('partner-c', revoked.keyId);
+    const expiring = await fixture.partners.addKey('partner-c', expiresAt);
+    await fixture.partners.revoke('partner-c', revoked.keyId);
     const marker = uniqueName('auth');
     const body = webhook({ transaction_number: marker });
 
@@ -171,13 +158,13 @@ describe('POST /api/integration/partner/webhook', () => {
     expect((await post(webhook(), expiring.key)).status).toBe(200); // valid until it expires
     await new Promise((r) => setTimeout(r, Math.max(0, expiresAt - Date.now() + 100)));
     expect((await post(body, expiring.key)).json).toEqual(error(401, 'INVALID_API_KEY_ERR', 'x-api-key is not valid'));
-    const active = await partners.addKey('partner-c');
+    const active = await fixture.partners.addKey('partner-c');
     await waitFor(
       async () => (await postWebhook(ingress.webhookUrl, active.key, webhook())).status === 200,
       'the new key to reach the ingress',
       10_000,
     );
-    await partners.setStatus('partner-c', 'DISABLED');
+    await fixture.partners.setStatus('partner-c', 'DISABLED');
     await waitFor(
       async () => (await postWebhook(ingress.webhookUrl, active.key, webhook())).status === 401,
       'the disable to reach the ingress',
@@ -185,7 +172,7 @@ describe('POST /api/integration/partner/webhook', () => {
     );
     expect((await post(body, active.key)).json).toEqual(error(401, 'INVALID_API_KEY_ERR', 'x-api-key is not valid'));
 
-    const written = (await readPartnerEvents(prefix)).filter((r) => r.value.transaction_number === marker);
+    const written = (await readPartnerEvents(fixture.prefix)).filter((r) => r.value.transaction_number === marker);
     expect(written).toEqual([]);
     // Logs never carry the key (401 lines carry the reason, 200 lines the partner and request id).
     for (const key of [keyA, revoked.key, expiring.key, active.key]) expect(ingress.output()).not.toContain(key);
@@ -231,7 +218,7 @@ describe('POST /api/integration/partner/webhook', () => {
     // A surrogate pair written as escapes is one character, and fine.
     const pair = JSON.stringify(webhook({ status: 'x' })).replace('"x"', '"\\ud83d\\ude00"');
     expect((await post(pair)).status).toBe(200);
-    expect((await readPartnerEvents(prefix)).filter((r) => String(r.value.transaction_number).startsWith(marker))).toEqual([]);
+    expect((await readPartnerEvents(fixture.prefix)).filter((r) => String(r.value.transaction_number).startsWith(marker))).toEqual([]);
   });
 
   test('when the Content-Encoding is not identity, gzip, deflate or br (zstd too), then 415 with Accept-Encoding; those four are decoded', async () => {
@@ -320,7 +307,7 @@ describe('POST /api/integration/partner/webhook', () => {
     expect((await post({ status: 'X' })).json).toEqual(
       error(400, 'INVALID_PAYLOAD_VALIDATION_ERR', 'transaction_number is required; transaction_type is required; documents is required'),
     );
-    expect((await readPartnerEvents(prefix)).filter((r) => r.value.transaction_number === marker)).toEqual([]);
+    expect((await readPartnerEvents(fixture.prefix)).filter((r) => r.value.transaction_number === marker)).toEqual([]);
   });
 
   test('when the same request_id comes again with the same payload (keys reordered, other whitespace), then the stored response and no second record', async () => {
@@ -331,7 +318,7 @@ describe('POST /api/integration/partner/webhook', () => {
     expect(first.status).toBe(200);
     expect(again.status).toBe(200);
     expect(again.text).toBe(first.text);
-    expect((await readPartnerEvents(prefix)).filter((r) => r.value.request_id === body.request_id)).toHaveLength(1);
+    expect((await readPartnerEvents(fixture.prefix)).filter((r) => r.value.request_id === body.request_id)).toHaveLength(1);
   });
 
   test('when the same request_id comes with a different payload, then 409 and nothing new is written', async () => {
@@ -341,7 +328,7 @@ describe('POST /api/integration/partner/webhook', () => {
       error(409, 'IDEMPOTENCY_KEY_REUSED_ERR', 'request_id was already used with a different payload'),
     );
     expect((await post({ ...body, unknown_field: 1 })).status).toBe(409); // unknown fields count too
-    expect((await readPartnerEvents(prefix)).filter((r) => r.value.request_id === body.request_id)).toHaveLength(1);
+    expect((await readPartnerEvents(fixture.prefix)).filter((r) => r.value.request_id === body.request_id)).toHaveLength(1);
   });
 
   test('numbers count by their exact value under one request_id: 1.0 and 1 are the same, integers beyond a double and overflowing ones are not', async () => {
@@ -363,7 +350,7 @@ describe('POST /api/integration/partner/webhook', () => {
     expect((await post(withNumber(overflow, '-1e400'))).status).toBe(409);
     expect((await post(withNumber(overflow, 'null'))).status).toBe(409);
     expect((await post(withNumber(overflow, '1E+400'))).status).toBe(200);
-    const events = await readPartnerEvents(prefix);
+    const events = await readPartnerEvents(fixture.prefix);
     for (const id of [same, big, overflow]) expect(events.filter((r) => r.value.request_id === id)).toHaveLength(1);
   });
 
@@ -375,7 +362,7 @@ describe('POST /api/integration/partner/webhook', () => {
     expect(first.status).toBe(200);
     expect((first.json.request_id as string).length).toBeGreaterThan(0);
     expect(first.json.request_id).not.toBe(second.json.request_id);
-    const records = (await readPartnerEvents(prefix)).filter((r) => r.value.transaction_number === body.transaction_number);
+    const records = (await readPartnerEvents(fixture.prefix)).filter((r) => r.value.transaction_number === body.transaction_number);
     expect(records).toHaveLength(2);
     expect(records.every((r) => r.value.request_id === null)).toBe(true);
   });
@@ -384,7 +371,7 @@ describe('POST /api/integration/partner/webhook', () => {
     const body = webhook({ request_id: uniqueName('scoped') });
     expect((await post(body, keyA)).status).toBe(200);
     expect((await post(body, keyB)).status).toBe(200);
-    const records = (await readPartnerEvents(prefix)).filter((r) => r.value.request_id === body.request_id);
+    const records = (await readPartnerEvents(fixture.prefix)).filter((r) => r.value.request_id === body.request_id);
     expect(records.map((r) => r.value.partner_id).sort()).toEqual(['partner-a', 'partner-b']);
   });
 
