@@ -1,3 +1,6 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parse as parseYaml } from 'yaml';
 import { PartnerSpecError } from '../../src/partners/partner-spec-error';
 import { bodyMappingFromSpec } from '../../src/partners/partner-from-spec';
 import { defaultSchemasDir } from '../../src/avro/schema-files';
@@ -244,31 +247,9 @@ describe('partner spec validation', () => {
   test('the two mappings of the contract are accepted: a rename, and a reduced body with a date-only field and an MD5 Sign field', () => {
     const renamed = parsePartnerSpec({ ...base, body: { rules: [{ source: 'status', target: 'actual_status' }] } }, paths);
     expect(renamed.body.rules).toEqual([{ source: 'status', target: 'actual_status' }]);
-    const reduced = parsePartnerSpec(
-      {
-        ...base,
-        outbound_auth: {
-          method: 'MD5',
-          secret: 's',
-          parts: [
-            { kind: 'SECRET' },
-            { kind: 'BODY_FIELD', path: 'start_protection_at' },
-            { kind: 'BODY_FIELD', path: 'partner_transaction_number' },
-          ],
-          placement: 'body_field',
-          target: 'Sign',
-        },
-        body: {
-          shape: 'mapped',
-          rules: [
-            { source: 'partner_transaction_number' },
-            { source: 'start_protection_at', format: 'date-only', time_zone: 'Asia/Jakarta' },
-            { source: 'status' },
-          ],
-        },
-      },
-      paths,
-    );
+    // The reduced body is the contract's example, as examples/partners/md5-reduced-body.yaml writes it.
+    const example = path.join(__dirname, '..', '..', '..', 'examples', 'partners', 'md5-reduced-body.yaml');
+    const reduced = parsePartnerSpec(parseYaml(readFileSync(example, 'utf8')), paths);
     expect(reduced.body.shape).toBe('MAPPED');
     expect(reduced.body.absent_fields).toBe('OMIT');
     expect(reduced.outbound_auth).toMatchObject({ method: 'MD5', placement: 'BODY_FIELD', target: 'Sign' });
