@@ -111,3 +111,4 @@ export { CallbackBodyError } from './policy/callback-body-error';
 // Callback requests: what the policy-status-consumer hands the callback-sender, and latest-wins's view of them.
 export { CallbackRequestHeaders, type CallbackRequestValue } from './callbacks/callback-request';
 export { EmittedPolicyVersions } from './callbacks/emitted-versions';
+export { CallbackRetryHeaders, DeadLetterIdentityHeaders, SpringDltHeaders } from './callbacks/callback-headers';

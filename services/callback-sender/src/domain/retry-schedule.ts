@@ -2,25 +2,10 @@
  * The retry schedule of a callback (spec 8): the headers a record carries through the retry tiers,
  * what they say of its past, and which tier a failed attempt goes to next.
  */
-import type { IHeaders } from '@hookstream/shared';
+import { CallbackRetryHeaders, type IHeaders } from '@hookstream/shared';
 
-/** Kafka headers a callback record carries through the retry tiers and into the dead-letter topic. */
-export const RetryHeaders = {
-  /** Attempts made so far (the first send is attempt 1). */
-  attempts: 'hookstream-attempts',
-  /** Epoch ms before which the record must not be attempted again. */
-  dueAt: 'hookstream-due-at',
-  /** Times the record went back unattempted (its partner's circuit open) since its last attempt. */
-  skips: 'hookstream-skips',
-  firstFailureAt: 'hookstream-first-failure-at',
-  lastFailureAt: 'hookstream-last-failure-at',
-  /** The last failure: `HTTP 500`, `TIMEOUT: …`. */
-  lastError: 'hookstream-last-error',
-  /** Where the delivery was first read: callback-requests topic, partition, offset. */
-  originalTopic: 'hookstream-original-topic',
-  originalPartition: 'hookstream-original-partition',
-  originalOffset: 'hookstream-original-offset',
-} as const;
+/** Kafka headers a callback record carries through the retry tiers and into the dead-letter topic (shared: `hookstream dlq` reads them). */
+export const RetryHeaders = CallbackRetryHeaders;
 
 /** Reads one header as text. */
 export function headerText(headers: IHeaders | undefined, name: string): string | undefined {

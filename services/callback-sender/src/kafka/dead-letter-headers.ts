@@ -1,26 +1,10 @@
-import type { IHeaders } from '@hookstream/shared';
+import { SpringDltHeaders, type IHeaders } from '@hookstream/shared';
 
-/**
- * Spring Kafka's dead-letter header names (`KafkaHeaders.DLT_*`), with Spring's encodings
- * (partition a 4-byte and offset and timestamp 8-byte big-endian integers, the rest UTF-8), so
- * tools written for Spring dead-letter topics read ours. Hookstream's own retry headers
- * (hookstream-attempts, -first-failure-at, …) travel beside them.
+/*
+ * The dead-letter headers (names in shared's callback-headers.ts, `hookstream dlq` reads them):
+ * Spring Kafka's, with Spring's encodings, so tools written for Spring dead-letter topics read ours.
  */
-export const SpringDltHeaders = {
-  originalTopic: 'kafka_dlt-original-topic',
-  originalPartition: 'kafka_dlt-original-partition',
-  originalOffset: 'kafka_dlt-original-offset',
-  originalTimestamp: 'kafka_dlt-original-timestamp',
-  exceptionFqcn: 'kafka_dlt-exception-fqcn',
-  exceptionMessage: 'kafka_dlt-exception-message',
-} as const;
-
-/** Who a dead letter concerns, readable without decoding the value (SRE tooling filters on them). */
-export const DeadLetterIdentityHeaders = {
-  partnerId: 'hookstream-partner-id',
-  eventId: 'hookstream-event-id',
-  deliveryId: 'hookstream-delivery-id',
-} as const;
+export { DeadLetterIdentityHeaders, SpringDltHeaders } from '@hookstream/shared';
 
 export function deadLetterHeaders(why: {
   originalTopic: string;
