@@ -5,12 +5,24 @@
  */
 import path from 'node:path';
 import { testInfrastructure, uniqueName, waitFor } from './helpers/infrastructure';
-import { REPO_ROOT, runCli, runNode, startNode } from './helpers/processes';
+import { REPO_ROOT, runCli, runNode, spawnService, type RunningService } from './helpers/processes';
 
 const services = ['ingress', 'policy-status-consumer', 'callback-sender'] as const;
 const entry = (service: string) => path.join(REPO_ROOT, 'services', service, 'dist', 'main.js');
 
 const prefix = `${uniqueName('services')}.`;
+
+/** Starts `service` on `topicPrefix`'s topics and resolves once it says where it listens (not yet ready, maybe). */
+async function listening(service: string, topicPrefix: string): Promise<{ run: RunningService; url: string }> {
+  const run = await spawnService(entry(service), { ...process.env, TOPIC_PREFIX: topicPrefix, LOG_LEVEL: 'info' });
+  const url = await waitFor(() => /"url":"(http:\/\/[^"]+)"/.exec(run.output())?.[1], `${service} to listen`, 60_000).catch(
+    async (error: unknown) => {
+      await run.stop('SIGKILL');
+      throw error;
+    },
+  );
+  return { run, url };
+}
 
 beforeAll(async () => {
   testInfrastructure();
@@ -22,10 +34,8 @@ beforeAll(async () => {
 
 describe.each(services)('the %s service', (service) => {
   test('when started, then it is alive and ready (Kafka, registry, partner-config loaded), serves Prometheus metrics, and on SIGTERM exits 0', async () => {
-    const run = startNode([entry(service)], { ...process.env, HTTP_PORT: '0', TOPIC_PREFIX: prefix, LOG_LEVEL: 'info' });
+    const { run, url } = await listening(service, prefix);
     try {
-      const url = await waitFor(() => /"url":"(http:\/\/[^"]+)"/.exec(run.output())?.[1], `${service} to listen`, 60_000);
-
       const health = await fetch(`${url}/healthz`);
       expect(health.status).toBe(200);
       expect(await health.json()).toEqual({ status: 'alive' });
@@ -52,13 +62,13 @@ describe.each(services)('the %s service', (service) => {
       expect(text).toMatch(new RegExp(`process_cpu_seconds_total\\{service="${service}"\\} \\d`));
       expect(text).toContain('nodejs_eventloop_lag_seconds');
 
-      run.child.kill('SIGTERM');
-      expect(await run.exited).toBe(0);
+      await run.stop('SIGTERM');
+      expect((await run.ended).code).toBe(0);
       expect(run.output()).toContain('shutdown complete');
       // Every line is JSON (no raw warnings or stack traces on the console).
       for (const line of run.output().trim().split('\n')) expect(() => JSON.parse(line)).not.toThrow();
     } finally {
-      run.child.kill('SIGKILL');
+      await run.stop('SIGKILL');
     }
   });
 
@@ -76,9 +86,8 @@ describe.each(services)('the %s service', (service) => {
 describe('a service whose partner-config topic does not exist yet', () => {
   test('when started, then it is alive but not ready, and becomes ready once the topic appears', async () => {
     const lonely = `${uniqueName('no-topics')}.`;
-    const run = startNode([entry('callback-sender')], { ...process.env, HTTP_PORT: '0', TOPIC_PREFIX: lonely, LOG_LEVEL: 'info' });
+    const { run, url } = await listening('callback-sender', lonely);
     try {
-      const url = await waitFor(() => /"url":"(http:\/\/[^"]+)"/.exec(run.output())?.[1], 'the service to listen', 60_000);
       expect((await fetch(`${url}/healthz`)).status).toBe(200);
       const notReady = await fetch(`${url}/readyz`);
       expect(notReady.status).toBe(503);
@@ -89,17 +98,15 @@ describe('a service whose partner-config topic does not exist yet', () => {
       ).toBe(0);
       await waitFor(async () => (await fetch(`${url}/readyz`)).status === 200, 'readiness after the topic appears', 30_000);
     } finally {
-      run.child.kill('SIGKILL');
+      await run.stop('SIGKILL');
     }
   });
 });
 
 describe('an ingress that has not loaded partners and its ledger yet', () => {
   test('when a webhook arrives, then it answers a retryable 503 in the contract body, not a 401 or a 500', async () => {
-    const lonely = `${uniqueName('no-topics')}.`;
-    const run = startNode([entry('ingress')], { ...process.env, HTTP_PORT: '0', TOPIC_PREFIX: lonely, LOG_LEVEL: 'info' });
+    const { run, url } = await listening('ingress', `${uniqueName('no-topics')}.`);
     try {
-      const url = await waitFor(() => /"url":"(http:\/\/[^"]+)"/.exec(run.output())?.[1], 'the ingress to listen', 60_000);
       const response = await fetch(`${url}/api/integration/partner/webhook`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-api-key': `hsk_${'a'.repeat(43)}` },
@@ -115,7 +122,7 @@ describe('an ingress that has not loaded partners and its ledger yet', () => {
         error_code: 'SERVICE_UNAVAILABLE_ERR',
       });
     } finally {
-      run.child.kill('SIGKILL');
+      await run.stop('SIGKILL');
     }
   });
 });

@@ -17,7 +17,7 @@ import {
 } from '@hookstream/shared';
 import { z } from 'zod';
 import { createTopics, testInfrastructure, testKafka, uniqueName, waitFor } from '../../test/helpers/infrastructure';
-import { REPO_ROOT, runCli, startNode } from '../../test/helpers/processes';
+import { REPO_ROOT, runCli, spawnService } from '../../test/helpers/processes';
 
 const OUTBOUND_KEY = 'outbound-key-0123456789';
 const OUTBOUND_SECRET = 'hmac-secret-abcdefghij';
@@ -70,7 +70,7 @@ describe('hookstream partners', () => {
   });
 
   test('create, show, update, rotate, revoke, disable, enable: each change is seen by other processes, and no secret is stored or logged', async () => {
-    const ingress = startNode([path.join(REPO_ROOT, 'services/ingress/dist/main.js')], { ...env, HTTP_PORT: '0', LOG_LEVEL: 'debug' });
+    const ingress = await spawnService(path.join(REPO_ROOT, 'services/ingress/dist/main.js'), { ...env, LOG_LEVEL: 'debug' });
     try {
       const created = await json(
         'create',
@@ -170,8 +170,7 @@ describe('hookstream partners', () => {
       }
       for (const secret of [firstKey, OUTBOUND_KEY, OUTBOUND_SECRET]) expect(later).not.toContain(secret);
     } finally {
-      ingress.child.kill('SIGTERM');
-      await ingress.exited;
+      await ingress.stop('SIGTERM');
     }
   }, 120_000);
 

@@ -3,7 +3,6 @@
  * published by the CLI is read back from the topic and decoded through the registry; a refused
  * event names its fields, exits 2 and leaves the topic untouched.
  */
-import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -18,7 +17,7 @@ import {
   type PolicyStatusEventValue,
 } from '@hookstream/shared';
 import { createTopics, testInfrastructure, testKafka, uniqueName, waitFor } from '../../test/helpers/infrastructure';
-import { CLI, REPO_ROOT, runCli, type Finished } from '../../test/helpers/processes';
+import { runCli } from '../../test/helpers/processes';
 
 /** The schema example, typed as far as these tests read it. */
 type ExampleEvent = Record<string, unknown> & { event_id: string; policy: Record<string, unknown> & { insureds: unknown[] } };
@@ -31,26 +30,6 @@ const plain = (value: unknown) => JSON.parse(JSON.stringify(value)) as unknown;
 
 /** What a consumer decodes for `input`: every optional field present, null when absent. */
 const decodedForm = (input: unknown) => plain(eventType.fromBuffer(eventType.toBuffer(parsePolicyEventJson(input))));
-
-/** Runs the CLI with `input` on its standard input. */
-function runCliWithStdin(args: string[], input: string, env: NodeJS.ProcessEnv): Promise<Finished> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: REPO_ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`timed out: hookstream ${args.join(' ')}\n${stdout}\n${stderr}`));
-    }, 120_000);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-    child.stdin.end(input);
-  });
-}
 
 function tempFile(content: string): string {
   const file = path.join(tmpdir(), `${uniqueName('policy-event')}.json`);
@@ -135,7 +114,7 @@ describe('hookstream policy publish', () => {
       ],
     };
     const input = { partner_id: 'acme-phones', version: 1, occurred_at: '2026-03-01T08:00:00+07:00', policy };
-    const result = await runCliWithStdin(['policy', 'publish'], JSON.stringify(input), env);
+    const result = await runCli(['policy', 'publish'], { env, input: JSON.stringify(input) });
     expect(result.code).toBe(0);
     const match = /^published event ([0-9a-f-]{36}) \(policy (\S+) version 1\) to (\S+)\[(\d+)\]@(\d+)\n$/.exec(result.stdout);
     expect(match).not.toBeNull();

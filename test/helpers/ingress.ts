@@ -21,7 +21,7 @@ import {
 } from '@hookstream/shared';
 import { z } from 'zod';
 import { testInfrastructure, testKafka, waitFor } from './infrastructure';
-import { REPO_ROOT, runCli, startNode } from './processes';
+import { REPO_ROOT, runCli, startReadyService, type RunningService } from './processes';
 
 export const INGRESS_ENTRY = path.join(REPO_ROOT, 'services', 'ingress', 'dist', 'main.js');
 
@@ -96,32 +96,15 @@ export class TestPartners {
   }
 }
 
-export interface RunningIngress {
-  url: string;
+export interface RunningIngress extends RunningService {
+  /** Where partners POST their webhooks (under INGRESS_BASE_PATH when set). */
   webhookUrl: string;
-  output: () => string;
-  stop: (signal?: NodeJS.Signals) => Promise<void>;
 }
 
-/** Starts an ingress process (compiled code) and waits until /readyz says ready. */
+/** Starts an ingress process (compiled code) on `prefix`'s topics, logging at info, and waits until /readyz says ready. */
 export async function startIngress(prefix: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<RunningIngress> {
-  const run = startNode([INGRESS_ENTRY], { ...process.env, TOPIC_PREFIX: prefix, HTTP_PORT: '0', LOG_LEVEL: 'info', ...extraEnv });
-  try {
-    const url = await waitFor(() => /"url":"(http:\/\/[^"]+)"/.exec(run.output())?.[1], 'the ingress to listen', 60_000);
-    await waitFor(async () => (await fetch(`${url}/readyz`)).status === 200, 'the ingress to be ready', 60_000);
-    return {
-      url,
-      webhookUrl: `${url}${extraEnv.INGRESS_BASE_PATH ?? ''}/api/integration/partner/webhook`,
-      output: run.output,
-      stop: async (signal = 'SIGTERM') => {
-        run.child.kill(signal);
-        await run.exited;
-      },
-    };
-  } catch (error) {
-    run.child.kill('SIGKILL');
-    throw new Error(`${String(error)}\n${run.output()}`);
-  }
+  const ingress = await startReadyService(INGRESS_ENTRY, { ...process.env, TOPIC_PREFIX: prefix, LOG_LEVEL: 'info', ...extraEnv });
+  return { ...ingress, webhookUrl: `${ingress.url}${extraEnv.INGRESS_BASE_PATH ?? ''}/api/integration/partner/webhook` };
 }
 
 /** POSTs a webhook; the body is sent as given when it is a string. */

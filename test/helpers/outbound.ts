@@ -11,37 +11,16 @@ import {
   type KafkaMessage,
 } from '@hookstream/shared';
 import { testInfrastructure, testKafka, waitFor } from './infrastructure';
-import { REPO_ROOT, startNode } from './processes';
+import { REPO_ROOT, startReadyService, type RunningService } from './processes';
 
 export const POLICY_CONSUMER_ENTRY = path.join(REPO_ROOT, 'services', 'policy-status-consumer', 'dist', 'main.js');
 export const CALLBACK_SENDER_ENTRY = path.join(REPO_ROOT, 'services', 'callback-sender', 'dist', 'main.js');
 
-export interface RunningService {
-  url: string;
-  output: () => string;
-  pid: number;
-  stop: (signal?: NodeJS.Signals) => Promise<void>;
-}
+export type { RunningService } from './processes';
 
-/** Starts a service process (compiled code) and waits until /readyz says ready. */
-export async function startService(entry: string, prefix: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<RunningService> {
-  const run = startNode([entry], { ...process.env, TOPIC_PREFIX: prefix, HTTP_PORT: '0', LOG_LEVEL: 'info', ...extraEnv });
-  try {
-    const url = await waitFor(() => /"url":"(http:\/\/[^"]+)"/.exec(run.output())?.[1], 'the service to listen', 60_000);
-    await waitFor(async () => (await fetch(`${url}/readyz`)).status === 200, 'the service to be ready', 60_000);
-    return {
-      url,
-      output: run.output,
-      pid: run.child.pid!,
-      stop: async (signal = 'SIGTERM') => {
-        if (run.child.exitCode === null && run.child.signalCode === null) run.child.kill(signal);
-        await run.exited;
-      },
-    };
-  } catch (error) {
-    run.child.kill('SIGKILL');
-    throw new Error(`${String(error)}\n${run.output()}`);
-  }
+/** Starts a service process (compiled code) on `prefix`'s topics, logging at info, and waits until /readyz says ready. */
+export function startService(entry: string, prefix: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<RunningService> {
+  return startReadyService(entry, { ...process.env, TOPIC_PREFIX: prefix, LOG_LEVEL: 'info', ...extraEnv });
 }
 
 /** One request a test receiver got: the raw bytes, exactly as sent. */

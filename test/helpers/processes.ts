@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
+import { describeError, freePort, ServiceChild, type ExitStatus } from '@hookstream/shared';
 
 export const REPO_ROOT = path.resolve(__dirname, '..', '..');
 export const CLI = path.join(REPO_ROOT, 'cli', 'bin', 'hookstream.js');
@@ -11,14 +12,24 @@ export interface Finished {
   stderr: string;
 }
 
+export interface RunOptions {
+  /** Default: the test run's. */
+  env?: NodeJS.ProcessEnv;
+  /** Killed and failed after this, in ms. Default 120000. */
+  timeoutMs?: number;
+  /** Its standard input. Default: none. */
+  input?: string;
+}
+
 /** Runs a Node script (compiled code) with the test's Node to completion. */
-export function runNode(args: string[], options: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<Finished> {
+export function runNode(args: string[], options: RunOptions = {}): Promise<Finished> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const stdin = options.input === undefined ? 'ignore' : 'pipe';
+    const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env: options.env ?? process.env, stdio: [stdin, 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`timed out: node ${args.join(' ')}\n${stdout}\n${stderr}`));
@@ -27,11 +38,12 @@ export function runNode(args: string[], options: { env?: NodeJS.ProcessEnv; time
       clearTimeout(timer);
       resolve({ code, stdout, stderr });
     });
+    child.stdin?.end(options.input);
   });
 }
 
 /** Runs the hookstream CLI. */
-export function runCli(args: string[], options: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<Finished> {
+export function runCli(args: string[], options: RunOptions = {}): Promise<Finished> {
   return runNode([CLI, ...args], options);
 }
 
@@ -46,6 +58,55 @@ export function startNode(
   child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return { child, output: () => output, exited };
+}
+
+/** A service as the tests run one (compiled code, as deployed): on a free port, all it writes collected. */
+export interface RunningService {
+  url: string;
+  pid: number;
+  /** Everything it wrote so far on stdout and stderr, a line each. */
+  output: () => string;
+  /** Resolves once its /readyz answers 200; rejects (saying how it ended) when it ends first or `timeoutMs` passes. */
+  untilReady: (timeoutMs: number) => Promise<void>;
+  /** Resolves with how it ended. */
+  ended: Promise<ExitStatus>;
+  /** Sends `signal` (SIGTERM; SIGKILL after 15 s) and resolves once it has ended. */
+  stop: (signal?: NodeJS.Signals) => Promise<void>;
+}
+
+/** Starts the service at `entry` (services/<name>/dist/main.js) with `env`, without waiting for it. */
+export async function spawnService(entry: string, env: NodeJS.ProcessEnv): Promise<RunningService> {
+  let output = '';
+  const service = ServiceChild.spawn({
+    name: path.basename(path.resolve(entry, '..', '..')),
+    entry,
+    cwd: REPO_ROOT,
+    port: await freePort(),
+    env,
+    onLine: (line) => (output += `${line}\n`),
+  });
+  return {
+    url: service.url,
+    pid: service.pid,
+    output: () => output,
+    untilReady: (timeoutMs) => service.untilReady({ timeoutMs }),
+    ended: service.ended,
+    stop: async (signal) => {
+      await service.stop({ ...(signal ? { signal } : {}) });
+    },
+  };
+}
+
+/** Starts the service at `entry` and resolves once it is ready; if it is not within 120 s, it is killed and the error carries all it wrote. */
+export async function startReadyService(entry: string, env: NodeJS.ProcessEnv): Promise<RunningService> {
+  const service = await spawnService(entry, env);
+  try {
+    await service.untilReady(120_000);
+    return service;
+  } catch (error) {
+    await service.stop('SIGKILL');
+    throw new Error(`${describeError(error)}\n${service.output()}`, { cause: error });
+  }
 }
 
 /** Pids of every process whose command line contains `needle` (from /proc). */

@@ -2,7 +2,7 @@
  * Traffic and process lookups for the supervisor's tests: webhooks POSTed without pause and
  * policy events published while processes are killed under them, with what each got.
  */
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import {
   AvroCodec,
   createKafkaClient,
@@ -15,6 +15,7 @@ import {
   type Producer,
 } from '@hookstream/shared';
 import { webhook } from './ingress';
+import { processesMentioning } from './processes';
 import { policyEvent } from './outbound';
 
 /** One answer: its HTTP status, 0 when there was no answer (connection refused, timeout). */
@@ -111,18 +112,17 @@ export class PolicyTraffic {
 
 /** Pids of the children of `parent` whose command line contains `needle` (from /proc). */
 export function childrenOf(parent: number, needle: string): number[] {
-  return readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .filter((pid) => {
-      try {
-        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-        const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-        return ppid === parent && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(needle);
-      } catch {
-        return false; // ended meanwhile
-      }
-    })
-    .map(Number);
+  return processesMentioning(needle).filter((pid) => parentOf(pid) === parent);
+}
+
+/** The parent's pid, from /proc/<pid>/stat (the field after the state, which follows the command in parentheses). */
+function parentOf(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    return undefined; // ended meanwhile
+  }
 }
 
 /** Where `hookstream start` said everything listens, and the demo partner's key. */
