@@ -90,6 +90,7 @@ export { ApiKeyHasher } from './partners/api-keys';
 export { policyBodyFieldPaths } from './partners/policy-fields';
 export { PartnerDirectory } from './partners/partner-directory';
 export { PartnerStore } from './partners/partner-store';
+export { endpointWants } from './partners/endpoint-subscription';
 export {
   addApiKey,
   createPartner,

@@ -1,7 +1,7 @@
 import {
   buildCallbackBody,
   CallbackBodyError,
-  type CallbackEndpoint,
+  endpointWants,
   type CallbackRequestValue,
   type Partner,
   type PolicyStatusEventValue,
@@ -17,12 +17,8 @@ export type CallbackPlan =
   | { kind: 'no-target' }
   | { kind: 'dead-letter'; errorClass: DeadLetterClass; reason: string };
 
-/** Whether `endpoint` subscribes to the event (empty filters mean everything). */
-export function endpointWants(endpoint: CallbackEndpoint, status: string, productCode: string | null | undefined): boolean {
-  if (endpoint.statuses.length > 0 && !endpoint.statuses.includes(status)) return false;
-  if (endpoint.product_codes.length > 0 && (!productCode || !endpoint.product_codes.includes(productCode))) return false;
-  return true;
-}
+/** Whether `endpoint` subscribes to the event (shared: `hookstream dlq show` judges by it too). */
+export { endpointWants };
 
 /**
  * The callbacks one policy-status event fans out to (spec 4.1, 6): one per endpoint of its
