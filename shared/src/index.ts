@@ -20,6 +20,7 @@ export {
 // Configuration, logging, metrics and the process around a service.
 export {
   apiKeyPeppersSetting,
+  consumerLagSetting,
   kafkaSettingsSchema,
   loadConfig,
   secretsKeysSetting,
@@ -68,6 +69,7 @@ export { TopicReader } from './kafka/topic-reader';
 export { RETRY_TIER_COUNT, retryTopicName, topicCatalogue, TopicNames } from './kafka/topics';
 export { clusterReplicationFactor, ensureTopics } from './kafka/topic-admin';
 export { waitForKafkaReady } from './kafka/readiness';
+export { ConsumerLagMonitor, consumerLagGauges, type ConsumerLagGauges } from './kafka/consumer-lag';
 
 // Avro records and the schema registry.
 export { defaultSchemasDir } from './avro/schema-files';
