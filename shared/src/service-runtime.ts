@@ -15,7 +15,7 @@ import type { z } from 'zod';
 import { AvroCodec } from './avro/registry-codec';
 import { defaultSchemasDir } from './avro/schema-files';
 import { loadConfig, type serviceSchemaWithPort } from './config';
-import { createOpsRoutes, type ReadinessCheck } from './http/ops-routes';
+import { checkReadiness, createOpsRoutes, type ReadinessCheck } from './http/ops-routes';
 import { startHttpServer, type RunningHttpServer } from './http/server';
 import { BatchingProducer } from './kafka/batching-producer';
 import { createKafkaClient } from './kafka/client';
@@ -26,7 +26,7 @@ import type { ApiKeyHasher } from './partners/api-keys';
 import { sleep } from './async';
 import { describeError } from './errors';
 import { createLogger, routeProcessWarnings } from './logging';
-import { createMetricsRegistry } from './metrics';
+import { createMetricsRegistry, serviceReadyGauge } from './metrics';
 
 type BaseSchema = ReturnType<typeof serviceSchemaWithPort>;
 
@@ -75,6 +75,12 @@ export interface ServiceRuntime<C> {
     /** After it has started, whether it can still do its job now (e.g. its state is current); default always. */
     ready?: () => boolean,
   ) => void;
+  /**
+   * Starts a component that watches rather than works (e.g. the consumer lag gauges) as
+   * startInBackground does, retrying until it starts and stopping it on shutdown, but /readyz never
+   * waits for it.
+   */
+  startMonitor: (name: string, component: { start: () => Promise<void>; stop: () => Promise<void> }) => void;
   /** Starts the HTTP server (ops routes after the service's own, then the fallbacks) and wires SIGTERM/SIGINT. */
   listen: (fallbacks?: { notFound?: RequestHandler; onError?: ErrorRequestHandler }) => Promise<RunningHttpServer>;
 }
@@ -140,6 +146,7 @@ export async function createServiceRuntime<S extends BaseSchema>(options: Servic
       },
     },
   ];
+  serviceReadyGauge(metrics, async () => (await checkReadiness(readiness)).ready);
   const partnerTopic = all.find((t) => t.name === TopicNames.partnerConfig)!;
   if (!topics.has(partnerTopic.name)) await codec.registerTopics([partnerTopic]);
   const partners = new PartnerDirectory({
@@ -174,6 +181,7 @@ export async function createServiceRuntime<S extends BaseSchema>(options: Servic
     shutdown,
     addReadinessCheck: (check) => readiness.push(check),
     startInBackground,
+    startMonitor: (name, component) => runInBackground(name, component, logger, shutdown, () => undefined),
     listen: async (fallbacks = {}) => {
       app.use(createOpsRoutes({ registry: metrics, readiness }));
       // JSON, never an HTML page, for what no route answers.

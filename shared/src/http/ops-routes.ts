@@ -27,6 +27,15 @@ async function runCheck(check: ReadinessCheck, timeoutMs: number): Promise<{ ok:
   }
 }
 
+/** Runs every readiness check (each bounded by `timeoutMs`): what /readyz answers, and `hookstream_service_ready`. */
+export async function checkReadiness(
+  readiness: readonly ReadinessCheck[],
+  timeoutMs = 2000,
+): Promise<{ ready: boolean; checks: Record<string, { ok: boolean; error?: string }> }> {
+  const results = await Promise.all(readiness.map(async (c) => [c.name, await runCheck(c, timeoutMs)] as const));
+  return { ready: results.every(([, r]) => r.ok), checks: Object.fromEntries(results) };
+}
+
 /**
  * `/healthz` (the process is alive and serving), `/readyz` (every readiness check passes:
  * 200, else 503 with which check failed) and `/metrics` (Prometheus text format).
@@ -40,9 +49,8 @@ export function createOpsRoutes(options: OpsRoutesOptions): Router {
   });
 
   router.get('/readyz', async (_req, res) => {
-    const results = await Promise.all(options.readiness.map(async (c) => [c.name, await runCheck(c, timeoutMs)] as const));
-    const ready = results.every(([, r]) => r.ok);
-    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', checks: Object.fromEntries(results) });
+    const { ready, checks } = await checkReadiness(options.readiness, timeoutMs);
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', checks });
   });
 
   router.get('/metrics', async (_req, res) => {
