@@ -71,6 +71,9 @@ export { clusterReplicationFactor, ensureTopics } from './kafka/topic-admin';
 export { waitForKafkaReady } from './kafka/readiness';
 export { ConsumerLagMonitor, consumerLagGauges, type ConsumerLagGauges } from './kafka/consumer-lag';
 
+// Dead-letter topics: how many dead letters they hold, and how many no replay re-queued.
+export { DeadLetterDepth, deadLetterGauges, type DeadLetterGauges } from './dead-letters/dead-letter-depth';
+
 // Avro records and the schema registry.
 export { defaultSchemasDir } from './avro/schema-files';
 export { AvroCodec, valueSubject } from './avro/registry-codec';
