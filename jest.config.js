@@ -2,8 +2,11 @@
 // (real Kafka and schema registry: `npm test` starts a fresh local stack around the run and
 // passes KAFKA_BROKERS and SCHEMA_REGISTRY_URL). Integration test files end in `.int.test.ts`.
 const transform = { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.test.json' }] };
-// Tests use the TypeScript sources of @hookstream/shared; spawned services run the compiled dist/.
-const moduleNameMapper = { '^@hookstream/shared$': '<rootDir>/shared/src/index.ts' };
+// Tests use the TypeScript sources of the packages' public entries; spawned services run the compiled dist/.
+const moduleNameMapper = {
+  '^@hookstream/shared$': '<rootDir>/shared/src/index.ts',
+  '^@hookstream/cli/stack$': '<rootDir>/cli/src/stack/index.ts',
+};
 const roots = ['<rootDir>/shared', '<rootDir>/cli', '<rootDir>/services', '<rootDir>/test', '<rootDir>/bench'];
 
 /** @type {import('jest').Config} */

@@ -1,0 +1,9 @@
+// The public surface of @hookstream/cli/stack: what another package's tests use to drive a local
+// stack of their own (start it, start a part of it again, stop it), as `hookstream stack up`,
+// its healing and `stack down` do. Everything else under cli/src is the CLI's own.
+export { defaultCacheDir } from './artifacts';
+export { restartStackPart, type RestartPartOptions, type StackPart } from './heal';
+export { ensurePrometheus, type PrometheusBinaries } from './prometheus-artifact';
+export type { StackRunInfo, StackSettings } from './run-info';
+export { startStack, stopStack, type RunningStack, type StartStackOptions, type StoppedProcess } from './stack';
+export type { LocalSecrets } from './state-dir';
