@@ -27,8 +27,28 @@ export default tseslint.config(
           patterns: [
             { group: ['@hookstream/*/src/*', '@hookstream/*/dist/*'], message: "Import the package's public entry, not its internals." },
             {
-              group: ['../shared/*', '../../shared/*', '../../../shared/*'],
+              group: ['../shared/*', '../../shared/*', '../../../shared/*', '**/shared/src', '**/shared/src/**'],
               message: 'Import @hookstream/shared, never a path into it.',
+            },
+            {
+              // A relative path out of one package into another's sources (`../../../cli/src/stack/stack`);
+              // a package's own files (`../src/...`) never name their package's folder.
+              group: ['**/cli/src', '**/cli/src/**', '**/bench/src', '**/bench/src/**'],
+              message: "Import the package's public entry (@hookstream/cli/stack), not its sources.",
+            },
+            {
+              // From a sibling service the path does not name services/ (`../../callback-sender/src/...`).
+              group: [
+                '**/services/*/src',
+                '**/services/*/src/**',
+                '**/ingress/src',
+                '**/ingress/src/**',
+                '**/policy-status-consumer/src',
+                '**/policy-status-consumer/src/**',
+                '**/callback-sender/src',
+                '**/callback-sender/src/**',
+              ],
+              message: "A service's sources are its own: share code through @hookstream/shared.",
             },
           ],
         },
