@@ -1,0 +1,96 @@
+import { coordinatesOf, type DeadLetter } from '../dlq/dead-letter';
+import { countOutcomes, type ReplayDecision } from '../dlq/replay-plan';
+import { formatTable } from '../output';
+
+/** How `hookstream dlq` prints dead letters and replay decisions: one JSON shape and one table. */
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+/** A dead letter as JSON (snake_case, as every --json of the CLI). */
+export function letterJson(letter: DeadLetter, replayed?: boolean): Record<string, unknown> {
+  return {
+    topic: letter.source,
+    partition: letter.partition,
+    offset: letter.offset,
+    dead_lettered_at: iso(letter.deadLetteredAt),
+    partner_id: letter.partnerId,
+    policy_number: letter.policyNumber,
+    policy_status: letter.policyStatus,
+    policy_version: letter.policyVersion,
+    event_id: letter.eventId,
+    delivery_id: letter.deliveryId,
+    endpoint_id: letter.endpointId,
+    attempts: letter.attempts,
+    last_http_status: letter.lastHttpStatus,
+    error_class: letter.errorClass,
+    reason: letter.reason,
+    replay_count: letter.replayCount,
+    created_at: iso(letter.createdAt),
+    undecodable: letter.undecodable,
+    ...(replayed === undefined ? {} : { replayed }),
+  };
+}
+
+/** What `list` shows of the last failure: the HTTP status when it was one, else the failure class. */
+function lastFailure(letter: DeadLetter): string {
+  if (letter.lastHttpStatus !== null) return `HTTP ${letter.lastHttpStatus}`;
+  return letter.errorClass ?? '-';
+}
+
+/** The table of `list`: one line per dead letter. */
+export function letterTable(rows: Array<{ letter: DeadLetter; replayed: boolean }>): string {
+  const idHeader = rows.some((r) => r.letter.deliveryId !== null) || rows.length === 0 ? 'delivery id' : 'event id';
+  return formatTable([
+    ['dead-lettered at', 'partner', 'policy', 'status', 'attempts', 'last', idHeader, 'partition:offset', 'replayed'],
+    ...rows.map(({ letter, replayed }) => [
+      iso(letter.deadLetteredAt)!,
+      letter.partnerId ?? '?',
+      letter.policyNumber ?? '?',
+      letter.undecodable !== null ? 'UNDECODABLE' : (letter.policyStatus ?? '?'),
+      letter.attempts === null ? '-' : String(letter.attempts),
+      lastFailure(letter),
+      letter.deliveryId ?? letter.eventId ?? '-',
+      coordinatesOf(letter),
+      replayed ? 'yes' : 'no',
+    ]),
+  ]);
+}
+
+/** A replay decision as JSON. */
+export function decisionJson(decision: ReplayDecision): Record<string, unknown> {
+  return {
+    outcome: decision.outcome,
+    detail: decision.detail,
+    replay_count: decision.replayCount,
+    partition: decision.letter.partition,
+    offset: decision.letter.offset,
+    delivery_id: decision.letter.deliveryId,
+    event_id: decision.letter.eventId,
+    partner_id: decision.letter.partnerId,
+    policy_number: decision.letter.policyNumber,
+    policy_version: decision.letter.policyVersion,
+  };
+}
+
+/** One line per decision: what a replay does (or did) with each dead letter, and why. */
+export function decisionLines(decisions: readonly ReplayDecision[], dryRun: boolean): string[] {
+  return decisions.map((d) => {
+    const what = `${coordinatesOf(d.letter)} ${d.letter.deliveryId ?? d.letter.eventId ?? ''} (${d.letter.partnerId ?? '?'}, ${d.letter.policyNumber ?? '?'} v${d.letter.policyVersion ?? '?'})`;
+    const verb = d.outcome === 'replayed' ? (dryRun ? 'would replay' : 'replayed') : dryRun ? `would be ${d.outcome}` : d.outcome;
+    return `${verb.padEnd(dryRun ? 34 : 24)} ${what}${d.detail ? `: ${d.detail}` : ''}${d.outcome === 'replayed' ? ` (replay ${d.replayCount})` : ''}`;
+  });
+}
+
+/** The summary line: how many were replayed, skipped by reason, failed. */
+export function summaryLine(decisions: readonly ReplayDecision[], interrupted: number, dryRun: boolean): string {
+  const counts = countOutcomes(decisions);
+  const parts = [
+    `${counts.replayed} ${dryRun ? 'to replay' : 'replayed'}`,
+    `${counts['skipped-superseded']} skipped as superseded`,
+    `${counts['skipped-already-replayed']} skipped as already replayed`,
+    `${counts['skipped-replay-limit']} skipped at the replay limit`,
+    `${counts.failed} ${dryRun ? 'would fail' : 'failed'}`,
+  ];
+  if (interrupted > 0) parts.push(`${interrupted} not attempted (interrupted)`);
+  return `${dryRun ? 'dry run, nothing written: ' : ''}${decisions.length + interrupted} selected: ${parts.join(', ')}`;
+}

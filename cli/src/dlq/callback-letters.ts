@@ -1,0 +1,139 @@
+import {
+  AvroInvalidError,
+  CallbackRequestHeaders,
+  CallbackRetryHeaders,
+  DeadLetterIdentityHeaders,
+  SpringDltHeaders,
+  TopicNames,
+  type CallbackRequestValue,
+  type Message,
+  type Partner,
+} from '@hookstream/shared';
+import { coordinatesOf, headerCount, headerText, type DeadLetter, type DlqRecord } from './dead-letter';
+import { ReplayHeaders, type DeadLetterTopic, type LetterCodecs, type LetterDetails } from './dead-letter-topic';
+import { describeHeaders, partnerNote } from './letter-notes';
+
+/** The sender's words for an HTTP failure (`HTTP 500`, `9 attempts failed; the last: HTTP 500`: send-callback.ts). */
+const HTTP_STATUS = /\bHTTP (\d{3})\b/;
+
+/**
+ * callback-dlq: CallbackRequest values exactly as they were on callback-requests, with the
+ * sender's retry headers and Spring's dead-letter headers saying why (docs/outbound.md). A replay
+ * re-queues the same value on callback-requests, so the sender delivers it again with the same
+ * delivery id and a fresh attempt count.
+ */
+export class CallbackLetters implements DeadLetterTopic {
+  readonly choice = 'callback' as const;
+  readonly source = TopicNames.callbackDlq;
+  readonly target = TopicNames.callbackRequests;
+  readonly schemaTopics = [TopicNames.callbackDlq, TopicNames.callbackRequests];
+  readonly ordered = true;
+
+  constructor(private readonly codecs: LetterCodecs) {}
+
+  async decode(record: DlqRecord): Promise<DeadLetter> {
+    const h = record.headers;
+    const lastError = headerText(h, CallbackRetryHeaders.lastError) ?? null;
+    const reason = headerText(h, SpringDltHeaders.exceptionMessage) ?? lastError;
+    const letter: DeadLetter = {
+      source: this.source,
+      partition: record.partition,
+      offset: record.offset,
+      deadLetteredAt: record.timestamp,
+      undecodable: null,
+      unreplayable: null,
+      // What the headers say, for a value that cannot be decoded; the value's own fields win below.
+      partnerId: headerText(h, DeadLetterIdentityHeaders.partnerId) ?? null,
+      policyNumber: record.key?.toString('utf8') ?? null,
+      policyStatus: null,
+      policyVersion: headerCount(h, CallbackRequestHeaders.policyVersion),
+      eventId: headerText(h, DeadLetterIdentityHeaders.eventId) ?? null,
+      deliveryId: headerText(h, DeadLetterIdentityHeaders.deliveryId) ?? null,
+      endpointId: headerText(h, CallbackRequestHeaders.endpointId) ?? null,
+      attempts: headerCount(h, CallbackRetryHeaders.attempts),
+      lastHttpStatus: Number(HTTP_STATUS.exec(reason ?? '')?.[1]) || null,
+      errorClass: headerText(h, SpringDltHeaders.exceptionFqcn) ?? null,
+      reason,
+      replayCount: headerCount(h, CallbackRequestHeaders.replayCount) ?? 0,
+      createdAt: null,
+    };
+    const request = await this.request(record);
+    if (typeof request === 'string') {
+      return { ...letter, undecodable: request, unreplayable: `it cannot be decoded (${request}): see \`hookstream dlq export --raw\`` };
+    }
+    return {
+      ...letter,
+      partnerId: request.partner_id,
+      policyNumber: request.policy_number,
+      policyStatus: request.policy_status,
+      policyVersion: request.policy_version,
+      eventId: request.event_id,
+      deliveryId: request.delivery_id,
+      endpointId: request.endpoint_id,
+      createdAt: request.created_at,
+    };
+  }
+
+  requeue(letter: DeadLetter, record: DlqRecord, replay: { replayCount: number; replayId: string }): Message {
+    return {
+      key: record.key,
+      // The very bytes the sender dead-lettered: the CallbackRequest as the consumer wrote it.
+      value: record.value,
+      // A fresh delivery: only what callback-requests records carry (no attempts, no due time), and the replay count.
+      headers: {
+        [CallbackRequestHeaders.partnerId]: letter.partnerId ?? '',
+        [CallbackRequestHeaders.endpointId]: letter.endpointId ?? '',
+        [CallbackRequestHeaders.policyVersion]: String(letter.policyVersion),
+        [CallbackRequestHeaders.replayCount]: String(replay.replayCount),
+        [ReplayHeaders.replayId]: replay.replayId,
+        [ReplayHeaders.replayedFrom]: `${this.source} ${coordinatesOf(letter)}`,
+      },
+    };
+  }
+
+  async details(letter: DeadLetter, record: DlqRecord, partner: Partner | undefined): Promise<LetterDetails> {
+    const h = record.headers;
+    const time = (name: string) => {
+      const at = headerCount(h, name);
+      return at === null ? null : new Date(at).toISOString();
+    };
+    const request = await this.request(record);
+    const endpoint = partner?.callback_endpoints.find((e) => e.endpoint_id === letter.endpointId);
+    const body =
+      typeof request === 'string'
+        ? { endpoint: letter.endpointId ?? '?', url: null, body: null, note: `the record cannot be decoded: ${request}` }
+        : {
+            endpoint: request.endpoint_id,
+            url: endpoint?.url ?? null,
+            body: request.body,
+            note: partnerNote(partner, request, endpoint),
+          };
+    return {
+      headers: describeHeaders(h),
+      history: {
+        attempts: letter.attempts,
+        first_failure_at: time(CallbackRetryHeaders.firstFailureAt),
+        last_failure_at: time(CallbackRetryHeaders.lastFailureAt),
+        last_error: headerText(h, CallbackRetryHeaders.lastError) ?? null,
+        first_read_at: `${headerText(h, CallbackRetryHeaders.originalTopic) ?? '?'} ${headerText(h, CallbackRetryHeaders.originalPartition) ?? '?'}:${headerText(h, CallbackRetryHeaders.originalOffset) ?? '?'}`,
+        replays_before: letter.replayCount,
+      },
+      bodies: [body],
+      outcomesOf:
+        letter.deliveryId && letter.policyNumber
+          ? { field: 'delivery_id', id: letter.deliveryId, policyNumber: letter.policyNumber }
+          : null,
+    };
+  }
+
+  /** The CallbackRequest in the record, or why it cannot be decoded (a registry that is down is thrown). */
+  private async request(record: DlqRecord): Promise<CallbackRequestValue | string> {
+    try {
+      if (!record.value) throw new AvroInvalidError('the record has no value');
+      return (await this.codecs.codec.decode(record.value, this.codecs.topicName(this.source))) as CallbackRequestValue;
+    } catch (error) {
+      if (error instanceof AvroInvalidError) return error.message;
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,74 @@
+/*
+ * A dead letter as `hookstream dlq` shows it, whichever topic it comes from: one view model that
+ * the filters, the replay plan and the output work on. Each dead-letter topic's adapter
+ * (callback-letters.ts, policy-status-letters.ts) decodes its records into it.
+ */
+
+/** A record as read from a dead-letter topic, before decoding. */
+export interface DlqRecord {
+  partition: number;
+  offset: string;
+  /** The record's Kafka timestamp (epoch ms): when it was dead-lettered. */
+  timestamp: number;
+  key: Buffer | null;
+  value: Buffer | null;
+  /** Every header, each value as the bytes written. */
+  headers: Record<string, Buffer>;
+}
+
+export interface DeadLetter {
+  /** Logical name of the topic it was read from: callback-dlq, policy-status-dlq. */
+  source: string;
+  partition: number;
+  offset: string;
+  deadLetteredAt: number;
+  /** Why the record (or the original event it carries) cannot be decoded; null when it can. */
+  undecodable: string | null;
+  /** Why a replay cannot re-queue it (undecodable, the original not carried); null when it can. */
+  unreplayable: string | null;
+  partnerId: string | null;
+  policyNumber: string | null;
+  policyStatus: string | null;
+  policyVersion: number | null;
+  eventId: string | null;
+  deliveryId: string | null;
+  endpointId: string | null;
+  /** Attempts made before it was dead-lettered (callbacks). */
+  attempts: number | null;
+  /** The partner's last HTTP answer, when the last failure was one. */
+  lastHttpStatus: number | null;
+  /** The failure class: HTTP_STATUS, TIMEOUT, UNKNOWN_PARTNER, DECODE_ERROR … */
+  errorClass: string | null;
+  /** Why it was dead-lettered, in words. */
+  reason: string | null;
+  /** Replays so far, as the record itself says (the header a replayed delivery carries). */
+  replayCount: number;
+  /** When the delivery was built or the event occurred (epoch ms). */
+  createdAt: number | null;
+}
+
+/** `partition:offset`, as the commands print and take them. */
+export function coordinatesOf(letter: Pick<DeadLetter, 'partition' | 'offset'>): string {
+  return `${letter.partition}:${letter.offset}`;
+}
+
+/**
+ * What identifies the delivery (or event) across its dead letters: a record replayed and
+ * dead-lettered again sits at new coordinates with the same identity.
+ */
+export function identityOf(letter: DeadLetter): string {
+  return letter.deliveryId ?? letter.eventId ?? coordinatesOf(letter);
+}
+
+/** A header's bytes as text, or undefined when absent. */
+export function headerText(headers: Record<string, Buffer>, name: string): string | undefined {
+  return headers[name]?.toString('utf8');
+}
+
+/** A header holding a whole number written as text (hookstream's own headers), or null. */
+export function headerCount(headers: Record<string, Buffer>, name: string): number | null {
+  const text = headerText(headers, name);
+  if (text === undefined) return null;
+  const n = Number(text);
+  return Number.isSafeInteger(n) && n >= 0 ? n : null;
+}

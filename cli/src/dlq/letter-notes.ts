@@ -1,0 +1,43 @@
+import { SpringDltHeaders, type CallbackEndpoint, type CallbackRequestValue, type Partner } from '@hookstream/shared';
+
+/** Spring's binary dead-letter headers and their widths: 4-byte partition, 8-byte offset and timestamp. */
+const BINARY_HEADERS: Record<string, 4 | 8> = {
+  [SpringDltHeaders.originalPartition]: 4,
+  [SpringDltHeaders.originalOffset]: 8,
+  [SpringDltHeaders.originalTimestamp]: 8,
+};
+
+/** Every header as text: Spring's binary ones as their numbers, the rest as UTF-8. */
+export function describeHeaders(headers: Record<string, Buffer>): Record<string, string> {
+  const described: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    const width = BINARY_HEADERS[name];
+    if (width === 4 && value.length === 4) described[name] = String(value.readInt32BE());
+    else if (width === 8 && value.length === 8) described[name] = value.readBigInt64BE().toString();
+    else described[name] = value.toString('utf8');
+  }
+  return described;
+}
+
+/**
+ * What a replay of this callback would meet at the sender now (deliver-callback.ts), in words: a
+ * partner, endpoint or auth that is missing or disabled dead-letters it again at once; otherwise
+ * it is sent as built, signed afresh, and any change to the partner since it was built is named.
+ */
+export function partnerNote(partner: Partner | undefined, request: CallbackRequestValue, endpoint: CallbackEndpoint | undefined): string {
+  const again = (errorClass: string, why: string) => `${why}: a replay would be dead-lettered again (${errorClass})`;
+  if (!partner) return again('UNKNOWN_PARTNER', `partner "${request.partner_id}" is not in partner-config`);
+  if (partner.status !== 'ACTIVE') return again('PARTNER_DISABLED', `partner "${partner.partner_id}" is disabled`);
+  if (!endpoint) return again('UNKNOWN_ENDPOINT', `partner "${partner.partner_id}" has no endpoint "${request.endpoint_id}" now`);
+  const auth = partner.outbound_auth;
+  if (!auth) return again('NO_OUTBOUND_AUTH', `partner "${partner.partner_id}" has no outbound auth`);
+  const notes = [`sent as built at ${new Date(request.created_at).toISOString()}, signed afresh with ${auth.method}`];
+  if (auth.method === 'MD5' && auth.placement === 'BODY_FIELD') notes.push(`which appends the digest as body field "${auth.target}"`);
+  if (partner.updated_at > request.created_at) {
+    notes.push(
+      `the partner changed after it was built (revision ${partner.revision}, ${new Date(partner.updated_at).toISOString()}): ` +
+        'a replay keeps the body mapping of then; to send with today’s, publish the policy event again (`hookstream policy publish`)',
+    );
+  }
+  return notes.join('; ');
+}
