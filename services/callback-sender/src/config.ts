@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { RETRY_TIER_COUNT, secretsKeysSetting, serviceSchemaWithPort } from '@hookstream/shared';
+import { RETRY_TIER_COUNT, consumerLagSetting, secretsKeysSetting, serviceSchemaWithPort } from '@hookstream/shared';
 import { parseSsrfAllowList } from './delivery/ssrf-guard';
 import { retryScheduleMs } from './domain/retry-schedule';
 
@@ -9,6 +9,7 @@ const positiveInt = z.coerce.number().int('must be a whole number').positive('mu
 export const configSchema = serviceSchemaWithPort(8092)
   .extend({
     ...secretsKeysSetting,
+    ...consumerLagSetting,
     /**
      * Delay of each retry tier in ms, comma-separated, one per tier (spec 8: up to 8 retries,
      * exponential backoff). Default 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, 6 h: about 10 h 42 min in all.

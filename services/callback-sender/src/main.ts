@@ -1,4 +1,6 @@
 import {
+  ConsumerLagMonitor,
+  DeadLetterDepth,
   RETRY_TIER_COUNT,
   SecretBox,
   TopicNames,
@@ -85,6 +87,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
     now: Date.now,
   };
   const groupId = `${config.TOPIC_PREFIX}${config.SENDER_CONSUMER_GROUP}`;
+  const retriesGroupId = `${groupId}-retries`;
   const consumerOf = (reads: 'requests' | 'retry-tiers') =>
     new CallbackConsumer({
       kafka: runtime.kafka,
@@ -92,7 +95,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
       logger: runtime.logger,
       metrics,
       // Two groups, so that the fetch loop of the requests does not carry the idle tiers (see CallbackConsumer).
-      groupId: reads === 'requests' ? groupId : `${groupId}-retries`,
+      groupId: reads === 'requests' ? groupId : retriesGroupId,
       session: groupSessionOf(config),
       reads,
       // A record in a tier waits seconds at least: a longer poll there costs it nothing noticeable.
@@ -124,6 +127,34 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
       },
     },
     () => consumers.every((c) => c.joined),
+  );
+  // What an SRE watches: both groups' lag, and the dead letters waiting for a person.
+  const { kafka, logger, codec } = runtime;
+  const retryTopics = Array.from({ length: config.CALLBACK_RETRY_DELAYS_MS.length }, (_, i) => topic(retryTopicName(i + 1)));
+  runtime.startMonitor(
+    'consumer-lag',
+    new ConsumerLagMonitor({
+      kafka,
+      logger,
+      groups: [
+        { groupId, topics: [topic(TopicNames.callbackRequests)] },
+        { groupId: retriesGroupId, topics: retryTopics },
+      ],
+      gauges: metrics.consumerLag,
+      intervalMs: config.CONSUMER_LAG_INTERVAL_MS,
+    }),
+  );
+  runtime.startMonitor(
+    'dlq-depth',
+    new DeadLetterDepth({
+      kafka,
+      codec,
+      logger,
+      deadLetters: { topic: topic(TopicNames.callbackDlq), logical: TopicNames.callbackDlq },
+      auditTopic: `${config.TOPIC_PREFIX}${TopicNames.dlqReplayAudit}`,
+      gauges: metrics.dlqDepth,
+      refreshMs: config.CONSUMER_LAG_INTERVAL_MS,
+    }),
   );
   const server = await runtime.listen();
   return { runtime, server };

@@ -1,7 +1,8 @@
-import { Counter, Gauge, Histogram, LATENCY_BUCKETS_SECONDS, type Registry } from '@hookstream/shared';
+import { Counter, Gauge, Histogram, LATENCY_BUCKETS_SECONDS, consumerLagGauges, deadLetterGauges, type Registry } from '@hookstream/shared';
 
 /** The callback-sender's metrics (partner ids are the only per-tenant label, bounded by onboarding). */
 export function createCallbackSenderMetrics(registry: Registry) {
+  let retryOverdueSeconds: () => ReadonlyMap<number, number> = () => new Map();
   return {
     attempts: new Counter({
       name: 'hookstream_callback_attempts_total',
@@ -58,6 +59,23 @@ export function createCallbackSenderMetrics(registry: Registry) {
       labelNames: ['partner', 'error_class'] as const,
       registers: [registry],
     }),
+    retryOverdue: new Gauge({
+      name: 'hookstream_callback_retry_overdue_seconds',
+      help: 'How long the earliest record held in a retry tier is past its due time; 0 when none is',
+      labelNames: ['tier'] as const,
+      registers: [registry],
+      collect() {
+        for (const [tier, seconds] of retryOverdueSeconds()) this.set({ tier: String(tier) }, seconds);
+      },
+    }),
+    /** Where the overdue gauge reads at each scrape, per tier (1-based): the retry tiers' consumer says. */
+    readRetryOverdueFrom(source: () => ReadonlyMap<number, number>): void {
+      retryOverdueSeconds = source;
+    },
+    /** Both groups' lag on callback-requests and the retry tiers, in records and seconds (set by ConsumerLagMonitor). */
+    consumerLag: consumerLagGauges(registry),
+    /** callback-dlq's dead letters, and those not replayed (set by DeadLetterDepth). */
+    dlqDepth: deadLetterGauges(registry),
   };
 }
 

@@ -44,11 +44,16 @@ export interface CallbackConsumerOptions {
  */
 export class CallbackConsumer {
   private readonly consumer: ConcurrentConsumer;
+  private readonly now: () => number;
+  /** The retry tiers' topics, in tier order. */
+  private readonly retryTopics: readonly string[];
 
   constructor(options: CallbackConsumerOptions) {
     const logger = options.logger.child({ module: 'callback-consumer', reads: options.reads });
     const now = options.now ?? Date.now;
+    this.now = now;
     const records = new CallbackRecords({ ...options, logger, now });
+    this.retryTopics = records.retryTopics;
     const tiers = options.reads === 'retry-tiers';
     this.consumer = new ConcurrentConsumer({
       kafka: options.kafka,
@@ -67,6 +72,7 @@ export class CallbackConsumer {
       onPausedPartitions: (count) => options.metrics.pausedPartitions.set(count),
       now,
     });
+    if (tiers) options.metrics.readRetryOverdueFrom(() => this.retryOverdueSeconds());
   }
 
   start(): Promise<void> {
@@ -76,6 +82,17 @@ export class CallbackConsumer {
   /** True while this replica is a member of its group with an assignment (false while it rejoins). */
   get joined(): boolean {
     return this.consumer.joined;
+  }
+
+  /**
+   * Per retry tier (1-based), how long its earliest record held until due is past its due time, in
+   * seconds; 0 when none is (every tier is listed). A held record is started the moment it is due
+   * unless its partition has no free slot, so a tier only falls behind when the sender cannot keep up.
+   */
+  retryOverdueSeconds(): Map<number, number> {
+    const dueTimes = this.consumer.heldDueTimes();
+    const now = this.now();
+    return new Map(this.retryTopics.map((topic, i) => [i + 1, Math.max(0, now - (dueTimes.get(topic) ?? now)) / 1000]));
   }
 
   /** No new records start; those in flight finish and are committed. */

@@ -120,6 +120,11 @@ export class ConcurrentConsumer {
     return this.member?.joined ?? false;
   }
 
+  /** Per delay topic, when its earliest record held in memory until due is due (epoch ms); topics holding none are absent. */
+  heldDueTimes(): Map<string, number> {
+    return this.held.earliestDue(this.partitions.values());
+  }
+
   /** Starts no new record; waits (bounded) for those in flight to be done and committed; leaves the group. */
   async stop(): Promise<void> {
     this.clearTimers();

@@ -69,6 +69,23 @@ export class HeldRecords {
     if (this.resumeTimers.delete(id)) this.consumer.onPausedPartitions?.(this.resumeTimers.size);
   }
 
+  /**
+   * Per delay topic, when the earliest record held in `progresses` is due (epoch ms); a topic
+   * holding none is absent. A partition's first held record is its earliest (due times follow
+   * offsets), and one already due but not started yet (waiting for a slot) is still held: how far
+   * `now` is past it is how late the topic is.
+   */
+  earliestDue(progresses: Iterable<PartitionProgress>): Map<string, number> {
+    const earliest = new Map<string, number>();
+    for (const progress of progresses) {
+      const first = progress.held[0];
+      if (first === undefined || !this.consumer.alive(progress)) continue;
+      const dueAt = this.consumer.dueAt(progress.topic, first);
+      earliest.set(progress.topic, Math.min(dueAt, earliest.get(progress.topic) ?? Infinity));
+    }
+    return earliest;
+  }
+
   /** Forgets every wait (a rebalance, or stopping). */
   clear(): void {
     if (this.resumeTimers.size === 0) return; // the count is already 0
