@@ -1,8 +1,9 @@
 import { z } from 'zod';
-import { serviceSchemaWithPort } from '@hookstream/shared';
+import { consumerLagSetting, serviceSchemaWithPort } from '@hookstream/shared';
 
 /** The policy-status-consumer's settings (all in .env.example with their defaults). */
 export const configSchema = serviceSchemaWithPort(8091).extend({
+  ...consumerLagSetting,
   /** Consumer group of the replicas; also the prefix of their transactional ids. Default hookstream-policy-status-consumer. */
   POLICY_CONSUMER_GROUP: z.string().min(1).default('hookstream-policy-status-consumer'),
   /**

@@ -1,4 +1,4 @@
-import { TopicNames, createServiceRuntime, groupSessionOf, runService } from '@hookstream/shared';
+import { ConsumerLagMonitor, DeadLetterDepth, TopicNames, createServiceRuntime, groupSessionOf, runService } from '@hookstream/shared';
 import { configSchema } from './config';
 import { PolicyStatusProcessor } from './kafka/policy-status-processor';
 import { createPolicyStatusMetrics } from './metrics';
@@ -18,23 +18,49 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
   });
   const { config } = runtime;
   const topic = (name: string) => runtime.topics.get(name)!.topic;
+  const metrics = createPolicyStatusMetrics(runtime.metrics);
+  // A topic prefix (several deployments on one cluster) separates groups and transactional ids too.
+  const groupId = `${config.TOPIC_PREFIX}${config.POLICY_CONSUMER_GROUP}`;
   const processor = new PolicyStatusProcessor({
     kafka: runtime.kafka,
     codec: runtime.codec,
     partners: runtime.partners,
     logger: runtime.logger,
-    metrics: createPolicyStatusMetrics(runtime.metrics),
+    metrics,
     topics: {
       policyStatus: topic(TopicNames.policyStatus),
       callbackRequests: topic(TopicNames.callbackRequests),
       deadLetters: topic(TopicNames.policyStatusDlq),
     },
-    // A topic prefix (several deployments on one cluster) separates groups and transactional ids too.
-    groupId: `${config.TOPIC_PREFIX}${config.POLICY_CONSUMER_GROUP}`,
+    groupId,
     session: groupSessionOf(config),
     unknownPartnerGraceMs: config.UNKNOWN_PARTNER_GRACE_MS,
   });
   runtime.startInBackground('policy-status-processor', processor, () => processor.joined);
+  // What an SRE watches: the group's lag, and the dead letters waiting for a person.
+  const { kafka, logger, codec } = runtime;
+  runtime.startMonitor(
+    'consumer-lag',
+    new ConsumerLagMonitor({
+      kafka,
+      logger,
+      groups: [{ groupId, topics: [topic(TopicNames.policyStatus)] }],
+      gauges: metrics.consumerLag,
+      intervalMs: config.CONSUMER_LAG_INTERVAL_MS,
+    }),
+  );
+  runtime.startMonitor(
+    'dlq-depth',
+    new DeadLetterDepth({
+      kafka,
+      codec,
+      logger,
+      deadLetters: { topic: topic(TopicNames.policyStatusDlq), logical: TopicNames.policyStatusDlq },
+      auditTopic: `${config.TOPIC_PREFIX}${TopicNames.dlqReplayAudit}`,
+      gauges: metrics.dlqDepth,
+      refreshMs: config.CONSUMER_LAG_INTERVAL_MS,
+    }),
+  );
   const server = await runtime.listen();
   return { runtime, server, processor };
 }
