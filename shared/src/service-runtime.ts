@@ -129,8 +129,10 @@ export async function createServiceRuntime<S extends BaseSchema>(options: Servic
             await probe.connect();
             probeConnected = true;
           }
-          await probe.describeCluster();
-          return true;
+          // Every partition of the service's own topics led: a broker that answers may still be
+          // loading some logs after a restart, and writes to those partitions fail until it has.
+          const metadata = await probe.fetchTopicMetadata({ topics: [...topics.values()].map((t) => t.topic) });
+          return metadata.topics.every((t) => t.partitions.every((p) => p.partitionErrorCode === 0 && p.leader >= 0));
         } catch (error) {
           probeConnected = false;
           await probe.disconnect().catch(() => undefined);
