@@ -2,7 +2,17 @@
  * What the `hookstream dlq` integration tests share: running the CLI on a test's topic prefix,
  * reading its --json answers, and the end offsets that show whether anything was written.
  */
-import type { Kafka } from '@hookstream/shared';
+import { randomUUID } from 'node:crypto';
+import {
+  AvroCodec,
+  createLogger,
+  defaultSchemasDir,
+  IDEMPOTENT_PRODUCER,
+  TopicReader,
+  topicCatalogue,
+  type Kafka,
+} from '@hookstream/shared';
+import { testInfrastructure } from '../../test/helpers/infrastructure';
 import { runCli, type Finished } from '../../test/helpers/processes';
 
 /** Runs `hookstream dlq …` on `prefix`'s topics (the shared stack's broker and registry). */
@@ -63,4 +73,68 @@ export async function endOffsets(kafka: Kafka, topics: string[]): Promise<Record
   } finally {
     await admin.disconnect();
   }
+}
+
+/**
+ * Writes `count` callback dead letters of `partnerId` straight to `prefix`'s callback-dlq, as the
+ * sender writes them after a ninth failed attempt (for tests that need no services). Each is its
+ * own policy at version 1.
+ */
+export async function writeCallbackDeadLetters(kafka: Kafka, prefix: string, partnerId: string, count: number): Promise<void> {
+  const topic = topicCatalogue({ prefix }).find((t) => t.name === 'callback-dlq')!;
+  const codec = new AvroCodec(testInfrastructure().registryUrl, defaultSchemasDir());
+  await codec.registerTopics([topic]);
+  const messages = await Promise.all(
+    Array.from({ length: count }, async (_, i) => {
+      const request = {
+        delivery_id: randomUUID(),
+        event_id: randomUUID(),
+        partner_id: partnerId,
+        endpoint_id: 'ep-1',
+        policy_number: `POL-${partnerId}-${i}`,
+        policy_version: 1,
+        policy_status: 'POLICY_ACTIVE',
+        body: '{"policy_number":"POL"}',
+        created_at: Date.now(),
+      };
+      const headers = {
+        'hookstream-partner-id': partnerId,
+        'hookstream-endpoint-id': 'ep-1',
+        'hookstream-policy-version': '1',
+        'hookstream-delivery-id': request.delivery_id,
+        'hookstream-event-id': request.event_id,
+        'hookstream-attempts': '9',
+        'kafka_dlt-exception-fqcn': 'HTTP_STATUS',
+        'kafka_dlt-exception-message': '9 attempts failed; the last: HTTP 500',
+      };
+      return { key: request.policy_number, value: await codec.encode(topic.topic, request), headers };
+    }),
+  );
+  const producer = kafka.producer(IDEMPOTENT_PRODUCER);
+  await producer.connect();
+  try {
+    await producer.send({ topic: topic.topic, acks: -1, messages });
+  } finally {
+    await producer.disconnect();
+  }
+}
+
+/** The records replays re-queued on `topic` (read committed, whole): each one's replay run and Kafka timestamp. */
+export async function readRequeued(kafka: Kafka, topic: string): Promise<Array<{ replayId: string; timestamp: number }>> {
+  const requeued: Array<{ replayId: string; timestamp: number }> = [];
+  const reader = new TopicReader({
+    kafka,
+    logger: createLogger({ service: 'test', level: 'silent' }),
+    topic,
+    apply: (messages) => {
+      for (const m of messages) {
+        const replayId = m.headers?.['hookstream-replay-id']?.toString();
+        if (replayId !== undefined) requeued.push({ replayId, timestamp: Number(m.timestamp) });
+      }
+      return Promise.resolve();
+    },
+  });
+  await reader.start();
+  await reader.stop();
+  return requeued;
 }

@@ -5,11 +5,10 @@
  * second replay delivers nothing; --dry-run writes nothing; --rate is honoured; filters select
  * exactly what they say.
  */
-import { createLogger, TopicReader } from '@hookstream/shared';
 import { waitFor } from '../../test/helpers/infrastructure';
 import { policyEvent, readTopicUntil, type Receiver } from '../../test/helpers/outbound';
 import { OutboundFixture, retryTierDelays, uniquePartnerId } from '../../test/helpers/outbound-fixture';
-import { dlq, dlqJson, endOffsets, type ListedLetter, type Listing, type ReplayAnswer } from './dlq-cli';
+import { dlq, dlqJson, endOffsets, readRequeued, type ListedLetter, type Listing, type ReplayAnswer } from './dlq-cli';
 
 let outbound: OutboundFixture;
 /** While true, every test receiver answers 500. */
@@ -45,23 +44,6 @@ const listed = (filters: string[], count: number) =>
     `${count} dead letters for ${filters.join(' ')}`,
     90_000,
   );
-
-/** The Kafka timestamps of the records one replay run re-queued (its replay id header). */
-async function requeuedAt(requests: string, replayId: string): Promise<number[]> {
-  const times: number[] = [];
-  const reader = new TopicReader({
-    kafka: outbound.kafka,
-    logger: createLogger({ service: 'test', level: 'silent' }),
-    topic: requests,
-    apply: (messages) => {
-      for (const m of messages) if (m.headers?.['hookstream-replay-id']?.toString() === replayId) times.push(Number(m.timestamp));
-      return Promise.resolve();
-    },
-  });
-  await reader.start();
-  await reader.stop();
-  return times;
-}
 
 type Delivered = { delivery_id: string; outcome: string; attempt: number; partner_id: string };
 
@@ -150,7 +132,10 @@ test('when a replayed callback fails again, then its new dead letter carries the
   ]);
   expect(replay.counts.replayed).toBe(count);
   // When each re-queued record was written: its Kafka timestamp on callback-requests.
-  const at = (await requeuedAt(topic('callback-requests'), replay.replay_id!)).sort((x, y) => x - y);
+  const at = (await readRequeued(outbound.kafka, topic('callback-requests')))
+    .filter((r) => r.replayId === replay.replay_id)
+    .map((r) => r.timestamp)
+    .sort((x, y) => x - y);
   expect(at).toHaveLength(count);
   const spreadMs = at.at(-1)! - at[0]!;
   const idealMs = ((count - 1) / rate) * 1000; // 1,875 ms; unpaced, the same writes take well under 300 ms
