@@ -52,14 +52,6 @@ export function coordinatesOf(letter: Pick<DeadLetter, 'partition' | 'offset'>):
   return `${letter.partition}:${letter.offset}`;
 }
 
-/**
- * What identifies the delivery (or event) across its dead letters: a record replayed and
- * dead-lettered again sits at new coordinates with the same identity.
- */
-export function identityOf(letter: DeadLetter): string {
-  return letter.deliveryId ?? letter.eventId ?? coordinatesOf(letter);
-}
-
 /** A header's bytes as text, or undefined when absent. */
 export function headerText(headers: Record<string, Buffer>, name: string): string | undefined {
   return headers[name]?.toString('utf8');
