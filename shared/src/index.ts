@@ -31,6 +31,22 @@ export { createLogger, type Logger, routeProcessWarnings } from './logging';
 export { Counter, Gauge, Histogram, LATENCY_BUCKETS_SECONDS, Registry } from './metrics';
 export { sleep, sleepUnlessAborted, untilAborted, withTimeout } from './async';
 export { type RunningHttpServer, startHttpServer } from './http/server';
+
+// Outbound HTTP to partner-supplied URLs (callbacks, tokens, documents): the SSRF guard, and each partner's share of it.
+export {
+  createSsrfGuardedAgent,
+  isSsrfRefused,
+  parseSsrfAllowList,
+  type RefusedRangeName,
+  refusedRange,
+  type ResolveAllAddresses,
+  SSRF_REFUSED,
+  type SsrfGuardedAgentOptions,
+  type SsrfPolicy,
+  SsrfRefusedError,
+} from './http/ssrf-guard';
+export { ssrfAllowSetting } from './http/ssrf-allow-setting';
+export { PartnerLimiter, type PartnerLimiterOptions } from './isolation/partner-limiter';
 export { createServiceRuntime, runService } from './service-runtime';
 
 // A service run as a child process (the CLI's start, the benches, the tests), and a free port for it.

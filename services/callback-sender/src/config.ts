@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { RETRY_TIER_COUNT, consumerLagSetting, secretsKeysSetting, serviceSchemaWithPort } from '@hookstream/shared';
-import { parseSsrfAllowList } from './delivery/ssrf-guard';
+import { RETRY_TIER_COUNT, consumerLagSetting, secretsKeysSetting, serviceSchemaWithPort, ssrfAllowSetting } from '@hookstream/shared';
 import { retryScheduleMs } from './domain/retry-schedule';
 
 const positiveInt = z.coerce.number().int('must be a whole number').positive('must be greater than 0');
@@ -10,6 +9,8 @@ export const configSchema = serviceSchemaWithPort(8092)
   .extend({
     ...secretsKeysSetting,
     ...consumerLagSetting,
+    /** Address ranges callback and token URLs may resolve to despite the SSRF guard (shared's ssrfAllowSetting). Default none. */
+    ...ssrfAllowSetting,
     /**
      * Delay of each retry tier in ms, comma-separated, one per tier (spec 8: up to 8 retries,
      * exponential backoff). Default 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, 6 h: about 10 h 42 min in all.
@@ -64,22 +65,6 @@ export const configSchema = serviceSchemaWithPort(8092)
       .int()
       .min(0)
       .default(6 * 3600_000),
-    /**
-     * Address ranges callback and token URLs may resolve to although the SSRF guard refuses them
-     * (loopback, private, link-local, CGNAT, metadata, …): CIDRs, comma-separated. Default none.
-     * The local demo and the tests allow loopback: 127.0.0.0/8,::1/128.
-     */
-    SSRF_ALLOW: z
-      .string()
-      .default('')
-      .transform((value, ctx) => {
-        try {
-          return parseSsrfAllowList(value);
-        } catch (error) {
-          ctx.addIssue({ code: 'custom', message: (error as Error).message });
-          return z.NEVER;
-        }
-      }),
     /**
      * Records in flight per partition: attempting, or waiting for their partner's slot (records of
      * one policy always go one after another). It bounds memory; SENDER_PARTNER_CONCURRENCY bounds

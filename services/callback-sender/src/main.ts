@@ -1,6 +1,7 @@
 import {
   ConsumerLagMonitor,
   DeadLetterDepth,
+  PartnerLimiter,
   RETRY_TIER_COUNT,
   SecretBox,
   TopicNames,
@@ -16,7 +17,6 @@ import { deliverCallback } from './domain/deliver-callback';
 import { retryScheduleMs } from './domain/retry-schedule';
 import { sendCallback, type SendCallbackDeps } from './domain/send-callback';
 import { PartnerBreakers, type BreakerState } from './isolation/circuit-breaker';
-import { PartnerLimiter } from './isolation/partner-limiter';
 import { CallbackConsumer } from './kafka/callback-consumer';
 import { createCallbackSenderMetrics } from './metrics';
 import { LatestVersions } from './ordering/latest-versions';

@@ -1,10 +1,10 @@
 import dns, { type LookupAddress, type LookupAllOptions, type LookupOptions } from 'node:dns';
 import { BlockList, isIP, isIPv4, type LookupFunction } from 'node:net';
 import { Agent, buildConnector } from 'undici';
-import { ErrorCodes, HookstreamError } from '@hookstream/shared';
+import { ErrorCodes, HookstreamError } from '../errors';
 
 /**
- * Callback and token URLs are partner-supplied, so every outbound connection is checked against
+ * Callback, token and document URLs are partner-supplied, so every outbound connection is checked against
  * the address ranges a partner must not make us reach: our own host, the private network, cloud
  * metadata services. The check runs on the addresses a connection is actually made to, after DNS.
  */

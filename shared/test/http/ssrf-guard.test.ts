@@ -11,7 +11,7 @@ import {
   refusedRange,
   type ResolveAllAddresses,
   type SsrfPolicy,
-} from '../../src/delivery/ssrf-guard';
+} from '../../src/http/ssrf-guard';
 
 const NO_ALLOW: SsrfPolicy = { allow: [] };
 const ALLOW_LOOPBACK: SsrfPolicy = { allow: ['127.0.0.0/8'] };

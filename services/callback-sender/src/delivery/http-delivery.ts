@@ -1,6 +1,6 @@
 import { errors, request, type Dispatcher } from 'undici';
+import { createSsrfGuardedAgent, isSsrfRefused, type SsrfPolicy } from '@hookstream/shared';
 import type { SignedCallback } from '../signing';
-import { createSsrfGuardedAgent, isSsrfRefused, type SsrfPolicy } from './ssrf-guard';
 
 /** What one POST to a partner came to. Only a 200 is success (spec 4.1, 7.2). */
 export type AttemptResult =

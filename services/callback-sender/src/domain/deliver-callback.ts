@@ -1,7 +1,6 @@
-import { describeError, type CallbackRequestValue, type PartnerDirectory } from '@hookstream/shared';
+import { describeError, isSsrfRefused, type CallbackRequestValue, type PartnerDirectory } from '@hookstream/shared';
 import type { AttemptResult, CallbackHttpClient } from '../delivery/http-delivery';
 import type { PartnerSigners } from '../delivery/partner-signers';
-import { isSsrfRefused } from '../delivery/ssrf-guard';
 import { CallbackSigningError } from '../signing';
 
 /** A `callback-requests` record. */

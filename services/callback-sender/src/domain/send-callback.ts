@@ -3,9 +3,8 @@
  * slot → sign and deliver → disposition. Its adapters (latest versions, breakers, limiter, the
  * deliver function) are passed in; main.ts wires them.
  */
-import type { PartnerDirectory } from '@hookstream/shared';
+import type { PartnerDirectory, PartnerLimiter } from '@hookstream/shared';
 import type { CircuitBreaker, PartnerBreakers } from '../isolation/circuit-breaker';
-import type { PartnerLimiter } from '../isolation/partner-limiter';
 import type { LatestVersions } from '../ordering/latest-versions';
 import type { CallbackRequest, DeliveryOutcome } from './deliver-callback';
 import type { Disposition } from './disposition';
