@@ -45,6 +45,7 @@ describe.each(services)('the %s service', (service) => {
         return response.status === 200 ? ((await response.json()) as { checks: Record<string, { ok: boolean }> }) : undefined;
       }, 'readiness');
       expect(ready.checks).toEqual({
+        draining: { ok: true },
         kafka: { ok: true },
         'schema-registry': { ok: true },
         'partner-config': { ok: true },

@@ -16,6 +16,7 @@ import { AvroCodec } from './avro/registry-codec';
 import { defaultSchemasDir } from './avro/schema-files';
 import { loadConfig, type serviceSchemaWithPort } from './config';
 import { checkReadiness, createOpsRoutes, type ReadinessCheck } from './http/ops-routes';
+import { InFlightRequests } from './http/in-flight-requests';
 import { startHttpServer, type RunningHttpServer } from './http/server';
 import { BatchingProducer } from './kafka/batching-producer';
 import { createKafkaClient } from './kafka/client';
@@ -29,6 +30,16 @@ import { createLogger, routeProcessWarnings } from './logging';
 import { createMetricsRegistry, serviceReadyGauge } from './metrics';
 
 type BaseSchema = ReturnType<typeof serviceSchemaWithPort>;
+
+/** A part of a service started in the background (a consumer, a state reader, a monitor). */
+export interface BackgroundComponent {
+  start: () => Promise<void>;
+  /**
+   * Stops it on shutdown: nothing new is started; what is in flight finishes, or once `handBack` is
+   * aborted is handed back (left uncommitted for the next owner); what is done is committed.
+   */
+  stop: (handBack?: AbortSignal) => Promise<void>;
+}
 
 export interface ServiceRuntimeOptions<S extends BaseSchema> {
   /** The service's name: logs, metrics, client ids. */
@@ -71,7 +82,7 @@ export interface ServiceRuntime<C> {
    */
   startInBackground: (
     name: string,
-    component: { start: () => Promise<void>; stop: () => Promise<void> },
+    component: BackgroundComponent,
     /** After it has started, whether it can still do its job now (e.g. its state is current); default always. */
     ready?: () => boolean,
   ) => void;
@@ -80,7 +91,7 @@ export interface ServiceRuntime<C> {
    * startInBackground does, retrying until it starts and stopping it on shutdown, but /readyz never
    * waits for it.
    */
-  startMonitor: (name: string, component: { start: () => Promise<void>; stop: () => Promise<void> }) => void;
+  startMonitor: (name: string, component: BackgroundComponent) => void;
   /** Starts the HTTP server (ops routes after the service's own, then the fallbacks) and wires SIGTERM/SIGINT. */
   listen: (fallbacks?: { notFound?: RequestHandler; onError?: ErrorRequestHandler }) => Promise<RunningHttpServer>;
 }
@@ -92,6 +103,9 @@ export async function createServiceRuntime<S extends BaseSchema>(options: Servic
   routeProcessWarnings((warning) => logger.warn({ warning: warning.name }, warning.message));
   const metrics = createMetricsRegistry({ service: options.service });
   const shutdown = new GracefulShutdown({ logger, timeoutMs: config.SHUTDOWN_TIMEOUT_MS });
+  // The order of a shutdown's steps is their phases' (lifecycle.ts): requests in flight, work, producers, connections, HTTP server.
+  const inFlight = new InFlightRequests(() => shutdown.draining);
+  shutdown.onStop('requests in flight', ({ handBack }) => inFlight.settled(handBack), 'requests');
 
   const kafka = createKafkaClient({
     brokers: config.KAFKA_BROKERS,
@@ -105,9 +119,9 @@ export async function createServiceRuntime<S extends BaseSchema>(options: Servic
   producer.on(producer.events.CONNECT, () => (producerConnected = true));
   producer.on(producer.events.DISCONNECT, () => (producerConnected = false));
   await producer.connect();
-  shutdown.onStop('kafka producer', () => producer.disconnect());
+  shutdown.onStop('kafka producer', () => producer.disconnect(), 'producers');
   const batchingProducer = new BatchingProducer(producer);
-  shutdown.onStop('pending produce', () => batchingProducer.flush());
+  shutdown.onStop('pending produce', () => batchingProducer.flush(), 'producers');
 
   const all = topicCatalogue({ prefix: config.TOPIC_PREFIX });
   const topics = new Map(all.filter((t) => options.topics.includes(t.name)).map((t) => [t.name, t]));
@@ -118,12 +132,28 @@ export async function createServiceRuntime<S extends BaseSchema>(options: Servic
   // the broker is gone, and /readyz must say so.
   const probe = kafka.admin({ retry: { retries: 0 } });
   let probeConnected = false;
-  shutdown.onStop('kafka readiness probe', () => probe.disconnect());
+  let probeClosed = false;
+  shutdown.onStop(
+    'kafka readiness probe',
+    async () => {
+      probeClosed = true;
+      await probe.disconnect();
+    },
+    'connections',
+  );
   const readiness: ReadinessCheck[] = [
+    {
+      // From the shutdown signal on: a load balancer stops sending work here while what is in flight finishes.
+      name: 'draining',
+      check: () => {
+        if (shutdown.draining) throw new Error('shutting down');
+      },
+    },
     {
       name: 'kafka',
       check: async () => {
         if (!producerConnected) return false;
+        if (probeClosed) throw new Error('closed: shutting down');
         try {
           if (!probeConnected) {
             await probe.connect();
@@ -167,6 +197,7 @@ export async function createServiceRuntime<S extends BaseSchema>(options: Servic
 
   const app = express();
   app.disable('x-powered-by');
+  app.use(inFlight.middleware);
 
   return {
     config,
@@ -196,7 +227,7 @@ export async function createServiceRuntime<S extends BaseSchema>(options: Servic
           }),
       );
       const server = await startHttpServer(app, { host: config.HTTP_HOST, port: config.HTTP_PORT });
-      shutdown.onStop('http server', server.close);
+      shutdown.onStop('http server', server.close, 'http');
       shutdown.handleSignals();
       logger.info({ url: server.url }, `${options.service} listening`);
       return server;
@@ -207,15 +238,15 @@ export async function createServiceRuntime<S extends BaseSchema>(options: Servic
 /** Starts `component`, retrying with backoff until it starts or shutdown begins. */
 function runInBackground(
   name: string,
-  component: { start: () => Promise<void>; stop: () => Promise<void> },
+  component: BackgroundComponent,
   logger: Logger,
   shutdown: GracefulShutdown,
   onStarted: () => void,
 ): void {
   let stopped = false;
-  shutdown.onStop(name, async () => {
+  shutdown.onStop(name, async ({ handBack }) => {
     stopped = true;
-    await component.stop();
+    await component.stop(handBack);
   });
   void (async () => {
     for (let attempt = 1; !stopped; attempt++) {

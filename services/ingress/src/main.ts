@@ -22,9 +22,9 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
 
   const claimsProducer = kafka.producer(IDEMPOTENT_PRODUCER);
   await claimsProducer.connect();
-  runtime.shutdown.onStop('claims producer', () => claimsProducer.disconnect());
+  runtime.shutdown.onStop('claims producer', () => claimsProducer.disconnect(), 'producers');
   const claims = new BatchingProducer(claimsProducer);
-  runtime.shutdown.onStop('pending claims', () => claims.flush());
+  runtime.shutdown.onStop('pending claims', () => claims.flush(), 'producers');
 
   const ledger = new IdempotencyLedger({
     kafka,
@@ -46,6 +46,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
     basePath: config.INGRESS_BASE_PATH,
     bodyLimitBytes: config.INGRESS_BODY_LIMIT_BYTES,
     writeTimeoutMs: config.INGRESS_WRITE_TIMEOUT_MS,
+    draining: () => runtime.shutdown.draining,
     partners: runtime.partners,
     metrics,
     logger,

@@ -70,10 +70,10 @@ export function ingressOpenApi(basePath: string): object {
             ]),
             '500': errorResponse('Unexpected server error; retry', [InboundErrorCodes.INTERNAL]),
             '503': {
-              ...errorResponse('Storage unavailable, or the same request_id still in flight; retry after Retry-After seconds', [
-                InboundErrorCodes.UNAVAILABLE,
-                InboundErrorCodes.IN_PROGRESS,
-              ]),
+              ...errorResponse(
+                'Storage unavailable, the service starting or shutting down, or the same request_id still in flight; retry after Retry-After seconds',
+                [InboundErrorCodes.UNAVAILABLE, InboundErrorCodes.IN_PROGRESS],
+              ),
               headers: { 'Retry-After': { schema: { type: 'integer' }, description: 'Seconds to wait before retrying' } },
             },
           },

@@ -14,6 +14,8 @@ export interface WebhookRoutesOptions {
   bodyLimitBytes: number;
   /** Longest a request may wait for its durable write before a 503. */
   writeTimeoutMs: number;
+  /** True once the process is shutting down: new webhooks are refused with 503 while those in flight finish. */
+  draining: () => boolean;
   partners: PartnerDirectory;
   accept: AcceptWebhookDeps;
   metrics: IngressMetrics;
@@ -91,6 +93,11 @@ export function createWebhookRoutes(options: WebhookRoutesOptions): {
 
   const authenticate: RequestHandler = (req, res, next) => {
     res.locals.started = process.hrtime.bigint();
+    if (options.draining()) {
+      // Another replica takes it: nothing of it was read or written here.
+      next(new InboundError(503, InboundErrorCodes.UNAVAILABLE, 'the service is shutting down; retry later', 1));
+      return;
+    }
     if (!options.partners.ready || !options.accept.ledger.loaded) {
       // Until partners and the request_id ledger are loaded, a valid key would look unknown
       // and a duplicate new: neither a 401 nor a 200 may be given yet.
