@@ -54,7 +54,8 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
     maxResponseBytes: config.SENDER_MAX_RESPONSE_BYTES,
     ssrf: { allow: config.SSRF_ALLOW },
   });
-  runtime.shutdown.onStop('http client', () => http.close());
+  // After the consumers and producers: a request still in flight then belongs to a record handed back.
+  runtime.shutdown.onStop('http client', () => http.close(), 'connections');
   const signers = new PartnerSigners(new SecretBox(config.HOOKSTREAM_SECRETS_KEYS), http.dispatcher, partners);
   const breakers = new PartnerBreakers(
     {
@@ -122,8 +123,8 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
         await versions.whenReady;
         await Promise.all(consumers.map((c) => c.start()));
       },
-      stop: async () => {
-        await Promise.all(consumers.map((c) => c.stop()));
+      stop: async (handBack) => {
+        await Promise.all(consumers.map((c) => c.stop(handBack)));
       },
     },
     () => consumers.every((c) => c.joined),

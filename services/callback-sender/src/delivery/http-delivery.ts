@@ -75,8 +75,13 @@ export class CallbackHttpClient {
     }
   }
 
+  /**
+   * Closes every connection at once, aborting requests still in flight: on shutdown, after the
+   * consumers have stopped, those belong to records handed back (uncommitted, delivered again by the
+   * next owner with the same delivery id), and waiting for them could outlast the shutdown timeout.
+   */
   async close(): Promise<void> {
-    await this.dispatcher.close();
+    await this.dispatcher.destroy();
   }
 
   /** Reads at most maxResponseBytes (undici's dump drops the connection beyond), discarding it. */

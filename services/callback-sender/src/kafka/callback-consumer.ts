@@ -95,8 +95,8 @@ export class CallbackConsumer {
     return new Map(this.retryTopics.map((topic, i) => [i + 1, Math.max(0, now - (dueTimes.get(topic) ?? now)) / 1000]));
   }
 
-  /** No new records start; those in flight finish and are committed. */
-  stop(): Promise<void> {
-    return this.consumer.stop();
+  /** No new records start; those in flight finish and are committed, or once `handBack` is aborted are left uncommitted for the next owner. */
+  stop(handBack?: AbortSignal): Promise<void> {
+    return this.consumer.stop(handBack);
   }
 }

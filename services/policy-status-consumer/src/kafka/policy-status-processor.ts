@@ -116,6 +116,11 @@ export class PolicyStatusProcessor {
     return this.member?.joined ?? false;
   }
 
+  /**
+   * Fetches nothing more; the batch in flight hands itself back if its transaction has not opened,
+   * else its transaction commits or aborts (kafkajs waits for it); then leaves the group and closes
+   * the transactional producers.
+   */
   async stop(): Promise<void> {
     await this.member?.consumer.disconnect();
     await this.transactions.disconnect();
@@ -127,6 +132,8 @@ export class PolicyStatusProcessor {
     const outputs: Output[] = [];
     const unknownPartners = new Set<string>();
     for (const message of batch.messages) {
+      // Stopping, or the partition moved: the batch goes back before its transaction opens, and is read again by the partition's owner.
+      if (!payload.isRunning() || payload.isStale()) return;
       outputs.push(...(await this.records!.of(batch.partition, message, unknownPartners)));
       // A backlog's batch takes a while: stay in the group (sent only once the heartbeat interval has passed).
       await payload.heartbeat();

@@ -17,7 +17,7 @@ import { PartitionProgress } from './partition-progress';
 const COMMIT_INTERVAL_MS = 100;
 /** How long a partition rests after what became of a record could not be written. */
 const FAILURE_BACKOFF_MS = 1000;
-/** How long stop() waits for the records in flight to be done and committed. */
+/** How long stop() waits for the records in flight to be done and committed when it is given no hand-back signal. */
 const DRAIN_TIMEOUT_MS = 10_000;
 
 /** One record read, and where from. */
@@ -93,6 +93,8 @@ export class ConcurrentConsumer {
   }
 
   async start(): Promise<void> {
+    // A start that failed is stopped before it is tried again (runInBackground): this one runs.
+    this.stopping = false;
     const { kafka, logger, groupId, session, topics, fetch } = this.options;
     this.member = await startManualCommitConsumer({
       ...{ kafka, logger, groupId, session, topics },
@@ -108,7 +110,8 @@ export class ConcurrentConsumer {
           // kafkajs keeps pauses across a rebalance, and the timers that would lift them are gone:
           // every partition is read again from its committed offset, and held again if not due.
           const paused = consumer.paused();
-          if (paused.length > 0) consumer.resume(paused);
+          // Stopping: everything stays paused (see stop()).
+          if (paused.length > 0 && !this.stopping) consumer.resume(paused);
         });
       },
     });
@@ -125,11 +128,18 @@ export class ConcurrentConsumer {
     return this.held.earliestDue(this.partitions.values());
   }
 
-  /** Starts no new record; waits (bounded) for those in flight to be done and committed; leaves the group. */
-  async stop(): Promise<void> {
+  /**
+   * Starts no new record; waits for those in flight to be done, until `handBack` is aborted (by
+   * default for DRAIN_TIMEOUT_MS); commits what is done and leaves the group. A record still in
+   * flight then stays uncommitted: its partition's next owner reads it again (at least once).
+   */
+  async stop(handBack: AbortSignal = AbortSignal.timeout(DRAIN_TIMEOUT_MS)): Promise<void> {
     this.clearTimers();
     this.stopping = true;
-    await this.drain(DRAIN_TIMEOUT_MS);
+    // Every partition, also those a rebalance assigns later: processBatch now starts nothing, and
+    // kafkajs would fetch the same records again and again.
+    this.consumer?.pause(this.options.topics.map((topic) => ({ topic })));
+    await this.drain(handBack);
     await this.consumer?.disconnect();
   }
 
@@ -210,10 +220,16 @@ export class ConcurrentConsumer {
    * partition again from it (later records may repeat).
    */
   private failed(progress: PartitionProgress, offset: bigint, error: unknown): void {
-    this.options.logger.warn(
-      { topic: progress.topic, partition: progress.partition, offset: String(offset), err: describeError(error) },
-      'record not recorded; reading again',
-    );
+    const where = { topic: progress.topic, partition: progress.partition, offset: String(offset), err: describeError(error) };
+    if (this.stopping) {
+      // Handed back: nothing more is committed for the partition; its next owner reads the record again.
+      this.options.logger.info(where, 'record not recorded while stopping; left to the next owner');
+      progress.rewound = true;
+      progress.pending.clear();
+      progress.wakeAll();
+      return;
+    }
+    this.options.logger.warn(where, 'record not recorded; reading again');
     if (progress.generation !== this.generation || progress.rewound) return;
     progress.rewound = true;
     const id = `${progress.topic}/${progress.partition}`;
@@ -274,12 +290,11 @@ export class ConcurrentConsumer {
     return progress;
   }
 
-  /** Waits (bounded) for what is in flight to be recorded and committed: on shutdown. */
-  private async drain(timeoutMs: number): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
+  /** Waits for what is in flight to be recorded (until `handBack` is aborted), then commits: on shutdown. */
+  private async drain(handBack: AbortSignal): Promise<void> {
     // Held records are not in flight: they stay uncommitted and are read again after a restart.
     const inFlight = () => [...this.partitions.values()].some((p) => p.pending.size > p.held.length);
-    while (inFlight() && Date.now() < deadline) await sleep(20);
+    while (inFlight() && !handBack.aborted) await sleep(20);
     await Promise.all([...this.partitions.values()].map((p) => (clearTimeout(p.commitTimer), this.commit(p))));
   }
 }
