@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { readAudit } from '../dlq/audit-reader';
+import type { DlqRecord } from '../dlq/dead-letter';
 import { readDeadLetters } from '../dlq/dead-letter-reader';
 import { DlqSession } from '../dlq/dlq-session';
 import { describeSelection } from '../dlq/selection';
@@ -70,30 +71,17 @@ export function dlqCommand(): Command {
     ),
   )
     .option('--raw', 'key, value and headers as base64, exactly as stored, for records that cannot be decoded too')
+    .option('--json', 'one JSON array instead of JSON lines')
     .action(async (flags: FilterFlags & { raw?: boolean }) => {
       const selection = selectionFromFlags(flags);
       const session = await DlqSession.open(topicFlag(flags.topic));
       const { selected } = await readDeadLetters(session, selection, { keepRecords: true });
       const topic = session.topicName(session.letters.source);
-      for (const { letter, record } of selected) {
-        if (!flags.raw) {
-          printLine(JSON.stringify(letterJson(letter)));
-          continue;
-        }
-        const base64 = (bytes: Buffer | null | undefined) => (bytes ? bytes.toString('base64') : null);
-        printLine(
-          JSON.stringify({
-            topic,
-            partition: record!.partition,
-            offset: record!.offset,
-            timestamp: new Date(record!.timestamp).toISOString(),
-            key: base64(record!.key),
-            value: base64(record!.value),
-            headers: Object.fromEntries(Object.entries(record!.headers).map(([name, value]) => [name, base64(value)])),
-            undecodable: letter.undecodable,
-          }),
-        );
-      }
+      const exported = selected.map(({ letter, record }) =>
+        flags.raw ? rawRecordJson(topic, record!, letter.undecodable) : letterJson(letter),
+      );
+      if (flags.json) printJson(exported);
+      else for (const line of exported) printLine(JSON.stringify(line));
       process.stderr.write(`hookstream: exported ${selected.length} dead letters from ${topic}\n`);
     });
 
@@ -101,4 +89,19 @@ export function dlqCommand(): Command {
   dlq.addCommand(refuseUsageErrors(replayCommand()));
   dlq.addCommand(refuseUsageErrors(auditCommand()));
   return dlq;
+}
+
+/** A record exactly as stored: key, value and every header value in base64. */
+function rawRecordJson(topic: string, record: DlqRecord, undecodable: string | null): Record<string, unknown> {
+  const base64 = (bytes: Buffer | null) => (bytes ? bytes.toString('base64') : null);
+  return {
+    topic,
+    partition: record.partition,
+    offset: record.offset,
+    timestamp: new Date(record.timestamp).toISOString(),
+    key: base64(record.key),
+    value: base64(record.value),
+    headers: Object.fromEntries(Object.entries(record.headers).map(([name, value]) => [name, base64(value)])),
+    undecodable,
+  };
 }
