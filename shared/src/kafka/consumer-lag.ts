@@ -78,10 +78,13 @@ export interface PartitionLagReport extends PartitionLag {
 export interface ConsumerLagMonitorOptions {
   kafka: Kafka;
   logger: Logger;
+  /** The service's own groups and what each reads: every partition of those topics is reported. */
   groups: readonly GroupTopics[];
+  /** Where the figures go (consumerLagGauges of the service's registry). */
   gauges: ConsumerLagGauges;
-  /** How often lag is measured, in ms. */
+  /** How often lag is measured, in ms (CONSUMER_LAG_INTERVAL_MS). */
   intervalMs: number;
+  /** The clock the records' ages are measured with. Default Date.now. */
   now?: () => number;
 }
 
