@@ -12,7 +12,7 @@ export function createIngressMetrics(registry: Registry, ledgerSize: () => numbe
     duration: new Histogram({
       name: 'hookstream_ingress_request_duration_seconds',
       help: 'Time from request start to response',
-      labelNames: ['status_code'] as const,
+      labelNames: ['partner', 'status_code'] as const,
       buckets: LATENCY_BUCKETS_SECONDS,
       registers: [registry],
     }),

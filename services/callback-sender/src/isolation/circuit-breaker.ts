@@ -160,6 +160,8 @@ export class PartnerBreakers {
     if (!breaker) {
       breaker = new CircuitBreaker(this.#options, (state) => this.#onStateChange?.(partnerId, state));
       this.#breakers.set(partnerId, breaker);
+      // Reported from the start, so a partner's circuit has a series (0, closed) before it first changes.
+      this.#onStateChange?.(partnerId, breaker.state);
     }
     return breaker;
   }

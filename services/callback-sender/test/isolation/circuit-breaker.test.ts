@@ -239,6 +239,11 @@ describe('PartnerBreakers', () => {
         ['globex', 'closed'],
       ]),
     );
-    expect(changes).toEqual([['acme', 'open']]);
+    // Each circuit is reported closed when made (so its gauge exists from the start), then as it changes.
+    expect(changes).toEqual([
+      ['acme', 'closed'],
+      ['acme', 'open'],
+      ['globex', 'closed'],
+    ]);
   });
 });

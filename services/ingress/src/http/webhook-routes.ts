@@ -181,7 +181,8 @@ export function createWebhookRoutes(options: WebhookRoutesOptions): {
     const partner = (res.locals.partner as { partner_id?: string } | undefined)?.partner_id ?? 'unknown';
     options.metrics.requests.inc({ partner, status_code: String(status), error_code: errorCode ?? '' });
     const started = res.locals.started as bigint | undefined;
-    if (started) options.metrics.duration.observe({ status_code: String(status) }, Number(process.hrtime.bigint() - started) / 1e9);
+    if (started)
+      options.metrics.duration.observe({ partner, status_code: String(status) }, Number(process.hrtime.bigint() - started) / 1e9);
   };
 
   const notFound: RequestHandler = (_req, _res, next) => next(new InboundError(404, InboundErrorCodes.NOT_FOUND, 'no such resource'));
