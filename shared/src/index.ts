@@ -89,6 +89,7 @@ export { ConsumerLagMonitor, consumerLagGauges, type ConsumerLagGauges } from '.
 
 // Dead-letter topics: how many dead letters they hold, and how many no replay re-queued.
 export { DeadLetterDepth, deadLetterGauges, type DeadLetterGauges } from './dead-letters/dead-letter-depth';
+export { watchBacklog, type BacklogWatch } from './monitoring/backlog-watch';
 
 // Avro records and the schema registry.
 export { defaultSchemasDir } from './avro/schema-files';

@@ -1,6 +1,4 @@
 import {
-  ConsumerLagMonitor,
-  DeadLetterDepth,
   PartnerLimiter,
   RETRY_TIER_COUNT,
   SecretBox,
@@ -9,6 +7,7 @@ import {
   groupSessionOf,
   retryTopicName,
   runService,
+  watchBacklog,
 } from '@hookstream/shared';
 import { configSchema } from './config';
 import { CallbackHttpClient } from './delivery/http-delivery';
@@ -130,33 +129,14 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
     () => consumers.every((c) => c.joined),
   );
   // What an SRE watches: both groups' lag, and the dead letters waiting for a person.
-  const { kafka, logger, codec } = runtime;
   const retryTopics = Array.from({ length: config.CALLBACK_RETRY_DELAYS_MS.length }, (_, i) => topic(retryTopicName(i + 1)));
-  runtime.startMonitor(
-    'consumer-lag',
-    new ConsumerLagMonitor({
-      kafka,
-      logger,
-      groups: [
-        { groupId, topics: [topic(TopicNames.callbackRequests)] },
-        { groupId: retriesGroupId, topics: retryTopics },
-      ],
-      gauges: metrics.consumerLag,
-      intervalMs: config.CONSUMER_LAG_INTERVAL_MS,
-    }),
-  );
-  runtime.startMonitor(
-    'dlq-depth',
-    new DeadLetterDepth({
-      kafka,
-      codec,
-      logger,
-      deadLetters: { topic: topic(TopicNames.callbackDlq), logical: TopicNames.callbackDlq },
-      auditTopic: `${config.TOPIC_PREFIX}${TopicNames.dlqReplayAudit}`,
-      gauges: metrics.dlqDepth,
-      refreshMs: config.CONSUMER_LAG_INTERVAL_MS,
-    }),
-  );
+  watchBacklog(runtime, {
+    groups: [
+      { groupId, topics: [topic(TopicNames.callbackRequests)] },
+      { groupId: retriesGroupId, topics: retryTopics },
+    ],
+    deadLetterTopic: TopicNames.callbackDlq,
+  });
   const server = await runtime.listen();
   return { runtime, server };
 }

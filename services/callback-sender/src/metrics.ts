@@ -1,4 +1,4 @@
-import { Counter, Gauge, Histogram, LATENCY_BUCKETS_SECONDS, consumerLagGauges, deadLetterGauges, type Registry } from '@hookstream/shared';
+import { Counter, Gauge, Histogram, LATENCY_BUCKETS_SECONDS, type Registry } from '@hookstream/shared';
 
 /** The callback-sender's metrics (partner ids are the only per-tenant label, bounded by onboarding). */
 export function createCallbackSenderMetrics(registry: Registry) {
@@ -72,10 +72,6 @@ export function createCallbackSenderMetrics(registry: Registry) {
     readRetryOverdueFrom(source: () => ReadonlyMap<number, number>): void {
       retryOverdueSeconds = source;
     },
-    /** Both groups' lag on callback-requests and the retry tiers, in records and seconds (set by ConsumerLagMonitor). */
-    consumerLag: consumerLagGauges(registry),
-    /** callback-dlq's dead letters, and those not replayed (set by DeadLetterDepth). */
-    dlqDepth: deadLetterGauges(registry),
   };
 }
 

@@ -1,4 +1,4 @@
-import { ConsumerLagMonitor, DeadLetterDepth, TopicNames, createServiceRuntime, groupSessionOf, runService } from '@hookstream/shared';
+import { TopicNames, createServiceRuntime, groupSessionOf, runService, watchBacklog } from '@hookstream/shared';
 import { configSchema } from './config';
 import { PolicyStatusProcessor } from './kafka/policy-status-processor';
 import { createPolicyStatusMetrics } from './metrics';
@@ -37,30 +37,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
     unknownPartnerGraceMs: config.UNKNOWN_PARTNER_GRACE_MS,
   });
   runtime.startInBackground('policy-status-processor', processor, () => processor.joined);
-  // What an SRE watches: the group's lag, and the dead letters waiting for a person.
-  const { kafka, logger, codec } = runtime;
-  runtime.startMonitor(
-    'consumer-lag',
-    new ConsumerLagMonitor({
-      kafka,
-      logger,
-      groups: [{ groupId, topics: [topic(TopicNames.policyStatus)] }],
-      gauges: metrics.consumerLag,
-      intervalMs: config.CONSUMER_LAG_INTERVAL_MS,
-    }),
-  );
-  runtime.startMonitor(
-    'dlq-depth',
-    new DeadLetterDepth({
-      kafka,
-      codec,
-      logger,
-      deadLetters: { topic: topic(TopicNames.policyStatusDlq), logical: TopicNames.policyStatusDlq },
-      auditTopic: `${config.TOPIC_PREFIX}${TopicNames.dlqReplayAudit}`,
-      gauges: metrics.dlqDepth,
-      refreshMs: config.CONSUMER_LAG_INTERVAL_MS,
-    }),
-  );
+  watchBacklog(runtime, { groups: [{ groupId, topics: [topic(TopicNames.policyStatus)] }], deadLetterTopic: TopicNames.policyStatusDlq });
   const server = await runtime.listen();
   return { runtime, server, processor };
 }

@@ -1,4 +1,4 @@
-import { Counter, Histogram, LATENCY_BUCKETS_SECONDS, consumerLagGauges, deadLetterGauges, type Registry } from '@hookstream/shared';
+import { Counter, Histogram, LATENCY_BUCKETS_SECONDS, type Registry } from '@hookstream/shared';
 
 /** The policy-status-consumer's metrics (partner ids are the only per-tenant label, bounded by onboarding). */
 export function createPolicyStatusMetrics(registry: Registry) {
@@ -27,10 +27,6 @@ export function createPolicyStatusMetrics(registry: Registry) {
       buckets: LATENCY_BUCKETS_SECONDS,
       registers: [registry],
     }),
-    /** The group's lag on policy-status, in records and seconds (set by ConsumerLagMonitor). */
-    consumerLag: consumerLagGauges(registry),
-    /** policy-status-dlq's dead letters, and those not replayed (set by DeadLetterDepth). */
-    dlqDepth: deadLetterGauges(registry),
   };
 }
 
