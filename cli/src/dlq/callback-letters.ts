@@ -9,7 +9,7 @@ import {
   type Message,
   type Partner,
 } from '@hookstream/shared';
-import { coordinatesOf, headerCount, headerText, type DeadLetter, type DlqRecord } from './dead-letter';
+import { coordinatesOf, headerCount, headerText, letterAt, undecodable, type DeadLetter, type DlqRecord } from './dead-letter';
 import { ReplayHeaders, type DeadLetterTopic, type LetterCodecs, type LetterDetails } from './dead-letter-topic';
 import { describeHeaders, partnerNote } from './letter-notes';
 
@@ -36,16 +36,9 @@ export class CallbackLetters implements DeadLetterTopic {
     const lastError = headerText(h, CallbackRetryHeaders.lastError) ?? null;
     const reason = headerText(h, SpringDltHeaders.exceptionMessage) ?? lastError;
     const letter: DeadLetter = {
-      source: this.source,
-      partition: record.partition,
-      offset: record.offset,
-      deadLetteredAt: record.timestamp,
-      undecodable: null,
-      unreplayable: null,
+      ...letterAt(this.source, record),
       // What the headers say, for a value that cannot be decoded; the value's own fields win below.
       partnerId: headerText(h, DeadLetterIdentityHeaders.partnerId) ?? null,
-      policyNumber: record.key?.toString('utf8') ?? null,
-      policyStatus: null,
       policyVersion: headerCount(h, CallbackRequestHeaders.policyVersion),
       eventId: headerText(h, DeadLetterIdentityHeaders.eventId) ?? null,
       deliveryId: headerText(h, DeadLetterIdentityHeaders.deliveryId) ?? null,
@@ -55,11 +48,10 @@ export class CallbackLetters implements DeadLetterTopic {
       errorClass: headerText(h, SpringDltHeaders.exceptionFqcn) ?? null,
       reason,
       replayCount: headerCount(h, CallbackRequestHeaders.replayCount) ?? 0,
-      createdAt: null,
     };
     const request = await this.request(record);
     if (typeof request === 'string') {
-      return { ...letter, undecodable: request, unreplayable: `it cannot be decoded (${request}): see \`hookstream dlq export --raw\`` };
+      return undecodable(letter, request);
     }
     return {
       ...letter,

@@ -47,6 +47,36 @@ export interface DeadLetter {
   createdAt: number | null;
 }
 
+/** A dead letter where it lies, before its value is read: nothing known of it yet. */
+export function letterAt(source: string, record: DlqRecord): DeadLetter {
+  return {
+    source,
+    partition: record.partition,
+    offset: record.offset,
+    deadLetteredAt: record.timestamp,
+    undecodable: null,
+    unreplayable: null,
+    partnerId: null,
+    policyNumber: record.key?.toString('utf8') ?? null,
+    policyStatus: null,
+    policyVersion: null,
+    eventId: null,
+    deliveryId: null,
+    endpointId: null,
+    attempts: null,
+    lastHttpStatus: null,
+    errorClass: null,
+    reason: null,
+    replayCount: 0,
+    createdAt: null,
+  };
+}
+
+/** The same dead letter, marked as one whose value cannot be decoded (so it cannot be replayed either). */
+export function undecodable(letter: DeadLetter, why: string): DeadLetter {
+  return { ...letter, undecodable: why, unreplayable: `it cannot be decoded (${why}): see \`hookstream dlq export --raw\`` };
+}
+
 /** `partition:offset`, as the commands print and take them. */
 export function coordinatesOf(letter: Pick<DeadLetter, 'partition' | 'offset'>): string {
   return `${letter.partition}:${letter.offset}`;

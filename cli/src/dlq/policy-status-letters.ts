@@ -8,7 +8,7 @@ import {
   type Partner,
   type PolicyStatusEventValue,
 } from '@hookstream/shared';
-import { coordinatesOf, type DeadLetter, type DlqRecord } from './dead-letter';
+import { coordinatesOf, letterAt, undecodable, type DeadLetter, type DlqRecord } from './dead-letter';
 import { ReplayHeaders, type DeadLetterTopic, type LetterCodecs, type LetterDetails } from './dead-letter-topic';
 import { describeHeaders } from './letter-notes';
 
@@ -44,34 +44,10 @@ export class PolicyStatusLetters implements DeadLetterTopic {
   constructor(private readonly codecs: LetterCodecs) {}
 
   async decode(record: DlqRecord): Promise<DeadLetter> {
-    const letter: DeadLetter = {
-      source: this.source,
-      partition: record.partition,
-      offset: record.offset,
-      deadLetteredAt: record.timestamp,
-      undecodable: null,
-      unreplayable: null,
-      partnerId: null,
-      policyNumber: record.key?.toString('utf8') ?? null,
-      policyStatus: null,
-      policyVersion: null,
-      eventId: null,
-      deliveryId: null,
-      endpointId: null,
-      attempts: null,
-      lastHttpStatus: null,
-      errorClass: null,
-      reason: null,
-      replayCount: 0,
-      createdAt: null,
-    };
+    const letter = letterAt(this.source, record);
     const deadLetter = await this.decodeValue<PolicyStatusDeadLetterValue>(record.value, this.source);
     if (typeof deadLetter === 'string') {
-      return {
-        ...letter,
-        undecodable: deadLetter,
-        unreplayable: `it cannot be decoded (${deadLetter}): see \`hookstream dlq export --raw\``,
-      };
+      return undecodable(letter, deadLetter);
     }
     this.originals.set(record, deadLetter);
     const withReason: DeadLetter = {
