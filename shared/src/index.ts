@@ -82,13 +82,21 @@ export { type GroupMember, type GroupSession, groupSessionOf } from './kafka/con
 export { startManualCommitConsumer } from './kafka/manual-commit-consumer';
 export { ConcurrentConsumer, type ConsumedRecord } from './kafka/concurrent-consumer/index';
 export { TopicReader } from './kafka/topic-reader';
-export { RETRY_TIER_COUNT, retryTopicName, topicCatalogue, TopicNames } from './kafka/topics';
+export {
+  DOCUMENT_RETRY_TIER_COUNT,
+  documentRetryTopicName,
+  RETRY_TIER_COUNT,
+  retryTopicName,
+  topicCatalogue,
+  TopicNames,
+} from './kafka/topics';
 export { clusterReplicationFactor, ensureTopics } from './kafka/topic-admin';
 export { waitForKafkaReady } from './kafka/readiness';
 export { ConsumerLagMonitor, consumerLagGauges, type ConsumerLagGauges } from './kafka/consumer-lag';
 
 // Dead-letter topics: how many dead letters they hold, and how many no replay re-queued.
 export { DeadLetterDepth, deadLetterGauges, type DeadLetterGauges } from './dead-letters/dead-letter-depth';
+export { deadLetterHeaders } from './dead-letters/dead-letter-headers';
 export { watchBacklog, type BacklogWatch } from './monitoring/backlog-watch';
 
 // Avro records and the schema registry.
@@ -135,3 +143,6 @@ export { CallbackBodyError } from './policy/callback-body-error';
 export { CallbackRequestHeaders, type CallbackRequestValue } from './callbacks/callback-request';
 export { EmittedPolicyVersions } from './callbacks/emitted-versions';
 export { CallbackRetryHeaders, DeadLetterIdentityHeaders, SpringDltHeaders } from './callbacks/callback-headers';
+
+// Inbound documents: what the document-fetcher writes, keeps in its retry tiers and dead-letters.
+export { DocumentHeaders, type DocumentFetchRequestValue, type PartnerDocumentValue } from './documents/document-records';

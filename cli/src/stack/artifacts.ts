@@ -88,6 +88,11 @@ export async function ensureKafka(cacheDir: string, signal?: AbortSignal): Promi
   return { dir, cached };
 }
 
+/** Copies one Maven artifact (`group:id:version:type:classifier`) into `dir`. */
+export function mavenCopy(artifact: string, dir: string, signal?: AbortSignal): Promise<void> {
+  return maven(['dependency:copy', `-Dartifact=${artifact}`, `-DoutputDirectory=${dir}`], dir, signal);
+}
+
 /** The unpacked Apicurio Registry (quarkus-run.jar and its lib/) for the pinned version. */
 export async function ensureApicurio(cacheDir: string, signal?: AbortSignal): Promise<FetchedArtifact> {
   const dir = path.join(cacheDir, `apicurio-registry-${STACK_VERSIONS.apicurio}`);

@@ -4,6 +4,8 @@
 export { defaultCacheDir } from './artifacts';
 export { restartStackPart, type RestartPartOptions, type StackPart } from './heal';
 export { ensurePrometheus, type PrometheusBinaries } from './prometheus-artifact';
+export { ensureS3Proxy, type S3ProxyArtifact } from './s3proxy-artifact';
+export { requireJava, type JavaRuntime } from './java';
 export type { StackRunInfo, StackSettings } from './run-info';
 export { startStack, stopStack, type RunningStack, type StartStackOptions, type StoppedProcess } from './stack';
 export type { LocalSecrets } from './state-dir';

@@ -9,6 +9,8 @@ export const STACK_VERSIONS = {
   log4j: '2.24.3',
   /** 3.3.x serves the Confluent-compatible API and needs Java 21+. */
   apicurio: '3.3.3',
+  /** The S3 API the document store's tests run against (Java 17+). */
+  s3proxy: '4.1.0',
 } as const;
 
 /** Kafka 4 brokers need Java 17+; Apicurio 3.3 needs 21+. */

@@ -12,6 +12,7 @@ export const TopicNames = {
   partnerEvents: 'partner-events',
   ingressIdempotency: 'ingress-idempotency',
   partnerDocuments: 'partner-documents',
+  documentDlq: 'document-dlq',
   partnerConfig: 'partner-config',
   policyStatus: 'policy-status',
   policyStatusDlq: 'policy-status-dlq',
@@ -23,6 +24,15 @@ export const TopicNames = {
 
 /** Number of retry tiers of outbound callbacks (spec section 8: "up to 8"). */
 export const RETRY_TIER_COUNT = 8;
+
+/** Number of retry tiers of document retrievals (the document-fetcher's; docs/documents.md). */
+export const DOCUMENT_RETRY_TIER_COUNT = 4;
+
+/** Logical name of document retry tier `tier` (1-based). */
+export function documentRetryTopicName(tier: number): string {
+  if (!Number.isInteger(tier) || tier < 1 || tier > DOCUMENT_RETRY_TIER_COUNT) throw new RangeError(`no document retry tier ${tier}`);
+  return `document-retry-${tier}`;
+}
 
 /** Logical name of retry tier `tier` (1-based). */
 export function retryTopicName(tier: number): string {
@@ -97,9 +107,23 @@ export function topicCatalogue(settings: TopicCatalogueSettings = {}): ResolvedT
     {
       name: TopicNames.partnerDocuments,
       schemaFile: 'partner-document.avsc',
-      description: 'documents retrieved for inbound webhooks',
+      description: 'what became of each document of an inbound webhook (stored, or failed and why), keyed by document id',
       partitioning: 'data',
       config: deleteAfter(7 * DAY_MS),
+    },
+    ...Array.from({ length: DOCUMENT_RETRY_TIER_COUNT }, (_, i): TopicSpec => ({
+      name: documentRetryTopicName(i + 1),
+      schemaFile: 'document-fetch-request.avsc',
+      description: `document retrievals waiting for retry ${i + 1}`,
+      partitioning: 'data',
+      config: deleteAfter(7 * DAY_MS),
+    })),
+    {
+      name: TopicNames.documentDlq,
+      schemaFile: 'document-fetch-request.avsc',
+      description: 'document retrievals that failed every retry, with the reasons in headers',
+      partitioning: 'data',
+      config: deleteAfter(30 * DAY_MS),
     },
     {
       name: TopicNames.partnerConfig,

@@ -1,0 +1,159 @@
+/*
+ * Writes what became of one retrieval: its partner-documents record (and dead letter) once,
+ * through the DocumentRecorder's transactions; or the retrieval into its next retry tier. Counts
+ * each in the metrics.
+ */
+import {
+  DeadLetterIdentityHeaders,
+  DocumentHeaders,
+  deadLetterHeaders,
+  type AvroCodec,
+  type BatchingProducer,
+  type ConsumedRecord,
+  type IHeaders,
+  type Logger,
+} from '@hookstream/shared';
+import type { DocumentDisposition } from '../domain/disposition';
+import type { DocumentRequest } from '../domain/document-request';
+import type { RetrievalHistory } from '../domain/fetch-document';
+import type { DocumentFetcherMetrics } from '../metrics';
+import type { DocumentRecorder } from './document-recorder';
+import { partnerDocumentValue, type FinalOutcome } from './partner-document-value';
+import { RetryHeaders, headerText, retryHeaders, type Origin } from './retry-headers';
+
+/** Real topic names. */
+export interface DocumentTopics {
+  partnerEvents: string;
+  documents: string;
+  deadLetters: string;
+  /** Retry tier 1…n. */
+  retry: (tier: number) => string;
+  tiers: number;
+}
+
+export interface DispositionWriterOptions {
+  codec: AvroCodec;
+  logger: Logger;
+  metrics: DocumentFetcherMetrics;
+  topics: DocumentTopics;
+  recorder: DocumentRecorder;
+  /** Idempotent acks=all producer for the retry tiers and undecodable records. */
+  producer: BatchingProducer;
+  now: () => number;
+}
+
+export class DispositionWriter {
+  constructor(private readonly options: DispositionWriterOptions) {}
+
+  /** Resolves once what became of the retrieval is durably written. */
+  async write(
+    d: DocumentDisposition,
+    request: DocumentRequest,
+    history: RetrievalHistory,
+    origin: Origin,
+    record: ConsumedRecord,
+  ): Promise<void> {
+    const { metrics, logger } = this.options;
+    const partner = request.partner_id;
+    const log = { partnerId: partner, documentId: request.document_id, url: request.source_url };
+    switch (d.kind) {
+      case 'already-recorded':
+        metrics.alreadyRecorded.inc();
+        return;
+      case 'stored':
+        metrics.fetchSeconds.observe({ partner, outcome: 'stored' }, d.latencyMs / 1000);
+        if (await this.final(request, history, origin, { stored: d.document }, d.attempts)) {
+          metrics.fetched.inc({ partner });
+          metrics.bytes.inc({ partner }, d.document.sizeBytes);
+        }
+        return;
+      case 'failed':
+        metrics.fetchSeconds.observe({ partner, outcome: 'failed' }, d.latencyMs / 1000);
+        logger.info({ ...log, reason: d.failure.reason, detail: d.failure.detail }, 'document not retrieved; it cannot pass: recorded');
+        if (await this.final(request, history, origin, { failure: d.failure, afterRetries: false }, d.attempts)) {
+          metrics.failures.inc({ partner, reason: d.failure.reason, outcome: 'failed' });
+        }
+        return;
+      case 'dead-letter': {
+        metrics.fetchSeconds.observe({ partner, outcome: 'failed' }, d.latencyMs / 1000);
+        logger.warn({ ...log, reason: d.failure.reason, attempts: d.attempts }, 'document not retrieved after every retry: dead-lettered');
+        const outcome = { failure: d.failure, afterRetries: true };
+        if (await this.final(request, history, origin, outcome, d.attempts, record)) {
+          metrics.failures.inc({ partner, reason: d.failure.reason, outcome: 'dead_lettered' });
+        }
+        return;
+      }
+      case 'retry': {
+        metrics.fetchSeconds.observe({ partner, outcome: 'failed' }, d.latencyMs / 1000);
+        logger.info({ ...log, reason: d.failure.reason, attempt: d.attempts, tier: d.tier }, 'document not retrieved; retrying later');
+        const now = this.options.now();
+        const at = { attempts: d.attempts, dueAt: d.dueAt, now, lastError: d.failure.detail };
+        const headers = retryHeaders(origin, history, at, headerText(record.message.headers, RetryHeaders.firstFailureAt));
+        const topic = this.options.topics.retry(d.tier);
+        await this.options.producer.send({
+          topic,
+          key: request.document_id,
+          value: await this.options.codec.encode(topic, request),
+          headers,
+        });
+        metrics.failures.inc({ partner, reason: d.failure.reason, outcome: 'retried' });
+        return;
+      }
+    }
+  }
+
+  /** A record that cannot be decoded: to document-dlq as it is (hookstream dlq shows it as undecodable). */
+  async undecodable(record: ConsumedRecord, reason: string): Promise<void> {
+    const { message, topic, partition } = record;
+    this.options.metrics.failures.inc({ partner: 'unknown', reason: 'DECODE_ERROR', outcome: 'dead_lettered' });
+    const why = { errorClass: 'DECODE_ERROR', reason };
+    const headers = { ...message.headers, ...this.dlqHeaders({ topic, partition, offset: message.offset }, record, why) };
+    await this.options.producer.send({ topic: this.options.topics.deadLetters, key: message.key ?? null, value: message.value, headers });
+  }
+
+  /** The record (and after retries the dead letter), once: false when it was already recorded. */
+  private async final(
+    request: DocumentRequest,
+    history: RetrievalHistory,
+    origin: Origin,
+    outcome: FinalOutcome,
+    attempts: number,
+    deadLettered?: ConsumedRecord,
+  ): Promise<boolean> {
+    const { codec, topics, recorder, now } = this.options;
+    const value = partnerDocumentValue(request, outcome, { attempts, replay: history.replay, now: now() });
+    const replayHeader: IHeaders = history.replay > 0 ? { [DocumentHeaders.replayCount]: String(history.replay) } : {};
+    const messages = [
+      {
+        topic: topics.documents,
+        message: { key: request.document_id, value: await codec.encode(topics.documents, value), headers: replayHeader },
+      },
+    ];
+    if (deadLettered && 'failure' in outcome) {
+      const at = { attempts, dueAt: 0, now: value.fetched_at, lastError: outcome.failure.detail };
+      const first = headerText(deadLettered.message.headers, RetryHeaders.firstFailureAt);
+      const why = { errorClass: outcome.failure.reason, reason: value.error ?? outcome.failure.detail };
+      const headers: IHeaders = {
+        ...retryHeaders(origin, history, at, first),
+        [DeadLetterIdentityHeaders.partnerId]: request.partner_id,
+        ...this.dlqHeaders(origin, deadLettered, why),
+      };
+      delete headers[RetryHeaders.dueAt];
+      const dlqValue = await codec.encode(topics.deadLetters, request);
+      messages.push({ topic: topics.deadLetters, message: { key: request.document_id, value: dlqValue, headers } });
+    }
+    const written = await recorder.record(origin.partition, { documentId: request.document_id, replay: history.replay, messages });
+    if (!written) this.options.metrics.alreadyRecorded.inc();
+    return written;
+  }
+
+  private dlqHeaders(origin: Origin, record: ConsumedRecord, why: { errorClass: string; reason: string }): IHeaders {
+    return deadLetterHeaders({
+      originalTopic: origin.topic,
+      originalPartition: origin.partition,
+      originalOffset: BigInt(origin.offset),
+      originalTimestamp: BigInt(record.message.timestamp),
+      ...why,
+    });
+  }
+}

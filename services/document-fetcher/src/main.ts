@@ -1,0 +1,158 @@
+import {
+  ConsumerLagMonitor,
+  DOCUMENT_RETRY_TIER_COUNT,
+  DeadLetterDepth,
+  PartnerLimiter,
+  TopicNames,
+  createServiceRuntime,
+  documentRetryTopicName,
+  groupSessionOf,
+  runService,
+} from '@hookstream/shared';
+import { configSchema } from './config';
+import { fetchDocument, type FetchDocumentDeps } from './domain/fetch-document';
+import { retryScheduleMs } from './domain/retry-tiers';
+import { DocumentDownload } from './http/document-download';
+import { DispositionWriter, type DocumentTopics } from './kafka/disposition-writer';
+import { DocumentConsumer } from './kafka/document-consumer';
+import { DocumentRecorder } from './kafka/document-recorder';
+import { DocumentRecords } from './kafka/document-records';
+import { RecordedDocuments } from './kafka/recorded-documents';
+import { createDocumentFetcherMetrics } from './metrics';
+import { Spool } from './storage/spool';
+import { storageFromConfig } from './storage/storage-from-config';
+
+export { configSchema } from './config';
+
+/**
+ * Composition root of the document-fetcher: partner-events and its retry tiers in; each document
+ * of each webhook retrieved (contract 2.2) through the SSRF guard within its partner's share,
+ * stored content-addressed (a local directory or S3), and recorded once on partner-documents;
+ * failures that may pass retried through the tiers, then dead-lettered on document-dlq.
+ */
+export async function main(env: NodeJS.ProcessEnv = process.env) {
+  const tierTopics = Array.from({ length: DOCUMENT_RETRY_TIER_COUNT }, (_, i) => documentRetryTopicName(i + 1));
+  const runtime = await createServiceRuntime({
+    service: 'document-fetcher',
+    configSchema,
+    topics: [TopicNames.partnerEvents, TopicNames.partnerDocuments, TopicNames.documentDlq, ...tierTopics],
+    env,
+  });
+  const { config, kafka, logger, codec } = runtime;
+  const topic = (name: string) => runtime.topics.get(name)!.topic;
+  const metrics = createDocumentFetcherMetrics(runtime.metrics);
+  const topics: DocumentTopics = {
+    partnerEvents: topic(TopicNames.partnerEvents),
+    documents: topic(TopicNames.partnerDocuments),
+    deadLetters: topic(TopicNames.documentDlq),
+    retry: (tier) => topic(documentRetryTopicName(tier)),
+    tiers: DOCUMENT_RETRY_TIER_COUNT,
+  };
+
+  const storage = storageFromConfig(config);
+  const spool = new Spool(storage.spoolDir, logger);
+  const download = new DocumentDownload(
+    {
+      connectTimeoutMs: config.DOCUMENT_CONNECT_TIMEOUT_MS,
+      totalTimeoutMs: config.DOCUMENT_TIMEOUT_MS,
+      maxBytes: config.DOCUMENT_MAX_BYTES,
+      maxRedirects: config.DOCUMENT_MAX_REDIRECTS,
+      connectionsPerOrigin: config.FETCHER_PARTNER_CONCURRENCY,
+      ssrf: { allow: config.SSRF_ALLOW },
+    },
+    spool,
+  );
+  runtime.shutdown.onStop('document downloads', () => download.close(), 'connections');
+  runtime.shutdown.onStop('document storage', () => storage.close(), 'connections');
+  runtime.addReadinessCheck({ name: 'document-storage', check: () => storage.check().then(() => true) });
+
+  const groupId = `${config.TOPIC_PREFIX}${config.FETCHER_CONSUMER_GROUP}`;
+  const retriesGroupId = `${groupId}-retries`;
+  const recorded = new RecordedDocuments({
+    kafka,
+    logger,
+    topic: topics.documents,
+    // A record can be read again while its retries wait: twice the schedule, and at least a day.
+    windowMs: Math.max(2 * retryScheduleMs(config.DOCUMENT_RETRY_DELAYS_MS), 24 * 3600_000),
+  });
+  const recorder = new DocumentRecorder({ kafka, logger, recorded, transactionalIdPrefix: `${groupId}-documents` });
+  const limiter = new PartnerLimiter({ perPartner: config.FETCHER_PARTNER_CONCURRENCY });
+  const deps: FetchDocumentDeps = {
+    isRecorded: (documentId, replay) => recorded.has(documentId, replay),
+    limiter,
+    retrieve: (url) => download.retrieve(url),
+    store: (document) => storage.store(document),
+    retryDelaysMs: config.DOCUMENT_RETRY_DELAYS_MS,
+    now: Date.now,
+  };
+  const writer = new DispositionWriter({ codec, logger, metrics, topics, recorder, producer: runtime.batchingProducer, now: Date.now });
+  const records = new DocumentRecords({
+    codec,
+    logger,
+    metrics,
+    topics,
+    writer,
+    fetchDocument: (request, history) => fetchDocument(request, history, deps),
+    now: Date.now,
+  });
+  const consumerOf = (reads: 'partner-events' | 'retry-tiers') =>
+    new DocumentConsumer({
+      kafka,
+      logger,
+      metrics,
+      groupId: reads === 'partner-events' ? groupId : retriesGroupId,
+      session: groupSessionOf(config),
+      records,
+      partnerEvents: topics.partnerEvents,
+      partitionConcurrency: config.FETCHER_PARTITION_CONCURRENCY,
+      reads,
+    });
+  const consumers = [consumerOf('partner-events'), consumerOf('retry-tiers')];
+  // Retrievals need the store, the spool swept and the recorded documents loaded: start once all are.
+  runtime.startInBackground(
+    'document-consumer',
+    {
+      start: async () => {
+        await storage.check();
+        await spool.open(2 * config.DOCUMENT_TIMEOUT_MS);
+        await recorded.start();
+        await Promise.all(consumers.map((c) => c.start()));
+      },
+      stop: async () => {
+        await Promise.all(consumers.map((c) => c.stop()));
+        await recorder.stop();
+        await recorded.stop();
+      },
+    },
+    () => consumers.every((c) => c.joined) && recorded.isCurrent(30_000),
+  );
+  runtime.startMonitor(
+    'consumer-lag',
+    new ConsumerLagMonitor({
+      kafka,
+      logger,
+      groups: [
+        { groupId, topics: [topics.partnerEvents] },
+        { groupId: retriesGroupId, topics: tierTopics.map(topic) },
+      ],
+      gauges: metrics.consumerLag,
+      intervalMs: config.CONSUMER_LAG_INTERVAL_MS,
+    }),
+  );
+  runtime.startMonitor(
+    'dlq-depth',
+    new DeadLetterDepth({
+      kafka,
+      codec,
+      logger,
+      deadLetters: { topic: topics.deadLetters, logical: TopicNames.documentDlq },
+      auditTopic: `${config.TOPIC_PREFIX}${TopicNames.dlqReplayAudit}`,
+      gauges: metrics.dlqDepth,
+      refreshMs: config.CONSUMER_LAG_INTERVAL_MS,
+    }),
+  );
+  const server = await runtime.listen();
+  return { runtime, server };
+}
+
+if (require.main === module) runService('document-fetcher', () => main());
