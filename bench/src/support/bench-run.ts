@@ -58,3 +58,16 @@ export function envNumber(name: string, fallback: number, min = Number.MIN_VALUE
   console.error(`${name} must be a number ${min === Number.MIN_VALUE ? 'above 0' : `of at least ${min}`}, got ${JSON.stringify(raw)}`);
   process.exit(2);
 }
+
+/**
+ * A comma-separated list of numbers from the environment (`fallback` when unset or empty), each
+ * above 0. A bad entry ends the bench at once, as envNumber does, naming the variable.
+ */
+export function envNumberList(name: string, fallback: number[]): number[] {
+  const raw = process.env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const values = raw.split(',').map((entry) => entry.trim());
+  if (values.every((entry) => entry !== '' && Number.isFinite(Number(entry)) && Number(entry) > 0)) return values.map(Number);
+  console.error(`${name} must be a comma-separated list of numbers above 0, got ${JSON.stringify(raw)}`);
+  process.exit(2);
+}

@@ -86,12 +86,25 @@ export class CpuWindow {
     return now === undefined || start === undefined ? undefined : now - start;
   }
 
+  /** Seconds since the window began. */
+  elapsedSeconds(): number {
+    return (performance.now() - this.startedAt) / 1000;
+  }
+
+  /** The window's length and the CPU seconds of each named process over it, read at one moment. */
+  usage(): { seconds: number; cpuSeconds: Record<string, number | undefined> } {
+    return {
+      seconds: this.elapsedSeconds(),
+      cpuSeconds: Object.fromEntries(this.pids.map(([name]) => [name, this.cpuSecondsOf(name)])),
+    };
+  }
+
   /**
    * e.g. "consumer 45 %, sender 60 %, bench (publisher) 20 %; the rest of the machine (other work
    * on it) 60 % — of a core each; machine 185 % busy of 2 cores".
    */
   describe(): string {
-    const seconds = (performance.now() - this.startedAt) / 1000;
+    const seconds = this.elapsedSeconds();
     const percent = (cpu: number) => (cpu / seconds) * 100;
     let known = 0;
     const parts = this.pids.map(([name]) => {
