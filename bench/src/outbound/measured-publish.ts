@@ -16,6 +16,8 @@ export interface MeasuredPublish {
   report: PublishReport;
   atStart: StageHistograms;
   cpuFigures: string;
+  /** The window's length and each process's CPU seconds over it (consumer, sender, broker, …), read when the publishing ended. */
+  cpuUsage: ReturnType<CpuWindow['usage']>;
 }
 
 /**
@@ -56,9 +58,10 @@ export async function publishMeasured(
       void tracer?.collect();
     }
   });
-  const cpuFigures = cpu?.describe() ?? 'n/a';
-  if (!atStart) throw new Error(`the measured window (from ${window.fromMs} ms) never began`);
-  return { report, atStart: await atStart, cpuFigures };
+  if (!atStart || !cpu) throw new Error(`the measured window (from ${window.fromMs} ms) never began`);
+  const cpuUsage = cpu.usage();
+  const cpuFigures = cpu.describe();
+  return { report, atStart: await atStart, cpuFigures, cpuUsage };
 }
 
 /** Waits until `expected` callbacks of `label` have arrived, or none arrived for `stallMs`, checking the services. */
