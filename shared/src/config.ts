@@ -65,7 +65,11 @@ export const serviceSettingsSchema = kafkaSettingsSchema.extend({
   HTTP_HOST: z.string().trim().min(1).default('127.0.0.1'),
   /** Name of this replica in logs and client ids. Default: hostname-pid. */
   SERVICE_INSTANCE_ID: z.string().trim().min(1).optional(),
-  /** How long a graceful shutdown may take before the process exits anyway, in ms. Default 10000. */
+  /**
+   * How long a graceful shutdown (SIGTERM/SIGINT) may take before the process exits anyway (code 1),
+   * in ms. Work in flight gets 3/4 of it; what is not done by then is handed back (left uncommitted
+   * for the next owner), and the rest is for committing and closing. Default 10000.
+   */
   SHUTDOWN_TIMEOUT_MS: positiveInt.default(10000),
   /**
    * Consumer-group session in ms: a member that has not heartbeated for this long is declared dead
