@@ -1,5 +1,6 @@
-import type { EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
+import type { EachBatchPayload, Kafka } from 'kafkajs';
 import pino from 'pino';
+import { fakeBatch } from './fake-batch';
 import { ConcurrentConsumer, type ConsumedRecord } from '../../../src/kafka/concurrent-consumer';
 
 /** The header the delay topics of these tests carry their due time in (epoch ms). */
@@ -46,22 +47,7 @@ function consumerHandling(handle: (record: ConsumedRecord) => Promise<void>, par
 const keyOf = (record: ConsumedRecord) => String(record.message.key);
 
 function batchOf(count: number, topic = 'requests', headers: (i: number) => Record<string, string> = () => ({})): EachBatchPayload {
-  const messages: KafkaMessage[] = Array.from({ length: count }, (_, i) => ({
-    key: Buffer.from(`policy-${i}`),
-    value: Buffer.from(`record ${i}`),
-    offset: String(i),
-    timestamp: '0',
-    attributes: 0,
-    headers: headers(i),
-  }));
-  return {
-    batch: { topic, partition: 0, messages },
-    isRunning: () => true,
-    isStale: () => false,
-    resolveOffset: () => undefined,
-    heartbeat: () => Promise.resolve(),
-    pause: () => () => undefined,
-  } as unknown as EachBatchPayload;
+  return fakeBatch(count, { topic, headers });
 }
 
 test('a large batch does not hold the event loop: I/O waiting behind it runs before all its records have been handled', async () => {

@@ -1,5 +1,6 @@
-import type { EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
+import type { EachBatchPayload, Kafka } from 'kafkajs';
 import pino from 'pino';
+import { fakeBatch } from './fake-batch';
 import { ConcurrentConsumer, type ConsumedRecord } from '../../../src/kafka/concurrent-consumer';
 
 /** A record whose handling the test finishes (or fails) when it says. */
@@ -46,22 +47,7 @@ function stoppableConsumer() {
 }
 
 function batchOf(from: number, count: number): EachBatchPayload {
-  const messages: KafkaMessage[] = Array.from({ length: count }, (_, i) => ({
-    key: Buffer.from(`policy-${from + i}`),
-    value: Buffer.from('record'),
-    offset: String(from + i),
-    timestamp: '0',
-    attributes: 0,
-    headers: {},
-  }));
-  return {
-    batch: { topic: 'requests', partition: 0, messages },
-    isRunning: () => true,
-    isStale: () => false,
-    resolveOffset: () => undefined,
-    heartbeat: () => Promise.resolve(),
-    pause: () => () => undefined,
-  } as unknown as EachBatchPayload;
+  return fakeBatch(count, { from, value: () => 'record' });
 }
 
 test('when stopped, then it starts no new record, waits for those in flight, commits past them, and only then leaves the group', async () => {
