@@ -1,13 +1,12 @@
 import {
-  ConsumerLagMonitor,
   DOCUMENT_RETRY_TIER_COUNT,
-  DeadLetterDepth,
   PartnerLimiter,
   TopicNames,
   createServiceRuntime,
   documentRetryTopicName,
   groupSessionOf,
   runService,
+  watchBacklog,
 } from '@hookstream/shared';
 import { configSchema } from './config';
 import { fetchDocument, type FetchDocumentDeps } from './domain/fetch-document';
@@ -126,31 +125,14 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
     },
     () => consumers.every((c) => c.joined) && recorded.isCurrent(30_000),
   );
-  runtime.startMonitor(
-    'consumer-lag',
-    new ConsumerLagMonitor({
-      kafka,
-      logger,
-      groups: [
-        { groupId, topics: [topics.partnerEvents] },
-        { groupId: retriesGroupId, topics: tierTopics.map(topic) },
-      ],
-      gauges: metrics.consumerLag,
-      intervalMs: config.CONSUMER_LAG_INTERVAL_MS,
-    }),
-  );
-  runtime.startMonitor(
-    'dlq-depth',
-    new DeadLetterDepth({
-      kafka,
-      codec,
-      logger,
-      deadLetters: { topic: topics.deadLetters, logical: TopicNames.documentDlq },
-      auditTopic: `${config.TOPIC_PREFIX}${TopicNames.dlqReplayAudit}`,
-      gauges: metrics.dlqDepth,
-      refreshMs: config.CONSUMER_LAG_INTERVAL_MS,
-    }),
-  );
+  // What an SRE watches: both groups' lag, and the dead letters waiting for a person.
+  watchBacklog(runtime, {
+    groups: [
+      { groupId, topics: [topics.partnerEvents] },
+      { groupId: retriesGroupId, topics: tierTopics.map(topic) },
+    ],
+    deadLetterTopic: TopicNames.documentDlq,
+  });
   const server = await runtime.listen();
   return { runtime, server };
 }

@@ -1,6 +1,6 @@
-import { Counter, Gauge, Histogram, consumerLagGauges, deadLetterGauges, type Registry } from '@hookstream/shared';
+import { Counter, Gauge, Histogram, type Registry } from '@hookstream/shared';
 
-/** The document-fetcher's metrics (partner ids are the only per-tenant label, bounded by onboarding). */
+/** The document-fetcher's own metrics (partner ids are the only per-tenant label, bounded by onboarding); lag and DLQ gauges come from watchBacklog. */
 export function createDocumentFetcherMetrics(registry: Registry) {
   return {
     fetched: new Counter({
@@ -45,10 +45,6 @@ export function createDocumentFetcherMetrics(registry: Registry) {
       help: 'Document retry-tier partitions paused until their next record is due',
       registers: [registry],
     }),
-    /** Both groups' lag on partner-events and the retry tiers (set by ConsumerLagMonitor). */
-    consumerLag: consumerLagGauges(registry),
-    /** document-dlq's dead letters, and those not replayed (set by DeadLetterDepth). */
-    dlqDepth: deadLetterGauges(registry),
   };
 }
 

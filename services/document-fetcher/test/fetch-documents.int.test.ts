@@ -6,12 +6,12 @@ import { fileURLToPath } from 'node:url';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { AvroCodec, defaultSchemasDir, javaCompatiblePartitioner, type PartnerDocumentValue } from '@hookstream/shared';
 import { testInfrastructure, waitFor } from '../../../test/helpers/infrastructure';
-import { postWebhook, readPartnerEvents, webhook, type RunningIngress } from '../../../test/helpers/ingress';
+import { readPartnerEvents, webhook, type RunningIngress } from '../../../test/helpers/ingress';
 import type { ReadRecord, RunningService } from '../../../test/helpers/outbound';
 import { uniquePartnerId } from '../../../test/helpers/outbound-fixture';
 import { startS3Proxy, type RunningS3Proxy } from '../../../test/helpers/s3proxy';
 import { DocumentHost, bytes, documentBytes } from './support/document-host';
-import { DocumentsFixture, settledAt, sha256Of } from './support/documents-fixture';
+import { DocumentsFixture, metric, postAccepted, settledAt, sha256Of } from './support/documents-fixture';
 
 /** A webhook's two documents retrieved, stored and recorded, in each store; and recorded once when the webhook is read twice. */
 describe.each(['local', 's3'] as const)('with the %s store', (store) => {
@@ -60,7 +60,7 @@ describe.each(['local', 's3'] as const)('with the %s store', (store) => {
         { type: 'POLICY_CERTIFICATE', url: host.route('/two/certificate', bytes(certificate, 'image/png')) },
       ],
     });
-    expect((await postWebhook(ingress.webhookUrl, apiKey, body)).status).toBe(200);
+    await postAccepted(ingress.webhookUrl, apiKey, body);
 
     const records = ofTransaction(
       await fixture.readDocuments((r) => ofTransaction(r, body.transaction_number as string).length >= 2),
@@ -83,7 +83,7 @@ describe.each(['local', 's3'] as const)('with the %s store', (store) => {
   test('when the same partner event is on partner-events twice, then each of its documents is retrieved and recorded once', async () => {
     const document = documentBytes('twice', 2_000);
     const body = webhook({ documents: [{ type: 'CLAIM_DOCUMENTS', url: host.route('/twice.pdf', bytes(document)) }] });
-    expect((await postWebhook(ingress.webhookUrl, apiKey, body)).status).toBe(200);
+    await postAccepted(ingress.webhookUrl, apiKey, body);
     const transaction = body.transaction_number as string;
     await fixture.readDocuments((r) => ofTransaction(r, transaction).length >= 1);
 
@@ -97,18 +97,9 @@ describe.each(['local', 's3'] as const)('with the %s store', (store) => {
     await producer.send({ topic, messages: [{ key: transaction, value: await codec.encode(topic, event.value) }] });
     await producer.disconnect();
 
-    await waitFor(async () => (await metric(fetcher, 'hookstream_document_already_recorded_total')) >= 1, 'the duplicate to be read');
+    await waitFor(async () => (await metric(fetcher.url, 'hookstream_document_already_recorded_total')) >= 1, 'the duplicate to be read');
     const records = ofTransaction(await fixture.readDocuments(settledAt((r) => ofTransaction(r, transaction).length, 1)), transaction);
     expect(records).toHaveLength(1);
     expect(host.hitsOf('/twice.pdf')).toBe(1);
   });
 });
-
-/** A counter's value on a service's /metrics (summed over its series). */
-async function metric(service: RunningService, name: string): Promise<number> {
-  const text = await (await fetch(`${service.url}/metrics`)).text();
-  return text
-    .split('\n')
-    .filter((line) => line.startsWith(`${name} `) || line.startsWith(`${name}{`))
-    .reduce((sum, line) => sum + Number(line.split(' ').pop()), 0);
-}

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { PartnerDocumentValue } from '@hookstream/shared';
 import { TestFixture } from '../../../../test/helpers/fixture';
-import { testKafka } from '../../../../test/helpers/infrastructure';
+import { testKafka, waitFor } from '../../../../test/helpers/infrastructure';
+import { postWebhook } from '../../../../test/helpers/ingress';
 import { readTopicUntil, startService, type ReadRecord, type RunningService } from '../../../../test/helpers/outbound';
 import { REPO_ROOT } from '../../../../test/helpers/processes';
 
@@ -60,4 +61,21 @@ export function settledAt<T>(count: (records: T[]) => number, atLeast: number, q
     if (n !== last) [last, since] = [n, Date.now()];
     return n >= atLeast && Date.now() - since >= quietMs;
   };
+}
+
+/** A metric's value on a service's /metrics (its series summed). */
+export async function metric(serviceUrl: string, name: string): Promise<number> {
+  const text = await (await fetch(`${serviceUrl}/metrics`)).text();
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith(`${name} `) || line.startsWith(`${name}{`))
+    .reduce((sum, line) => sum + Number(line.split(' ').pop()), 0);
+}
+
+/** POSTs a webhook until it is accepted (200): a partner onboarded a moment ago is refused (401) until the ingress has read it. */
+export async function postAccepted(webhookUrl: string, apiKey: string, body: Record<string, unknown>): Promise<void> {
+  await waitFor(
+    async () => (await postWebhook(webhookUrl, apiKey, body)).status === 200,
+    `the webhook ${String(body.request_id)} to be accepted`,
+  );
 }
