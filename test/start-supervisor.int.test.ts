@@ -125,7 +125,7 @@ describe('hookstream start supervises', () => {
     await webhooks.stop();
     await events.stop();
     const services = childrenOf(run.child.pid!, '/dist/main.js');
-    expect(services).toHaveLength(3); // the restarted ones
+    expect(services).toHaveLength(4); // the restarted ones and the document-fetcher
     run.child.kill('SIGINT');
     expect(await run.exited).toBe(0);
     expect(run.output()).toMatch(/stopped\s*$/);

@@ -1,6 +1,6 @@
 /**
  * `hookstream start` (what `npm start` runs), against the test run's broker and registry: it
- * creates the topics, starts the three services and the demo partner, says where each listens
+ * creates the topics, starts the four services and the demo partner, says where each listens
  * once ready, and on Ctrl-C stops every process it started.
  */
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -42,10 +42,10 @@ describe('hookstream start', () => {
       const out = run.output();
       const ingress = /ingress \(partner webhooks\)\s+(http:\/\/\S+)\/api\/integration\/partner\/webhook/.exec(out)?.[1];
       const demo = /demo partner endpoint\s+(http:\/\/\S+)\/callbacks/.exec(out)?.[1];
-      const ops = [...out.matchAll(/(?:policy-status-consumer|callback-sender|ingress) ops\s+(http:\/\/\S+)\/metrics/g)].map((m) => m[1]!);
+      const ops = [...out.matchAll(/(?:policy-status-consumer|callback-sender|document-fetcher|ingress) ops\s+(http:\/\/\S+)\/metrics/g)].map((m) => m[1]!);
       expect(ingress).toBeDefined();
       expect(demo).toBeDefined();
-      expect(ops).toHaveLength(3);
+      expect(ops).toHaveLength(4);
       expect(out).toContain(`${prefix}partner-events`); // topics ensure ran with the prefix
       expect(out).toMatch(/demo partner "demo-partner": callbacks go to http:\/\/127\.0\.0\.1:\d+\/callbacks/);
       const demoKey = /its API key \(x-api-key for the ingress\), shown once: (hsk_[A-Za-z0-9_-]{43})/.exec(out)?.[1];
@@ -72,7 +72,7 @@ describe('hookstream start', () => {
       expect(run.output()).not.toContain('do-not-print-me');
 
       const servicePids = [...run.output().matchAll(/"instance":"[^"]*-(\d+)"/g)].map((m) => Number(m[1]));
-      expect(new Set(servicePids).size).toBe(3);
+      expect(new Set(servicePids).size).toBe(4);
 
       run.child.kill('SIGINT');
       expect(await run.exited).toBe(0);

@@ -22,6 +22,7 @@ const SERVICES: ServiceSpec[] = [
   { name: 'ingress', entry: 'services/ingress/dist/main.js', defaultPort: 8080 },
   { name: 'policy-status-consumer', entry: 'services/policy-status-consumer/dist/main.js', defaultPort: 8091 },
   { name: 'callback-sender', entry: 'services/callback-sender/dist/main.js', defaultPort: 8092 },
+  { name: 'document-fetcher', entry: 'services/document-fetcher/dist/main.js', defaultPort: 8093 },
 ];
 
 /** Lines of the supervisor: what crashed, how, and when it is back. */
@@ -83,7 +84,7 @@ function checkSharedSettings(env: NodeJS.ProcessEnv, logLevel: string): void {
 export function startCommand(): Command {
   return new Command('start')
     .description(
-      'run the whole system: local Kafka and registry, topics, the three services and a demo partner endpoint; Ctrl-C stops everything',
+      'run the whole system: local Kafka and registry, topics, the four services and a demo partner endpoint; Ctrl-C stops everything',
     )
     .option('--log-level <level>', 'LOG_LEVEL of the services', 'info')
     .addHelpText('after', PORTS_HELP)
@@ -106,7 +107,16 @@ export function startCommand(): Command {
         // The environment's own keys win over the local stack's.
         // The demo partner listens on loopback, which the sender's SSRF guard refuses unless allowed.
         const demoAllow = { SSRF_ALLOW: '127.0.0.0/8,::1/128' };
-        const env: NodeJS.ProcessEnv = { ...chosen.secrets, ...demoAllow, ...process.env, ...settings, LOG_LEVEL: opts.logLevel };
+        // The document-fetcher stores in a local directory beside the stack's state (docs/documents.md).
+        const documents = { DOCUMENT_STORAGE: 'local', DOCUMENT_STORAGE_DIR: path.join(path.dirname(defaultStateDir()), 'documents') };
+        const env: NodeJS.ProcessEnv = {
+          ...chosen.secrets,
+          ...demoAllow,
+          ...documents,
+          ...process.env,
+          ...settings,
+          LOG_LEVEL: opts.logLevel,
+        };
 
         printLine('creating topics and registering schemas');
         await ensureTopics(env, signal);
@@ -148,6 +158,7 @@ export function startCommand(): Command {
             ['ingress (partner webhooks)', `${services[0]?.url}/api/integration/partner/webhook`],
             ...services.map((s) => [`${s.spec.name} ops`, `${s.url}/metrics  /healthz  /readyz`]),
             ['demo partner endpoint', `${demo.url}/callbacks`],
+            ['documents stored in', env.DOCUMENT_STORAGE === 'local' ? (env.DOCUMENT_STORAGE_DIR ?? '') : `s3://${env.DOCUMENT_S3_BUCKET}`],
             ['Kafka', settings.KAFKA_BROKERS],
             ['schema registry', settings.SCHEMA_REGISTRY_URL],
           ]),
