@@ -42,7 +42,9 @@ describe('hookstream start', () => {
       const out = run.output();
       const ingress = /ingress \(partner webhooks\)\s+(http:\/\/\S+)\/api\/integration\/partner\/webhook/.exec(out)?.[1];
       const demo = /demo partner endpoint\s+(http:\/\/\S+)\/callbacks/.exec(out)?.[1];
-      const ops = [...out.matchAll(/(?:policy-status-consumer|callback-sender|document-fetcher|ingress) ops\s+(http:\/\/\S+)\/metrics/g)].map((m) => m[1]!);
+      const ops = [
+        ...out.matchAll(/(?:policy-status-consumer|callback-sender|document-fetcher|ingress) ops\s+(http:\/\/\S+)\/metrics/g),
+      ].map((m) => m[1]!);
       expect(ingress).toBeDefined();
       expect(demo).toBeDefined();
       expect(ops).toHaveLength(4);
