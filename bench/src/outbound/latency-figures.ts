@@ -77,7 +77,8 @@ export function describeTimeline(
   const fromAt = report.startedAt + stream.fromMs;
   const perBucket = new Map<number, { total: number[]; toCommitted: number[] }>();
   for (const { policyNumber, dueAt, arrivedAt } of arrivalsOf(receiver, stream.label)) {
-    const bucket = Math.floor((dueAt - fromAt) / bucketMs);
+    // Due times travel rounded to the µs, so the window's first event can read a hair before its start.
+    const bucket = Math.max(0, Math.floor((dueAt - fromAt) / bucketMs));
     const figures = perBucket.get(bucket) ?? { total: [], toCommitted: [] };
     figures.total.push(arrivedAt - dueAt);
     const committedAt = tracer?.arrivals.get(policyNumber);
