@@ -38,7 +38,7 @@ test.each([
   ['a missing --reason', ['replay', '--yes'], '--reason is required'],
   ['no --yes when not on a terminal', ['replay', '--reason', 'r'], '--yes is required when not on a terminal'],
   ['a malformed rate', ['replay', '--rate', 'fast', '--reason', 'r', '--yes'], '--rate: "fast"'],
-  ['an unknown topic', ['list', '--topic', 'documents'], '--topic: "documents" is not a dead-letter topic'],
+  ['an unknown topic', ['list', '--topic', 'invoices'], '--topic: "invoices" is not a dead-letter topic'],
   ['a bad HTTP status', ['list', '--last-status', '5xx'], '--last-status: "5xx"'],
   ['an unknown flag', ['replay', '--reason', 'r', '--yes', '--everything'], "unknown option '--everything'"],
 ])('when given %s, then it names the flag, exits 2 and writes nothing', async (_what, args, message) => {

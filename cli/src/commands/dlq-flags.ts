@@ -40,7 +40,7 @@ export function addFilterOptions(command: Command): Command {
 }
 
 export function addTopicOption(command: Command, fallback: DlqTopicChoice | undefined = 'callback'): Command {
-  const what = `dead-letter topic: ${DLQ_TOPIC_CHOICES.map((c) => `${c} (${c}-dlq)`).join(' or ')}`;
+  const what = `dead-letter topic: ${DLQ_TOPIC_CHOICES.map((c) => `${c} (${c === 'documents' ? 'document' : c}-dlq)`).join(' or ')}`;
   return fallback === undefined ? command.option('--topic <name>', what) : command.option('--topic <name>', what, fallback);
 }
 

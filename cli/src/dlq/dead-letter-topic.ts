@@ -2,7 +2,7 @@ import type { AvroCodec, Message, Partner } from '@hookstream/shared';
 import type { DeadLetter, DlqRecord } from './dead-letter';
 
 /** The --topic choices; each names one dead-letter topic with its adapter (dead-letter-topics.ts). */
-export type DlqTopicChoice = 'callback' | 'policy-status';
+export type DlqTopicChoice = 'callback' | 'policy-status' | 'documents';
 
 /** What an adapter needs: the codec (every schema it names registered) and real topic names. */
 export interface LetterCodecs {

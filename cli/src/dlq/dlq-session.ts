@@ -14,6 +14,7 @@ import {
 import { environmentWithStackEnv } from '../paths';
 import { CallbackLetters } from './callback-letters';
 import type { DeadLetterTopic, DlqTopicChoice, LetterCodecs } from './dead-letter-topic';
+import { DocumentLetters } from './document-letters';
 import { PolicyStatusLetters } from './policy-status-letters';
 
 /** Settings of `hookstream dlq`, from the environment (and .hookstream/stack.env). */
@@ -27,6 +28,7 @@ export type DlqSettings = z.infer<typeof dlqSettingsSchema>;
 const DEAD_LETTER_TOPICS: Record<DlqTopicChoice, (codecs: LetterCodecs) => DeadLetterTopic> = {
   callback: (codecs) => new CallbackLetters(codecs),
   'policy-status': (codecs) => new PolicyStatusLetters(codecs),
+  documents: (codecs) => new DocumentLetters(codecs),
 };
 
 export const DLQ_TOPIC_CHOICES = Object.keys(DEAD_LETTER_TOPICS) as DlqTopicChoice[];

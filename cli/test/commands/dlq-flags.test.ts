@@ -54,10 +54,11 @@ test('limitFlag takes a whole number of at least 1 and refuses anything else', (
   for (const bad of ['0', '-1', '1.5', 'ten']) expect(() => limitFlag(bad)).toThrow(/^--limit: /);
 });
 
-test('topicFlag takes callback (the default) and policy-status, and refuses any other', () => {
+test('topicFlag takes callback (the default), policy-status and documents, and refuses any other', () => {
   expect(topicFlag(undefined)).toBe('callback');
   expect(topicFlag('policy-status')).toBe('policy-status');
-  expect(() => topicFlag('documents')).toThrow(/^--topic: "documents" is not a dead-letter topic/);
+  expect(topicFlag('documents')).toBe('documents');
+  expect(() => topicFlag('callbacks')).toThrow(/^--topic: "callbacks" is not a dead-letter topic/);
 });
 
 describe('selectionFromFlags', () => {

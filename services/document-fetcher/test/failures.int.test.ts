@@ -2,6 +2,7 @@ import type { PartnerDocumentValue } from '@hookstream/shared';
 import { webhook, type RunningIngress } from '../../../test/helpers/ingress';
 import type { ReadRecord, RunningService } from '../../../test/helpers/outbound';
 import { uniquePartnerId } from '../../../test/helpers/outbound-fixture';
+import { runCli } from '../../../test/helpers/processes';
 import { DocumentHost, bytes, documentBytes, hang, slowDrip, status, type Route } from './support/document-host';
 import { DocumentsFixture, postAccepted, settledAt } from './support/documents-fixture';
 
@@ -103,6 +104,21 @@ test('when documents are oversize, hang, 404, 500 then 200, redirect to a privat
   expect(letters.map((l) => [l.value.document_type, l.headers?.['kafka_dlt-exception-fqcn']?.toString()]).sort()).toEqual([
     ['slow-drip', 'TIMEOUT'],
     ['timeout', 'TIMEOUT'],
+  ]);
+
+  // Once the host is back, replaying the dead letter retrieves the document again and records it once more, stored.
+  const timedOut = byType.get('timeout')!;
+  host.route('/timeout', bytes(documentBytes('back', 4_000)));
+  const replayed = await runCli(
+    ['dlq', 'replay', '--topic', 'documents', '--delivery-id', timedOut.document_id, '--reason', 'host back', '--yes'],
+    { env: { ...process.env, TOPIC_PREFIX: fixture.prefix } },
+  );
+  expect([replayed.code, replayed.stderr]).toEqual([0, '']);
+  const again = await fixture.readDocuments((r) => r.some((d) => d.key === timedOut.document_id && d.value.replay === 1));
+  const afterReplay = again.filter((d) => d.key === timedOut.document_id).map((d) => [d.value.replay, d.value.outcome, d.value.attempts]);
+  expect(afterReplay).toEqual([
+    [0, 'FAILED', 1 + TIERS],
+    [1, 'STORED', 1],
   ]);
   expect((await fetch(`${fetcher.url}/readyz`)).status).toBe(200);
   expect(fetcher.output()).not.toMatch(/"level":(50|60)/);
