@@ -117,8 +117,8 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
         await recorded.start();
         await Promise.all(consumers.map((c) => c.start()));
       },
-      stop: async () => {
-        await Promise.all(consumers.map((c) => c.stop()));
+      stop: async (handBack) => {
+        await Promise.all(consumers.map((c) => c.stop(handBack)));
         await recorder.stop();
         await recorded.stop();
       },

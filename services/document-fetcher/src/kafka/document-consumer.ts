@@ -55,8 +55,8 @@ export class DocumentConsumer {
     return this.consumer.joined;
   }
 
-  /** No new records start; those in flight finish and are committed. */
-  stop(): Promise<void> {
-    return this.consumer.stop();
+  /** No new records start; those in flight finish and are committed, or once `handBack` is aborted are left to the next owner. */
+  stop(handBack?: AbortSignal): Promise<void> {
+    return this.consumer.stop(handBack);
   }
 }
