@@ -22,8 +22,9 @@ describe('hookstream topics ensure', () => {
     expect(report.topics.every((t) => t.outcome === 'created' && Number.isInteger(t.schemaId) && t.subject === `${t.topic}-value`)).toBe(
       true,
     );
-    // The catalogue's topics (with the 8 retry tiers), the policy-status DLQ and the replay audit trail: 10 + 8.
-    expect(wanted).toHaveLength(18);
+    // The catalogue's topics (with the 8 callback retry tiers), the policy-status DLQ, the replay audit trail,
+    // and the document-fetcher's 4 retry tiers and DLQ: 10 + 8 + 5.
+    expect(wanted).toHaveLength(23);
 
     const admin = testKafka().admin();
     await admin.connect();
