@@ -1,11 +1,15 @@
 /**
  * The dashboard and the alert rules against a real Prometheus (Debian's package, from the project's
- * cache) scraping the three services on the shared stack. After traffic of every kind the panels
+ * cache) scraping the four services on the shared stack. After traffic of every kind the panels
  * show (webhooks, a replay, a conflict, refusals, policy events, callbacks that fail into the DLQ,
  * an event for an unknown partner), every PromQL expression of ops/grafana/dashboards/hookstream.json
  * and of ops/prometheus/rules/hookstream.rules.yml, read from the files, runs without error and has
  * data. A new panel or alert is checked without touching this test.
  */
+import { createServer, type Server } from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { defaultCacheDir, ensurePrometheus } from '@hookstream/cli/stack';
 import { waitFor } from './helpers/infrastructure';
 import { postWebhook, webhook } from './helpers/ingress';
@@ -30,6 +34,8 @@ const MAY_HAVE_NO_DATA: Record<string, string> = {};
 let outbound: OutboundFixture;
 let prometheus: RunningPrometheus;
 let partnerId: string;
+let documentHost: Server;
+const documentsDir = mkdtempSync(path.join(os.tmpdir(), 'hookstream-prometheus-documents-'));
 let trafficDoneAt = 0;
 const setupStarted = Date.now();
 
@@ -48,7 +54,19 @@ beforeAll(async () => {
     callback_endpoints: [{ url: `${receiver.url}/cb` }],
     outbound_auth: { method: 'API_KEY', api_key: 'k' },
   });
-  const [ingress, consumer, sender] = await Promise.all([outbound.startIngress(), outbound.startConsumer(), outbound.startSender()]);
+  // A document host: /ok.pdf is a document, anything else is not found (a failure recorded at once).
+  documentHost = createServer((request, response) => {
+    if (request.url === '/ok.pdf') response.writeHead(200, { 'content-type': 'application/pdf' }).end('%PDF-1.7 test');
+    else response.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => documentHost.listen(0, '127.0.0.1', resolve));
+  const documentsUrl = `http://127.0.0.1:${(documentHost.address() as { port: number }).port}`;
+  const [ingress, consumer, sender, fetcher] = await Promise.all([
+    outbound.startIngress(),
+    outbound.startConsumer(),
+    outbound.startSender(),
+    outbound.startFetcher({ DOCUMENT_STORAGE_DIR: documentsDir }),
+  ]);
   prometheus = await startPrometheus({
     executable: binaries.prometheus,
     ruleFiles: [RULES_FILE],
@@ -56,6 +74,7 @@ beforeAll(async () => {
       { service: 'ingress', url: ingress.url },
       { service: 'policy-status-consumer', url: consumer.url },
       { service: 'callback-sender', url: sender.url },
+      { service: 'document-fetcher', url: fetcher.url },
     ],
   });
 
@@ -68,6 +87,12 @@ beforeAll(async () => {
   expect((await postWebhook(ingress.webhookUrl, apiKey, { ...once, status: 'POLICY_CANCELLED' })).status).toBe(409);
   expect((await postWebhook(ingress.webhookUrl, `hsk_${'a'.repeat(43)}`, webhook())).status).toBe(401);
   expect((await postWebhook(ingress.webhookUrl, apiKey, { request_id: 'incomplete' })).status).toBe(400);
+  // Documents: one stored, one the host does not have.
+  const documents = [
+    { type: 'POLICY_CERTIFICATE', url: `${documentsUrl}/ok.pdf`, filename: 'ok.pdf' },
+    { type: 'CLAIM_DOCUMENT', url: `${documentsUrl}/missing.pdf`, filename: 'missing.pdf' },
+  ];
+  expect((await postWebhook(ingress.webhookUrl, apiKey, webhook({ documents }))).status).toBe(200);
 
   // Outbound: callbacks delivered, callbacks the partner fails until they are dead-lettered, and an
   // event for a partner nobody onboarded (policy-status-dlq).
@@ -80,6 +105,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await prometheus?.stop();
   await outbound?.close();
+  await new Promise((resolve) => documentHost?.close(resolve));
+  rmSync(documentsDir, { recursive: true, force: true });
 });
 
 test('when Prometheus scrapes the services, then every target is up and every alert rule is evaluated without error', async () => {
@@ -87,9 +114,9 @@ test('when Prometheus scrapes the services, then every target is up and every al
     const { activeTargets } = await prometheus.api<{
       activeTargets: Array<{ labels: { service: string }; health: string; lastError: string }>;
     }>('/api/v1/targets');
-    return activeTargets.length === 3 && activeTargets.every((t) => t.health === 'up') && activeTargets;
+    return activeTargets.length === 4 && activeTargets.every((t) => t.health === 'up') && activeTargets;
   }, 'every target to be scraped');
-  expect(targets.map((t) => t.labels.service).sort()).toEqual(['callback-sender', 'ingress', 'policy-status-consumer']);
+  expect(targets.map((t) => t.labels.service).sort()).toEqual(['callback-sender', 'document-fetcher', 'ingress', 'policy-status-consumer']);
 
   type RuleState = { name: string; health: string; lastError?: string };
   const rules = await waitFor(async () => {

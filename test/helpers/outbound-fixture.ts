@@ -2,6 +2,7 @@ import { testKafka, uniqueName } from './infrastructure';
 import { TestFixture } from './fixture';
 import {
   CALLBACK_SENDER_ENTRY,
+  DOCUMENT_FETCHER_ENTRY,
   POLICY_CONSUMER_ENTRY,
   PolicyEvents,
   startReceiver,
@@ -68,6 +69,11 @@ export class OutboundFixture extends TestFixture {
   /** Starts a callback-sender process (compiled code) and waits until it is ready. */
   startSender(): Promise<RunningService> {
     return this.track(startService(CALLBACK_SENDER_ENTRY, this.prefix, this.env));
+  }
+
+  /** Starts a document-fetcher process (compiled code) with `env` added and waits until it is ready. */
+  startFetcher(env: NodeJS.ProcessEnv = {}): Promise<RunningService> {
+    return this.track(startService(DOCUMENT_FETCHER_ENTRY, this.prefix, { ...this.env, ...env }));
   }
 
   /** A partner's callback endpoint on loopback answering with `answer` (see startReceiver). */

@@ -1,13 +1,15 @@
 import { createHash } from 'node:crypto';
-import path from 'node:path';
 import type { PartnerDocumentValue } from '@hookstream/shared';
 import { TestFixture } from '../../../../test/helpers/fixture';
 import { testKafka, waitFor } from '../../../../test/helpers/infrastructure';
 import { postWebhook } from '../../../../test/helpers/ingress';
-import { readTopicUntil, startService, type ReadRecord, type RunningService } from '../../../../test/helpers/outbound';
-import { REPO_ROOT } from '../../../../test/helpers/processes';
-
-export const DOCUMENT_FETCHER_ENTRY = path.join(REPO_ROOT, 'services', 'document-fetcher', 'dist', 'main.js');
+import {
+  DOCUMENT_FETCHER_ENTRY,
+  readTopicUntil,
+  startService,
+  type ReadRecord,
+  type RunningService,
+} from '../../../../test/helpers/outbound';
 
 /** The test document hosts listen on loopback, which the SSRF guard refuses unless allowed. */
 const ALLOW_LOOPBACK = { SSRF_ALLOW: '127.0.0.0/8' };
