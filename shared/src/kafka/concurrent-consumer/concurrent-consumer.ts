@@ -224,9 +224,7 @@ export class ConcurrentConsumer {
     if (this.stopping) {
       // Handed back: nothing more is committed for the partition; its next owner reads the record again.
       this.options.logger.info(where, 'record not recorded while stopping; left to the next owner');
-      progress.rewound = true;
-      progress.pending.clear();
-      progress.wakeAll();
+      progress.finish();
       return;
     }
     this.options.logger.warn(where, 'record not recorded; reading again');
@@ -237,8 +235,7 @@ export class ConcurrentConsumer {
     this.held.release(progress);
     // From the lowest record not yet durably done, not from the one that failed: a record below it
     // still in flight may fail afterwards, and this progress no longer answers for it.
-    let from = offset;
-    for (const pending of progress.pending) if (pending < from) from = pending;
+    const from = progress.lowestUndone(offset);
     this.consumer?.seek({ topic: progress.topic, partition: progress.partition, offset: String(from) });
     // A second before reading again, rather than a hot loop while Kafka or the registry is away.
     this.consumer?.pause(partition);
@@ -251,8 +248,7 @@ export class ConcurrentConsumer {
       }, FAILURE_BACKOFF_MS).unref(),
     );
     this.partitions.delete(id);
-    progress.pending.clear();
-    progress.wakeAll();
+    progress.finish();
   }
 
   /** Commits the partition's watermark at most every COMMIT_INTERVAL_MS. */
@@ -266,8 +262,7 @@ export class ConcurrentConsumer {
 
   private async commit(progress: PartitionProgress): Promise<void> {
     if (progress.generation !== this.generation || progress.rewound || !this.consumer) return;
-    let low = progress.highestStarted + 1n;
-    for (const offset of progress.pending) if (offset < low) low = offset;
+    const low = progress.lowestUndone();
     if (low <= progress.committed) return;
     progress.committed = low;
     await this.consumer

@@ -35,4 +35,18 @@ export class PartitionProgress {
   wakeAll(): void {
     for (const wake of this.waiters.splice(0)) wake();
   }
+
+  /** The lowest offset not yet durably done, at most `below`: where reading again must start, and what may be committed. */
+  lowestUndone(below = this.highestStarted + 1n): bigint {
+    let low = below;
+    for (const offset of this.pending) if (offset < low) low = offset;
+    return low;
+  }
+
+  /** This progress is over (its records are read again from an earlier offset, here or by another member): nothing waits on it. */
+  finish(): void {
+    this.rewound = true;
+    this.pending.clear();
+    this.wakeAll();
+  }
 }
