@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { describeError, freePort, ServiceChild, type ExitStatus } from '@hookstream/shared';
 
@@ -130,4 +130,28 @@ export function processesMentioning(needle: string): number[] {
  */
 export function isolatedStackEnv(envFile: string): NodeJS.ProcessEnv {
   return { ...process.env, HOOKSTREAM_STACK_ENV_FILE: envFile, HOOKSTREAM_PORTS: 'random', KAFKA_BROKERS: '', SCHEMA_REGISTRY_URL: '' };
+}
+
+/** A server a test runs beside the stack (Prometheus, S3Proxy): its output collected, stopped with its working folder. */
+export interface BackgroundServer {
+  child: ChildProcess;
+  /** Everything it printed so far, stdout and stderr. */
+  output: () => string;
+  exited: Promise<void>;
+  /** SIGTERM unless it has ended, then deletes `dir`. */
+  stop: () => Promise<void>;
+}
+
+export function startBackgroundServer(command: string, args: string[], dir: string): BackgroundServer {
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    await exited;
+    rmSync(dir, { recursive: true, force: true });
+  };
+  return { child, output: () => output, exited, stop };
 }

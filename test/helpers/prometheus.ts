@@ -1,10 +1,10 @@
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '@hookstream/shared';
 import { stringify } from 'yaml';
 import { waitFor } from './infrastructure';
+import { startBackgroundServer } from './processes';
 
 /** A service for Prometheus to scrape: its `service` label and its base URL (it serves /metrics). */
 export interface ScrapeTarget {
@@ -58,7 +58,7 @@ export async function startPrometheus(options: {
   writeFileSync(path.join(dir, 'prometheus.yml'), stringify(config));
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const child = spawn(
+  const { child, output, stop } = startBackgroundServer(
     options.executable,
     [
       `--config.file=${path.join(dir, 'prometheus.yml')}`,
@@ -66,17 +66,8 @@ export async function startPrometheus(options: {
       `--web.listen-address=127.0.0.1:${port}`,
       '--log.level=warn',
     ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
+    dir,
   );
-  let output = '';
-  child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-    await exited;
-    rmSync(dir, { recursive: true, force: true });
-  };
   const api = async <T>(pathAndQuery: string): Promise<T> => {
     const response = await fetch(`${url}${pathAndQuery}`);
     const body = (await response.json()) as { status: string; data: T; error?: string };
@@ -94,12 +85,12 @@ export async function startPrometheus(options: {
     );
   } catch (error) {
     await stop();
-    throw new Error(`${String(error)}\n${output}`, { cause: error });
+    throw new Error(`${String(error)}\n${output()}`, { cause: error });
   }
   return {
     url,
     api,
-    output: () => output,
+    output,
     stop,
     query: async (expr) => {
       const response = await fetch(`${url}/api/v1/query`, { method: 'POST', body: new URLSearchParams({ query: expr }) });

@@ -1,11 +1,11 @@
-import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { defaultCacheDir, ensureS3Proxy, requireJava } from '@hookstream/cli/stack';
 import { freePort } from '@hookstream/shared';
 import { waitFor } from './infrastructure';
+import { startBackgroundServer } from './processes';
 
 export interface RunningS3Proxy {
   endpoint: string;
@@ -38,22 +38,11 @@ export async function startS3Proxy(bucket = 'hookstream-documents'): Promise<Run
   ];
   mkdirSync(path.join(dir, 'data'));
   writeFileSync(path.join(dir, 's3proxy.properties'), `${properties.join('\n')}\n`);
-  const child = spawn(
+  const { output, exited, stop } = startBackgroundServer(
     java.executable,
     ['-Xmx256m', `-Djava.io.tmpdir=${dir}`, '-jar', jar, '--properties', path.join(dir, 's3proxy.properties')],
-    {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
+    dir,
   );
-  let output = '';
-  child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-    await exited;
-    rmSync(dir, { recursive: true, force: true });
-  };
   const client = new S3Client({
     endpoint,
     region: 'us-east-1',
@@ -67,7 +56,7 @@ export async function startS3Proxy(bucket = 'hookstream-documents'): Promise<Run
   try {
     await waitFor(
       () => {
-        if (ended) throw new Error(`S3Proxy ended: ${output.slice(-1500)}`);
+        if (ended) throw new Error(`S3Proxy ended: ${output().slice(-1500)}`);
         return client.send(new CreateBucketCommand({ Bucket: bucket })).then(() => true);
       },
       `S3Proxy on ${endpoint} to create a bucket`,
