@@ -1,21 +1,27 @@
 /**
  * kafkajs 2.2.4's producer send (src/producer/sendMessages.js, MIT), with its retry fixed so
- * that a record acknowledged as written has been written.
+ * that a record acknowledged as written has been written. Two faults are fixed.
  *
- * The bug (tulios/kafkajs#1303, open; PR #1798 unmerged): a send's records go to every partition
- * leader they map to, one Produce request per broker, and kafkajs remembers which *brokers*
- * answered. When one broker dies, the retry refreshes the metadata, and the dead broker's
+ * Moved partitions (tulios/kafkajs#1303, open; PR #1798 unmerged): a send's records go to every
+ * partition leader they map to, one Produce request per broker, and kafkajs remembers which
+ * *brokers* answered. When one broker dies, the retry refreshes the metadata, and the dead broker's
  * partitions now have leaders among the brokers that already answered: those brokers count as
  * done, so the moved partitions' records are never sent, and the send resolves as if they were
- * written. Each such record is lost after an acknowledgement: a webhook answered 200 that never
- * reached partner-events, a transaction committed without its callback requests. It shows only on
- * a cluster (one broker has nothing to move to); the 3-broker SIGKILL test met it.
+ * written. It shows only on a cluster; the 3-broker SIGKILL test met it. Here the answered
+ * *partitions* are remembered, and a retry sends every partition not answered yet to its leader
+ * now. Records are assigned to partitions once, so a record without a key cannot move between
+ * attempts either.
  *
- * The fix: remember the answered *partitions*, and on a retry send every partition not answered
- * yet to its leader now, whichever broker that is. Records are assigned to partitions once, so a
- * record without a key cannot move to another partition between attempts either. The rest (locks,
- * sequence numbers, transactions, what is retried) is kafkajs's code unchanged.
+ * Handed-back sequence numbers: kafkajs gives a failed request's sequence numbers back, though the
+ * broker may have written it, so the next records can be taken for a duplicate and dropped. Here a
+ * write keeps its numbers across retries, and a producer whose send gave up with a write in doubt
+ * takes a new producer id before its next send (producer-sequences.ts says why in full).
+ *
+ * An attempt also ends only when all of its requests have: a retry never overtakes a request
+ * still in flight. The rest (locks, transactions, what is retried) is kafkajs's code unchanged.
  */
+
+import { producerSequencesOf, type SequencedProducer } from './producer-sequences';
 
 /** What this code uses of kafkajs's (internal) Cluster, Broker, EOS manager and retrier. */
 interface Broker {
@@ -33,10 +39,9 @@ interface Cluster {
   isConnected(): boolean;
   connect(): Promise<void>;
 }
-interface EosManager {
+interface EosManager extends SequencedProducer {
   acquireBrokerLock(broker: Broker): Promise<void>;
   releaseBrokerLock(broker: Broker): Promise<void>;
-  isTransactional(): boolean;
   addPartitionsToTransaction(topicData: object[]): Promise<void>;
   getTransactionalId(): string;
   getProducerId(): number;
@@ -66,11 +71,13 @@ const groupMessagesPerPartition = require('kafkajs/src/producer/groupMessagesPer
   partitioner: unknown;
 }) => Record<string, Message[]>;
 
-/** A partition's records and, once written, the broker's answer for it. */
+/** A partition's records, their sequence numbers once given, and, once written, the broker's answer for it. */
 interface PartitionWrite {
   topic: string;
   partition: number;
   messages: Message[];
+  /** The first sequence number, given on the first attempt and kept by every retry under the same producer id and epoch. */
+  sequence?: { first: number; producerId: number; epoch: number };
   response?: object;
 }
 
@@ -147,39 +154,31 @@ export function createSendMessages({
         // An earlier attempt's request to this broker may have finished while this one waited for the lock.
         const partitions = assigned.filter((w) => w.response === undefined);
         if (partitions.length === 0) return;
+        const producerId = eosManager.getProducerId();
+        const epoch = eosManager.getProducerEpoch();
+        for (const w of partitions) {
+          if (w.sequence?.producerId !== producerId || w.sequence.epoch !== epoch) {
+            w.sequence = { first: eosManager.getSequence(w.topic, w.partition), producerId, epoch };
+            eosManager.updateSequence(w.topic, w.partition, w.messages.length);
+          }
+        }
         const topicData = [...new Set(partitions.map((w) => w.topic))].map((topic) => ({
           topic,
           partitions: partitions
             .filter((w) => w.topic === topic)
-            .map((w): { partition: number; messages: Message[]; firstSequence?: number } => ({
-              partition: w.partition,
-              messages: w.messages,
-            })),
+            .map((w) => ({ partition: w.partition, firstSequence: w.sequence!.first, messages: w.messages })),
         }));
         if (eosManager.isTransactional()) await eosManager.addPartitionsToTransaction(topicData);
-        for (const { topic, partitions: entries } of topicData) {
-          for (const entry of entries) {
-            entry.firstSequence = eosManager.getSequence(topic, entry.partition);
-            eosManager.updateSequence(topic, entry.partition, entry.messages.length);
-          }
-        }
-        let response;
-        try {
-          response = await broker.produce({
-            transactionalId: eosManager.isTransactional() ? eosManager.getTransactionalId() : undefined,
-            producerId: eosManager.getProducerId(),
-            producerEpoch: eosManager.getProducerEpoch(),
-            acks,
-            timeout,
-            compression,
-            topicData,
-          });
-        } catch (error) {
-          for (const { topic, partitions: entries } of topicData) {
-            for (const entry of entries) eosManager.updateSequence(topic, entry.partition, -entry.messages.length);
-          }
-          throw error;
-        }
+        // No numbers are handed back on failure: the broker may have written the request (see above).
+        const response = await broker.produce({
+          transactionalId: eosManager.isTransactional() ? eosManager.getTransactionalId() : undefined,
+          producerId,
+          producerEpoch: epoch,
+          acks,
+          timeout,
+          compression,
+          topicData,
+        });
         for (const w of partitions) {
           const answer = response?.topics
             .find((t) => t.topicName === w.topic)
@@ -191,40 +190,55 @@ export function createSendMessages({
       }
     };
 
-    return retrier(async (bail, retryCount, retryTime) => {
-      await cluster.addMultipleTargetTopics(topicMessages.map(({ topic }) => topic));
-      try {
-        await cluster.refreshMetadataIfNecessary();
-        assignPartitions();
-        await Promise.all([...(await pendingPerLeader())].map(([broker, partitions]) => produceTo(broker, partitions)));
-        // kafkajs's result: one entry per partition written (none with acks 0).
-        return acks === 0 ? [] : [...writes.values()].flat().map((w) => w.response!);
-      } catch (caught) {
-        const e = caught as KafkaError;
-        if (e.name === 'KafkaJSConnectionClosedError') cluster.removeBroker({ host: e.host, port: e.port });
-        if (!cluster.isConnected()) {
-          logger.debug(`Cluster has disconnected, reconnecting: ${e.message}`, { retryCount, retryTime });
-          await cluster.connect();
-          await cluster.refreshMetadata();
-          throw e;
+    const attempt = () =>
+      retrier(async (bail, retryCount, retryTime) => {
+        await cluster.addMultipleTargetTopics(topicMessages.map(({ topic }) => topic));
+        try {
+          await cluster.refreshMetadataIfNecessary();
+          assignPartitions();
+          const requests = [...(await pendingPerLeader())].map(([broker, partitions]) => produceTo(broker, partitions));
+          const failed = (await Promise.allSettled(requests)).find((outcome) => outcome.status === 'rejected');
+          if (failed) throw failed.reason;
+          // kafkajs's result: one entry per partition written (none with acks 0).
+          return acks === 0 ? [] : [...writes.values()].flat().map((w) => w.response!);
+        } catch (caught) {
+          const e = caught as KafkaError;
+          if (e.name === 'KafkaJSConnectionClosedError') cluster.removeBroker({ host: e.host, port: e.port });
+          if (!cluster.isConnected()) {
+            logger.debug(`Cluster has disconnected, reconnecting: ${e.message}`, { retryCount, retryTime });
+            await cluster.connect();
+            await cluster.refreshMetadata();
+            throw e;
+          }
+          // The metadata may be stale (a leader moved, partitions were added): refresh and retry.
+          if (
+            staleMetadata(e) ||
+            e.name === 'KafkaJSMetadataNotLoaded' ||
+            e.name === 'KafkaJSConnectionError' ||
+            e.name === 'KafkaJSConnectionClosedError' ||
+            (e.name === 'KafkaJSProtocolError' && e.retriable)
+          ) {
+            logger.error(`Failed to send messages: ${e.message}`, { retryCount, retryTime });
+            await cluster.refreshMetadata();
+            throw e;
+          }
+          logger.error(`${e.message}`, { retryCount, retryTime });
+          if (e.retriable) throw e;
+          bail(e);
+          return [];
         }
-        // The metadata may be stale (a leader moved, partitions were added): refresh and retry.
-        if (
-          staleMetadata(e) ||
-          e.name === 'KafkaJSMetadataNotLoaded' ||
-          e.name === 'KafkaJSConnectionError' ||
-          e.name === 'KafkaJSConnectionClosedError' ||
-          (e.name === 'KafkaJSProtocolError' && e.retriable)
-        ) {
-          logger.error(`Failed to send messages: ${e.message}`, { retryCount, retryTime });
-          await cluster.refreshMetadata();
-          throw e;
-        }
-        logger.error(`${e.message}`, { retryCount, retryTime });
-        if (e.retriable) throw e;
-        bail(e);
-        return [];
-      }
-    });
+      });
+
+    const sequences = producerSequencesOf(eosManager);
+    await sequences.beginSend();
+    let written = false;
+    try {
+      const result = await attempt();
+      written = true;
+      return result;
+    } finally {
+      const inDoubt = [...writes.values()].flat().some((w) => w.sequence !== undefined && w.response === undefined);
+      sequences.endSend(!written && inDoubt);
+    }
   };
 }

@@ -92,7 +92,7 @@ describe('the producer send (kafkajs sendMessages, fixed)', () => {
     const result = await createSendMessages(options as never)(send);
     expect(written()).toEqual([
       { partition: 1, nodeId: 2, firstSequence: 0 },
-      { partition: 0, nodeId: 2, firstSequence: 0 }, // the failed attempt's sequence was given back
+      { partition: 0, nodeId: 2, firstSequence: 0 }, // the failed attempt's sequence, kept
     ]);
     expect(result.map((r) => (r as { partition: number }).partition).sort()).toEqual([0, 1]);
   });
