@@ -40,10 +40,10 @@ class AnswerDropper {
     const produceRequests = new Set<number>();
     // kafkajs writes each request whole: size, api key, api version, correlation id.
     const write = socket.write.bind(socket) as (chunk: Buffer, ...rest: unknown[]) => boolean;
-    socket.write = ((chunk: Buffer, ...rest: unknown[]) => {
+    socket.write = (chunk: Buffer, ...rest: unknown[]) => {
       if (chunk.readInt16BE(4) === PRODUCE_API_KEY) produceRequests.add(chunk.readInt32BE(8));
       return write(chunk, ...rest);
-    });
+    };
     // Answers arrive in any chunking: size, correlation id, body.
     let unread = Buffer.alloc(0);
     const emit = socket.emit.bind(socket) as (event: string | symbol, ...args: unknown[]) => boolean;
