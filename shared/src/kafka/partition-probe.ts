@@ -6,6 +6,7 @@
  * a kafkajs cluster of its own, as TopicReader does.
  */
 import type { Kafka, KafkaMessage } from 'kafkajs';
+import { READ_COMMITTED, createOwnCluster } from './own-cluster';
 
 /** Where one partition begins (`low`) and ends (`end`: the last stable offset, what a read_committed reader can reach). */
 export interface PartitionBounds {
@@ -48,7 +49,6 @@ interface KafkajsBatch {
 /** kafkajs's Batch: drops records before the fetched offset, aborted transactions' records and markers. */
 const Batch = require('kafkajs/src/consumer/batch') as new (topic: string, fetchedOffset: string, data: PartitionData) => KafkajsBatch;
 
-const READ_COMMITTED = 1;
 /** A fetch past markers and aborted records gives up after this many record batches (each marker is one). */
 const MAX_BATCHES_SKIPPED = 16;
 
@@ -126,12 +126,9 @@ export class PartitionProbe {
     }
   }
 
-  /** A connected kafkajs cluster of its own, read_committed (kafkajs's private factory: see TopicReader). */
+  /** A connected kafkajs cluster of its own, read_committed. */
   private async connectCluster(): Promise<KafkajsCluster> {
-    const createCluster = Object.getOwnPropertySymbols(this.kafka).find((s) => s.description === 'private:Kafka:createCluster');
-    const factory = createCluster && (this.kafka as unknown as Record<symbol, (o: object) => KafkajsCluster>)[createCluster];
-    if (!factory) throw new Error('kafkajs internals changed: the partition probe cannot create its cluster');
-    const cluster = factory.call(this.kafka, { allowAutoTopicCreation: false, isolationLevel: READ_COMMITTED });
+    const cluster = createOwnCluster<KafkajsCluster>(this.kafka, READ_COMMITTED, 'partition probe');
     await cluster.connect();
     return cluster;
   }

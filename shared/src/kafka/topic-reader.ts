@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { sleep } from '../async';
 import { describeError } from '../errors';
 import { offsetsAt } from './consumer';
+import { createOwnCluster } from './own-cluster';
 
 /**
  * Reads every partition of one topic, without a consumer group, for a replica that keeps the
@@ -143,13 +144,10 @@ export class TopicReader {
     }
   }
 
-  /** A connected kafkajs cluster of its own that knows the topic (kafkajs's private factory: see cached-coordinators). */
+  /** A connected kafkajs cluster of its own that knows the topic. */
   private async connectCluster(): Promise<KafkajsCluster> {
     const { kafka, topic } = this.options;
-    const createCluster = Object.getOwnPropertySymbols(kafka).find((s) => s.description === 'private:Kafka:createCluster');
-    const factory = createCluster && (kafka as unknown as Record<symbol, (o: object) => KafkajsCluster>)[createCluster];
-    if (!factory) throw new Error('kafkajs internals changed: the topic reader cannot create its cluster');
-    const cluster = factory.call(kafka, { allowAutoTopicCreation: false, isolationLevel: this.isolationLevel });
+    const cluster = createOwnCluster<KafkajsCluster>(kafka, this.isolationLevel, 'topic reader');
     this.cluster = cluster;
     await cluster.connect();
     await cluster.addTargetTopic(topic);
