@@ -20,6 +20,7 @@ import { InFlightRequests } from './http/in-flight-requests';
 import { startHttpServer, type RunningHttpServer } from './http/server';
 import { BatchingProducer } from './kafka/batching-producer';
 import { createKafkaClient } from './kafka/client';
+import { registerKafkaRequestCounter } from './kafka/request-count';
 import { TopicNames, topicCatalogue, type ResolvedTopic } from './kafka/topics';
 import { GracefulShutdown } from './lifecycle';
 import { PartnerDirectory } from './partners/partner-directory';
@@ -102,6 +103,7 @@ export async function createServiceRuntime<S extends BaseSchema>(options: Servic
   const logger = createLogger({ service: options.service, level: config.LOG_LEVEL, instance: instanceId });
   routeProcessWarnings((warning) => logger.warn({ warning: warning.name }, warning.message));
   const metrics = createMetricsRegistry({ service: options.service });
+  registerKafkaRequestCounter(metrics);
   const shutdown = new GracefulShutdown({ logger, timeoutMs: config.SHUTDOWN_TIMEOUT_MS });
   // The order of a shutdown's steps is their phases' (lifecycle.ts): requests in flight, work, producers, connections, HTTP server.
   const inFlight = new InFlightRequests(() => shutdown.draining);

@@ -11,7 +11,13 @@ import type { FixedRatePublisher } from './fixed-rate-publisher';
 import { describeLatency, describeStages, describeTimeline, fmtMs, streamFigures, summarise } from './latency-figures';
 import { publishMeasured, waitForArrivals } from './measured-publish';
 import { GOAL_P99_MS, latencyVerdict, type RateRow } from './rate-sweep';
-import { describeEventLoopDelay, describeGcPauses, describeStageHistograms, stageHistograms } from './service-figures';
+import {
+  describeEventLoopDelay,
+  describeGcPauses,
+  describeKafkaRequests,
+  describeStageHistograms,
+  stageHistograms,
+} from './service-figures';
 
 /** What every rate of a sweep runs on: one set of services and bench children for the whole run. */
 export interface E2eRig {
@@ -89,6 +95,7 @@ export async function measureRate(rig: E2eRig, settings: RateSettings, index: nu
   );
   console.log(`event-loop delay over the measured window: ${describeEventLoopDelay(after)}`);
   console.log(`GC pauses over the measured window: ${describeGcPauses(atStart, after)}`);
+  console.log(`Kafka requests per second over the measured window: ${describeKafkaRequests(atStart, after)}`);
   if (tracer) {
     await tracer.collect();
     console.log(`stages (measured events): ${describeStages(tracer, receiver, measured.label)}`);

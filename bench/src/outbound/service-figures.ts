@@ -1,7 +1,7 @@
 /**
  * What the outbound services say about a measured window, from their /metrics pages scraped at
  * its start and its end: the policy-status transactions' and one partner's attempts' durations,
- * the event-loop delay and the garbage-collection pauses.
+ * the event-loop delay, the garbage-collection pauses and the Kafka requests.
  */
 import { bucketQuantile, bucketsBetween, counterSum, histogramBuckets, type Buckets } from '../support/metrics-page';
 import type { ServiceProcess } from '../support/service-process';
@@ -9,6 +9,8 @@ import { fmtMs } from './latency-figures';
 
 /** The services' stage histograms at one moment: the policy-status transactions, and one partner's attempts. */
 export interface StageHistograms {
+  /** When the pages were scraped (ms since the epoch). */
+  at: number;
   transaction: Buckets;
   attempt: Buckets;
   senderMetrics: string;
@@ -18,6 +20,7 @@ export interface StageHistograms {
 export async function stageHistograms(consumer: ServiceProcess, sender: ServiceProcess, partnerId: string): Promise<StageHistograms> {
   const [consumerMetrics, senderMetrics] = await Promise.all([consumer.metrics(), sender.metrics()]);
   return {
+    at: Date.now(),
     transaction: histogramBuckets(consumerMetrics, 'hookstream_policy_status_transaction_duration_seconds'),
     attempt: histogramBuckets(senderMetrics, 'hookstream_callback_attempt_duration_seconds', `partner="${partnerId}"`),
     senderMetrics,
@@ -66,6 +69,32 @@ export function describeGcPauses(before: StageHistograms, after: StageHistograms
       })
       .join(', ');
   return `policy-status-consumer ${pauses(before.consumerMetrics, after.consumerMetrics)}; callback-sender ${pauses(before.senderMetrics, after.senderMetrics)}`;
+}
+
+/**
+ * Each service's Kafka requests per second between two scrapes, by API, busiest first
+ * (`hookstream_kafka_requests_total`): what the window's events cost the broker in requests.
+ */
+export function describeKafkaRequests(before: StageHistograms, after: StageHistograms): string {
+  const seconds = (after.at - before.at) / 1000;
+  const perSecond = (earlier: string, later: string) => {
+    const apis = new Set([...later.matchAll(/^hookstream_kafka_requests_total\{[^}]*api="([^"]+)"/gm)].map((m) => m[1]!));
+    const rates = [...apis].map((api) => {
+      const match = `api="${api}"`;
+      const count =
+        counterSum(later, 'hookstream_kafka_requests_total', match) - counterSum(earlier, 'hookstream_kafka_requests_total', match);
+      return { api, rate: count / seconds };
+    });
+    return rates
+      .filter(({ rate }) => rate >= 0.1)
+      .sort((a, b) => b.rate - a.rate)
+      .map(({ api, rate }) => `${api} ${rate.toFixed(1)}`)
+      .join(', ');
+  };
+  return (
+    `policy-status-consumer ${perSecond(before.consumerMetrics, after.consumerMetrics)}; ` +
+    `callback-sender ${perSecond(before.senderMetrics, after.senderMetrics)}`
+  );
 }
 
 /** "p50 x ms, p99 y ms (n)" of histogram buckets in seconds. */

@@ -1,9 +1,9 @@
-import net from 'node:net';
 import { Kafka, logLevel, type ISocketFactory, type KafkaMessage, type Producer } from 'kafkajs';
 import { IDEMPOTENT_PRODUCER } from '../../src/kafka/client';
 import { TopicReader } from '../../src/kafka/topic-reader';
 import { createLogger } from '../../src/logging';
 import { createTopics, testInfrastructure, testKafka, uniqueName } from '../../../test/helpers/infrastructure';
+import { ApiKeys, tappedSocket } from '../../../test/helpers/kafka-sockets';
 
 /**
  * A Produce request the broker writes but whose answer never reaches the producer (the broker died
@@ -19,8 +19,6 @@ jest.mock('kafkajs/src/producer/sendMessages', () => {
   return (options: unknown) => (mockSendFunction === 'hookstream' ? hookstream : kafkajs)(options);
 });
 
-const PRODUCE_API_KEY = 0;
-
 /**
  * Real connections to the broker that, when told to, close (with an error, as a dying broker's
  * connection does) at the first byte of the answer to a Produce request, instead of passing it on.
@@ -34,16 +32,9 @@ class AnswerDropper {
     this.toDrop += count;
   }
 
-  readonly socketFactory: ISocketFactory = ({ host, port, onConnect }) => {
-    const socket = net.connect({ host, port }, onConnect);
-    socket.setKeepAlive(true, 60_000);
+  readonly socketFactory: ISocketFactory = (options) => {
     const produceRequests = new Set<number>();
-    // kafkajs writes each request whole: size, api key, api version, correlation id.
-    const write = socket.write.bind(socket) as (chunk: Buffer, ...rest: unknown[]) => boolean;
-    socket.write = (chunk: Buffer, ...rest: unknown[]) => {
-      if (chunk.readInt16BE(4) === PRODUCE_API_KEY) produceRequests.add(chunk.readInt32BE(8));
-      return write(chunk, ...rest);
-    };
+    const socket = tappedSocket(options, (apiKey, correlationId) => apiKey === ApiKeys.produce && produceRequests.add(correlationId));
     // Answers arrive in any chunking: size, correlation id, body.
     let unread = Buffer.alloc(0);
     const emit = socket.emit.bind(socket) as (event: string | symbol, ...args: unknown[]) => boolean;

@@ -1,17 +1,14 @@
-import net from 'node:net';
 import { Kafka, logLevel } from 'kafkajs';
 import { TopicReader } from '../../src/kafka/topic-reader';
 import { createLogger } from '../../src/logging';
 import { javaCompatiblePartitioner, type KafkaMessage } from '../../src/kafka/client';
 import { sleep } from '../../src/async';
 import { createTopics, testInfrastructure, testKafka, uniqueName, waitFor } from '../../../test/helpers/infrastructure';
+import { ApiKeys, requestCountingSockets } from '../../../test/helpers/kafka-sockets';
 
 /** The group-less whole-topic reader against a real broker. */
 const kafka = testKafka();
 const logger = createLogger({ service: 'test', level: 'silent' });
-/** Kafka API keys. */
-const FETCH = 1;
-const METADATA = 3;
 
 async function produce(topic: string, values: string[], timestamp?: number): Promise<void> {
   const producer = kafka.producer({ createPartitioner: javaCompatiblePartitioner, idempotent: true, maxInFlightRequests: 1 });
@@ -137,30 +134,20 @@ test('when applying fails, then the same records are applied again and nothing i
 test('when it follows an idle topic, then it fetches again and again but asks for the metadata only at its start', async () => {
   const topic = uniqueName('reader-idle');
   await createTopics(kafka, [{ topic, partitions: 2 }]);
-  // The reader's requests, counted by API as its connections write them (each request is one write: size, api key, ...).
-  const requests = new Map<number, number>();
+  const { socketFactory, requests } = requestCountingSockets();
   const counting = new Kafka({
     clientId: uniqueName('reader-idle'),
     brokers: testInfrastructure().brokers,
     logLevel: logLevel.NOTHING,
-    socketFactory: ({ host, port, onConnect }) => {
-      const socket = net.connect({ host, port }, onConnect);
-      const write = socket.write.bind(socket) as (chunk: Buffer, ...rest: unknown[]) => boolean;
-      socket.write = (chunk: Buffer, ...rest: unknown[]) => {
-        const apiKey = chunk.readInt16BE(4);
-        requests.set(apiKey, (requests.get(apiKey) ?? 0) + 1);
-        return write(chunk, ...rest);
-      };
-      return socket;
-    },
+    socketFactory,
   });
   const reader = new TopicReader({ kafka: counting, logger, topic, maxWaitMs: 50, apply: () => Promise.resolve() });
   try {
     await reader.start();
-    const atStart = requests.get(METADATA) ?? 0;
+    const atStart = requests.get(ApiKeys.metadata) ?? 0;
     await sleep(1_500);
-    expect(requests.get(FETCH)).toBeGreaterThanOrEqual(10);
-    expect(requests.get(METADATA) ?? 0).toBe(atStart);
+    expect(requests.get(ApiKeys.fetch)).toBeGreaterThanOrEqual(10);
+    expect(requests.get(ApiKeys.metadata) ?? 0).toBe(atStart);
   } finally {
     await reader.stop();
   }
