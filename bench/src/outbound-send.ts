@@ -38,6 +38,8 @@ const records = envNumber('BENCH_RECORDS', 60_000);
 
 const GOAL_PER_SECOND = 5_000;
 const GOAL_RATIO = 0.5;
+/** The sender's CPU per delivery at most this many times the raw loop's CPU per request (signed, outcome written, offset committed). */
+const GOAL_COST_RATIO = 2.5;
 /** The sender waits this long without a new request at the receiver before the run is called stalled. */
 const STALL_MS = 30_000;
 
@@ -116,6 +118,13 @@ async function main() {
         `receiver ${perRequest(raw.receiverCpu, raw.requests)} under the raw loop, ${perRequest(receiverCpu, report.count)} under the sender`,
     );
     console.log(`ratio: ${(ratio * 100).toFixed(0)} % of the raw loop (goal: at least ${GOAL_RATIO * 100} %)`);
+    if (senderCpu !== undefined && raw.clientCpu !== undefined && report.count > 0 && raw.requests > 0) {
+      const cost = senderCpu / report.count / (raw.clientCpu / raw.requests);
+      console.log(
+        `goal (cost): sender CPU per delivery ÷ the raw loop's per request: ${perRequest(senderCpu, report.count)} ÷ ` +
+          `${perRequest(raw.clientCpu, raw.requests)} = ${cost.toFixed(2)}× ${cost <= GOAL_COST_RATIO ? 'meets' : 'MISSES'} (goal ≤ ${GOAL_COST_RATIO}×)`,
+      );
+    }
     console.log(
       `goals: ${steady.toFixed(0)}/s ${steady >= GOAL_PER_SECOND ? 'meets' : 'MISSES'} at least ${GOAL_PER_SECOND}/s; ` +
         `${(ratio * 100).toFixed(0)} % ${ratio >= GOAL_RATIO ? 'meets' : 'MISSES'} at least ${GOAL_RATIO * 100} %`,
