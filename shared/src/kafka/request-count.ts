@@ -3,8 +3,8 @@ import { Counter, type Registry } from 'prom-client';
 /**
  * Every request this process sends to Kafka, by API (Fetch, Produce, EndTxn, Metadata, ...), as
  * `hookstream_kafka_requests_total{api}`: what a rate of events costs the brokers (each
- * policy-status transaction is five requests), and a request storm at a glance (the readers of
- * callback-requests once asked for metadata before every fetch, ~70 times a second).
+ * policy-status transaction is five requests), and a request storm at a glance (a reader asking
+ * for the metadata before every fetch, say).
  *
  * Counted where kafkajs writes each request, on its (internal) Connection: the clusters that
  * TopicReader and PartitionProbe make have no instrumentation events, and the producers and
