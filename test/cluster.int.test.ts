@@ -8,9 +8,9 @@
  * counts are printed.
  */
 import { ConfigResourceTypes } from 'kafkajs';
-import { AvroCodec, TopicReader, createLogger, defaultSchemasDir, topicCatalogue } from '@hookstream/shared';
+import { AvroCodec, defaultSchemasDir, topicCatalogue } from '@hookstream/shared';
 import { activeController, leadersPerBroker, startTestStack, type TestStack } from './helpers/cluster';
-import { testKafka, uniqueName, waitFor } from './helpers/infrastructure';
+import { readTopicToEnd, testKafka, uniqueName, waitFor } from './helpers/infrastructure';
 import { TestPartners, ensureTopics, startIngress } from './helpers/ingress';
 import { percentile, policyEventLoad, webhookLoad } from './helpers/load';
 import { CALLBACK_SENDER_ENTRY, POLICY_CONSUMER_ENTRY, PolicyEvents, startReceiver, startService, type Receiver } from './helpers/outbound';
@@ -168,15 +168,6 @@ test('when the broker leading the most partitions is SIGKILLed under load, then 
 async function requestIdsOn(kafka: ReturnType<typeof testKafka>, topic: string, registryUrl: string): Promise<Set<string>> {
   const ids = new Set<string>();
   const codec = new AvroCodec(registryUrl, defaultSchemasDir());
-  const reader = new TopicReader({
-    kafka,
-    logger: createLogger({ service: 'test', level: 'silent' }),
-    topic,
-    apply: async (messages) => {
-      for (const m of messages) ids.add(((await codec.decode(m.value!)) as { request_id: string }).request_id);
-    },
-  });
-  await reader.start();
-  await reader.stop();
+  for (const m of await readTopicToEnd(topic, kafka)) ids.add(((await codec.decode(m.value!)) as { request_id: string }).request_id);
   return ids;
 }

@@ -3,16 +3,8 @@
  * reading its --json answers, and the end offsets that show whether anything was written.
  */
 import { randomUUID } from 'node:crypto';
-import {
-  AvroCodec,
-  createLogger,
-  defaultSchemasDir,
-  IDEMPOTENT_PRODUCER,
-  TopicReader,
-  topicCatalogue,
-  type Kafka,
-} from '@hookstream/shared';
-import { testInfrastructure } from '../../test/helpers/infrastructure';
+import { AvroCodec, defaultSchemasDir, IDEMPOTENT_PRODUCER, topicCatalogue, type Kafka } from '@hookstream/shared';
+import { readTopicToEnd, testInfrastructure } from '../../test/helpers/infrastructure';
 import { runCli, type Finished } from '../../test/helpers/processes';
 
 /** Runs `hookstream dlq …` on `prefix`'s topics (the shared stack's broker and registry). */
@@ -122,19 +114,9 @@ export async function writeCallbackDeadLetters(kafka: Kafka, prefix: string, par
 /** The records replays re-queued on `topic` (read committed, whole): each one's replay run and Kafka timestamp. */
 export async function readRequeued(kafka: Kafka, topic: string): Promise<Array<{ replayId: string; timestamp: number }>> {
   const requeued: Array<{ replayId: string; timestamp: number }> = [];
-  const reader = new TopicReader({
-    kafka,
-    logger: createLogger({ service: 'test', level: 'silent' }),
-    topic,
-    apply: (messages) => {
-      for (const m of messages) {
-        const replayId = m.headers?.['hookstream-replay-id']?.toString();
-        if (replayId !== undefined) requeued.push({ replayId, timestamp: Number(m.timestamp) });
-      }
-      return Promise.resolve();
-    },
-  });
-  await reader.start();
-  await reader.stop();
+  for (const m of await readTopicToEnd(topic, kafka)) {
+    const replayId = m.headers?.['hookstream-replay-id']?.toString();
+    if (replayId !== undefined) requeued.push({ replayId, timestamp: Number(m.timestamp) });
+  }
   return requeued;
 }

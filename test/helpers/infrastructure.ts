@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createKafkaClient, createLogger, describeError, sleep, type Kafka } from '@hookstream/shared';
+import { TopicReader, createKafkaClient, createLogger, describeError, sleep, type Kafka, type KafkaMessage } from '@hookstream/shared';
 
 /** The broker and registry of this test run, from the environment `npm test` sets. */
 export function testInfrastructure(): { brokers: string[]; registryUrl: string } {
@@ -23,6 +23,20 @@ export function testKafka(clientId = uniqueName('test')): Kafka {
     clientId,
     logger: createLogger({ service: 'test', level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
   });
+}
+
+/** Every committed record of `topic` (read_committed), read to its end as it is now. */
+export async function readTopicToEnd(topic: string, kafka: Kafka = testKafka()): Promise<KafkaMessage[]> {
+  const messages: KafkaMessage[] = [];
+  const reader = new TopicReader({
+    kafka,
+    logger: createLogger({ service: 'test', level: 'silent' }),
+    topic,
+    apply: async (batch) => void messages.push(...batch),
+  });
+  await reader.start();
+  await reader.stop();
+  return messages;
 }
 
 /** Creates topics for one test and returns their names. */

@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { AvroCodec, TopicReader, createLogger, defaultSchemasDir, sleep, type KafkaMessage } from '@hookstream/shared';
-import { testInfrastructure, testKafka } from './infrastructure';
+import { AvroCodec, defaultSchemasDir, sleep, type KafkaMessage } from '@hookstream/shared';
+import { readTopicToEnd, testInfrastructure } from './infrastructure';
 import type { RunningService } from './processes';
 
 /** How a service ended after SIGTERM, and what its /readyz and `hookstream_service_ready` said meanwhile. */
@@ -101,14 +101,6 @@ export async function startCountingReceiver(delayMs: number): Promise<CountingRe
 /** Every committed record of `topic` (read_committed, to its end as it is now), values decoded through the registry. */
 export async function readWholeTopic<T>(topic: string): Promise<Array<{ message: KafkaMessage; value: T }>> {
   const codec = new AvroCodec(testInfrastructure().registryUrl, defaultSchemasDir());
-  const messages: KafkaMessage[] = [];
-  const reader = new TopicReader({
-    kafka: testKafka(),
-    logger: createLogger({ service: 'test', level: 'silent' }),
-    topic,
-    apply: async (batch) => void messages.push(...batch),
-  });
-  await reader.start();
-  await reader.stop();
+  const messages = await readTopicToEnd(topic);
   return Promise.all(messages.map(async (message) => ({ message, value: (await codec.decode(message.value!)) as T })));
 }

@@ -6,9 +6,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { AvroCodec, TopicReader, createKafkaClient, createLogger, defaultSchemasDir, sleep } from '@hookstream/shared';
+import { AvroCodec, createKafkaClient, createLogger, defaultSchemasDir, sleep } from '@hookstream/shared';
 import { defaultCacheDir, restartStackPart, startStack, stopStack, type RunningStack } from '@hookstream/cli/stack';
-import { uniqueName, waitFor } from '../../../test/helpers/infrastructure';
+import { readTopicToEnd, uniqueName, waitFor } from '../../../test/helpers/infrastructure';
 import { TestPartners, ensureTopics, postWebhook, startIngress, webhook, type RunningIngress } from '../../../test/helpers/ingress';
 
 /** Our bound: the first webhook accepted within this long of the broker answering again. */
@@ -150,16 +150,9 @@ describe('the ingress during a Kafka outage', () => {
     // No 200 without a durable record: every accepted webhook (with or without request_id) is on partner-events.
     const onTopic = new Set<string>();
     const codec = new AvroCodec(stack.info.settings.SCHEMA_REGISTRY_URL, defaultSchemasDir());
-    const reader = new TopicReader({
-      kafka,
-      logger: createLogger({ service: 'test', level: 'silent' }),
-      topic: `${prefix}partner-events`,
-      apply: async (messages) => {
-        for (const m of messages) onTopic.add(((await codec.decode(m.value!)) as { transaction_number: string }).transaction_number);
-      },
-    });
-    await reader.start();
-    await reader.stop();
+    for (const m of await readTopicToEnd(`${prefix}partner-events`, kafka)) {
+      onTopic.add(((await codec.decode(m.value!)) as { transaction_number: string }).transaction_number);
+    }
     const missing = answers.filter((a) => a.status === 200 && !onTopic.has(a.transactionNumber));
     for (const a of missing) {
       console.log(

@@ -1,8 +1,6 @@
-import { Kafka, logLevel, type ISocketFactory, type KafkaMessage, type Producer } from 'kafkajs';
+import { Kafka, logLevel, type ISocketFactory, type Producer } from 'kafkajs';
 import { IDEMPOTENT_PRODUCER } from '../../src/kafka/client';
-import { TopicReader } from '../../src/kafka/topic-reader';
-import { createLogger } from '../../src/logging';
-import { createTopics, testInfrastructure, testKafka, uniqueName } from '../../../test/helpers/infrastructure';
+import { createTopics, readTopicToEnd, testInfrastructure, testKafka, uniqueName } from '../../../test/helpers/infrastructure';
 import { ApiKeys, tappedSocket } from '../../../test/helpers/kafka-sockets';
 
 /**
@@ -59,16 +57,7 @@ class AnswerDropper {
 }
 
 async function valuesOf(topic: string): Promise<string[]> {
-  const messages: KafkaMessage[] = [];
-  const reader = new TopicReader({
-    kafka: testKafka(),
-    logger: createLogger({ service: 'test', level: 'silent' }),
-    topic,
-    apply: async (batch) => void messages.push(...batch),
-  });
-  await reader.start();
-  await reader.stop();
-  return messages.map((m) => m.value!.toString());
+  return (await readTopicToEnd(topic)).map((m) => m.value!.toString());
 }
 
 /** A topic of one partition, and an idempotent producer (Hookstream's settings, `retries` retries of a send) through an AnswerDropper. */
