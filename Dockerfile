@@ -19,7 +19,7 @@ WORKDIR /src
 COPY . .
 RUN mkdir /manifests \
  && find . -name node_modules -prune -o -type f \
-      \( -name package.json -o -name package-lock.json -o -name .npmrc \) -print0 \
+      \( -name package.json -o -name package-lock.json -o -name .npmrc -o -path ./install/native-build-env.cjs \) -print0 \
     | xargs -0 cp --parents -t /manifests
 
 # ---------------------------------------------------------------------------------------------
@@ -30,8 +30,12 @@ ENV NPM_CONFIG_UPDATE_NOTIFIER=false
 COPY --from=manifests /manifests/ ./
 # --ignore-scripts: (1) the root "prepare" script runs `tsc -b`, which must wait until the
 # sources are copied in; (2) the `node` devDependency's install script would download a second
-# Node binary that this image already has. No dependency needs an install script to build.
-RUN npm ci --ignore-scripts --no-audit --no-fund
+# Node binary that this image already has. The one dependency that needs its install script, the
+# Kafka client's native addon (librdkafka), gets it on its own: it downloads the prebuilt binary for
+# this Node (statically linked; install/native-build-env.cjs covers a build from source where that
+# download is not reachable).
+RUN npm ci --ignore-scripts --no-audit --no-fund \
+ && npm rebuild @confluentinc/kafka-javascript
 COPY . .
 RUN npx tsc -b
 
@@ -47,6 +51,8 @@ RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
  && npm cache clean --force
 # Compiled packages. The layout matches the repository, so the code's relative paths hold:
 # shared/dist/avro finds the Avro schemas at ../../../schemas (SCHEMAS_DIR overrides it).
+# The Kafka client's addon as built above (npm ci ran without install scripts here).
+COPY --from=build /app/node_modules/@confluentinc/kafka-javascript/build ./node_modules/@confluentinc/kafka-javascript/build
 COPY --from=build /app/schemas                               ./schemas
 COPY --from=build /app/shared/dist                           ./shared/dist
 COPY --from=build /app/cli/dist                              ./cli/dist

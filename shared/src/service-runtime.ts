@@ -8,7 +8,8 @@ import express, {
   type RequestHandler,
   type Response,
 } from 'express';
-import type { Kafka, Producer } from 'kafkajs';
+import type { Producer } from 'kafkajs';
+import type { Kafka } from './kafka/client';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { z } from 'zod';

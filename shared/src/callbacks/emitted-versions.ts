@@ -1,4 +1,4 @@
-import type { IHeaders } from 'kafkajs';
+import type { IHeaders } from '../kafka/types';
 import { CallbackRequestHeaders } from './callback-request';
 
 /**

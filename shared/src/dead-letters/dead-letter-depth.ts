@@ -4,7 +4,8 @@
  * count), and the topic's first offsets refreshed on a timer so that records retention deleted
  * stop counting.
  */
-import type { Kafka, KafkaMessage } from 'kafkajs';
+import type { Kafka } from '../kafka/client';
+import type { KafkaMessage } from '../kafka/types';
 import type { Logger } from 'pino';
 import { Gauge, type Registry } from 'prom-client';
 import type { AvroCodec } from '../avro/registry-codec';

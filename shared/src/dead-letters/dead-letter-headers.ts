@@ -1,4 +1,4 @@
-import type { IHeaders } from 'kafkajs';
+import type { IHeaders } from '../kafka/types';
 import { SpringDltHeaders } from '../callbacks/callback-headers';
 
 /**

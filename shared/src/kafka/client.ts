@@ -1,7 +1,11 @@
-import { Kafka, logLevel, Partitioners, type KafkaConfig, type ProducerConfig, type logCreator } from 'kafkajs';
-export type { Admin, Consumer, EachBatchPayload, EachMessagePayload, IHeaders, Kafka, KafkaMessage, Message, Producer } from 'kafkajs';
+import { KafkaConsumer } from '@confluentinc/kafka-javascript';
+import { Kafka as KafkajsKafka, logLevel, Partitioners, type KafkaConfig, type ProducerConfig, type logCreator } from 'kafkajs';
+export type { Admin, Consumer, EachBatchPayload, EachMessagePayload, Producer } from 'kafkajs';
+export type { IHeaders, KafkaMessage, Message } from './types';
 import type { Logger } from 'pino';
 import { applyKafkajsFixes } from './kafkajs-fixes';
+import { createPartitionConsumer, type NativeConsumer } from './partition-consumer';
+import type { PartitionConsumer, PartitionConsumerOptions } from './types';
 
 export interface KafkaClientSettings {
   brokers: string[];
@@ -72,8 +76,57 @@ function pinoLogCreator(logger: Logger): logCreator {
     };
 }
 
-/** The kafkajs client of one process, logging through pino. Connections are made by the producers and consumers it creates. */
+/**
+ * The Kafka client of one process: the producers, consumers and admins it makes share its
+ * connection settings and log through pino. Connections are made by what it creates.
+ */
+export class Kafka {
+  private readonly kafkajs: KafkajsKafka;
+
+  constructor(private readonly settings: KafkaClientSettings) {
+    this.kafkajs = createKafkajsClient(settings);
+  }
+
+  producer(...args: Parameters<KafkajsKafka['producer']>): ReturnType<KafkajsKafka['producer']> {
+    return this.kafkajs.producer(...args);
+  }
+
+  consumer(...args: Parameters<KafkajsKafka['consumer']>): ReturnType<KafkajsKafka['consumer']> {
+    return this.kafkajs.consumer(...args);
+  }
+
+  admin(...args: Parameters<KafkajsKafka['admin']>): ReturnType<KafkajsKafka['admin']> {
+    return this.kafkajs.admin(...args);
+  }
+
+  /** A consumer outside any group, on librdkafka, for the partitions it is assigned (see PartitionConsumer). */
+  partitionConsumer(options: PartitionConsumerOptions = {}): PartitionConsumer {
+    const create = (config: Record<string, unknown>, topicConfig: Record<string, unknown>) =>
+      new KafkaConsumer(config, topicConfig) as unknown as NativeConsumer;
+    return createPartitionConsumer(create, this.connectionConfig(), options);
+  }
+
+  /** librdkafka's connection settings for this client. */
+  private connectionConfig(): Record<string, unknown> {
+    return {
+      'bootstrap.servers': this.settings.brokers.join(','),
+      'client.id': this.settings.clientId,
+      'socket.connection.setup.timeout.ms': Math.max(1000, this.settings.connectionTimeoutMs ?? 3000),
+      'socket.timeout.ms': this.settings.requestTimeoutMs ?? 30000,
+      // Reconnect quickly after a broker comes back: at most a second between tries.
+      'reconnect.backoff.ms': 50,
+      'reconnect.backoff.max.ms': 1000,
+      log_level: 4,
+    };
+  }
+}
+
+/** The client of one process (see Kafka). */
 export function createKafkaClient(settings: KafkaClientSettings): Kafka {
+  return new Kafka(settings);
+}
+
+function createKafkajsClient(settings: KafkaClientSettings): KafkajsKafka {
   applyKafkajsFixes();
   const config: KafkaConfig = {
     clientId: settings.clientId,
@@ -86,5 +139,5 @@ export function createKafkaClient(settings: KafkaClientSettings): Kafka {
     logCreator: pinoLogCreator(settings.logger),
     retry: { initialRetryTime: 100, retries: settings.retries ?? 8 },
   };
-  return new Kafka(config);
+  return new KafkajsKafka(config);
 }

@@ -4,7 +4,7 @@
  * the partitions' ends on a timer, not from the consumer's own fetches, so a wedged consumer (or one
  * that left its group) still shows its lag growing. Every replica reports its whole group.
  */
-import type { Kafka } from 'kafkajs';
+import type { Kafka } from './client';
 import type { Logger } from 'pino';
 import { Gauge, type Registry } from 'prom-client';
 import { describeError } from '../errors';

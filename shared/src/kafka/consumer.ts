@@ -1,4 +1,5 @@
-import type { Consumer, ConsumerConfig, ConsumerRunConfig, Kafka } from 'kafkajs';
+import type { Consumer, ConsumerConfig, ConsumerRunConfig } from 'kafkajs';
+import type { Kafka } from './client';
 import type { Logger } from 'pino';
 
 export interface ManagedConsumerOptions {

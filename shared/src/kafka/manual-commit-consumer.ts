@@ -3,7 +3,8 @@
  * of records durably done): read_committed, from the beginning when the group has none, kafkajs's
  * automatic commits and offset resolution off, batches of several partitions side by side.
  */
-import type { Consumer, ConsumerConfig, EachBatchPayload, Kafka } from 'kafkajs';
+import type { Consumer, ConsumerConfig, EachBatchPayload } from 'kafkajs';
+import type { Kafka } from './client';
 import type { Logger } from 'pino';
 import { startConsumer, type GroupMember, type GroupSession } from './consumer';
 

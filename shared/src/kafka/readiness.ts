@@ -1,6 +1,6 @@
 import { IDEMPOTENT_PRODUCER } from './client';
 import { randomUUID } from 'node:crypto';
-import type { Kafka } from 'kafkajs';
+import type { Kafka } from './client';
 import { sleep, sleepUnlessAborted, withTimeout } from '../async';
 import { isRetryableKafkaError } from './retryable';
 import { clusterReplicationFactor } from './topic-admin';

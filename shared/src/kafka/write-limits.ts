@@ -1,4 +1,6 @@
-import { ConfigResourceTypes, type IHeaders, type Kafka } from 'kafkajs';
+import { ConfigResourceTypes } from 'kafkajs';
+import type { Kafka } from './client';
+import type { IHeaders } from './types';
 
 /**
  * What a broker accepts in one write, and how to keep every write under it.

@@ -1,4 +1,4 @@
-import type { Kafka } from 'kafkajs';
+import type { Kafka } from '../kafka/client';
 import type { Logger } from 'pino';
 import type { AvroCodec } from '../avro/registry-codec';
 import { describeError } from '../errors';

@@ -1,10 +1,8 @@
-import { Kafka, logLevel } from 'kafkajs';
 import { TopicReader } from '../../src/kafka/topic-reader';
+import { sleep } from '../../src/async';
 import { createLogger } from '../../src/logging';
 import { javaCompatiblePartitioner, type KafkaMessage } from '../../src/kafka/client';
-import { sleep } from '../../src/async';
-import { createTopics, testInfrastructure, testKafka, uniqueName, waitFor } from '../../../test/helpers/infrastructure';
-import { ApiKeys, requestCountingSockets } from '../../../test/helpers/kafka-sockets';
+import { createTopics, testKafka, uniqueName, waitFor } from '../../../test/helpers/infrastructure';
 
 /** The group-less whole-topic reader against a real broker. */
 const kafka = testKafka();
@@ -126,28 +124,6 @@ test('when applying fails, then the same records are applied again and nothing i
   try {
     await reader.start();
     expect(seen).toEqual(['a', 'b']);
-  } finally {
-    await reader.stop();
-  }
-});
-
-test('when it follows an idle topic, then it fetches again and again but asks for the metadata only at its start', async () => {
-  const topic = uniqueName('reader-idle');
-  await createTopics(kafka, [{ topic, partitions: 2 }]);
-  const { socketFactory, requests } = requestCountingSockets();
-  const counting = new Kafka({
-    clientId: uniqueName('reader-idle'),
-    brokers: testInfrastructure().brokers,
-    logLevel: logLevel.NOTHING,
-    socketFactory,
-  });
-  const reader = new TopicReader({ kafka: counting, logger, topic, maxWaitMs: 50, apply: () => Promise.resolve() });
-  try {
-    await reader.start();
-    const atStart = requests.get(ApiKeys.metadata) ?? 0;
-    await sleep(1_500);
-    expect(requests.get(ApiKeys.fetch)).toBeGreaterThanOrEqual(10);
-    expect(requests.get(ApiKeys.metadata) ?? 0).toBe(atStart);
   } finally {
     await reader.stop();
   }

@@ -27,7 +27,6 @@ function requestRecord(headers: Record<string, string>): KafkaMessage {
     value: Buffer.from(JSON.stringify({ partner_id: 'p', policy_number: 'policy-0', delivery_id: 'd-0' })),
     offset: '0',
     timestamp: '0',
-    attributes: 0,
     headers,
   };
 }

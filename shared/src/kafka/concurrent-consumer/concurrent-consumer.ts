@@ -4,7 +4,8 @@
  * any service that reads records, does something for each, and writes what became of it.
  */
 import { setImmediate } from 'node:timers/promises';
-import type { Consumer, EachBatchPayload, KafkaMessage, TopicPartitions } from 'kafkajs';
+import type { Consumer, EachBatchPayload, TopicPartitions } from 'kafkajs';
+import type { KafkaMessage } from '../types';
 import { sleep } from '../../async';
 import { describeError } from '../../errors';
 import type { GroupMember } from '../consumer';

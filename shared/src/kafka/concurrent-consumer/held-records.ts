@@ -4,7 +4,8 @@
  * due, and resumes the partition when none is left.
  */
 import { setImmediate } from 'node:timers/promises';
-import type { EachBatchPayload, KafkaMessage, TopicPartitions } from 'kafkajs';
+import type { EachBatchPayload, TopicPartitions } from 'kafkajs';
+import type { KafkaMessage } from '../types';
 import type { Logger } from 'pino';
 import { describeError } from '../../errors';
 import { RECORDS_PER_TURN } from './pacing';

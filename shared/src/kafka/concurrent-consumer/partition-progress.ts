@@ -1,5 +1,5 @@
 /* Where one partition of a ConcurrentConsumer stands: its records in flight, its key chains, what is committed. */
-import type { KafkaMessage } from 'kafkajs';
+import type { KafkaMessage } from '../types';
 
 /** In-flight records of one partition and the offset that may be committed. */
 export class PartitionProgress {

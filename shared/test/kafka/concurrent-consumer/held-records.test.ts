@@ -1,4 +1,6 @@
-import type { EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
+import type { EachBatchPayload } from 'kafkajs';
+import type { KafkaMessage } from '../../../src/kafka/types';
+import type { Kafka } from '../../../src/kafka/client';
 import pino from 'pino';
 import { ConcurrentConsumer } from '../../../src/kafka/concurrent-consumer';
 

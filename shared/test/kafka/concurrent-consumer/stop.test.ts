@@ -1,4 +1,5 @@
-import type { EachBatchPayload, Kafka } from 'kafkajs';
+import type { EachBatchPayload } from 'kafkajs';
+import type { Kafka } from '../../../src/kafka/client';
 import pino from 'pino';
 import { fakeBatch } from './fake-batch';
 import { ConcurrentConsumer, type ConsumedRecord } from '../../../src/kafka/concurrent-consumer';
