@@ -80,23 +80,9 @@ function pinoLogCreator(logger: Logger): logCreator {
  * The Kafka client of one process: the producers, consumers and admins it makes share its
  * connection settings and log through pino. Connections are made by what it creates.
  */
-export class Kafka {
-  private readonly kafkajs: KafkajsKafka;
-
+export class Kafka extends KafkajsKafka {
   constructor(private readonly settings: KafkaClientSettings) {
-    this.kafkajs = createKafkajsClient(settings);
-  }
-
-  producer(...args: Parameters<KafkajsKafka['producer']>): ReturnType<KafkajsKafka['producer']> {
-    return this.kafkajs.producer(...args);
-  }
-
-  consumer(...args: Parameters<KafkajsKafka['consumer']>): ReturnType<KafkajsKafka['consumer']> {
-    return this.kafkajs.consumer(...args);
-  }
-
-  admin(...args: Parameters<KafkajsKafka['admin']>): ReturnType<KafkajsKafka['admin']> {
-    return this.kafkajs.admin(...args);
+    super(kafkajsConfig(settings));
   }
 
   /** A consumer outside any group, on librdkafka, for the partitions it is assigned (see PartitionConsumer). */
@@ -126,7 +112,7 @@ export function createKafkaClient(settings: KafkaClientSettings): Kafka {
   return new Kafka(settings);
 }
 
-function createKafkajsClient(settings: KafkaClientSettings): KafkajsKafka {
+function kafkajsConfig(settings: KafkaClientSettings): KafkaConfig {
   applyKafkajsFixes();
   const config: KafkaConfig = {
     clientId: settings.clientId,
@@ -139,5 +125,5 @@ function createKafkajsClient(settings: KafkaClientSettings): KafkajsKafka {
     logCreator: pinoLogCreator(settings.logger),
     retry: { initialRetryTime: 100, retries: settings.retries ?? 8 },
   };
-  return new KafkajsKafka(config);
+  return config;
 }
