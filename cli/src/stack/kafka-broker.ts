@@ -17,6 +17,12 @@ export interface BrokerSettings {
   dir: string;
   port: number;
   controllerPort: number;
+  /**
+   * The port clients are told to connect to, when it is not `port`: a proxy's in front of the broker
+   * (the fault tests' TCP proxy), so that every connection a client makes after its first goes
+   * through it too.
+   */
+  advertisedPort?: number;
   /** Heap of the broker JVM (-Xmx and -Xms). Default 512m. */
   heap?: string;
   /** Membership of a multi-node cluster (kafka-cluster.ts). Default: a single node, id 1, its own quorum. */
@@ -65,7 +71,7 @@ function serverProperties(s: BrokerSettings, dataDir: string): string {
     `node.id=${s.cluster?.nodeId ?? 1}`,
     `controller.quorum.voters=${s.cluster?.voters ?? `1@127.0.0.1:${s.controllerPort}`}`,
     `listeners=PLAINTEXT://127.0.0.1:${s.port},CONTROLLER://127.0.0.1:${s.controllerPort}`,
-    `advertised.listeners=PLAINTEXT://127.0.0.1:${s.port}`,
+    `advertised.listeners=PLAINTEXT://127.0.0.1:${s.advertisedPort ?? s.port}`,
     'controller.listener.names=CONTROLLER',
     'inter.broker.listener.name=PLAINTEXT',
     'listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT',

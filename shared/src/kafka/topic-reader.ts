@@ -16,7 +16,7 @@ import type { ClientStatistics, KafkaMessage, PartitionConsumer, ReadRecord } fr
  * replica reads again.
  *
  * It also tells whether its state is current: `isCurrent()` is true only while, by the client's
- * statistics of the last `maxAgeMs`, every partition is being fetched from a connected leader:
+ * statistics, every partition is being fetched from a leader that answered within `maxAgeMs`:
  * what a replica's readiness should say.
  */
 export interface TopicReaderOptions {
@@ -97,7 +97,7 @@ export class TopicReader {
     return this.partitions.length;
   }
 
-  /** True while every partition has been fetched from a connected leader within `maxAgeMs`: the state is current. */
+  /** True while every partition's leader has answered its fetches within `maxAgeMs`: the state is current. */
   isCurrent(maxAgeMs: number, now = Date.now()): boolean {
     return this.running && now - this.currentAt <= maxAgeMs;
   }
@@ -116,14 +116,26 @@ export class TopicReader {
     }
   }
 
+  /**
+   * Current means: every partition is being fetched, from a leader whose connection is up and
+   * has received within the time asked (an idle fetch is answered every `maxWaitMs`, so a healthy
+   * connection is never idle for longer; a stalled one, still open, is).
+   */
   private statsReported(stats: ClientStatistics): void {
-    const up = new Set(Object.values(stats.brokers).flatMap((b) => (b.state === 'UP' ? [b.nodeid] : [])));
+    const now = Date.now();
+    const lastReceived = new Map<number, number>();
+    for (const broker of Object.values(stats.brokers)) {
+      if (broker.state === 'UP' && broker.rxidle >= 0) lastReceived.set(broker.nodeid, now - broker.rxidle / 1000);
+    }
     const partitions = stats.topics?.[this.options.topic]?.partitions ?? {};
-    const fetching = this.partitions.every((p) => {
-      const state = partitions[String(p)];
-      return state !== undefined && state.fetch_state === 'active' && up.has(state.leader);
-    });
-    if (fetching) this.currentAt = Date.now();
+    let oldest = now;
+    for (const partition of this.partitions) {
+      const state = partitions[String(partition)];
+      const received = state?.fetch_state === 'active' ? lastReceived.get(state.leader) : undefined;
+      if (received === undefined) return;
+      oldest = Math.min(oldest, received);
+    }
+    this.currentAt = oldest;
   }
 
   private async readForever(): Promise<void> {

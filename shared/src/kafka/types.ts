@@ -227,6 +227,16 @@ export interface PartitionConsumerOptions {
 
 /** The part of librdkafka's statistics Hookstream reads (see its STATISTICS.md). */
 export interface ClientStatistics {
-  brokers: Record<string, { nodeid: number; state: string; tx: number; rx: number; req?: Record<string, number> }>;
+  brokers: Record<
+    string,
+    {
+      nodeid: number;
+      state: string;
+      tx: number;
+      rx: number;
+      req?: Record<string, number>;
+      /** µs since the last byte received, -1 before any. */ rxidle: number;
+    }
+  >;
   topics?: Record<string, { partitions: Record<string, { leader: number; fetch_state: string; app_offset: number; ls_offset: number }> }>;
 }
