@@ -36,11 +36,11 @@ const text = (m: KafkaMessage) => m.value!.toString();
 async function producerTo(): Promise<{ topic: string; send: (value: string) => Promise<unknown>; close: () => Promise<void> }> {
   const topic = uniqueName('faults');
   await createTopics(kafka, [{ topic }]);
-  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, retry: { retries: 5, initialRetryTime: 50 } });
+  const producer = kafka.producer();
   await producer.connect();
   return {
     topic,
-    send: (value) => producer.send({ topic, acks: -1, messages: [{ value }] }),
+    send: (value) => producer.send({ topic, messages: [{ value }] }),
     close: () => producer.disconnect(),
   };
 }

@@ -24,7 +24,6 @@ import {
   CallbackRetryHeaders,
   createLogger,
   DeadLetterIdentityHeaders,
-  IDEMPOTENT_PRODUCER,
   routeProcessWarnings,
   SpringDltHeaders,
   TopicNames,
@@ -43,7 +42,7 @@ const CLI = path.join(REPO_ROOT, 'cli', 'bin', 'hookstream.js');
 
 /** Writes `count` dead letters to `topic` as the sender does after a ninth failed attempt. */
 async function fill(kafka: Kafka, codec: AvroCodec, topic: string, requestsTopic: string, count: number): Promise<number> {
-  const producer = kafka.producer(IDEMPOTENT_PRODUCER);
+  const producer = kafka.producer();
   await producer.connect();
   const started = performance.now();
   const bodies = Array.from({ length: 1_000 }, (_, n) => callbackBody(n));
@@ -91,7 +90,7 @@ async function fill(kafka: Kafka, codec: AvroCodec, topic: string, requestsTopic
           return { key: policy, value: await codec.encode(topic, request), headers };
         }),
       );
-      await producer.sendBatch({ topicMessages: [{ topic, messages }], acks: -1 });
+      await producer.sendBatch({ topicMessages: [{ topic, messages }] });
     }
   } finally {
     await producer.disconnect();

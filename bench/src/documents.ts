@@ -18,7 +18,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { TopicNames, javaCompatiblePartitioner, routeProcessWarnings } from '@hookstream/shared';
+import { TopicNames, routeProcessWarnings } from '@hookstream/shared';
 import { DocumentServer } from './documents/document-server';
 import { rawDownload } from './documents/raw-download';
 import { envNumber, envNumberList, runBench } from './support/bench-run';
@@ -60,7 +60,7 @@ async function main() {
         DOCUMENT_STORAGE: 'local',
         DOCUMENT_STORAGE_DIR: path.join(dir, 'store'),
       });
-      const producer = kafka.producer({ createPartitioner: javaCompatiblePartitioner });
+      const producer = kafka.producer();
       await producer.connect();
       const started = performance.now();
       const events = topic(TopicNames.partnerEvents);

@@ -1,15 +1,17 @@
 /**
- * Benchmark: the shared BatchingProducer against the baseline of one kafkajs `send()` per
- * record, same records, same concurrency, same broker, in one run.
+ * Benchmark: whether a batching layer of ours would still help. The shared RecordWriter (one
+ * `send()` per record, as the services write; librdkafka gathers concurrent records by itself within
+ * its linger) against the same records sent by us in batches of 500 (`sendBatch`), same
+ * concurrency, same broker, in one run.
  *
- *   npm run producer -w @hookstream/bench           (starts a throwaway local stack)
+ *   npm run bench                                   (starts a throwaway local stack)
  *   KAFKA_BROKERS=… node bench/dist/producer-batching.js
  *
  * Env: BENCH_RECORDS (default 3000), BENCH_CONCURRENCY (default 16).
  */
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { BatchingProducer, IDEMPOTENT_PRODUCER, createKafkaClient, createLogger, routeProcessWarnings } from '@hookstream/shared';
+import { RecordWriter, createKafkaClient, createLogger, routeProcessWarnings } from '@hookstream/shared';
 import { envNumber } from './support/bench-run';
 
 const records = envNumber('BENCH_RECORDS', 3000);
@@ -52,22 +54,24 @@ async function main() {
   await admin.createTopics({ waitForLeaders: true, topics: [{ topic, numPartitions: 6, replicationFactor: 1 }] });
   await admin.disconnect();
 
-  const producer = kafka.producer(IDEMPOTENT_PRODUCER);
+  const producer = kafka.producer();
   await producer.connect();
   const value = Buffer.alloc(300, 'x');
   console.log(`${records} records of ${value.length} B, ${concurrency} concurrent callers, idempotent producer, acks=all`);
 
   // Warm-up: metadata, connections, producer id.
-  await producer.send({ topic, acks: -1, messages: [{ key: 'warm', value }] });
+  await producer.send({ topic, messages: [{ key: 'warm', value }] });
 
-  const baseline = await run('baseline: one send() per record', (i) =>
-    producer.send({ topic, acks: -1, messages: [{ key: `k${i}`, value }] }),
-  );
-  const batching = new BatchingProducer(producer);
-  const batched = await run('BatchingProducer', (i) => batching.send({ topic, key: `k${i}`, value }));
-  console.log(
-    `ratio: ${(batched / baseline).toFixed(1)}x the baseline; ${batching.stats.batches} batches, ${(batching.stats.records / batching.stats.batches).toFixed(1)} records per batch`,
-  );
+  const writer = new RecordWriter(producer);
+  const perRecord = await run('RecordWriter: one send() per record', (i) => writer.send({ topic, key: `k${i}`, value }));
+  const started = performance.now();
+  for (let from = 0; from < records; from += 500) {
+    const messages = Array.from({ length: Math.min(500, records - from) }, (_, i) => ({ key: `b${from + i}`, value }));
+    await producer.sendBatch({ topicMessages: [{ topic, messages }] });
+  }
+  const batched = records / ((performance.now() - started) / 1000);
+  console.log(`${'baseline: sendBatch() of 500'.padEnd(34)} ${batched.toFixed(0).padStart(7)} records/s`);
+  console.log(`ratio: one send() per record reaches ${((perRecord / batched) * 100).toFixed(0)} % of the batched rate`);
   await producer.disconnect();
 }
 

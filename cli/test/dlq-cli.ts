@@ -3,7 +3,7 @@
  * reading its --json answers, and the end offsets that show whether anything was written.
  */
 import { randomUUID } from 'node:crypto';
-import { AvroCodec, defaultSchemasDir, IDEMPOTENT_PRODUCER, topicCatalogue, type Kafka } from '@hookstream/shared';
+import { AvroCodec, defaultSchemasDir, topicCatalogue, type Kafka } from '@hookstream/shared';
 import { readTopicToEnd, testInfrastructure } from '../../test/helpers/infrastructure';
 import { runCli, type Finished } from '../../test/helpers/processes';
 
@@ -102,10 +102,10 @@ export async function writeCallbackDeadLetters(kafka: Kafka, prefix: string, par
       return { key: request.policy_number, value: await codec.encode(topic.topic, request), headers };
     }),
   );
-  const producer = kafka.producer(IDEMPOTENT_PRODUCER);
+  const producer = kafka.producer();
   await producer.connect();
   try {
-    await producer.send({ topic: topic.topic, acks: -1, messages });
+    await producer.send({ topic: topic.topic, messages });
   } finally {
     await producer.disconnect();
   }

@@ -4,7 +4,6 @@
  * flag, exit 2 and nothing written; a record that cannot be decoded is listed as such, exported
  * raw byte for byte, fails its replay (exit 1) and stays where it is.
  */
-import { IDEMPOTENT_PRODUCER } from '@hookstream/shared';
 import { TestFixture } from '../../test/helpers/fixture';
 import { dlq, dlqJson, endOffsets, type Listing, type ReplayAnswer } from './dlq-cli';
 
@@ -15,11 +14,10 @@ const garbage = Buffer.from('not an avro record at all');
 beforeAll(async () => {
   fixture = await TestFixture.open('dlq-input');
   watched = ['callback-requests', 'policy-status', 'dlq-replay-audit', 'callback-dlq'].map((t) => `${fixture.prefix}${t}`);
-  const producer = fixture.kafka.producer(IDEMPOTENT_PRODUCER);
+  const producer = fixture.kafka.producer();
   await producer.connect();
   await producer.send({
     topic: `${fixture.prefix}callback-dlq`,
-    acks: -1,
     messages: [{ partition: 0, key: 'POL-GARBAGE', value: garbage, headers: { 'kafka_dlt-exception-fqcn': 'DECODE_ERROR' } }],
   });
   await producer.disconnect();

@@ -67,16 +67,14 @@ export {
   type Consumer,
   createKafkaClient,
   type EachBatchPayload,
-  IDEMPOTENT_PRODUCER,
   type IHeaders,
-  javaCompatiblePartitioner,
   type Kafka,
   type KafkaMessage,
   type Message,
   type Producer,
 } from './kafka/client';
 export { isKafkaClientError, isRetryableKafkaError } from './kafka/retryable';
-export { BatchingProducer } from './kafka/batching-producer';
+export { RecordWriter } from './kafka/record-writer';
 export { chunkBySize, fitsInBatch, maxMessageBytesOf, recordSizeBound } from './kafka/write-limits';
 export { type GroupMember, type GroupSession, groupSessionOf } from './kafka/consumer';
 export { startManualCommitConsumer } from './kafka/manual-commit-consumer';

@@ -1,4 +1,3 @@
-import { IDEMPOTENT_PRODUCER } from './kafka/client';
 import { hostname } from 'node:os';
 import express, {
   type ErrorRequestHandler,
@@ -8,8 +7,7 @@ import express, {
   type RequestHandler,
   type Response,
 } from 'express';
-import type { Producer } from 'kafkajs';
-import type { Kafka } from './kafka/client';
+import type { Kafka, Producer } from './kafka/client';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { z } from 'zod';
@@ -19,7 +17,7 @@ import { loadConfig, type serviceSchemaWithPort } from './config';
 import { checkReadiness, createOpsRoutes, type ReadinessCheck } from './http/ops-routes';
 import { InFlightRequests } from './http/in-flight-requests';
 import { startHttpServer, type RunningHttpServer } from './http/server';
-import { BatchingProducer } from './kafka/batching-producer';
+import { RecordWriter } from './kafka/record-writer';
 import { createKafkaClient } from './kafka/client';
 import { registerKafkaRequestCounter } from './kafka/request-count';
 import { TopicNames, topicCatalogue, type ResolvedTopic } from './kafka/topics';
@@ -69,7 +67,7 @@ export interface ServiceRuntime<C> {
   metrics: Registry;
   kafka: Kafka;
   producer: Producer;
-  batchingProducer: BatchingProducer;
+  recordWriter: RecordWriter;
   codec: AvroCodec;
   topics: Map<string, ResolvedTopic>;
   /** Every partner, materialised from partner-config; /readyz fails until it is loaded. */
@@ -117,14 +115,11 @@ export async function createServiceRuntime<S extends BaseSchema>(options: Servic
     connectionTimeoutMs: config.KAFKA_CONNECTION_TIMEOUT_MS,
     requestTimeoutMs: config.KAFKA_REQUEST_TIMEOUT_MS,
   });
-  const producer = kafka.producer(IDEMPOTENT_PRODUCER);
-  let producerConnected = false;
-  producer.on(producer.events.CONNECT, () => (producerConnected = true));
-  producer.on(producer.events.DISCONNECT, () => (producerConnected = false));
+  const producer = kafka.producer();
   await producer.connect();
   shutdown.onStop('kafka producer', () => producer.disconnect(), 'producers');
-  const batchingProducer = new BatchingProducer(producer);
-  shutdown.onStop('pending produce', () => batchingProducer.flush(), 'producers');
+  const recordWriter = new RecordWriter(producer);
+  shutdown.onStop('pending produce', () => recordWriter.flush(), 'producers');
 
   const all = topicCatalogue({ prefix: config.TOPIC_PREFIX });
   const topics = new Map(all.filter((t) => options.topics.includes(t.name)).map((t) => [t.name, t]));
@@ -155,7 +150,6 @@ export async function createServiceRuntime<S extends BaseSchema>(options: Servic
     {
       name: 'kafka',
       check: async () => {
-        if (!producerConnected) return false;
         if (probeClosed) throw new Error('closed: shutting down');
         try {
           if (!probeConnected) {
@@ -209,7 +203,7 @@ export async function createServiceRuntime<S extends BaseSchema>(options: Servic
     metrics,
     kafka,
     producer,
-    batchingProducer,
+    recordWriter,
     codec,
     topics,
     partners,

@@ -57,7 +57,7 @@ export class TestPartners {
       const topic = topicCatalogue({ prefix: this.prefix }).find((t) => t.name === 'partner-config')!;
       const codec = new AvroCodec(this.registryUrl, defaultSchemasDir());
       await codec.registerTopics([topic]);
-      const producer = this.kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+      const producer = this.kafka.producer();
       await producer.connect();
       this.producer = producer;
       this.store = new PartnerStore(producer, codec, topic.topic);

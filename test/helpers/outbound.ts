@@ -1,15 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import {
-  AvroCodec,
-  defaultSchemasDir,
-  javaCompatiblePartitioner,
-  parsePolicyEventJson,
-  topicCatalogue,
-  type Kafka,
-  type KafkaMessage,
-} from '@hookstream/shared';
+import { AvroCodec, defaultSchemasDir, parsePolicyEventJson, topicCatalogue, type Kafka, type KafkaMessage } from '@hookstream/shared';
 import { testInfrastructure, testKafka, waitFor } from './infrastructure';
 import { REPO_ROOT, startReadyService, type RunningService } from './processes';
 
@@ -96,7 +88,7 @@ export class PolicyEvents {
   async publish(events: unknown[]): Promise<void> {
     if (!this.producer) {
       await this.codec.registerTopics([this.topic]);
-      this.producer = this.kafka.producer({ idempotent: true, maxInFlightRequests: 1, createPartitioner: javaCompatiblePartitioner });
+      this.producer = this.kafka.producer();
       await this.producer.connect();
     }
     const messages = await Promise.all(
@@ -105,7 +97,7 @@ export class PolicyEvents {
         return { key: event.policy.policy_number, value: await this.codec.encode(this.topic.topic, event) };
       }),
     );
-    await this.producer.send({ topic: this.topic.topic, messages, acks: -1 });
+    await this.producer.send({ topic: this.topic.topic, messages });
   }
 
   async close(): Promise<void> {

@@ -8,7 +8,6 @@ import {
   createKafkaClient,
   createLogger,
   defaultSchemasDir,
-  javaCompatiblePartitioner,
   parsePolicyEventJson,
   sleep,
   topicCatalogue,
@@ -82,7 +81,7 @@ export class PolicyTraffic {
       clientId: 'supervision-test',
       logger: createLogger({ service: 'test', level: 'silent' }),
     });
-    const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, createPartitioner: javaCompatiblePartitioner });
+    const producer = kafka.producer();
     this.producer = producer;
     const topic = topicCatalogue({ prefix: settings.prefix }).find((t) => t.name === 'policy-status')!;
     const codec = new AvroCodec(settings.registryUrl, defaultSchemasDir());
@@ -94,7 +93,7 @@ export class PolicyTraffic {
         const number = event.policy.policy_number;
         try {
           const value = await codec.encode(topic.topic, event);
-          await producer.send({ topic: topic.topic, messages: [{ key: number, value }], acks: -1, timeout: 10_000 });
+          await producer.send({ topic: topic.topic, messages: [{ key: number, value }] });
           this.acknowledged.push(number);
         } catch {
           // the broker is away: not acknowledged, so not expected at the partner

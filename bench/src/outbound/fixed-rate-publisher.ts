@@ -5,15 +5,7 @@
  * next send. Each event is a policy of its own at version 1 (latest-wins supersedes none).
  */
 import { randomUUID } from 'node:crypto';
-import {
-  IDEMPOTENT_PRODUCER,
-  TopicNames,
-  parsePolicyEventJson,
-  sleep,
-  type Message,
-  type PolicyStatusEventValue,
-  type Producer,
-} from '@hookstream/shared';
+import { TopicNames, parsePolicyEventJson, sleep, type Message, type PolicyStatusEventValue, type Producer } from '@hookstream/shared';
 import { SAMPLE_POLICY_TERMS } from '../support/sample-policy';
 import { epochMs, policyNumberOf, type EventStream, type PublishReport } from './event-stream';
 import type { OutboundStack } from './outbound-stack';
@@ -26,7 +18,7 @@ export class FixedRatePublisher {
   constructor(private readonly stack: OutboundStack) {}
 
   async connect(): Promise<void> {
-    this.producer = this.stack.kafka.producer(IDEMPOTENT_PRODUCER);
+    this.producer = this.stack.kafka.producer();
     await this.producer.connect();
     // The integrator's JSON form, parsed once; every event is this with its own ids.
     this.template = parsePolicyEventJson({
@@ -92,7 +84,7 @@ export class FixedRatePublisher {
       if (messages.length === 0) return;
       await Promise.all(encodings);
       const sendStarted = epochMs();
-      await producer.send({ topic, messages, acks: -1 });
+      await producer.send({ topic, messages });
       report.sends++;
       report.lateness.push(sendStarted - oldest);
       report.sendMs.push(epochMs() - sendStarted);

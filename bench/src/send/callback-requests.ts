@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { type AvroCodec, CallbackRequestHeaders, IDEMPOTENT_PRODUCER, type Kafka } from '@hookstream/shared';
+import { type AvroCodec, CallbackRequestHeaders, type Kafka } from '@hookstream/shared';
 import { SAMPLE_POLICY_TERMS } from '../support/sample-policy';
 
 /** The bench partner's outbound auth: the sender signs every callback with it. */
@@ -46,7 +46,7 @@ export async function prefill(
   bodies: string[],
   records: number,
 ): Promise<number> {
-  const producer = kafka.producer(IDEMPOTENT_PRODUCER);
+  const producer = kafka.producer();
   await producer.connect();
   const started = performance.now();
   try {
@@ -75,7 +75,7 @@ export async function prefill(
           return { key: policyNumber, value, headers };
         }),
       );
-      await producer.sendBatch({ topicMessages: [{ topic, messages }], acks: -1 });
+      await producer.sendBatch({ topicMessages: [{ topic, messages }] });
     }
   } finally {
     await producer.disconnect();

@@ -6,7 +6,6 @@
 import { z } from 'zod';
 import {
   ApiKeyHasher,
-  IDEMPOTENT_PRODUCER,
   AvroCodec,
   PartnerStore,
   SecretBox,
@@ -61,7 +60,7 @@ export async function prepareBenchStack(env: NodeJS.ProcessEnv, registered: stri
   };
   const onboard = async (spec: Record<string, unknown>) => {
     const { partner, apiKey } = createPartner(spec, deps);
-    const producer = kafka.producer(IDEMPOTENT_PRODUCER);
+    const producer = kafka.producer();
     await producer.connect();
     try {
       await new PartnerStore(producer, codec, resolved(TopicNames.partnerConfig).topic).write(partner);

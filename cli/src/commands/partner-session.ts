@@ -10,7 +10,6 @@ import {
   createKafkaClient,
   createLogger,
   defaultSchemasDir,
-  IDEMPOTENT_PRODUCER,
   kafkaSettingsSchema,
   loadConfig,
   policyBodyFieldPaths,
@@ -48,7 +47,7 @@ export async function withPartners<T>(
   const codec = new AvroCodec(config.SCHEMA_REGISTRY_URL, defaultSchemasDir(env));
   await codec.registerTopics([topic]);
   const directory = new PartnerDirectory({ kafka, codec, topic: topic.topic, logger });
-  const producer = kafka.producer(IDEMPOTENT_PRODUCER);
+  const producer = kafka.producer();
   await Promise.all([directory.start(), producer.connect()]);
   try {
     return await work({

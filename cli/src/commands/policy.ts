@@ -9,7 +9,6 @@ import {
   defaultSchemasDir,
   describeError,
   isRetryableKafkaError,
-  IDEMPOTENT_PRODUCER,
   kafkaSettingsSchema,
   loadConfig,
   parsePolicyEventJson,
@@ -118,7 +117,7 @@ async function publishPolicyEvent(
     // An operator waits at the terminal: a few seconds of retries, not the services' half minute.
     retries: 5,
   });
-  const producer = kafka.producer(IDEMPOTENT_PRODUCER);
+  const producer = kafka.producer();
   try {
     await producer.connect();
   } catch (error) {
@@ -129,7 +128,7 @@ async function publishPolicyEvent(
     );
   }
   try {
-    const [written] = await producer.send({ topic: topic.topic, acks: -1, messages: [{ key: event.policy.policy_number, value }] });
+    const [written] = await producer.send({ topic: topic.topic, messages: [{ key: event.policy.policy_number, value }] });
     if (!written) throw new Error(`Kafka acknowledged nothing for ${topic.topic}`);
     return {
       event_id: event.event_id,

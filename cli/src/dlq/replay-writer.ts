@@ -1,4 +1,4 @@
-import { describeError, IDEMPOTENT_PRODUCER, KafkaUnavailableError, TopicNames, type Message, type Producer } from '@hookstream/shared';
+import { describeError, KafkaUnavailableError, TopicNames, type Message, type Producer } from '@hookstream/shared';
 import type { AuditEntry } from './audit-trail';
 import type { DlqSession } from './dlq-session';
 
@@ -25,17 +25,10 @@ export class ReplayWriter {
   ) {}
 
   static async open(session: DlqSession): Promise<ReplayWriter> {
-    const producer = session.kafka.producer({
-      ...IDEMPOTENT_PRODUCER,
-      transactionalId: session.replayTransactionalId,
-      // Several replays of a run may follow each other closely: a transaction that begins while the
-      // last one's markers are still written is retried (CONCURRENT_TRANSACTIONS) in milliseconds.
-      retry: { initialRetryTime: 10, maxRetryTime: 2_000, retries: 12 },
-    });
+    const producer = session.kafka.producer({ transactionalId: session.replayTransactionalId });
     try {
+      // Opening the producer initialises the transactional id: fences earlier runs, aborts what they left open.
       await producer.connect();
-      // kafkajs initialises the transactional id at the first transaction: do it now, writing nothing.
-      await (await producer.transaction()).abort();
     } catch (error) {
       await producer.disconnect().catch(() => undefined);
       throw new KafkaUnavailableError(
@@ -54,7 +47,6 @@ export class ReplayWriter {
     const transaction = await this.producer.transaction();
     try {
       await transaction.sendBatch({
-        acks: -1,
         topicMessages: [
           ...(requeues.length > 0 ? [{ topic: this.topics.requeue, messages: requeues }] : []),
           { topic: this.topics.audit, messages: audits },
@@ -62,8 +54,12 @@ export class ReplayWriter {
       });
       await transaction.commit();
     } catch (error) {
-      await transaction.abort().catch(() => undefined);
-      throw error;
+      // A fenced producer's writes fail first as purged; its abort then says why.
+      const abortError = await transaction.abort().then(
+        () => undefined,
+        (failure: unknown) => failure,
+      );
+      throw isFenced(abortError) ? abortError : error;
     }
   }
 
@@ -74,5 +70,8 @@ export class ReplayWriter {
 
 /** Whether a transaction failed because a later run took the transactional id over (it fenced this one). */
 export function isFenced(error: unknown): boolean {
+  if (error === undefined) return false;
+  // librdkafka's codes: _FENCED (-144), PRODUCER_FENCED (90), INVALID_PRODUCER_EPOCH (47).
+  if ([-144, 90, 47].includes((error as { code?: number }).code ?? 0)) return true;
   return /PRODUCER_FENCED|INVALID_PRODUCER_EPOCH|fenced/i.test(`${(error as { type?: string }).type ?? ''} ${describeError(error)}`);
 }

@@ -107,7 +107,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
         retry: (tier) => topic(retryTopicName(tier)),
         tiers: config.CALLBACK_RETRY_DELAYS_MS.length,
       },
-      producer: runtime.batchingProducer,
+      producer: runtime.recordWriter,
       sendCallback: (request, history) => sendCallback(request, history, delivery),
       partitionConcurrency: config.SENDER_PARTITION_CONCURRENCY,
     });

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
-import { AvroCodec, defaultSchemasDir, javaCompatiblePartitioner, type PartnerDocumentValue } from '@hookstream/shared';
+import { AvroCodec, defaultSchemasDir, type PartnerDocumentValue } from '@hookstream/shared';
 import { testInfrastructure, waitFor } from '../../../test/helpers/infrastructure';
 import { readPartnerEvents, webhook, type RunningIngress } from '../../../test/helpers/ingress';
 import type { ReadRecord, RunningService } from '../../../test/helpers/outbound';
@@ -92,7 +92,7 @@ describe.each(['local', 's3'] as const)('with the %s store', (store) => {
     const topic = `${fixture.prefix}partner-events`;
     const codec = new AvroCodec(testInfrastructure().registryUrl, defaultSchemasDir());
     await codec.registerTopics([{ topic, schemaFile: 'partner-event.avsc' }]);
-    const producer = fixture.kafka.producer({ createPartitioner: javaCompatiblePartitioner });
+    const producer = fixture.kafka.producer();
     await producer.connect();
     await producer.send({ topic, messages: [{ key: transaction, value: await codec.encode(topic, event.value) }] });
     await producer.disconnect();

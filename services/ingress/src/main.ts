@@ -1,4 +1,4 @@
-import { ApiKeyHasher, BatchingProducer, TopicNames, createServiceRuntime, IDEMPOTENT_PRODUCER, runService } from '@hookstream/shared';
+import { ApiKeyHasher, RecordWriter, TopicNames, createServiceRuntime, runService } from '@hookstream/shared';
 import { answerParserRefusalsWithJson } from './http/client-errors';
 import { configSchema } from './config';
 import { createWebhookRoutes } from './http/webhook-routes';
@@ -20,10 +20,10 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
   const { config, kafka, codec, logger, instanceId } = runtime;
   const topic = (name: string) => runtime.topics.get(name)!.topic;
 
-  const claimsProducer = kafka.producer(IDEMPOTENT_PRODUCER);
+  const claimsProducer = kafka.producer();
   await claimsProducer.connect();
   runtime.shutdown.onStop('claims producer', () => claimsProducer.disconnect(), 'producers');
-  const claims = new BatchingProducer(claimsProducer);
+  const claims = new RecordWriter(claimsProducer);
   runtime.shutdown.onStop('pending claims', () => claims.flush(), 'producers');
 
   const ledger = new IdempotencyLedger({
@@ -55,7 +55,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
       ledger,
       codec,
       topics: { partnerEvents: topic(TopicNames.partnerEvents) },
-      producer: runtime.batchingProducer,
+      producer: runtime.recordWriter,
       instanceId,
       duplicateWaitMs: config.IDEMPOTENCY_WAIT_MS,
       metrics,

@@ -1,4 +1,4 @@
-import type { Kafka, Producer } from '@hookstream/shared';
+import type { Kafka, Producer } from 'kafkajs';
 import { createTopics, testKafka, uniqueName } from '../../../test/helpers/infrastructure';
 import { withCachedCoordinators } from '../src/kafka/cached-coordinators';
 
@@ -48,12 +48,12 @@ async function requestsFor(client: Kafka, transactionalId: string): Promise<{ lo
 }
 
 test('given the plain client, then each transaction looks its coordinators up again (what the cache is for)', async () => {
-  const { lookups } = await requestsFor(kafka, uniqueName('plain'));
+  const { lookups } = await requestsFor(kafka.kafkajs, uniqueName('plain'));
   expect(lookups).toBeGreaterThanOrEqual(TRANSACTIONS * 4);
 });
 
 test('given the cached view, then the coordinators are looked up once each and the transactions commit', async () => {
-  const cached = withCachedCoordinators(kafka, 60_000);
+  const cached = withCachedCoordinators(kafka.kafkajs, 60_000);
   expect(cached).toBeDefined();
   const { lookups, refreshes } = await requestsFor(cached!, uniqueName('cached'));
   // One lookup of the transaction coordinator and one of the group coordinator, again after each

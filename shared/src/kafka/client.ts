@@ -1,11 +1,25 @@
-import { KafkaConsumer } from '@confluentinc/kafka-javascript';
-import { Kafka as KafkajsKafka, logLevel, Partitioners, type KafkaConfig, type ProducerConfig, type logCreator } from 'kafkajs';
-export type { Admin, Consumer, EachBatchPayload, EachMessagePayload, Producer } from 'kafkajs';
-export type { IHeaders, KafkaMessage, Message } from './types';
+/*
+ * The one module that imports the Kafka client libraries. Producers and the group-less readers are
+ * Confluent's librdkafka client (its KafkaJS-style API for producers, its native consumer for
+ * readers); consumer groups and the admin are still kafkajs until they move too (kafkajs-legacy.ts).
+ * The rest of the code sees Hookstream's own types (types.ts).
+ */
+import { KafkaConsumer, KafkaJS } from '@confluentinc/kafka-javascript';
+import { Kafka as KafkajsKafka, type Admin as KafkajsAdmin, type Consumer as KafkajsConsumer, type ConsumerConfig } from 'kafkajs';
 import type { Logger } from 'pino';
-import { applyKafkajsFixes } from './kafkajs-fixes';
+import { kafkajsConfig } from './kafkajs-legacy';
+import { BoundedConnectProducer } from './bounded-producer';
 import { createPartitionConsumer, type NativeConsumer } from './partition-consumer';
-import type { PartitionConsumer, PartitionConsumerOptions } from './types';
+import { countLibrdkafkaRequests } from './request-count';
+import type { ClientStatistics, PartitionConsumer, PartitionConsumerOptions, Producer } from './types';
+
+/** How often each librdkafka client reports its statistics (requests counted, readers' currency). */
+const STATISTICS_INTERVAL_MS = 1000;
+/** Numbers the librdkafka clients of this process, for their request counts. */
+let librdkafkaClients = 0;
+
+export type { Admin, Consumer, EachBatchPayload, EachMessagePayload } from 'kafkajs';
+export type { IHeaders, KafkaMessage, Message, Producer, RecordMetadata, Transaction } from './types';
 
 export interface KafkaClientSettings {
   brokers: string[];
@@ -18,90 +32,135 @@ export interface KafkaClientSettings {
   requestTimeoutMs?: number;
   /** Retries of a failed request (connect included) before giving up. Default 8; CLI health checks use 0. */
   retries?: number;
-  /** Level of kafkajs's own log lines. Default 'warn'; CLI commands use 'nothing' and print their own message. */
+  /** Level of the client's own log lines. Default 'warn'; CLI commands use 'nothing' and print their own message. */
   kafkaLogLevel?: 'nothing' | 'error' | 'warn' | 'info';
 }
 
-/**
- * The partitioner every Hookstream producer uses: kafkajs's default, the Java client's murmur2
- * (so a key lands where a Java producer would put it). Passing it explicitly also silences
- * kafkajs's notice about the v2 default change.
- */
-export const javaCompatiblePartitioner = Partitioners.DefaultPartitioner;
-
-/**
- * The producer settings every Hookstream writer starts from: idempotent (a retried produce never
- * writes a record twice), one request in flight (what kafkajs needs for that), the Java client's
- * partitioner, and no topic created by accident (topics come from `hookstream topics ensure`).
- * Transactional producers add their transactionalId and retry settings.
- */
-export const IDEMPOTENT_PRODUCER: Readonly<ProducerConfig> = {
-  createPartitioner: javaCompatiblePartitioner,
-  idempotent: true,
-  maxInFlightRequests: 1,
-  allowAutoTopicCreation: false,
-};
-
-const levelNames: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
-  [logLevel.ERROR]: 'error',
-  [logLevel.WARN]: 'warn',
-  [logLevel.INFO]: 'info',
-  [logLevel.DEBUG]: 'debug',
-};
-
-/** The broker's text for CONCURRENT_TRANSACTIONS, as kafkajs puts it in its log lines. */
-const CONCURRENT_TRANSACTIONS_TEXT = 'concurrent operation on the same transaction';
-
-/**
- * The pino level of one kafkajs log line. kafkajs logs every retriable CONCURRENT_TRANSACTIONS
- * answer at error level (a Connection line and a Producer line), yet that answer is the broker
- * asking the client to retry in a moment: a transaction began while the last one's commit markers
- * were still being written. kafkajs retries it by itself, and a transaction that still fails is
- * logged by the service. At error level, normal operation under load looked like an incident.
- */
-export function kafkajsLogLevel(level: logLevel, message: string, error: unknown): 'error' | 'warn' | 'info' | 'debug' {
-  if (level === logLevel.ERROR && `${message} ${typeof error === 'string' ? error : ''}`.includes(CONCURRENT_TRANSACTIONS_TEXT)) {
-    return 'debug';
-  }
-  return levelNames[level] ?? 'info';
+/** What a producer is for; every producer is idempotent with acks=all and the Java client's murmur2 partitioner. */
+export interface ProducerOptions {
+  /** Makes it transactional under this id: opening it fences the id's earlier holders and aborts what they left open. */
+  transactionalId?: string;
+  /** Longest a record waits for companions before its batch is sent. Default 2 ms. */
+  lingerMs?: number;
+  /** Longest a record may take to be acknowledged, retries included, before its send fails. Default 30 s. */
+  deliveryTimeoutMs?: number;
 }
 
-/** Routes kafkajs's own log lines into the service's pino logger. */
-function pinoLogCreator(logger: Logger): logCreator {
-  const kafkaLogger = logger.child({ module: 'kafkajs' });
-  return () =>
-    ({ namespace, level, log }) => {
-      const { message, timestamp: _timestamp, logger: _name, ...extra } = log as Record<string, unknown> & { message: string };
-      kafkaLogger[kafkajsLogLevel(level, message, extra.error)]({ namespace, ...extra }, message);
-    };
+const LOG_LEVELS = {
+  nothing: KafkaJS.logLevel.NOTHING,
+  error: KafkaJS.logLevel.ERROR,
+  warn: KafkaJS.logLevel.WARN,
+  info: KafkaJS.logLevel.INFO,
+};
+
+/** Routes the client's own log lines at or above `level` into the service's pino logger. */
+function pinoLogger(logger: Logger, level: KafkaJS.logLevel): KafkaJS.Logger {
+  const kafkaLogger = logger.child({ module: 'kafka-client' });
+  let threshold = level;
+  const log = (at: KafkaJS.logLevel, method: 'info' | 'warn' | 'error' | 'debug') => (message: string, extra?: object) => {
+    if (at <= threshold) kafkaLogger[method](extra ?? {}, message);
+  };
+  const adapter: KafkaJS.Logger = {
+    error: log(KafkaJS.logLevel.ERROR, 'error'),
+    warn: log(KafkaJS.logLevel.WARN, 'warn'),
+    info: log(KafkaJS.logLevel.INFO, 'info'),
+    debug: log(KafkaJS.logLevel.DEBUG, 'debug'),
+    namespace: () => adapter,
+    setLogLevel: (to) => (threshold = to),
+  };
+  return adapter;
 }
 
 /**
  * The Kafka client of one process: the producers, consumers and admins it makes share its
  * connection settings and log through pino. Connections are made by what it creates.
  */
-export class Kafka extends KafkajsKafka {
+export class Kafka {
+  private readonly librdkafka: KafkaJS.Kafka;
+  /** kafkajs, for the consumer groups, the admin and the policy-status-consumer's transactions until they move. */
+  readonly kafkajs: KafkajsKafka;
+
   constructor(private readonly settings: KafkaClientSettings) {
-    super(kafkajsConfig(settings));
+    this.kafkajs = new KafkajsKafka(kafkajsConfig(settings));
+    this.librdkafka = new KafkaJS.Kafka({
+      kafkaJS: {
+        brokers: settings.brokers,
+        clientId: settings.clientId,
+        connectionTimeout: settings.connectionTimeoutMs ?? 3000,
+        requestTimeout: settings.requestTimeoutMs ?? 30000,
+        logger: pinoLogger(settings.logger, LOG_LEVELS[settings.kafkaLogLevel ?? 'warn']),
+        logLevel: LOG_LEVELS[settings.kafkaLogLevel ?? 'warn'],
+      },
+    });
+  }
+
+  /** An idempotent acks=all producer (see ProducerOptions). librdkafka batches records sent within `lingerMs` by itself. */
+  producer(options: ProducerOptions = {}): Producer {
+    const countRequests = this.statisticsCounter();
+    const producer = this.librdkafka.producer({
+      kafkaJS: {
+        idempotent: true,
+        acks: -1,
+        allowAutoTopicCreation: false,
+        ...(options.transactionalId ? { transactionalId: options.transactionalId } : {}),
+      },
+      ...this.reconnection(),
+      'linger.ms': options.lingerMs ?? 2,
+      'message.timeout.ms': options.deliveryTimeoutMs ?? 30_000,
+      // Retried until the delivery timeout, as the Java client does (librdkafka's own default).
+      retries: 2_147_483_647,
+      'retry.backoff.ms': 50,
+      'retry.backoff.max.ms': 1000,
+      'statistics.interval.ms': STATISTICS_INTERVAL_MS,
+      stats_cb: (event: { message: string }) => countRequests(JSON.parse(event.message) as ClientStatistics),
+    });
+    // As many connection attempts as the settings allow retries (kafkajs's meaning of them), then give up.
+    const { connectionTimeoutMs = 3000, retries = 8 } = this.settings;
+    return new BoundedConnectProducer(producer, this.settings.brokers, connectionTimeoutMs, connectionTimeoutMs * (retries + 1));
+  }
+
+  consumer(config: ConsumerConfig): KafkajsConsumer {
+    return this.kafkajs.consumer(config);
+  }
+
+  admin(config?: Parameters<KafkajsKafka['admin']>[0]): KafkajsAdmin {
+    return this.kafkajs.admin(config);
   }
 
   /** A consumer outside any group, on librdkafka, for the partitions it is assigned (see PartitionConsumer). */
   partitionConsumer(options: PartitionConsumerOptions = {}): PartitionConsumer {
     const create = (config: Record<string, unknown>, topicConfig: Record<string, unknown>) =>
       new KafkaConsumer(config, topicConfig) as unknown as NativeConsumer;
-    return createPartitionConsumer(create, this.connectionConfig(), options);
+    const countRequests = this.statisticsCounter();
+    return createPartitionConsumer(create, this.connectionConfig(), {
+      ...options,
+      statsIntervalMs: options.statsIntervalMs ?? STATISTICS_INTERVAL_MS,
+      onStats: (stats) => {
+        countRequests(stats);
+        options.onStats?.(stats);
+      },
+    });
   }
 
-  /** librdkafka's connection settings for this client. */
+  /** A statistics listener that counts one new client's requests (hookstream_kafka_requests_total). */
+  private statisticsCounter(): (stats: ClientStatistics) => void {
+    const client = `${this.settings.clientId}#${++librdkafkaClients}`;
+    return (stats) => countLibrdkafkaRequests(client, stats.brokers);
+  }
+
+  /** Reconnect quickly after a broker comes back: at most a second between tries. */
+  private reconnection(): Record<string, number> {
+    return { 'reconnect.backoff.ms': 50, 'reconnect.backoff.max.ms': 1000 };
+  }
+
+  /** librdkafka's connection settings for this client (what the KafkaJS-style API derives from its own block). */
   private connectionConfig(): Record<string, unknown> {
     return {
       'bootstrap.servers': this.settings.brokers.join(','),
       'client.id': this.settings.clientId,
       'socket.connection.setup.timeout.ms': Math.max(1000, this.settings.connectionTimeoutMs ?? 3000),
       'socket.timeout.ms': this.settings.requestTimeoutMs ?? 30000,
-      // Reconnect quickly after a broker comes back: at most a second between tries.
-      'reconnect.backoff.ms': 50,
-      'reconnect.backoff.max.ms': 1000,
+      ...this.reconnection(),
       log_level: 4,
     };
   }
@@ -110,20 +169,4 @@ export class Kafka extends KafkajsKafka {
 /** The client of one process (see Kafka). */
 export function createKafkaClient(settings: KafkaClientSettings): Kafka {
   return new Kafka(settings);
-}
-
-function kafkajsConfig(settings: KafkaClientSettings): KafkaConfig {
-  applyKafkajsFixes();
-  const config: KafkaConfig = {
-    clientId: settings.clientId,
-    brokers: settings.brokers,
-    connectionTimeout: settings.connectionTimeoutMs ?? 3000,
-    requestTimeout: settings.requestTimeoutMs ?? 30000,
-    logLevel: { nothing: logLevel.NOTHING, error: logLevel.ERROR, warn: logLevel.WARN, info: logLevel.INFO }[
-      settings.kafkaLogLevel ?? 'warn'
-    ],
-    logCreator: pinoLogCreator(settings.logger),
-    retry: { initialRetryTime: 100, retries: settings.retries ?? 8 },
-  };
-  return config;
 }

@@ -1,4 +1,3 @@
-import { IDEMPOTENT_PRODUCER } from './client';
 import { randomUUID } from 'node:crypto';
 import type { Kafka } from './client';
 import { sleep, sleepUnlessAborted, withTimeout } from '../async';
@@ -57,7 +56,7 @@ async function probeOnce(kafka: Kafka, topic: string, deadline: number): Promise
   }
 
   // Transaction coordinator: one committed transaction.
-  const producer = kafka.producer({ ...IDEMPOTENT_PRODUCER, transactionalId: `hookstream-readiness-${randomUUID()}` });
+  const producer = kafka.producer({ transactionalId: `hookstream-readiness-${randomUUID()}` });
   await producer.connect();
   try {
     const tx = await producer.transaction();

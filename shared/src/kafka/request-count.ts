@@ -6,12 +6,37 @@ import { Counter, type Registry } from 'prom-client';
  * policy-status transaction is five requests), and a request storm at a glance (a reader asking
  * for the metadata before every fetch, say).
  *
- * Counted where kafkajs writes each request, on its (internal) Connection: the clusters that
- * TopicReader and PartitionProbe make have no instrumentation events, and the producers and
- * consumers each have their own. Wrapped once per process; a kafkajs without that method is left
- * alone, and the counter then has no series.
+ * librdkafka's clients (producers, group-less readers) report theirs in their statistics every
+ * second (`countLibrdkafkaRequests`); kafkajs's, until its last uses move, are counted where it
+ * writes each request, on its (internal) Connection, wrapped once per process (a kafkajs without
+ * that method is left alone).
  */
 const sent = new Map<string, number>();
+/** Per librdkafka client and broker handle, the request counts its last statistics reported. */
+const reportedByClient = new Map<string, Map<string, number>>();
+
+/**
+ * Adds what one librdkafka client's statistics say it sent since its last report (each handle's
+ * `req` counts only grow: a client's brokers, its bootstrap and coordinator connections).
+ */
+export function countLibrdkafkaRequests(client: string, brokers: Record<string, { req?: Record<string, number> }>): void {
+  let seen = reportedByClient.get(client);
+  if (!seen) reportedByClient.set(client, (seen = new Map<string, number>()));
+  for (const [broker, { req }] of Object.entries(brokers)) {
+    for (const [api, total] of Object.entries(req ?? {})) {
+      const key = `${broker}\u0000${api}`;
+      const delta = total - (seen.get(key) ?? 0);
+      if (delta <= 0) continue;
+      seen.set(key, total);
+      sent.set(api, (sent.get(api) ?? 0) + delta);
+    }
+  }
+}
+
+/** Forgets a closed client's last report (its counts stay in the totals). */
+export function forgetLibrdkafkaClient(client: string): void {
+  reportedByClient.delete(client);
+}
 let wrapped: boolean | undefined;
 
 interface KafkajsConnection {

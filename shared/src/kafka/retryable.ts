@@ -29,18 +29,41 @@ const RETRYABLE_NAMES = new Set([
   'KafkaJSTimeout',
 ]);
 
-/** Whether a kafkajs error (or one it wraps) may go away if the operation is tried again. */
+/**
+ * The same answers as librdkafka's error codes (its errors carry `code`): the broker's codes above,
+ * and librdkafka's own for a request or delivery that timed out, a connection lost, no broker up.
+ */
+const RETRYABLE_CODES = new Set([
+  3, // UNKNOWN_TOPIC_OR_PART
+  5, // LEADER_NOT_AVAILABLE
+  6, // NOT_LEADER_FOR_PARTITION
+  7, // REQUEST_TIMED_OUT
+  13, // NETWORK_EXCEPTION
+  14, // COORDINATOR_LOAD_IN_PROGRESS
+  15, // COORDINATOR_NOT_AVAILABLE
+  16, // NOT_COORDINATOR
+  19, // NOT_ENOUGH_REPLICAS
+  20, // NOT_ENOUGH_REPLICAS_AFTER_APPEND
+  51, // CONCURRENT_TRANSACTIONS
+  -185, // _TIMED_OUT
+  -187, // _ALL_BROKERS_DOWN
+  -192, // _MSG_TIMED_OUT
+  -195, // _TRANSPORT
+]);
+
+/** Whether a Kafka client's error (or one it wraps) may go away if the operation is tried again. */
 export function isRetryableKafkaError(error: unknown, depth = 0): boolean {
   if (typeof error !== 'object' || error === null || depth > 5) return false;
-  const e = error as { retriable?: unknown; type?: unknown; name?: unknown; cause?: unknown; originalError?: unknown };
+  const e = error as { retriable?: unknown; type?: unknown; name?: unknown; code?: unknown; cause?: unknown; originalError?: unknown };
   if (e.retriable === true) return true;
+  if (typeof e.code === 'number' && RETRYABLE_CODES.has(e.code)) return true;
   if (typeof e.type === 'string' && RETRYABLE_TYPES.has(e.type)) return true;
   if (typeof e.name === 'string' && RETRYABLE_NAMES.has(e.name)) return true;
   return isRetryableKafkaError(e.originalError, depth + 1) || isRetryableKafkaError(e.cause, depth + 1);
 }
 
 /**
- * Whether `error` comes from the Kafka client at all (kafkajs names its errors KafkaJS…): for a
+ * Whether `error` comes from the Kafka client at all (both clients name their errors KafkaJS…): for a
  * caller whose answer to any failed write is "not stored, retry later" (the ingress), whatever
  * the broker said.
  */

@@ -15,6 +15,8 @@ export interface Message {
   value: Buffer | string | null;
   partition?: number;
   headers?: IHeaders;
+  /** Create time (epoch ms); default now. */
+  timestamp?: string;
 }
 
 /** A record read. `offset` and `timestamp` (epoch ms) are decimal strings. */

@@ -1,4 +1,4 @@
-import type { Producer } from 'kafkajs';
+import type { Producer } from '../kafka/types';
 import type { AvroCodec } from '../avro/registry-codec';
 import { partnerToRecord, type Partner } from './model';
 
@@ -12,6 +12,6 @@ export class PartnerStore {
 
   async write(partner: Partner): Promise<void> {
     const value = await this.codec.encode(this.topic, partnerToRecord(partner));
-    await this.producer.send({ topic: this.topic, acks: -1, messages: [{ key: partner.partner_id, value }] });
+    await this.producer.send({ topic: this.topic, messages: [{ key: partner.partner_id, value }] });
   }
 }

@@ -56,12 +56,12 @@ function audit(partition: number, offset: number, extra: Record<string, unknown>
 }
 
 async function send(topic: string, messages: Message[], transaction?: 'commit' | 'abort'): Promise<void> {
-  const producer = kafka.producer(transaction ? { transactionalId: uniqueName('dlq-test'), idempotent: true, maxInFlightRequests: 1 } : {});
+  const producer = kafka.producer(transaction ? { transactionalId: uniqueName('dlq-test') } : {});
   await producer.connect();
   try {
-    if (!transaction) return void (await producer.send({ topic, acks: -1, messages }));
+    if (!transaction) return void (await producer.send({ topic, messages }));
     const tx = await producer.transaction();
-    await tx.send({ topic, acks: -1, messages });
+    await tx.send({ topic, messages });
     await (transaction === 'commit' ? tx.commit() : tx.abort());
   } finally {
     await producer.disconnect();

@@ -1,5 +1,5 @@
 import { logLevel } from 'kafkajs';
-import { kafkajsLogLevel } from '../../src/kafka/client';
+import { kafkajsLogLevel } from '../../src/kafka/kafkajs-legacy';
 
 const CONCURRENT = 'The producer attempted to update a transaction while another concurrent operation on the same transaction was ongoing';
 

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type { Message } from 'kafkajs';
 import { Registry } from 'prom-client';
 import { ConsumerLagMonitor, consumerLagGauges, type ConsumerLagGauges } from '../../src/kafka/consumer-lag';
-import { javaCompatiblePartitioner } from '../../src/kafka/client';
 import { PartitionProbe } from '../../src/kafka/partition-probe';
 import { createLogger } from '../../src/logging';
 import { createTopics, testKafka, uniqueName, waitFor } from '../../../test/helpers/infrastructure';
@@ -12,10 +11,10 @@ const kafka = testKafka();
 const logger = createLogger({ service: 'test', level: 'silent' });
 
 async function produce(topic: string, partition: number, messages: Message[]): Promise<void> {
-  const producer = kafka.producer({ createPartitioner: javaCompatiblePartitioner, idempotent: true, maxInFlightRequests: 1 });
+  const producer = kafka.producer();
   await producer.connect();
   try {
-    await producer.send({ topic, acks: -1, messages: messages.map((m) => ({ ...m, partition })) });
+    await producer.send({ topic, messages: messages.map((m) => ({ ...m, partition })) });
   } finally {
     await producer.disconnect();
   }
@@ -23,12 +22,12 @@ async function produce(topic: string, partition: number, messages: Message[]): P
 
 /** Writes each group of values in a transaction of its own, committed or aborted. */
 async function produceInTransactions(topic: string, transactions: Array<{ values: string[]; abort?: boolean }>): Promise<void> {
-  const producer = kafka.producer({ transactionalId: uniqueName('lag-test'), idempotent: true, maxInFlightRequests: 1 });
+  const producer = kafka.producer({ transactionalId: uniqueName('lag-test') });
   await producer.connect();
   try {
     for (const { values, abort } of transactions) {
       const tx = await producer.transaction();
-      await tx.send({ topic, acks: -1, messages: values.map((value) => ({ value, partition: 0 })) });
+      await tx.send({ topic, messages: values.map((value) => ({ value, partition: 0 })) });
       await (abort ? tx.abort() : tx.commit());
     }
   } finally {

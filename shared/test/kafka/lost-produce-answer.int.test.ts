@@ -1,5 +1,4 @@
 import { Kafka, logLevel, type ISocketFactory, type Producer } from 'kafkajs';
-import { IDEMPOTENT_PRODUCER } from '../../src/kafka/client';
 import { createTopics, readTopicToEnd, testInfrastructure, testKafka, uniqueName } from '../../../test/helpers/infrastructure';
 import { ApiKeys, tappedSocket } from '../../../test/helpers/kafka-sockets';
 
@@ -71,7 +70,7 @@ async function setUp(retries: number): Promise<{ topic: string; producer: Produc
     socketFactory: dropper.socketFactory,
     logLevel: logLevel.NOTHING,
   });
-  const producer = kafka.producer({ ...IDEMPOTENT_PRODUCER, retry: { retries, initialRetryTime: 50 } });
+  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, retry: { retries, initialRetryTime: 50 } });
   await producer.connect();
   producers.push(producer);
   return { topic, producer, dropper };

@@ -1,7 +1,8 @@
 import { Kafka, logLevel } from 'kafkajs';
 import { Registry } from 'prom-client';
 import { registerKafkaRequestCounter } from '../../src/kafka/request-count';
-import { testInfrastructure, uniqueName } from '../../../test/helpers/infrastructure';
+import { createTopics, testInfrastructure, testKafka, uniqueName } from '../../../test/helpers/infrastructure';
+import { sleep } from '../../src/async';
 import { ApiKeys, requestCountingSockets } from '../../../test/helpers/kafka-sockets';
 
 /** The Kafka request counter against a real broker, checked against the requests the client's sockets carried. */
@@ -39,4 +40,27 @@ test('when a process talks to Kafka, then each request is counted once, under it
   expect(delta('Metadata')).toBe(written.get(ApiKeys.metadata));
   expect(total(after.values()) - total(before.values())).toBe(total(written.values()));
   expect(delta('Produce')).toBe(0);
+});
+
+test('when a librdkafka producer writes, then its requests are counted from its statistics, each once', async () => {
+  const registry = new Registry();
+  registerKafkaRequestCounter(registry);
+  const kafka = testKafka(uniqueName('request-count-librdkafka'));
+  const topic = uniqueName('request-count');
+  await createTopics(kafka, [{ topic }]);
+  const before = await counted(registry);
+  const producer = kafka.producer();
+  await producer.connect();
+  try {
+    for (let i = 0; i < 5; i++) await producer.send({ topic, messages: [{ value: String(i) }] });
+    // Statistics come every second: the third report holds every request of the sends above.
+    await sleep(2_500);
+    const produced = ((await counted(registry)).get('Produce') ?? 0) - (before.get('Produce') ?? 0);
+    // Five awaited sends, one request each (the producer's own retries would add more, none expected here).
+    expect(produced).toBe(5);
+    await sleep(1_200);
+    expect(((await counted(registry)).get('Produce') ?? 0) - (before.get('Produce') ?? 0)).toBe(5);
+  } finally {
+    await producer.disconnect();
+  }
 });

@@ -1,7 +1,7 @@
 import { TopicReader } from '../../src/kafka/topic-reader';
 import { sleep } from '../../src/async';
 import { createLogger } from '../../src/logging';
-import { javaCompatiblePartitioner, type KafkaMessage } from '../../src/kafka/client';
+import { type KafkaMessage } from '../../src/kafka/client';
 import { createTopics, testKafka, uniqueName, waitFor } from '../../../test/helpers/infrastructure';
 
 /** The group-less whole-topic reader against a real broker. */
@@ -9,12 +9,11 @@ const kafka = testKafka();
 const logger = createLogger({ service: 'test', level: 'silent' });
 
 async function produce(topic: string, values: string[], timestamp?: number): Promise<void> {
-  const producer = kafka.producer({ createPartitioner: javaCompatiblePartitioner, idempotent: true, maxInFlightRequests: 1 });
+  const producer = kafka.producer();
   await producer.connect();
   try {
     await producer.send({
       topic,
-      acks: -1,
       messages: values.map((value) => ({ key: value, value, ...(timestamp ? { timestamp: String(timestamp) } : {}) })),
     });
   } finally {
@@ -62,7 +61,7 @@ test('when started, then it has applied every record written before, across part
 test('when records were written in transactions, then only committed ones are applied, and the markers are stepped over', async () => {
   const topic = uniqueName('reader-tx');
   await createTopics(kafka, [{ topic }]);
-  const producer = kafka.producer({ transactionalId: uniqueName('tx'), idempotent: true, maxInFlightRequests: 1 });
+  const producer = kafka.producer({ transactionalId: uniqueName('tx') });
   await producer.connect();
   const { reader, seen } = collecting(topic);
   try {

@@ -3,7 +3,7 @@
  * shared's ConcurrentConsumer (per-policy order, concurrency across policies, commits at the
  * lowest record in flight, tier records held until due), each record handled by CallbackRecords.
  */
-import { ConcurrentConsumer, type AvroCodec, type BatchingProducer, type GroupSession, type Kafka, type Logger } from '@hookstream/shared';
+import { ConcurrentConsumer, type AvroCodec, type RecordWriter, type GroupSession, type Kafka, type Logger } from '@hookstream/shared';
 import type { CallbackSenderMetrics } from '../metrics';
 import { CallbackRecords, type CallbackRecordsOptions } from './callback-records';
 import type { CallbackTopics } from './disposition-writer';
@@ -18,7 +18,7 @@ export interface CallbackConsumerOptions {
   session: GroupSession;
   topics: CallbackTopics;
   /** Idempotent acks=all producer for outcomes, retries and dead letters. */
-  producer: BatchingProducer;
+  producer: RecordWriter;
   /** Decides what becomes of one record (domain/send-callback). */
   sendCallback: CallbackRecordsOptions['sendCallback'];
   /** Deliveries in flight per partition. */

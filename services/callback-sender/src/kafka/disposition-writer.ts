@@ -3,7 +3,7 @@
  * itself into its next retry tier or the dead-letter topic with the headers that say why
  * (spec 8; Spring's dead-letter headers, dead-letter-headers.ts). Counts each in the metrics.
  */
-import type { AvroCodec, BatchingProducer, ConsumedRecord, IHeaders, Logger } from '@hookstream/shared';
+import type { AvroCodec, RecordWriter, ConsumedRecord, IHeaders, Logger } from '@hookstream/shared';
 import type { CallbackRequest } from '../domain/deliver-callback';
 import { RetryHeaders, headerText, type RetryHistory } from '../domain/retry-schedule';
 import type { Disposition } from '../domain/disposition';
@@ -25,7 +25,7 @@ export interface DispositionWriterOptions {
   metrics: CallbackSenderMetrics;
   topics: CallbackTopics;
   /** Idempotent acks=all producer for outcomes, retries and dead letters. */
-  producer: BatchingProducer;
+  producer: RecordWriter;
   /** Whether a topic is a retry tier (its records carry where they were first read). */
   isRetryTier: (topic: string) => boolean;
   now: () => number;

@@ -1,4 +1,4 @@
-import { Registry, type AvroCodec, type BatchingProducer, type Kafka } from '@hookstream/shared';
+import { Registry, type AvroCodec, type RecordWriter, type Kafka } from '@hookstream/shared';
 import pino from 'pino';
 import { CallbackConsumer } from '../../src/kafka/callback-consumer';
 import { createCallbackSenderMetrics } from '../../src/metrics';
@@ -16,7 +16,7 @@ function retryTiersHolding(heldDueTimes: Map<string, number>) {
     groupId: 'unit-retries',
     session: { sessionTimeout: 10_000, heartbeatInterval: 1_000 },
     topics: { requests: 'callback-requests', outcomes: 'outcomes', deadLetters: 'dlq', retry: (tier) => `retry-${tier}`, tiers: 8 },
-    producer: {} as BatchingProducer,
+    producer: {} as RecordWriter,
     sendCallback: () => Promise.reject(new Error('not called')),
     partitionConcurrency: 16,
     reads: 'retry-tiers',

@@ -8,7 +8,7 @@ import {
   DocumentHeaders,
   deadLetterHeaders,
   type AvroCodec,
-  type BatchingProducer,
+  type RecordWriter,
   type ConsumedRecord,
   type IHeaders,
   type Logger,
@@ -38,7 +38,7 @@ export interface DispositionWriterOptions {
   topics: DocumentTopics;
   recorder: DocumentRecorder;
   /** Idempotent acks=all producer for the retry tiers and undecodable records. */
-  producer: BatchingProducer;
+  producer: RecordWriter;
   now: () => number;
 }
 

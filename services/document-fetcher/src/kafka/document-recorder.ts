@@ -3,16 +3,7 @@
  * retry tier, its dead letter) in a Kafka transaction that is committed only if no record of the
  * same document and replay is on partner-documents. The guarantee and why it holds: docs/documents.md.
  */
-import {
-  IDEMPOTENT_PRODUCER,
-  KafkaUnavailableError,
-  describeError,
-  sleep,
-  type Kafka,
-  type Logger,
-  type Message,
-  type Producer,
-} from '@hookstream/shared';
+import { KafkaUnavailableError, describeError, sleep, type Kafka, type Logger, type Message, type Producer } from '@hookstream/shared';
 import type { RecordedDocuments } from './recorded-documents';
 
 /** One document's final write: its record, and its dead letter when it has one. */
@@ -135,7 +126,7 @@ class RecordingLane {
     }
     const transaction = await producer.transaction();
     try {
-      await transaction.sendBatch({ acks: -1, topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })) });
+      await transaction.sendBatch({ topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })) });
       await transaction.commit();
     } catch (error) {
       await transaction.abort().catch(() => undefined);
@@ -146,16 +137,10 @@ class RecordingLane {
   /** The lane's producer; a new one fences the id's other holders, then partner-documents is read to its end. */
   private async open(): Promise<Producer> {
     if (this.producer) return this.producer;
-    const producer = this.options.kafka.producer({
-      ...IDEMPOTENT_PRODUCER,
-      transactionalId: this.transactionalId,
-      // A transaction that begins while the last one's markers are written is retried in milliseconds (CONCURRENT_TRANSACTIONS).
-      retry: { initialRetryTime: 10, maxRetryTime: 2_000, retries: 12 },
-    });
+    const producer = this.options.kafka.producer({ transactionalId: this.transactionalId });
     try {
+      // Opening the producer initialises the transactional id: fences its other holders, aborts what they left open.
       await producer.connect();
-      // kafkajs initialises the transactional id (fencing, aborting what was left open) at the first transaction.
-      await (await producer.transaction()).abort();
       await this.options.recorded.caughtUp(CATCH_UP_TIMEOUT_MS);
     } catch (error) {
       await producer.disconnect().catch(() => undefined);

@@ -5,7 +5,7 @@ import {
   isKafkaClientError,
   isRetryable,
   type AvroCodec,
-  type BatchingProducer,
+  type RecordWriter,
   type Partner,
 } from '@hookstream/shared';
 import { ledgerKey, type Completion } from '../idempotency/ledger-records';
@@ -20,7 +20,7 @@ export interface AcceptWebhookDeps {
   /** Real topic names. */
   topics: { partnerEvents: string };
   /** Idempotent producer (acks=all) for partner events. */
-  producer: BatchingProducer;
+  producer: RecordWriter;
   instanceId: string;
   /** How long a duplicate waits for an in-flight original, and a claim to come back. */
   duplicateWaitMs: number;

@@ -7,7 +7,7 @@ import {
   isKafkaClientError,
   isRetryable,
   type AvroCodec,
-  type BatchingProducer,
+  type RecordWriter,
   type Kafka,
   type Logger,
 } from '@hookstream/shared';
@@ -32,9 +32,9 @@ export interface LedgerOptions {
   partnerEventsTopic: string;
   /**
    * Idempotent producer (acks=all) for claims: a producer of their own, so that a claim never
-   * queues behind a batch of partner events (a BatchingProducer has one request in flight).
+   * queues behind a batch of partner events (a RecordWriter has one request in flight).
    */
-  claimsProducer: BatchingProducer;
+  claimsProducer: RecordWriter;
   /** This replica, named in its claims. */
   instance: string;
   logger: Logger;

@@ -1,4 +1,4 @@
-import type { Kafka } from '@hookstream/shared';
+import type { Kafka } from 'kafkajs';
 
 /**
  * kafkajs 2.2.4 (its last release) sends a FindCoordinator request before every request it makes

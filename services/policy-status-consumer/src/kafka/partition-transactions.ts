@@ -1,4 +1,5 @@
-import { IDEMPOTENT_PRODUCER, type Kafka, type Producer } from '@hookstream/shared';
+// kafkajs until this consumer moves to librdkafka: its transactions commit offsets by group id.
+import type { Kafka, Producer } from 'kafkajs';
 
 /**
  * One transactional producer per input partition, its transactional id derived from the group,
@@ -24,7 +25,9 @@ export class PartitionTransactions {
     if (!producer) {
       producer = (async () => {
         const created = this.kafka.producer({
-          ...IDEMPOTENT_PRODUCER,
+          idempotent: true,
+          maxInFlightRequests: 1,
+          allowAutoTopicCreation: false,
           transactionalId: `${this.transactionalIdPrefix}-${this.topic}-${partition}`,
           // The next transaction often starts while the coordinator still writes the last one's
           // markers (CONCURRENT_TRANSACTIONS, retryable): retry in milliseconds, not the client's

@@ -75,9 +75,9 @@ export class PolicyStatusProcessor {
 
   constructor(private readonly options: PolicyStatusProcessorOptions) {
     this.logger = options.logger.child({ module: 'policy-status-processor' });
-    const cachingKafka = withCachedCoordinators(options.kafka, COORDINATOR_CACHE_MS);
+    const cachingKafka = withCachedCoordinators(options.kafka.kafkajs, COORDINATOR_CACHE_MS);
     if (!cachingKafka) this.logger.warn('kafkajs internals changed: coordinator lookups are not cached, so transactions take longer');
-    this.transactions = new PartitionTransactions(cachingKafka ?? options.kafka, options.groupId, options.topics.policyStatus);
+    this.transactions = new PartitionTransactions(cachingKafka ?? options.kafka.kafkajs, options.groupId, options.topics.policyStatus);
   }
 
   async start(): Promise<void> {

@@ -1,0 +1,74 @@
+import net from 'node:net';
+import { withTimeout } from '../async';
+import type { Producer, RecordMetadata, TopicMessages, Transaction } from './types';
+
+/**
+ * A producer whose `connect()` fails fast when Kafka is not there. librdkafka's producer connects by
+ * asking for the cluster's metadata and waits 30 s for an answer whatever the connection settings,
+ * and a process cannot exit while that request is under way: a CLI command against a wrong address
+ * would hang that long. So `connect()` first checks that a bootstrap broker accepts a TCP
+ * connection (within the client's connection timeout), and gives librdkafka's connect
+ * `connectTimeoutMs` after that. A connect that gave up goes on in the background; `disconnect()`
+ * returns at once and closes it once that attempt is over (librdkafka's disconnect would block the
+ * event loop until then).
+ */
+export class BoundedConnectProducer implements Producer {
+  /** The connect given up on, still under way. */
+  private abandoned: Promise<void> | undefined;
+  constructor(
+    private readonly inner: Producer,
+    private readonly brokers: readonly string[],
+    private readonly tcpTimeoutMs: number,
+    private readonly connectTimeoutMs: number,
+  ) {}
+
+  async connect(): Promise<void> {
+    await anyAccepts(this.brokers, this.tcpTimeoutMs);
+    const connecting = this.inner.connect();
+    try {
+      await withTimeout(connecting, this.connectTimeoutMs, `no Kafka broker answered within ${this.connectTimeoutMs} ms`);
+    } catch (error) {
+      this.abandoned = connecting.catch(() => undefined);
+      throw error;
+    }
+  }
+
+  async disconnect(): Promise<void> {
+    if (!this.abandoned) return this.inner.disconnect();
+    void this.abandoned.then(() => this.inner.disconnect()).catch(() => undefined);
+  }
+
+  send(record: TopicMessages): Promise<RecordMetadata[]> {
+    return this.inner.send(record);
+  }
+
+  sendBatch(batch: { topicMessages: TopicMessages[] }): Promise<RecordMetadata[]> {
+    return this.inner.sendBatch(batch);
+  }
+
+  transaction(): Promise<Transaction> {
+    return this.inner.transaction();
+  }
+}
+
+/** Resolves once one of `brokers` (host:port) accepts a TCP connection; rejects when none does within `timeoutMs`. */
+function anyAccepts(brokers: readonly string[], timeoutMs: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let failed = 0;
+    for (const broker of brokers) {
+      const at = broker.lastIndexOf(':');
+      const socket = net.connect({ host: broker.slice(0, at).replace(/^\[|\]$/g, ''), port: Number(broker.slice(at + 1)) });
+      socket.setTimeout(timeoutMs);
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve();
+      });
+      const fail = () => {
+        socket.destroy();
+        if (++failed === brokers.length) reject(new Error(`no Kafka broker accepts connections at ${brokers.join(',')}`));
+      };
+      socket.once('error', fail);
+      socket.once('timeout', fail);
+    }
+  });
+}
