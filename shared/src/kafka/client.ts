@@ -105,6 +105,8 @@ export class Kafka {
         ...(options.transactionalId ? { transactionalId: options.transactionalId } : {}),
       },
       ...this.reconnection(),
+      // Keys on the partitions the Java client's default partitioner picks (the KafkaJS-style API's default too; stated so nothing changes it).
+      partitioner: 'murmur2_random',
       'linger.ms': options.lingerMs ?? 2,
       'message.timeout.ms': options.deliveryTimeoutMs ?? 30_000,
       // Retried until the delivery timeout, as the Java client does (librdkafka's own default).
