@@ -24,10 +24,10 @@ describe('kafkajs against the pinned broker', () => {
     options: { isolation?: 'read_committed' | 'read_uncommitted' } = {},
   ) {
     const received: Array<{ key: string; value: string; partition: number; offset: string }> = [];
-    const consumer = kafka.consumer({ groupId, readUncommitted: options.isolation === 'read_uncommitted' });
+    const consumer = kafka.consumer({ groupId, readUncommitted: options.isolation === 'read_uncommitted', fromBeginning: true });
     consumers.push(consumer);
     await consumer.connect();
-    await consumer.subscribe({ topic, fromBeginning: true });
+    await consumer.subscribe({ topics: [topic] });
     await consumer.run({
       eachMessage: async ({ message, partition }) => {
         received.push({ key: message.key?.toString() ?? '', value: message.value?.toString() ?? '', partition, offset: message.offset });
@@ -137,9 +137,9 @@ describe('kafkajs against the pinned broker', () => {
     const snapshot = await waitFor(
       async () => {
         const seen: Array<{ key: string; value: string | null }> = [];
-        const consumer = kafka.consumer({ groupId: uniqueName('compaction-reader') });
+        const consumer = kafka.consumer({ groupId: uniqueName('compaction-reader'), fromBeginning: true });
         await consumer.connect();
-        await consumer.subscribe({ topic, fromBeginning: true });
+        await consumer.subscribe({ topics: [topic] });
         const admin = kafka.admin();
         await admin.connect();
         const end = Number((await admin.fetchTopicOffsets(topic))[0]?.high);
@@ -168,12 +168,17 @@ describe('kafkajs against the pinned broker', () => {
   test('when one partition is paused, then the others keep flowing, and after resume its records arrive', async () => {
     const topic = uniqueName('pause');
     await createTopics(kafka, [{ topic, partitions: 2 }]);
-    const consumer = kafka.consumer({ groupId: uniqueName('pause-group') });
+    let assigned: () => void = () => undefined;
+    const joined = new Promise<void>((resolve) => (assigned = resolve));
+    const consumer = kafka.consumer({
+      groupId: uniqueName('pause-group'),
+      fromBeginning: true,
+      onRebalance: (event) => (event === 'assigned' ? assigned() : undefined),
+    });
     consumers.push(consumer);
     const received: Array<{ partition: number; value: string }> = [];
     await consumer.connect();
-    const joined = new Promise((resolve) => consumer.on(consumer.events.GROUP_JOIN, resolve));
-    await consumer.subscribe({ topic, fromBeginning: true });
+    await consumer.subscribe({ topics: [topic] });
     await consumer.run({
       eachMessage: async ({ partition, message }) => {
         received.push({ partition, value: message.value?.toString() ?? '' });

@@ -151,9 +151,9 @@ describe('hookstream partners', () => {
 
       // No plaintext secret in the topic's raw bytes...
       const raw: Buffer[] = [];
-      const consumer = kafka.consumer({ groupId: uniqueName('raw') });
+      const consumer = kafka.consumer({ groupId: uniqueName('raw'), fromBeginning: true });
       await consumer.connect();
-      await consumer.subscribe({ topic, fromBeginning: true });
+      await consumer.subscribe({ topics: [topic] });
       await consumer.run({ eachMessage: async ({ message }) => void raw.push(message.value ?? Buffer.alloc(0)) });
       await waitFor(() => raw.length >= 6, 'the raw records');
       await consumer.disconnect();

@@ -58,11 +58,11 @@ describe('hookstream policy publish', () => {
 
   /** The record at partition/offset, its value decoded through the registry. */
   const readBack = async (partition: number, offset: string) => {
-    const consumer = kafka.consumer({ groupId: uniqueName('policy-read') });
+    const consumer = kafka.consumer({ groupId: uniqueName('policy-read'), fromBeginning: true });
     const seen: Array<{ partition: number; offset: string; key: string | undefined; value: Buffer | null }> = [];
     await consumer.connect();
     try {
-      await consumer.subscribe({ topic, fromBeginning: true });
+      await consumer.subscribe({ topics: [topic] });
       await consumer.run({
         eachMessage: async ({ partition: p, message }) =>
           void seen.push({ partition: p, offset: message.offset, key: message.key?.toString(), value: message.value }),

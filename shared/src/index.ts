@@ -64,7 +64,9 @@ export { freePort } from './process/free-port';
 // Kafka: clients, producing within the broker's limits, consumer groups, whole-topic readers, topics.
 export {
   type Admin,
+  type Batch,
   type Consumer,
+  type ConsumerOptions,
   createKafkaClient,
   type EachBatchPayload,
   type IHeaders,
@@ -74,10 +76,12 @@ export {
   type Producer,
 } from './kafka/client';
 export { isKafkaClientError, isRetryableKafkaError } from './kafka/retryable';
+export { kafkaSecurity, kafkaSecurityConfig, type KafkaSecurity, type KafkaSecurityConfig } from './kafka/security';
 export { RecordWriter } from './kafka/record-writer';
 export { chunkBySize, fitsInBatch, maxMessageBytesOf, recordSizeBound } from './kafka/write-limits';
 export { type GroupMember, type GroupSession, groupSessionOf } from './kafka/consumer';
 export { startManualCommitConsumer } from './kafka/manual-commit-consumer';
+export { TransactionalConsumer, type OutputRecord, type TransactionalConsumerOptions } from './kafka/transactional-consumer';
 export { ConcurrentConsumer, type ConsumedRecord } from './kafka/concurrent-consumer/index';
 export { TopicReader } from './kafka/topic-reader';
 export {

@@ -134,7 +134,7 @@ export async function readPartnerEvents(prefix: string, quietMs = 1500): Promise
   const records: Array<{ key: string; value: Record<string, unknown> }> = [];
   const consumer = kafka.consumer({ groupId: `reader-${Math.random().toString(36).slice(2)}`, readUncommitted: false });
   await consumer.connect();
-  await consumer.subscribe({ topic, fromBeginning: true });
+  await consumer.subscribe({ topics: [topic] });
   let last = Date.now();
   await consumer.run({
     eachMessage: async ({ message }) => {

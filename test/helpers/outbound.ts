@@ -128,10 +128,11 @@ export async function readTopicUntil<T>(
   const consumer = kafka.consumer({
     groupId: `reader-${Math.random().toString(36).slice(2)}`,
     readUncommitted: false,
-    maxWaitTimeInMs: 100,
+    fromBeginning: true,
+    maxWaitMs: 100,
   });
   await consumer.connect();
-  await consumer.subscribe({ topic, fromBeginning: true });
+  await consumer.subscribe({ topics: [topic] });
   await consumer.run({
     eachMessage: async ({ message, partition }) => {
       const value = (message.value ? await codec.decode(message.value) : null) as T;

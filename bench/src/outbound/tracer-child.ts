@@ -16,13 +16,18 @@ async function traceCommits(brokers: string, topic: string): Promise<void> {
     clientId: 'bench-tracer',
     logger: createLogger({ service: 'bench-tracer', level: 'error' }),
   });
-  const consumer = kafka.consumer({ groupId: `bench-tracer-${randomUUID()}`, readUncommitted: false, maxWaitTimeInMs: 100 });
+  const consumer = kafka.consumer({
+    groupId: `bench-tracer-${randomUUID()}`,
+    fromBeginning: true,
+    maxWaitMs: 100,
+    onRebalance: (event) => {
+      if (event === 'assigned') process.send?.({ joined: true } satisfies TracerJoined);
+    },
+  });
   let receipts: Receipt[] = [];
-  consumer.on(consumer.events.GROUP_JOIN, () => process.send?.({ joined: true } satisfies TracerJoined));
   await consumer.connect();
-  await consumer.subscribe({ topic, fromBeginning: true });
+  await consumer.subscribe({ topics: [topic] });
   await consumer.run({
-    autoCommit: false,
     partitionsConsumedConcurrently: 6,
     eachBatch: async ({ batch }) => {
       const at = epochMs();

@@ -1,25 +1,41 @@
 /*
- * The one module that imports the Kafka client libraries. Producers and the group-less readers are
- * Confluent's librdkafka client (its KafkaJS-style API for producers, its native consumer for
- * readers); consumer groups and the admin are still kafkajs until they move too (kafkajs-legacy.ts).
- * The rest of the code sees Hookstream's own types (types.ts).
+ * The one module, with admin.ts, that imports the Kafka client libraries. Producers, the group-less
+ * readers and the admin are Confluent's librdkafka client (its KafkaJS-style API for producers and
+ * the admin, its native consumer for readers; the admin has Platformatic's client beside it for what
+ * librdkafka's binding lacks, see admin.ts); consumer groups are still kafkajs until they move too
+ * (kafkajs-legacy.ts). The rest of the code sees Hookstream's own types (types.ts).
  */
 import { KafkaConsumer, KafkaJS } from '@confluentinc/kafka-javascript';
-import { Kafka as KafkajsKafka, type Admin as KafkajsAdmin, type Consumer as KafkajsConsumer, type ConsumerConfig } from 'kafkajs';
+import { Kafka as KafkajsKafka } from 'kafkajs';
 import type { Logger } from 'pino';
 import { kafkajsConfig } from './kafkajs-legacy';
+import { KafkaAdmin } from './admin';
 import { BoundedConnectProducer } from './bounded-producer';
 import { createPartitionConsumer, type NativeConsumer } from './partition-consumer';
 import { countLibrdkafkaRequests } from './request-count';
-import type { ClientStatistics, PartitionConsumer, PartitionConsumerOptions, Producer } from './types';
+import { kafkaSecurityConfig, type KafkaSecurity } from './security';
+import type { Admin, ClientStatistics, Consumer, PartitionConsumer, PartitionConsumerOptions, Producer, TopicPartition } from './types';
 
 /** How often each librdkafka client reports its statistics (requests counted, readers' currency). */
 const STATISTICS_INTERVAL_MS = 1000;
+/** librdkafka's code for a rebalance that assigns partitions (the other kind revokes them). */
+const ASSIGN_PARTITIONS = KafkaJS.ErrorCodes.ERR__ASSIGN_PARTITIONS;
 /** Numbers the librdkafka clients of this process, for their request counts. */
 let librdkafkaClients = 0;
 
-export type { Admin, Consumer, EachBatchPayload, EachMessagePayload } from 'kafkajs';
-export type { IHeaders, KafkaMessage, Message, Producer, RecordMetadata, Transaction } from './types';
+export type {
+  Admin,
+  Batch,
+  Consumer,
+  EachBatchPayload,
+  EachMessagePayload,
+  IHeaders,
+  KafkaMessage,
+  Message,
+  Producer,
+  RecordMetadata,
+  Transaction,
+} from './types';
 
 export interface KafkaClientSettings {
   brokers: string[];
@@ -34,6 +50,42 @@ export interface KafkaClientSettings {
   retries?: number;
   /** Level of the client's own log lines. Default 'warn'; CLI commands use 'nothing' and print their own message. */
   kafkaLogLevel?: 'nothing' | 'error' | 'warn' | 'info';
+  /** TLS and SASL to the brokers (security.ts). Default: neither (PLAINTEXT). */
+  security?: KafkaSecurity;
+}
+
+/** A consumer-group member's settings. */
+export interface ConsumerOptions {
+  groupId: string;
+  /** Read records of open and aborted transactions too. Default false (read_committed). */
+  readUncommitted?: boolean;
+  /** Where a partition the group has no offset for is read from. Default false (its end). */
+  fromBeginning?: boolean;
+  /** Commit read positions every few seconds by itself. Default false: the caller commits. */
+  autoCommit?: boolean;
+  /** Default 10 s. */
+  sessionTimeoutMs?: number;
+  /** Default 1 s. */
+  heartbeatIntervalMs?: number;
+  /** How long a rebalance waits for members, and the longest a member may go between polls. Default 300 s. */
+  rebalanceTimeoutMs?: number;
+  /** Longest a fetch waits on the broker for `minBytes`. Default 100 ms. */
+  maxWaitMs?: number;
+  minBytes?: number;
+  maxBytesPerPartition?: number;
+  /** Most records of one partition an `eachBatch` call gets. Default 500. */
+  maxBatchSize?: number;
+  /**
+   * Called when the group assigns this member partitions (a join; `partitions` may be empty) or
+   * revokes them (a rebalance begins); the rebalance waits for a returned promise.
+   */
+  onRebalance?: (event: 'assigned' | 'revoked', partitions: TopicPartition[]) => void | Promise<void>;
+}
+
+/** An admin's settings. */
+export interface AdminOptions {
+  /** Retries of its connect and of a request that can be repeated safely (0: one try, for health checks). Default the client's. */
+  retries?: number;
 }
 
 /** What a producer is for; every producer is idempotent with acks=all and the Java client's murmur2 partitioner. */
@@ -44,6 +96,10 @@ export interface ProducerOptions {
   lingerMs?: number;
   /** Longest a record may take to be acknowledged, retries included, before its send fails. Default 30 s. */
   deliveryTimeoutMs?: number;
+  /** Transactional producers: how long the coordinator lets a transaction stay open before aborting it. Default 60 s. */
+  transactionTimeoutMs?: number;
+  /** Largest record batch it builds (the topics' `max.message.bytes` when that is lower than the client's 1 MB). */
+  maxBatchBytes?: number;
 }
 
 const LOG_LEVELS = {
@@ -77,7 +133,7 @@ function pinoLogger(logger: Logger, level: KafkaJS.logLevel): KafkaJS.Logger {
  */
 export class Kafka {
   private readonly librdkafka: KafkaJS.Kafka;
-  /** kafkajs, for the consumer groups, the admin and the policy-status-consumer's transactions until they move. */
+  /** kafkajs, for the consumer groups and the policy-status-consumer's transactions until they move. */
   readonly kafkajs: KafkajsKafka;
 
   constructor(private readonly settings: KafkaClientSettings) {
@@ -91,6 +147,8 @@ export class Kafka {
         logger: pinoLogger(settings.logger, LOG_LEVELS[settings.kafkaLogLevel ?? 'warn']),
         logLevel: LOG_LEVELS[settings.kafkaLogLevel ?? 'warn'],
       },
+      // Outside the kafkaJS block, so every client made from it (producers and consumers) has them.
+      ...kafkaSecurityConfig(settings.security).librdkafka,
     });
   }
 
@@ -103,7 +161,9 @@ export class Kafka {
         acks: -1,
         allowAutoTopicCreation: false,
         ...(options.transactionalId ? { transactionalId: options.transactionalId } : {}),
+        ...(options.transactionTimeoutMs ? { transactionTimeout: options.transactionTimeoutMs } : {}),
       },
+      ...(options.maxBatchBytes ? { 'batch.size': options.maxBatchBytes } : {}),
       ...this.reconnection(),
       // Keys on the partitions the Java client's default partitioner picks (the KafkaJS-style API's default too; stated so nothing changes it).
       partitioner: 'murmur2_random',
@@ -121,12 +181,60 @@ export class Kafka {
     return new BoundedConnectProducer(producer, this.settings.brokers, connectionTimeoutMs, connectionTimeoutMs * (retries + 1));
   }
 
-  consumer(config: ConsumerConfig): KafkajsConsumer {
-    return this.kafkajs.consumer(config);
+  /**
+   * A consumer-group member (see ConsumerOptions). librdkafka heartbeats from its own thread, so a
+   * long batch does not cost the member its place (only `rebalanceTimeoutMs` without a poll does).
+   */
+  consumer(options: ConsumerOptions): Consumer {
+    const countRequests = this.statisticsCounter();
+    const consumer = this.librdkafka.consumer({
+      kafkaJS: {
+        groupId: options.groupId,
+        readUncommitted: options.readUncommitted ?? false,
+        fromBeginning: options.fromBeginning ?? false,
+        autoCommit: options.autoCommit ?? false,
+        allowAutoTopicCreation: false,
+        sessionTimeout: options.sessionTimeoutMs ?? 10_000,
+        heartbeatInterval: options.heartbeatIntervalMs ?? 1000,
+        ...(options.rebalanceTimeoutMs ? { rebalanceTimeout: options.rebalanceTimeoutMs } : {}),
+        maxWaitTimeInMs: options.maxWaitMs ?? 100,
+        ...(options.minBytes ? { minBytes: options.minBytes } : {}),
+        ...(options.maxBytesPerPartition ? { maxBytesPerPartition: options.maxBytesPerPartition } : {}),
+      },
+      ...this.reconnection(),
+      // eachBatch hands over at most this many records of a partition at a time (the client's default is 32).
+      'js.consumer.max.batch.size': options.maxBatchSize ?? 500,
+      'statistics.interval.ms': STATISTICS_INTERVAL_MS,
+      stats_cb: (event: { message: string }) => countRequests(JSON.parse(event.message) as ClientStatistics),
+      rebalance_cb: (error: { code: number }, assignment: TopicPartition[]) => {
+        const assigned = error.code === ASSIGN_PARTITIONS;
+        return options.onRebalance?.(assigned ? 'assigned' : 'revoked', assignment);
+      },
+    });
+    return consumer;
   }
 
-  admin(config?: Parameters<KafkajsKafka['admin']>[0]): KafkajsAdmin {
-    return this.kafkajs.admin(config);
+  /**
+   * An admin (admin.ts): librdkafka's, with Platformatic's client for topic and broker configs and
+   * the cluster's description. Its connect fails fast when no bootstrap broker accepts connections.
+   */
+  admin(options: AdminOptions = {}): Admin {
+    const countRequests = this.statisticsCounter();
+    return new KafkaAdmin({
+      createLibrdkafkaAdmin: (config) =>
+        this.librdkafka.admin({
+          ...this.reconnection(),
+          'statistics.interval.ms': STATISTICS_INTERVAL_MS,
+          stats_cb: (event: { message: string }) => countRequests(JSON.parse(event.message) as ClientStatistics),
+          ...config,
+        }),
+      brokers: this.settings.brokers,
+      clientId: this.settings.clientId,
+      connectionTimeoutMs: this.settings.connectionTimeoutMs ?? 3000,
+      requestTimeoutMs: this.settings.requestTimeoutMs ?? 30000,
+      retries: options.retries ?? this.settings.retries ?? 8,
+      security: kafkaSecurityConfig(this.settings.security),
+    });
   }
 
   /** A consumer outside any group, on librdkafka, for the partitions it is assigned (see PartitionConsumer). */
@@ -163,6 +271,7 @@ export class Kafka {
       'socket.connection.setup.timeout.ms': Math.max(1000, this.settings.connectionTimeoutMs ?? 3000),
       'socket.timeout.ms': this.settings.requestTimeoutMs ?? 30000,
       ...this.reconnection(),
+      ...kafkaSecurityConfig(this.settings.security).librdkafka,
       log_level: 4,
     };
   }

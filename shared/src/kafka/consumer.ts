@@ -1,61 +1,69 @@
-import type { Consumer, ConsumerConfig, ConsumerRunConfig } from 'kafkajs';
-import type { Kafka } from './client';
+import type { ConsumerOptions, Kafka } from './client';
 import type { Logger } from 'pino';
+import type { Consumer, ConsumerRunConfig, TopicPartition } from './types';
 
 export interface ManagedConsumerOptions {
   kafka: Kafka;
   logger: Logger;
-  /** kafkajs consumer settings; groupId is required. */
-  config: ConsumerConfig;
+  /** The member's settings; `onRebalance` is the managed consumer's own (see `onAssigned`). */
+  config: Omit<ConsumerOptions, 'onRebalance'>;
   topics: string[];
-  /** Read from the beginning when the group has no committed offset. Default false. */
-  fromBeginning?: boolean;
   run: ConsumerRunConfig;
-  /** Called with the consumer before it connects: the place to subscribe to its events. */
-  beforeRun?: (consumer: Consumer) => void;
-  /** Called once `run` has started (seeks belong here: kafkajs accepts them only after run). */
-  afterRun?: (consumer: Consumer) => void;
+  /** Called when the group gives this member its partitions (a join, maybe with none). */
+  onAssigned?: (partitions: TopicPartition[]) => void;
+  /** Called when a rebalance takes this member's partitions; the rebalance waits for its promise. */
+  onRevoked?: (partitions: TopicPartition[]) => Promise<void>;
 }
 
 /** A consumer-group member's session settings (see KAFKA_SESSION_TIMEOUT_MS in config.ts). */
 export interface GroupSession {
-  sessionTimeout: number;
-  heartbeatInterval: number;
+  sessionTimeoutMs: number;
+  heartbeatIntervalMs: number;
 }
 
 /** The session settings of a service's config. */
 export function groupSessionOf(config: { KAFKA_SESSION_TIMEOUT_MS: number; KAFKA_HEARTBEAT_INTERVAL_MS: number }): GroupSession {
-  return { sessionTimeout: config.KAFKA_SESSION_TIMEOUT_MS, heartbeatInterval: config.KAFKA_HEARTBEAT_INTERVAL_MS };
+  return { sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS, heartbeatIntervalMs: config.KAFKA_HEARTBEAT_INTERVAL_MS };
 }
 
-/** A running group member, and whether it holds an assignment now (not rebalancing, crashed or stopped). */
+/** A running group member, and whether it holds an assignment now (not rebalancing or stopped). */
 export interface GroupMember {
-  consumer: Consumer;
+  readonly consumer: Consumer;
   readonly joined: boolean;
+  /** Waits for the batches in hand, leaves the group and disconnects. */
+  stop(): Promise<void>;
 }
 
 /**
- * A consumer that is connected, subscribed and running when this resolves, logs (and counts on
- * kafkajs to restart) crashes, and is stopped by `disconnect()`: kafkajs finishes the batch in
- * hand and, with autoCommit, commits what was processed before leaving the group.
+ * A consumer that is connected, subscribed and running when this resolves (it joins its group in
+ * the background), and is stopped by `disconnect()`, which waits for the batches in hand and
+ * leaves the group. A rejected batch is read again from its first record not resolved.
  */
 export async function startConsumer(options: ManagedConsumerOptions): Promise<GroupMember> {
   const logger = options.logger.child({ module: 'consumer', groupId: options.config.groupId });
-  const consumer = options.kafka.consumer(options.config);
-  const member = { consumer, joined: false };
-  consumer.on(consumer.events.GROUP_JOIN, () => (member.joined = true));
-  consumer.on(consumer.events.REBALANCING, () => (member.joined = false));
-  consumer.on(consumer.events.STOP, () => (member.joined = false));
-  consumer.on(consumer.events.CRASH, ({ payload }) => {
-    member.joined = false;
-    logger.error({ err: payload.error.message, restart: payload.restart }, 'consumer crashed');
+  let joined = false;
+  const consumer = options.kafka.consumer({
+    ...options.config,
+    onRebalance: async (event, partitions) => {
+      logger.info({ event, partitions: partitions.length }, 'rebalance');
+      joined = event === 'assigned';
+      if (event === 'assigned') options.onAssigned?.(partitions);
+      else await options.onRevoked?.(partitions);
+    },
   });
-  options.beforeRun?.(consumer);
   await consumer.connect();
-  for (const topic of options.topics) await consumer.subscribe({ topic, fromBeginning: options.fromBeginning ?? false });
+  await consumer.subscribe({ topics: options.topics });
   await consumer.run(options.run);
-  options.afterRun?.(consumer);
-  return member;
+  return {
+    consumer,
+    get joined() {
+      return joined;
+    },
+    stop: async () => {
+      joined = false;
+      await consumer.disconnect();
+    },
+  };
 }
 
 /**

@@ -1,15 +1,15 @@
 /**
  * The one consumer setup for a service that commits offsets itself (a transaction, or a watermark
- * of records durably done): read_committed, from the beginning when the group has none, kafkajs's
- * automatic commits and offset resolution off, batches of several partitions side by side.
+ * of records durably done): read_committed, from the beginning when the group has none, automatic
+ * commits and offset resolution off, batches of several partitions side by side.
  */
-import type { Consumer, ConsumerConfig, EachBatchPayload } from 'kafkajs';
-import type { Kafka } from './client';
+import type { ConsumerOptions, Kafka } from './client';
 import type { Logger } from 'pino';
-import { startConsumer, type GroupMember, type GroupSession } from './consumer';
+import { startConsumer, type GroupMember, type GroupSession, type ManagedConsumerOptions } from './consumer';
+import type { EachBatchPayload } from './types';
 
-/** How a fetch waits and how much it brings (kafkajs defaults where unset). */
-export type FetchSettings = Pick<ConsumerConfig, 'maxWaitTimeInMs' | 'minBytes' | 'maxBytesPerPartition'>;
+/** How a fetch waits and how much it brings (the client's defaults where unset). */
+export type FetchSettings = Pick<ConsumerOptions, 'maxWaitMs' | 'minBytes' | 'maxBytesPerPartition' | 'maxBatchSize'>;
 
 export interface ManualCommitConsumerOptions {
   kafka: Kafka;
@@ -23,8 +23,8 @@ export interface ManualCommitConsumerOptions {
   partitionsConsumedConcurrently: number;
   /** Resolves each offset itself (eachBatchAutoResolve is off) and commits it itself. */
   eachBatch: (payload: EachBatchPayload) => Promise<void>;
-  /** Called with the consumer before it connects: the place to subscribe to its events. */
-  beforeRun?: (consumer: Consumer) => void;
+  onAssigned?: ManagedConsumerOptions['onAssigned'];
+  onRevoked?: ManagedConsumerOptions['onRevoked'];
 }
 
 /** A group member running with manual commits (see the file's header). */
@@ -33,12 +33,18 @@ export function startManualCommitConsumer(options: ManualCommitConsumerOptions):
     kafka: options.kafka,
     logger: options.logger,
     // read_committed: the topics read may be written in transactions (callback-requests is).
-    config: { groupId: options.groupId, readUncommitted: false, ...options.session, ...options.fetch },
-    topics: options.topics,
-    fromBeginning: true,
-    ...(options.beforeRun ? { beforeRun: options.beforeRun } : {}),
-    run: {
+    config: {
+      groupId: options.groupId,
+      readUncommitted: false,
+      fromBeginning: true,
       autoCommit: false,
+      ...options.session,
+      ...options.fetch,
+    },
+    topics: options.topics,
+    ...(options.onAssigned ? { onAssigned: options.onAssigned } : {}),
+    ...(options.onRevoked ? { onRevoked: options.onRevoked } : {}),
+    run: {
       eachBatchAutoResolve: false,
       partitionsConsumedConcurrently: options.partitionsConsumedConcurrently,
       eachBatch: options.eachBatch,

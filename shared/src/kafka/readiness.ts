@@ -72,13 +72,18 @@ async function probeOnce(kafka: Kafka, topic: string, deadline: number): Promise
   }
 
   // Group coordinator: a consumer joins a group and is assigned the partition.
-  const consumer = kafka.consumer({ groupId: `hookstream-readiness-${randomUUID()}`, sessionTimeout: 10_000, rebalanceTimeout: 10_000 });
+  let assigned: () => void = () => undefined;
+  const joined = new Promise<void>((resolve) => (assigned = resolve));
+  const consumer = kafka.consumer({
+    groupId: `hookstream-readiness-${randomUUID()}`,
+    fromBeginning: true,
+    sessionTimeoutMs: 10_000,
+    rebalanceTimeoutMs: 10_000,
+    onRebalance: (event) => (event === 'assigned' ? assigned() : undefined),
+  });
   await consumer.connect();
   try {
-    const joined = new Promise<void>((resolve) => {
-      consumer.on(consumer.events.GROUP_JOIN, () => resolve());
-    });
-    await consumer.subscribe({ topic, fromBeginning: true });
+    await consumer.subscribe({ topics: [topic] });
     await consumer.run({ eachMessage: () => Promise.resolve() });
     const remaining = Math.max(1000, deadline - Date.now());
     await withTimeout(joined, remaining, 'group join timed out');

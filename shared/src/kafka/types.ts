@@ -96,26 +96,37 @@ export interface EachBatchPayload {
   batch: Batch;
   /** Marks records up to this offset as read: the position moves past them (not a commit). */
   resolveOffset(offset: string): void;
-  heartbeat(): Promise<void>;
   isRunning(): boolean;
   /** True once the partition was revoked or sought elsewhere: the batch's records are no longer this member's to handle. */
   isStale(): boolean;
 }
 
-export interface ConsumerRunConfig {
-  eachBatchAutoResolve?: boolean;
-  partitionsConsumedConcurrently?: number;
-  eachBatch?: (payload: EachBatchPayload) => Promise<void>;
-  eachMessage?: (payload: { topic: string; partition: number; message: KafkaMessage }) => Promise<void>;
+export interface EachMessagePayload {
+  topic: string;
+  partition: number;
+  message: KafkaMessage;
 }
 
-/** A consumer-group member. */
+/** How a member hands its records over: each batch (a partition's records of a fetch) or each record. */
+export interface ConsumerRunConfig {
+  /** Default true: a batch that returns counts as read to its end. */
+  eachBatchAutoResolve?: boolean;
+  /** Partitions whose batches are handled side by side. Default 1. */
+  partitionsConsumedConcurrently?: number;
+  /** A rejection reads the batch again from its first record not resolved. */
+  eachBatch?: (payload: EachBatchPayload) => Promise<void>;
+  eachMessage?: (payload: EachMessagePayload) => Promise<void>;
+}
+
+/** A consumer-group member (made by Kafka.consumer with its ConsumerOptions). */
 export interface Consumer {
   connect(): Promise<void>;
   disconnect(): Promise<void>;
   subscribe(subscription: { topics: string[] }): Promise<void>;
+  /** Starts handing records over and resolves at once; the member joins its group in the background. */
   run(config: ConsumerRunConfig): Promise<void>;
   commitOffsets(offsets: TopicPartitionOffset[]): Promise<void>;
+  /** Reads the partition from `offset` next; a batch of it in hand becomes stale. */
   seek(position: TopicPartitionOffset): void;
   pause(partitions: Array<{ topic: string; partitions?: number[] }>): void;
   resume(partitions: Array<{ topic: string; partitions?: number[] }>): void;
@@ -154,6 +165,12 @@ export interface BrokerDescription {
 /** Config entries of a topic or a broker, by name. */
 export type ResourceConfigs = Map<string, string>;
 
+/** A consumer group as its coordinator describes it: its state ("Stable", "PreparingRebalance", "Empty", "Dead"…) and members. */
+export interface GroupDescription {
+  state: string;
+  members: Array<{ memberId: string; clientId: string; assignment: TopicPartition[] }>;
+}
+
 /** Cluster administration: topics, their offsets and configs, groups' committed offsets. */
 export interface Admin {
   connect(): Promise<void>;
@@ -165,12 +182,14 @@ export interface Admin {
   fetchTopicMetadata(options: { topics: string[] }): Promise<Array<{ name: string; partitions: PartitionMetadata[] }>>;
   /** Each partition's first offset and end; read_committed by default (the end is then the last stable offset). */
   fetchTopicOffsets(topic: string, options?: { readUncommitted?: boolean }): Promise<PartitionOffsets[]>;
-  /** Per partition, the first offset at or after `timestamp`, or -1 where none is that recent. */
+  /** Per partition, the first offset at or after `timestamp`, or the partition's end (read_committed) where none is that recent. */
   fetchTopicOffsetsByTimestamp(topic: string, timestamp: number): Promise<PartitionOffset[]>;
   /** A group's committed offsets (-1 where none). */
   fetchOffsets(options: { groupId: string; topics: string[] }): Promise<Array<{ topic: string; partitions: PartitionOffset[] }>>;
+  describeGroup(groupId: string): Promise<GroupDescription>;
   deleteTopicRecords(options: { topic: string; partitions: PartitionOffset[] }): Promise<void>;
-  describeCluster(): Promise<{ clusterId: string; brokers: BrokerDescription[] }>;
+  /** The live brokers, and the one the metadata names as controller (under KRaft, any broker). */
+  describeCluster(): Promise<{ clusterId: string; controller: number; brokers: BrokerDescription[] }>;
   describeTopicConfigs(topics: string[]): Promise<Map<string, ResourceConfigs>>;
   describeBrokerConfig(nodeId: number, names: string[]): Promise<ResourceConfigs>;
   /** Sets these configs of a topic, leaving its other overrides as they are. */

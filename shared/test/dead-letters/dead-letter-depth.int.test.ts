@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Message } from 'kafkajs';
+import type { Message } from '../../src/kafka/types';
 import { Registry } from 'prom-client';
 import { AvroCodec } from '../../src/avro/registry-codec';
 import { DeadLetterDepth, deadLetterGauges, type DeadLetterGauges } from '../../src/dead-letters/dead-letter-depth';

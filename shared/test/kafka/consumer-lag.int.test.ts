@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Message } from 'kafkajs';
+import type { Message } from '../../src/kafka/types';
 import { Registry } from 'prom-client';
 import { ConsumerLagMonitor, consumerLagGauges, type ConsumerLagGauges } from '../../src/kafka/consumer-lag';
 import { PartitionProbe } from '../../src/kafka/partition-probe';
@@ -37,13 +37,12 @@ async function produceInTransactions(topic: string, transactions: Array<{ values
 
 /** A real group member (read_committed) that consumes and commits the first `count` records of each partition, then leaves. */
 async function consumeWithGroup(groupId: string, topic: string, count: Map<number, number>): Promise<void> {
-  const consumer = kafka.consumer({ groupId, readUncommitted: false, maxWaitTimeInMs: 100 });
+  const consumer = kafka.consumer({ groupId, readUncommitted: false, maxWaitMs: 100, fromBeginning: true });
   const consumed = new Map<number, number>();
   await consumer.connect();
   try {
-    await consumer.subscribe({ topic, fromBeginning: true });
+    await consumer.subscribe({ topics: [topic] });
     await consumer.run({
-      autoCommit: false,
       eachMessage: async ({ partition, message }) => {
         if ((consumed.get(partition) ?? 0) >= (count.get(partition) ?? 0)) return;
         await consumer.commitOffsets([{ topic, partition, offset: String(Number(message.offset) + 1) }]);

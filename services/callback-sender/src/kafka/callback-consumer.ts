@@ -62,7 +62,7 @@ export class CallbackConsumer {
       session: options.session,
       topics: tiers ? records.retryTopics : [options.topics.requests],
       fetch: {
-        maxWaitTimeInMs: options.maxWaitTimeInMs,
+        maxWaitMs: options.maxWaitTimeInMs,
         // Smaller fetches on the tiers bound what a paused partition holds in memory (shared's HeldRecords).
         ...(tiers ? { maxBytesPerPartition: 64 * 1024 } : {}),
       },

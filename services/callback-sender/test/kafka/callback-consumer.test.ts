@@ -14,7 +14,7 @@ function retryTiersHolding(heldDueTimes: Map<string, number>) {
     logger: pino({ level: 'silent' }),
     metrics: createCallbackSenderMetrics(registry),
     groupId: 'unit-retries',
-    session: { sessionTimeout: 10_000, heartbeatInterval: 1_000 },
+    session: { sessionTimeoutMs: 10_000, heartbeatIntervalMs: 1_000 },
     topics: { requests: 'callback-requests', outcomes: 'outcomes', deadLetters: 'dlq', retry: (tier) => `retry-${tier}`, tiers: 8 },
     producer: {} as RecordWriter,
     sendCallback: () => Promise.reject(new Error('not called')),

@@ -39,7 +39,7 @@ export class DocumentConsumer {
       groupId: options.groupId,
       session: options.session,
       topics: tiers ? records.retryTopics : [options.partnerEvents],
-      fetch: { maxWaitTimeInMs: tiers ? 250 : 100, ...(tiers ? { maxBytesPerPartition: 64 * 1024 } : {}) },
+      fetch: { maxWaitMs: tiers ? 250 : 100, ...(tiers ? { maxBytesPerPartition: 64 * 1024 } : {}) },
       partitionConcurrency: options.partitionConcurrency,
       handle: (record) => records.handle(record),
       delayed: { topics: records.retryTopics, dueAt: (_topic, message) => records.dueAt(message) },

@@ -6,15 +6,12 @@ import {
   type AvroCodec,
   type KafkaMessage,
   type Logger,
-  type Message,
+  type OutputRecord,
   type PartnerDirectory,
   type PolicyStatusEventValue,
 } from '@hookstream/shared';
 import { planCallbacks, type CallbackPlan, type DeadLetterClass } from '../domain/plan-callbacks';
 import type { PolicyStatusMetrics } from '../metrics';
-
-/** A record to write in a batch's transaction. */
-export type Output = { topic: string; message: Message };
 
 export interface EventRecordsOptions {
   codec: AvroCodec;
@@ -44,12 +41,12 @@ export class EventRecords {
    * not waited for again in the same batch, so a batch of events for a partner that does not exist
    * waits once, not per event.
    */
-  async of(partition: number, message: KafkaMessage, unknownPartners: Set<string>): Promise<Output[]> {
+  async of(partition: number, message: KafkaMessage, unknownPartners: Set<string>): Promise<OutputRecord[]> {
     return this.writable(partition, message, await this.process(partition, message, unknownPartners));
   }
 
   /** The records one policy-status record turns into. */
-  private async process(partition: number, message: KafkaMessage, unknownPartners: Set<string>): Promise<Output[]> {
+  private async process(partition: number, message: KafkaMessage, unknownPartners: Set<string>): Promise<OutputRecord[]> {
     const { metrics, topics } = this.options;
     let event: PolicyStatusEventValue;
     try {
@@ -93,7 +90,7 @@ export class EventRecords {
    * The outputs of one event if every one of them can be written; otherwise the event goes to the
    * dead-letter topic instead (a record over the limit would fail every transaction that holds it).
    */
-  private async writable(partition: number, message: KafkaMessage, outputs: Output[]): Promise<Output[]> {
+  private async writable(partition: number, message: KafkaMessage, outputs: OutputRecord[]): Promise<OutputRecord[]> {
     const tooLarge = outputs.find((output) => !fitsInBatch(output.message, this.options.maxWriteBytes));
     if (!tooLarge) return outputs;
     const size = recordSizeBound(tooLarge.message);
@@ -116,7 +113,7 @@ export class EventRecords {
     errorClass: DeadLetterClass,
     reason: string,
     event?: PolicyStatusEventValue,
-  ): Promise<Output> {
+  ): Promise<OutputRecord> {
     const { topics, metrics } = this.options;
     metrics.events.inc({ outcome: 'dead_lettered' });
     metrics.deadLetters.inc({ error_class: errorClass });

@@ -4,8 +4,7 @@
  * any service that reads records, does something for each, and writes what became of it.
  */
 import { setImmediate } from 'node:timers/promises';
-import type { Consumer, EachBatchPayload, TopicPartitions } from 'kafkajs';
-import type { KafkaMessage } from '../types';
+import type { Consumer, EachBatchPayload, KafkaMessage, TopicPartitions } from '../types';
 import { sleep } from '../../async';
 import { describeError } from '../../errors';
 import type { GroupMember } from '../consumer';
@@ -31,11 +30,11 @@ export interface ConsumedRecord {
 /** The group, its session, its topics and fetch settings as for startManualCommitConsumer; then what is done with each record. */
 export interface ConcurrentConsumerOptions extends Omit<
   ManualCommitConsumerOptions,
-  'partitionsConsumedConcurrently' | 'eachBatch' | 'beforeRun'
+  'partitionsConsumedConcurrently' | 'eachBatch' | 'onAssigned' | 'onRevoked'
 > {
   /** Partitions whose batches are handled side by side. Default 32. */
   partitionsConsumedConcurrently?: number;
-  /** Records in flight per partition; a batch waits (heartbeating) for a slot beyond that. */
+  /** Records in flight per partition; a batch waits for a slot beyond that (librdkafka heartbeats meanwhile). */
   partitionConcurrency: number;
   /**
    * Does what the record is for; resolves once what became of it is durably written (then its
@@ -61,8 +60,7 @@ export interface ConcurrentConsumerOptions extends Omit<
  * repeats records rather than losing them: at least once.
  *
  * A record of a delay topic that is not yet due pauses only its own partition (HeldRecords).
- * Nothing sleeps in `handle`, no record is skipped, other partitions go on, and the member keeps
- * heartbeating.
+ * Nothing sleeps in `handle`, no record is skipped, and other partitions go on.
  */
 export class ConcurrentConsumer {
   private consumer: Consumer | undefined;
@@ -102,18 +100,16 @@ export class ConcurrentConsumer {
       ...(fetch ? { fetch } : {}),
       partitionsConsumedConcurrently: this.options.partitionsConsumedConcurrently ?? 32,
       eachBatch: (payload) => this.processBatch(payload),
-      beforeRun: (consumer) => {
-        consumer.on(consumer.events.GROUP_JOIN, () => {
-          // New assignment: work of the old one finishes, but no longer commits (its new owner reads from the last commit).
-          this.generation += 1;
-          this.partitions.clear();
-          this.clearTimers();
-          // kafkajs keeps pauses across a rebalance, and the timers that would lift them are gone:
-          // every partition is read again from its committed offset, and held again if not due.
-          const paused = consumer.paused();
-          // Stopping: everything stays paused (see stop()).
-          if (paused.length > 0 && !this.stopping) consumer.resume(paused);
-        });
+      onAssigned: () => {
+        // New assignment: work of the old one finishes, but no longer commits (its new owner reads from the last commit).
+        this.generation += 1;
+        this.partitions.clear();
+        this.clearTimers();
+        // Pauses outlive a rebalance, and the timers that would lift them are gone: every
+        // partition is read again from its committed offset, and held again if not due.
+        const paused = this.consumer?.paused() ?? [];
+        // Stopping: everything stays paused (see stop()).
+        if (paused.length > 0 && !this.stopping) this.consumer?.resume(paused);
       },
     });
     this.consumer = this.member.consumer;
@@ -137,14 +133,14 @@ export class ConcurrentConsumer {
   async stop(handBack: AbortSignal = AbortSignal.timeout(DRAIN_TIMEOUT_MS)): Promise<void> {
     this.clearTimers();
     this.stopping = true;
-    // Every partition, also those a rebalance assigns later: processBatch now starts nothing, and
-    // kafkajs would fetch the same records again and again.
+    // Every partition assigned: processBatch now starts nothing, and the client would fetch the
+    // same records again and again.
     this.consumer?.pause(this.options.topics.map((topic) => ({ topic })));
     await this.drain(handBack);
-    await this.consumer?.disconnect();
+    await this.member?.stop();
   }
 
-  /** Resumes a partition from a timer: the consumer may have stopped meanwhile (kafkajs then throws). */
+  /** Resumes a partition from a timer: the consumer may have stopped meanwhile (the client then throws). */
   private resumeQuietly(partitions: TopicPartitions[]): void {
     if (this.stopping) return;
     try {
@@ -176,7 +172,6 @@ export class ConcurrentConsumer {
       // Backpressure: at most partitionConcurrency records of this partition in flight.
       while (progress.pending.size >= this.options.partitionConcurrency) {
         await progress.slotFreed();
-        await payload.heartbeat();
         if (!running()) return;
       }
       this.begin(progress, message);
@@ -184,7 +179,6 @@ export class ConcurrentConsumer {
       // The fetch position moves on; the committed offset follows what is durably done (finish()).
       payload.resolveOffset(message.offset);
     }
-    await payload.heartbeat();
   }
 
   /**

@@ -4,8 +4,7 @@
  * due, and resumes the partition when none is left.
  */
 import { setImmediate } from 'node:timers/promises';
-import type { EachBatchPayload, TopicPartitions } from 'kafkajs';
-import type { KafkaMessage } from '../types';
+import type { EachBatchPayload, KafkaMessage, TopicPartitions } from '../types';
 import type { Logger } from 'pino';
 import { describeError } from '../../errors';
 import { RECORDS_PER_TURN } from './pacing';
@@ -47,7 +46,7 @@ export class HeldRecords {
    * nearly every record.) Held records stay in `pending`, so the committed offset never passes
    * them: a crash or a rebalance re-reads them, and no record is ever started before it is due.
    */
-  async take(payload: EachBatchPayload, progress: PartitionProgress): Promise<void> {
+  take(payload: EachBatchPayload, progress: PartitionProgress): void {
     const taken = payload.batch.messages.filter((m) => BigInt(m.offset) > progress.highestTaken);
     if (taken.length === 0) return;
     for (const message of taken) progress.pending.add(BigInt(message.offset));
@@ -60,7 +59,6 @@ export class HeldRecords {
     this.consumer.pause([{ topic: progress.topic, partitions: [progress.partition] }]);
     // Not awaited: a pass may wait for a slot (backpressure), and the fetch loop must not wait with it.
     void this.pass(progress);
-    await payload.heartbeat();
   }
 
   /** A rewound partition's held records are read again: their wait ends with its progress. */

@@ -1,4 +1,4 @@
-import type { EachBatchPayload } from 'kafkajs';
+import type { EachBatchPayload } from '../../../src/kafka/types';
 import type { Kafka } from '../../../src/kafka/client';
 import pino from 'pino';
 import { fakeBatch } from './fake-batch';
@@ -8,7 +8,7 @@ import { ConcurrentConsumer, type ConsumedRecord } from '../../../src/kafka/conc
 const DUE_AT = 'due-at';
 
 /**
- * The consumer's own scheduling, without Kafka: a batch is handed to it as kafkajs would, with a
+ * The consumer's own scheduling, without Kafka: a batch is handed to it as the client would, with a
  * `handle` that answers at once (so all of a record's work runs in microtasks).
  */
 function consumerHandling(handle: (record: ConsumedRecord) => Promise<void>, partitionConcurrency = 1024) {
@@ -16,7 +16,7 @@ function consumerHandling(handle: (record: ConsumedRecord) => Promise<void>, par
     kafka: {} as Kafka,
     logger: pino({ level: 'silent' }),
     groupId: 'unit',
-    session: { sessionTimeout: 10_000, heartbeatInterval: 1_000 },
+    session: { sessionTimeoutMs: 10_000, heartbeatIntervalMs: 1_000 },
     topics: ['requests'],
     partitionConcurrency,
     handle,
@@ -25,7 +25,7 @@ function consumerHandling(handle: (record: ConsumedRecord) => Promise<void>, par
       dueAt: (_topic, message) => Number(message.headers?.[DUE_AT]?.toString() ?? 0),
     },
   });
-  // Stands for the kafkajs consumer that start() would create: only its pauses and resumes are seen.
+  // Stands for the client consumer that start() would create: only its pauses and resumes are seen.
   const calls: string[] = [];
   const commits: Array<{ offset: number; at: number }> = [];
   const partitions = (list: Array<{ topic: string; partitions: number[] }>) =>

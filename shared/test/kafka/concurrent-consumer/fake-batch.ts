@@ -1,4 +1,4 @@
-import type { EachBatchPayload, KafkaMessage } from 'kafkajs';
+import type { EachBatchPayload, KafkaMessage } from '../../../src/kafka/types';
 
 export interface FakeBatchOptions {
   topic?: string;
@@ -9,8 +9,8 @@ export interface FakeBatchOptions {
 }
 
 /**
- * A kafkajs batch of `count` records of partition 0, keys `policy-<offset>`, as the consumer's
- * eachBatch gets it from a running group (never stale, heartbeats succeed).
+ * A batch of `count` records of partition 0, keys `policy-<offset>`, as the consumer's eachBatch
+ * gets it from a running group (never stale).
  */
 export function fakeBatch(count: number, options: FakeBatchOptions = {}): EachBatchPayload {
   const { topic = 'requests', from = 0, value = (i) => `record ${i}`, headers = () => ({}) } = options;
@@ -19,7 +19,6 @@ export function fakeBatch(count: number, options: FakeBatchOptions = {}): EachBa
     value: Buffer.from(value(from + i)),
     offset: String(from + i),
     timestamp: '0',
-    attributes: 0,
     headers: headers(from + i),
   }));
   return {
@@ -27,7 +26,5 @@ export function fakeBatch(count: number, options: FakeBatchOptions = {}): EachBa
     isRunning: () => true,
     isStale: () => false,
     resolveOffset: () => undefined,
-    heartbeat: () => Promise.resolve(),
-    pause: () => () => undefined,
-  } as unknown as EachBatchPayload;
+  };
 }

@@ -1,4 +1,4 @@
-import type { EachBatchPayload } from 'kafkajs';
+import type { EachBatchPayload } from '../../../src/kafka/types';
 import type { KafkaMessage } from '../../../src/kafka/types';
 import type { Kafka } from '../../../src/kafka/client';
 import pino from 'pino';
@@ -7,7 +7,7 @@ import { ConcurrentConsumer } from '../../../src/kafka/concurrent-consumer';
 /**
  * The due times of the records a ConcurrentConsumer holds until due (what the callback-sender's
  * hookstream_callback_retry_overdue_seconds is computed from), without Kafka: batches are handed
- * to it as kafkajs would.
+ * to it as the client would.
  */
 const NOW = 1_000_000;
 
@@ -18,7 +18,7 @@ function holdingConsumer(partitionConcurrency = 1024) {
     kafka: {} as Kafka,
     logger: pino({ level: 'silent' }),
     groupId: 'unit',
-    session: { sessionTimeout: 10_000, heartbeatInterval: 1_000 },
+    session: { sessionTimeoutMs: 10_000, heartbeatIntervalMs: 1_000 },
     topics: ['retry-1', 'retry-2'],
     partitionConcurrency,
     // Records started never finish during the test: a full partition keeps its due records held.

@@ -1,4 +1,4 @@
-import type { EachBatchPayload } from 'kafkajs';
+import type { EachBatchPayload } from '../../../src/kafka/types';
 import type { Kafka } from '../../../src/kafka/client';
 import pino from 'pino';
 import { fakeBatch } from './fake-batch';
@@ -12,7 +12,7 @@ interface Pending {
 }
 
 /**
- * A consumer on topic "requests" whose kafkajs consumer is a stand-in recording what it is asked
+ * A consumer on topic "requests" whose client consumer is a stand-in recording what it is asked
  * (pause, seek, commit, disconnect, in order), and whose `handle` waits for the test.
  */
 function stoppableConsumer() {
@@ -21,7 +21,7 @@ function stoppableConsumer() {
     kafka: {} as Kafka,
     logger: pino({ level: 'silent' }),
     groupId: 'unit',
-    session: { sessionTimeout: 10_000, heartbeatInterval: 1_000 },
+    session: { sessionTimeoutMs: 10_000, heartbeatIntervalMs: 1_000 },
     topics: ['requests'],
     partitionConcurrency: 1024,
     handle: (record: ConsumedRecord) =>
@@ -37,7 +37,10 @@ function stoppableConsumer() {
       calls.push(...list.map((c) => `commit ${c.offset}`));
       return Promise.resolve();
     },
-    disconnect: () => {
+  };
+  // The group member start() would make: stopping it leaves the group.
+  (consumer as unknown as { member: unknown }).member = {
+    stop: () => {
       calls.push('disconnect');
       return Promise.resolve();
     },
@@ -58,7 +61,7 @@ test('when stopped, then it starts no new record, waits for those in flight, com
 
   let stopped = false;
   const stopping = consumer.stop(new AbortController().signal).then(() => (stopped = true));
-  // Every partition of its topics is paused (kafkajs would fetch them again and again), and a batch already fetched starts nothing.
+  // Every partition of its topics is paused (the client would fetch them again and again), and a batch already fetched starts nothing.
   expect(calls).toEqual(['pause requests/*']);
   await handleBatch(batchOf(3, 2));
   expect(started).toHaveLength(3);

@@ -1,0 +1,209 @@
+/*
+ * Consume-transform-produce, exactly once, for a consumer-group member: what the records of its
+ * partitions become is written in the member's own transactions, together with the offsets the
+ * group resumes from. Built once here for every service that reads a topic and writes what each
+ * record became.
+ */
+import { randomUUID } from 'node:crypto';
+import { setImmediate } from 'node:timers/promises';
+import type { Logger } from 'pino';
+import { describeError } from '../errors';
+import type { Kafka } from './client';
+import type { GroupMember } from './consumer';
+import { startManualCommitConsumer, type ManualCommitConsumerOptions } from './manual-commit-consumer';
+import type { Batch, Message, Producer, TopicMessages, TopicOffsets } from './types';
+
+/** A record to write in a batch's transaction. */
+export interface OutputRecord {
+  topic: string;
+  message: Message;
+}
+
+export interface TransactionalConsumerOptions extends Omit<
+  ManualCommitConsumerOptions,
+  'kafka' | 'eachBatch' | 'onAssigned' | 'onRevoked'
+> {
+  /**
+   * What a batch becomes. `current()` turns false once the batch is no longer this member's to
+   * handle (stopping, or its partition revoked): the batch may then end early, and is handed back.
+   * A rejection (Kafka or the registry unavailable) reads the batch again.
+   */
+  transform: (batch: Batch, current: () => boolean) => Promise<OutputRecord[]>;
+  /** Largest record batch written: the output topics' `max.message.bytes`. */
+  maxBatchBytes?: number;
+  /** How long a member's crash may leave its transaction open (the group's partitions wait for it). Default 10 s. */
+  transactionTimeoutMs?: number;
+  /** Each committed transaction's duration and how many partitions' batches it carried. */
+  onCommitted?: (seconds: number, batches: number) => void;
+}
+
+/** A batch handed in, waiting for its transaction. */
+interface PendingBatch {
+  topic: string;
+  partition: number;
+  /** Where the group resumes once the transaction commits: the batch's last offset + 1. */
+  next: bigint;
+  records: OutputRecord[];
+  done: { resolve: () => void; reject: (error: unknown) => void };
+}
+
+/**
+ * A group member with one transactional producer. The batches its partitions hand in while a
+ * transaction is being written wait for the next one, so a transaction carries every batch of a
+ * fetch (one per partition) and, under load, everything handed in meanwhile: one transaction per
+ * member per round, however many partitions it owns.
+ *
+ * Each transaction commits its partitions' offsets with the consumer's group metadata (KIP-447):
+ * a member that lost its partitions to a rebalance or was expelled is fenced by its generation,
+ * its transaction aborts, and nothing of it is read. A transaction that fails is aborted and its
+ * batches are read again; after a commit, none is. A crashed member's open transaction is aborted
+ * by the coordinator after `transactionTimeoutMs`, and until then the group's new owners wait for
+ * it (committed offsets stay unstable) rather than read past it. Readers of the output topics use
+ * read_committed.
+ */
+export class TransactionalConsumer {
+  private member: GroupMember | undefined;
+  private producer: Promise<Producer> | undefined;
+  private queue: PendingBatch[] = [];
+  private writing: Promise<void> | undefined;
+  private readonly logger: Logger;
+  private readonly transactionalId: string;
+
+  constructor(
+    private readonly kafka: Kafka,
+    private readonly options: TransactionalConsumerOptions,
+  ) {
+    this.logger = options.logger.child({ module: 'transactional-consumer', groupId: options.groupId });
+    // One id per member: KIP-447 fences by the group's generation, not by ids shared between owners.
+    this.transactionalId = `${options.groupId}-${randomUUID()}`;
+  }
+
+  async start(): Promise<void> {
+    await this.producerReady();
+    const { logger, groupId, session, topics, fetch, partitionsConsumedConcurrently } = this.options;
+    this.member = await startManualCommitConsumer({
+      ...{ kafka: this.kafka, logger, groupId, session, topics, partitionsConsumedConcurrently },
+      ...(fetch ? { fetch } : {}),
+      eachBatch: async (payload) => {
+        const { batch } = payload;
+        const current = () => payload.isRunning() && !payload.isStale();
+        if (batch.messages.length === 0 || !current()) return;
+        const records = await this.options.transform(batch, current);
+        // Handed back unresolved: the client reads the batch again wherever the partition is owned.
+        if (!current()) return;
+        const last = batch.messages[batch.messages.length - 1]!.offset;
+        await this.write({ topic: batch.topic, partition: batch.partition, next: BigInt(last) + 1n, records });
+        payload.resolveOffset(last);
+      },
+      // A rebalance waits until what was handed in is committed or aborted: the partitions' next
+      // owners then read from offsets that no transaction of this member will still change.
+      onRevoked: () => this.settled(),
+    });
+  }
+
+  /** True while this member belongs to its group with an assignment (false while it rejoins). */
+  get joined(): boolean {
+    return this.member?.joined ?? false;
+  }
+
+  /** Fetches nothing more; the batches in hand are committed or handed back; leaves the group; closes the producer. */
+  async stop(): Promise<void> {
+    await this.member?.stop();
+    await this.settled();
+    await this.discardProducer();
+  }
+
+  /** Hands a batch in for the next transaction; resolves once that transaction committed. */
+  private write(batch: Omit<PendingBatch, 'done'>): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ ...batch, done: { resolve, reject } });
+      this.writing ??= this.writeRounds().finally(() => (this.writing = undefined));
+    });
+  }
+
+  private async writeRounds(): Promise<void> {
+    // The batches of one fetch reach eachBatch in the same turn of the event loop: they share a transaction.
+    await setImmediate();
+    while (this.queue.length > 0) {
+      const round = this.queue.splice(0);
+      try {
+        await this.transact(round);
+        for (const batch of round) batch.done.resolve();
+      } catch (error) {
+        this.logger.warn({ batches: round.length, err: describeError(error) }, 'transaction failed; its batches will be read again');
+        for (const batch of round) batch.done.reject(error);
+        // A fenced or failed producer is not trusted with the next transaction: a new one takes over.
+        await this.discardProducer();
+      }
+    }
+  }
+
+  private async transact(round: PendingBatch[]): Promise<void> {
+    const producer = await this.producerReady();
+    const started = process.hrtime.bigint();
+    const transaction = await producer.transaction();
+    try {
+      const topicMessages = byTopic(round.flatMap((batch) => batch.records));
+      if (topicMessages.length > 0) await transaction.sendBatch({ topicMessages });
+      await transaction.sendOffsets({ consumer: this.member!.consumer, topics: offsetsOf(round) });
+      await transaction.commit();
+    } catch (error) {
+      await transaction.abort().catch(() => undefined);
+      throw error;
+    }
+    this.options.onCommitted?.(Number(process.hrtime.bigint() - started) / 1e9, round.length);
+  }
+
+  /** Resolves once nothing handed in waits for a transaction. */
+  private async settled(): Promise<void> {
+    while (this.writing) await this.writing;
+  }
+
+  private producerReady(): Promise<Producer> {
+    if (!this.producer) {
+      const timeoutMs = this.options.transactionTimeoutMs ?? 10_000;
+      const producer = this.kafka.producer({
+        transactionalId: this.transactionalId,
+        transactionTimeoutMs: timeoutMs,
+        // A record's delivery may not outlast its transaction.
+        deliveryTimeoutMs: timeoutMs,
+        ...(this.options.maxBatchBytes ? { maxBatchBytes: this.options.maxBatchBytes } : {}),
+      });
+      this.producer = producer.connect().then(() => producer);
+      this.producer.catch(() => (this.producer = undefined));
+    }
+    return this.producer;
+  }
+
+  private async discardProducer(): Promise<void> {
+    const producer = this.producer;
+    this.producer = undefined;
+    await (await producer?.catch(() => undefined))?.disconnect().catch(() => undefined);
+  }
+}
+
+/** The records grouped by topic, in order, as sendBatch takes them. */
+function byTopic(records: OutputRecord[]): TopicMessages[] {
+  const grouped = new Map<string, Message[]>();
+  for (const { topic, message } of records) {
+    const messages = grouped.get(topic);
+    if (messages) messages.push(message);
+    else grouped.set(topic, [message]);
+  }
+  return [...grouped].map(([topic, messages]) => ({ topic, messages }));
+}
+
+/** The offsets the group resumes from, by topic and partition. */
+function offsetsOf(round: PendingBatch[]): TopicOffsets[] {
+  const topics = new Map<string, Map<number, bigint>>();
+  for (const { topic, partition, next } of round) {
+    const partitions = topics.get(topic) ?? new Map<number, bigint>();
+    // Later batches of a partition in the same round resume later.
+    if ((partitions.get(partition) ?? -1n) < next) partitions.set(partition, next);
+    topics.set(topic, partitions);
+  }
+  return [...topics].map(([topic, partitions]) => ({
+    topic,
+    partitions: [...partitions].map(([partition, offset]) => ({ partition, offset: offset.toString() })),
+  }));
+}
