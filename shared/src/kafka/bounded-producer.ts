@@ -51,8 +51,11 @@ export class BoundedConnectProducer implements Producer {
   }
 }
 
-/** Resolves once one of `brokers` (host:port) accepts a TCP connection; rejects when none does within `timeoutMs`. */
-function anyAccepts(brokers: readonly string[], timeoutMs: number): Promise<void> {
+/**
+ * Resolves once one of `brokers` (host:port) accepts a TCP connection; rejects when none does within
+ * `timeoutMs`, with the last broker's own failure as the cause ("connect ECONNREFUSED …").
+ */
+export function anyAccepts(brokers: readonly string[], timeoutMs: number): Promise<void> {
   return new Promise((resolve, reject) => {
     let failed = 0;
     for (const broker of brokers) {
@@ -63,12 +66,12 @@ function anyAccepts(brokers: readonly string[], timeoutMs: number): Promise<void
         socket.destroy();
         resolve();
       });
-      const fail = () => {
+      const fail = (cause: Error) => {
         socket.destroy();
-        if (++failed === brokers.length) reject(new Error(`no Kafka broker accepts connections at ${brokers.join(',')}`));
+        if (++failed === brokers.length) reject(new Error(`no Kafka broker accepts connections at ${brokers.join(',')}`, { cause }));
       };
       socket.once('error', fail);
-      socket.once('timeout', fail);
+      socket.once('timeout', () => fail(new Error(`connect to ${broker} timed out after ${timeoutMs} ms`)));
     }
   });
 }

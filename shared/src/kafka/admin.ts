@@ -1,0 +1,374 @@
+/*
+ * Hookstream's Admin (types.ts) on two clients. librdkafka's admin, through its KafkaJS-style API,
+ * does topics, offsets, groups and records. Platformatic's pure-JavaScript client does the three
+ * requests librdkafka's Node binding does not expose in either of its APIs (@confluentinc/
+ * kafka-javascript 1.10.1): DescribeConfigs, IncrementalAlterConfigs and the cluster's description
+ * (id, controller, live brokers). It connects only when one of those is asked for, so most admins
+ * open one set of connections, and closes with the admin. Both clients' failures come out as one
+ * kind of error, KafkaAdminError.
+ */
+import Module from 'node:module';
+import { KafkaJS } from '@confluentinc/kafka-javascript';
+import type * as Platformatic from '@platformatic/kafka' with { 'resolution-mode': 'import' };
+import { sleep } from '../async';
+import { anyAccepts } from './bounded-producer';
+import { isRetryableKafkaError } from './retryable';
+import type { KafkaSecurityConfig } from './security';
+import type {
+  Admin,
+  BrokerDescription,
+  GroupDescription,
+  PartitionMetadata,
+  PartitionOffset,
+  PartitionOffsets,
+  ResourceConfigs,
+  TopicConfig,
+} from './types';
+
+type PlatformaticModule = typeof Platformatic;
+type PlatformaticAdmin = Platformatic.Admin;
+type SaslMechanism = NonNullable<ConstructorParameters<PlatformaticModule['Admin']>[0]['sasl']>['mechanism'];
+
+/**
+ * Platformatic's client, loaded on first use. It is an ES module only: Node's require loads it
+ * (require(esm)), jest's does not without --experimental-vm-modules, and jest replaces both
+ * `require` and `createRequire` with its own; a module object's `require` stays Node's.
+ */
+let platformaticModule: PlatformaticModule | undefined;
+function platformatic(): PlatformaticModule {
+  platformaticModule ??= new Module(__filename).require(require.resolve('@platformatic/kafka')) as PlatformaticModule;
+  return platformaticModule;
+}
+
+const codes = KafkaJS.ErrorCodes;
+const codeNames = new Map(Object.entries(codes).map(([name, code]) => [code, name.replace(/^ERR_/, '')]));
+
+/**
+ * A failed admin request, from either client. `code` is Kafka's error code, or librdkafka's own
+ * (negative) for a local failure: no broker reachable (-195), a timeout (-185). Producers' and
+ * readers' errors carry the same codes, so isRetryableKafkaError reads them all alike.
+ */
+export class KafkaAdminError extends Error {
+  override readonly name = 'KafkaAdminError';
+  /** The code's name as librdkafka gives it ("TOPIC_ALREADY_EXISTS", "UNKNOWN_TOPIC_OR_PART", "_TRANSPORT"). */
+  readonly type: string;
+
+  constructor(
+    message: string,
+    readonly code: number,
+    cause?: unknown,
+  ) {
+    super(message, cause === undefined ? undefined : { cause });
+    this.type = codeNames.get(code) ?? 'UNKNOWN';
+  }
+}
+
+interface ErrorLike {
+  message?: unknown;
+  code?: unknown;
+  apiCode?: unknown;
+  errors?: unknown;
+  partitions?: Array<{ error?: unknown }>;
+  cause?: unknown;
+}
+
+/** The first error in `error`'s tree (itself, what it aggregates, its cause) that `match` accepts. */
+function findIn(error: unknown, match: (e: ErrorLike) => boolean, depth = 0): ErrorLike | undefined {
+  if (typeof error !== 'object' || error === null || depth > 5) return undefined;
+  const e = error as ErrorLike;
+  if (match(e)) return e;
+  const inner = [...(Array.isArray(e.errors) ? (e.errors as unknown[]) : []), ...(e.partitions ?? []).map((p) => p.error), e.cause];
+  for (const one of inner) {
+    const found = findIn(one, match, depth + 1);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/**
+ * A client's failure as a KafkaAdminError: librdkafka's errors (also inside its aggregates) keep
+ * their code; Platformatic's protocol errors carry Kafka's code, their network failures and
+ * timeouts become librdkafka's codes for those. Anything else (a bug) is left as it is.
+ */
+function asAdminError(error: unknown): unknown {
+  if (error instanceof KafkaAdminError) return error;
+  const message = (e: ErrorLike) => String(e.message);
+  // librdkafka's aggregates carry a code of their own (unknown): the one of a failure inside says more.
+  const librdkafka =
+    findIn(error, (e) => typeof e.code === 'number' && e.code !== codes.ERR_UNKNOWN) ?? findIn(error, (e) => typeof e.code === 'number');
+  if (librdkafka) return new KafkaAdminError(message(librdkafka), librdkafka.code as number, error);
+  const isPlatformatic = (e: ErrorLike) => typeof e.code === 'string' && e.code.startsWith('PLT_KFK');
+  if (!findIn(error, isPlatformatic)) return error;
+  const protocol = findIn(error, (e) => typeof e.apiCode === 'number');
+  if (protocol) return new KafkaAdminError(message(protocol), protocol.apiCode as number, error);
+  const unknownTopic = findIn(error, (e) => /^Unknown topic /.test(String(e.message)));
+  if (unknownTopic) return new KafkaAdminError(message(unknownTopic), codes.ERR_UNKNOWN_TOPIC_OR_PART, error);
+  const timeout = findIn(error, (e) => e instanceof platformatic().TimeoutError); // whose code says "network"
+  if (timeout) return new KafkaAdminError(message(timeout), codes.ERR__TIMED_OUT, error);
+  const network = findIn(error, (e) => e.code === 'PLT_KFK_NETWORK');
+  if (network) return new KafkaAdminError(message(network), codes.ERR__TRANSPORT, error);
+  return new KafkaAdminError(message(error as ErrorLike), codes.ERR_UNKNOWN, error);
+}
+
+/** Kafka's names of a consumer group's states, as the Java client and kafkajs give them. */
+const GROUP_STATES: Record<number, string> = {
+  [KafkaJS.ConsumerGroupStates.PREPARING_REBALANCE]: 'PreparingRebalance',
+  [KafkaJS.ConsumerGroupStates.COMPLETING_REBALANCE]: 'CompletingRebalance',
+  [KafkaJS.ConsumerGroupStates.STABLE]: 'Stable',
+  [KafkaJS.ConsumerGroupStates.DEAD]: 'Dead',
+  [KafkaJS.ConsumerGroupStates.EMPTY]: 'Empty',
+};
+
+export interface AdminSettings {
+  /**
+   * A new librdkafka admin with the client's connection settings and these properties of librdkafka's
+   * (one per connect: it cannot connect again).
+   */
+  createLibrdkafkaAdmin: (config: Record<string, unknown>) => KafkaJS.Admin;
+  brokers: readonly string[];
+  clientId: string;
+  connectionTimeoutMs: number;
+  /** Longest one request may take (librdkafka's requests that read offsets share it). */
+  requestTimeoutMs: number;
+  /**
+   * Retries of a connect and of a request that can be repeated safely, on a failure that may pass
+   * (kafkajs's meaning: 0 tries once). Creating and deleting topics are tried once.
+   */
+  retries: number;
+  /** TLS and SASL to the brokers: librdkafka's properties, and Node's TLS options and the login for Platformatic's client. */
+  security?: KafkaSecurityConfig;
+}
+
+/** Longest wait between two tries. */
+const MAX_RETRY_DELAY_MS = 1000;
+
+/** Hookstream's Admin (see the header). */
+export class KafkaAdmin implements Admin {
+  private librdkafka: KafkaJS.Admin | undefined;
+  private configs: PlatformaticAdmin | undefined;
+  /** A connect under way: callers at the same time share it (a second librdkafka client would be left open). */
+  private connecting: Promise<void> | undefined;
+
+  constructor(private readonly settings: AdminSettings) {}
+
+  /**
+   * librdkafka's admin makes no request when it connects, and its first request to a broker that
+   * is not there would wait out its timeout: so a connect first checks that a bootstrap broker
+   * accepts a TCP connection within the connection timeout (retried as the settings allow), and
+   * fails fast when none does.
+   */
+  async connect(): Promise<void> {
+    if (this.librdkafka) return;
+    this.connecting ??= this.open().finally(() => (this.connecting = undefined));
+    return this.connecting;
+  }
+
+  private async open(): Promise<void> {
+    const { brokers, connectionTimeoutMs } = this.settings;
+    await this.withRetries(() =>
+      anyAccepts(brokers, connectionTimeoutMs).catch((error: Error) => {
+        throw new KafkaAdminError(error.message, codes.ERR__TRANSPORT, error.cause ?? error);
+      }),
+    );
+    const admin = this.settings.createLibrdkafkaAdmin({ ...this.settings.security?.librdkafka });
+    await admin.connect().catch((error: unknown) => {
+      throw asAdminError(error);
+    });
+    this.librdkafka = admin;
+  }
+
+  /** Closes both clients; the admin may connect again. */
+  async disconnect(): Promise<void> {
+    await this.connecting?.catch(() => undefined);
+    const [librdkafka, configs] = [this.librdkafka, this.configs];
+    this.librdkafka = undefined;
+    this.configs = undefined;
+    await Promise.all([librdkafka?.disconnect().catch(() => undefined), configs?.close().catch(() => undefined)]);
+  }
+
+  listTopics(): Promise<string[]> {
+    return this.withRetries(() => this.rdkafka().listTopics({ timeout: this.settings.requestTimeoutMs }));
+  }
+
+  /**
+   * Creates the topics and waits until every partition of each has a leader (as kafkajs did); a
+   * topic that already existed makes it resolve false. Tried once: after a lost answer the topic may exist.
+   */
+  async createTopics(options: { topics: TopicConfig[]; timeout?: number }): Promise<boolean> {
+    const timeout = options.timeout ?? this.settings.requestTimeoutMs;
+    const created = await this.attempt(() => this.rdkafka().createTopics({ topics: options.topics, timeout }));
+    const topics = options.topics.map((t) => t.topic);
+    const deadline = Date.now() + timeout;
+    for (;;) {
+      const led = await this.rdkafka()
+        .fetchTopicMetadata({ topics, timeout })
+        .then(
+          (found) =>
+            found.length === topics.length && found.every((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0)),
+        )
+        .catch(() => false); // a broker may not know a topic it has just created
+      if (led) return created;
+      if (Date.now() >= deadline) {
+        throw new KafkaAdminError(`the partitions of ${topics.join(', ')} had no leaders within ${timeout} ms`, codes.ERR__TIMED_OUT);
+      }
+      await sleep(100);
+    }
+  }
+
+  /** Tried once: after a lost answer the topic may be gone. */
+  async deleteTopics(options: { topics: string[]; timeout?: number }): Promise<void> {
+    const timeout = options.timeout ?? this.settings.requestTimeoutMs;
+    await this.attempt(() => this.rdkafka().deleteTopics({ topics: options.topics, timeout }));
+  }
+
+  async fetchTopicMetadata(options: { topics: string[] }): Promise<Array<{ name: string; partitions: PartitionMetadata[] }>> {
+    const found = await this.withRetries(() =>
+      this.rdkafka().fetchTopicMetadata({ topics: options.topics, timeout: this.settings.requestTimeoutMs }),
+    );
+    return found.map((topic) => ({
+      name: topic.name,
+      partitions: topic.partitions.map((p) => ({ partitionId: p.partitionId, leader: p.leader, replicas: p.replicas, isr: p.isr })),
+    }));
+  }
+
+  async fetchTopicOffsets(topic: string, options: { readUncommitted?: boolean } = {}): Promise<PartitionOffsets[]> {
+    // librdkafka's default is read_uncommitted, kafkajs's was read_committed.
+    const isolationLevel = options.readUncommitted ? KafkaJS.IsolationLevel.READ_UNCOMMITTED : KafkaJS.IsolationLevel.READ_COMMITTED;
+    const offsets = await this.withRetries(() =>
+      this.rdkafka().fetchTopicOffsets(topic, { isolationLevel, timeout: this.settings.requestTimeoutMs }),
+    );
+    return offsets.map(({ partition, offset, low, high }) => ({ partition, offset, low, high }));
+  }
+
+  async fetchTopicOffsetsByTimestamp(topic: string, timestamp: number): Promise<PartitionOffset[]> {
+    const isolationLevel = KafkaJS.IsolationLevel.READ_COMMITTED;
+    const offsets = await this.withRetries(() =>
+      this.rdkafka().fetchTopicOffsetsByTimestamp(topic, timestamp, { isolationLevel, timeout: this.settings.requestTimeoutMs }),
+    );
+    return offsets.map(({ partition, offset }) => ({ partition, offset }));
+  }
+
+  /**
+   * Every partition of the topics, -1 where the group committed nothing. The partitions are named
+   * in the request: asked for whole topics, librdkafka returns only the partitions with an offset.
+   */
+  async fetchOffsets(options: { groupId: string; topics: string[] }): Promise<Array<{ topic: string; partitions: PartitionOffset[] }>> {
+    const metadata = await this.fetchTopicMetadata({ topics: options.topics });
+    const topics = metadata.map((t) => ({ topic: t.name, partitions: t.partitions.map((p) => p.partitionId) }));
+    const timeout = this.settings.requestTimeoutMs;
+    const committed = await this.withRetries(() => this.rdkafka().fetchOffsets({ groupId: options.groupId, topics, timeout }));
+    return topics.map(({ topic, partitions }) => {
+      const found = committed.find((t) => t.topic === topic)?.partitions ?? [];
+      return {
+        topic,
+        partitions: partitions.map((partition) => {
+          // librdkafka says "none" as -1001 (its invalid offset).
+          const offset = found.find((p) => p.partition === partition)?.offset ?? '-1';
+          return { partition, offset: BigInt(offset) < 0n ? '-1' : offset };
+        }),
+      };
+    });
+  }
+
+  async describeGroup(groupId: string): Promise<GroupDescription> {
+    const { groups } = await this.withRetries(() => this.rdkafka().describeGroups([groupId], { timeout: this.settings.requestTimeoutMs }));
+    const group = groups[0];
+    if (!group) throw new KafkaAdminError(`no description of group ${groupId}`, codes.ERR_UNKNOWN);
+    if (group.error) throw asAdminError(group.error);
+    return {
+      state: GROUP_STATES[group.state] ?? 'Unknown',
+      members: group.members.map((m) => ({
+        memberId: m.memberId,
+        clientId: m.clientId,
+        assignment: (m.assignment?.topicPartitions ?? []).map(({ topic, partition }) => ({ topic, partition })),
+      })),
+    };
+  }
+
+  /** Deletes each partition's records before its offset (-1: all). */
+  async deleteTopicRecords(options: { topic: string; partitions: PartitionOffset[] }): Promise<void> {
+    await this.withRetries(() =>
+      this.rdkafka().deleteTopicRecords({ topic: options.topic, partitions: options.partitions, timeout: this.settings.requestTimeoutMs }),
+    );
+  }
+
+  async describeCluster(): Promise<{ clusterId: string; controller: number; brokers: BrokerDescription[] }> {
+    const metadata = await this.withRetries(() => this.platformatic().metadata({ topics: [], forceUpdate: true }));
+    const brokers = [...metadata.brokers].map(([nodeId, { host, port }]) => ({ nodeId, host, port }));
+    return { clusterId: metadata.id, controller: metadata.controllerId, brokers: brokers.sort((a, b) => a.nodeId - b.nodeId) };
+  }
+
+  /** Each topic's configs (defaults included, sensitive ones left out), by topic. */
+  async describeTopicConfigs(topics: string[]): Promise<Map<string, ResourceConfigs>> {
+    const resourceType = platformatic().ConfigResourceTypes.TOPIC;
+    const described = await this.withRetries(() =>
+      this.platformatic().describeConfigs({ resources: topics.map((resourceName) => ({ resourceType, resourceName })) }),
+    );
+    return new Map(described.map((d) => [d.resourceName, configsOf(d.configs)]));
+  }
+
+  async describeBrokerConfig(nodeId: number, names: string[]): Promise<ResourceConfigs> {
+    const resourceType = platformatic().ConfigResourceTypes.BROKER;
+    const [described] = await this.withRetries(() =>
+      this.platformatic().describeConfigs({ resources: [{ resourceType, resourceName: String(nodeId), configurationKeys: names }] }),
+    );
+    return configsOf(described?.configs ?? []);
+  }
+
+  /** IncrementalAlterConfigs SET of each entry: the topic's other overrides stay as they are. */
+  async setTopicConfigs(topic: string, entries: Array<{ name: string; value: string }>): Promise<void> {
+    const { ConfigResourceTypes, IncrementalAlterConfigOperationTypes } = platformatic();
+    const configs = entries.map(({ name, value }) => ({ name, value, configOperation: IncrementalAlterConfigOperationTypes.SET }));
+    await this.withRetries(() =>
+      this.platformatic().incrementalAlterConfigs({
+        resources: [{ resourceType: ConfigResourceTypes.TOPIC, resourceName: topic, configs }],
+      }),
+    );
+  }
+
+  private rdkafka(): KafkaJS.Admin {
+    if (!this.librdkafka) throw new KafkaAdminError('the admin is not connected', codes.ERR__STATE);
+    return this.librdkafka;
+  }
+
+  /** Platformatic's client, made on first use (it connects with its first request). Retries are this class's. */
+  private platformatic(): PlatformaticAdmin {
+    this.rdkafka(); // connected first, as for every request
+    const { tls, sasl } = this.settings.security ?? {};
+    this.configs ??= new (platformatic().Admin)({
+      clientId: this.settings.clientId,
+      bootstrapBrokers: [...this.settings.brokers],
+      connectTimeout: this.settings.connectionTimeoutMs,
+      requestTimeout: this.settings.requestTimeoutMs,
+      retries: 0,
+      ...(tls ? { tls } : {}),
+      ...(sasl ? { sasl: { ...sasl, mechanism: sasl.mechanism as SaslMechanism } } : {}),
+    });
+    return this.configs;
+  }
+
+  /** One try; a failure as a KafkaAdminError. */
+  private async attempt<T>(request: () => Promise<T>): Promise<T> {
+    try {
+      return await request();
+    } catch (error) {
+      throw asAdminError(error);
+    }
+  }
+
+  /** Tries again, after 100 ms doubling up to a second, while the failure may pass and retries are left. */
+  private async withRetries<T>(request: () => Promise<T>): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.attempt(request);
+      } catch (error) {
+        if (attempt >= this.settings.retries || !isRetryableKafkaError(error)) throw error;
+        await sleep(Math.min(MAX_RETRY_DELAY_MS, 100 * 2 ** attempt));
+      }
+    }
+  }
+}
+
+function configsOf(configs: ReadonlyArray<{ name: string; value?: string | null }>): ResourceConfigs {
+  return new Map(configs.flatMap(({ name, value }) => (typeof value === 'string' ? [[name, value] as const] : [])));
+}
