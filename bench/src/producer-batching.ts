@@ -51,7 +51,7 @@ async function main() {
   const admin = kafka.admin();
   await admin.connect();
   const topic = `bench-producer-${randomUUID()}`;
-  await admin.createTopics({ waitForLeaders: true, topics: [{ topic, numPartitions: 6, replicationFactor: 1 }] });
+  await admin.createTopics({ topics: [{ topic, numPartitions: 6, replicationFactor: 1 }] });
   await admin.disconnect();
 
   const producer = kafka.producer();

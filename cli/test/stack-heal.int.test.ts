@@ -77,7 +77,7 @@ describe('hookstream stack up heals', () => {
     const first = await status();
     const admin = adminAt(first.settings.KAFKA_BROKERS);
     await admin.connect();
-    await admin.createTopics({ waitForLeaders: true, topics: [{ topic: 'kept-across-heals', numPartitions: 1, replicationFactor: 1 }] });
+    await admin.createTopics({ topics: [{ topic: 'kept-across-heals', numPartitions: 1, replicationFactor: 1 }] });
     await admin.disconnect();
     const schema = await fetch(`${first.settings.SCHEMA_REGISTRY_URL}/subjects/kept-value/versions`, {
       method: 'POST',

@@ -36,7 +36,7 @@ describe('hookstream stack', () => {
     });
     const admin = kafka.admin();
     await admin.connect();
-    if (topic) await admin.createTopics({ waitForLeaders: true, topics: [{ topic, numPartitions: 1, replicationFactor: 1 }] });
+    if (topic) await admin.createTopics({ topics: [{ topic, numPartitions: 1, replicationFactor: 1 }] });
     const topics = await admin.listTopics();
     await admin.disconnect();
     return topics;

@@ -1,4 +1,3 @@
-import { ConfigResourceTypes } from 'kafkajs';
 import { topicCatalogue } from '@hookstream/shared';
 import { testInfrastructure, testKafka, uniqueName } from '../../test/helpers/infrastructure';
 import { runCli } from '../../test/helpers/processes';
@@ -28,21 +27,18 @@ describe('hookstream topics ensure', () => {
 
     const admin = testKafka().admin();
     await admin.connect();
-    const { resources } = await admin.describeConfigs({
-      includeSynonyms: false,
-      resources: [`${prefix}partner-config`, `${prefix}ingress-idempotency`, `${prefix}callback-retry-8`].map((name) => ({
-        type: ConfigResourceTypes.TOPIC,
-        name,
-      })),
-    });
-    const config = (topic: string, name: string) =>
-      resources.find((r) => r.resourceName === `${prefix}${topic}`)?.configEntries.find((e) => e.configName === name)?.configValue;
+    const configs = await admin.describeTopicConfigs([
+      `${prefix}partner-config`,
+      `${prefix}ingress-idempotency`,
+      `${prefix}callback-retry-8`,
+    ]);
+    const config = (topic: string, name: string) => configs.get(`${prefix}${topic}`)?.get(name);
     expect(config('partner-config', 'cleanup.policy')).toBe('compact');
     expect(config('ingress-idempotency', 'cleanup.policy')).toBe('compact,delete');
     expect(config('ingress-idempotency', 'retention.ms')).toBe(String(24 * 3600_000));
     expect(config('callback-retry-8', 'cleanup.policy')).toBe('delete');
     const metadata = await admin.fetchTopicMetadata({ topics: [`${prefix}partner-events`, `${prefix}partner-config`] });
-    expect(metadata.topics.map((t) => [t.name, t.partitions.length]).sort()).toEqual([
+    expect(metadata.map((t) => [t.name, t.partitions.length]).sort()).toEqual([
       [`${prefix}partner-config`, 1],
       [`${prefix}partner-events`, 3],
     ]);
@@ -53,12 +49,7 @@ describe('hookstream topics ensure', () => {
     expect(JSON.parse(again.stdout).topics.every((t: { outcome: string }) => t.outcome === 'unchanged')).toBe(true);
 
     // Drift: someone changed a retention and the wanted partition count differs.
-    await admin.alterConfigs({
-      validateOnly: false,
-      resources: [
-        { type: ConfigResourceTypes.TOPIC, name: `${prefix}partner-events`, configEntries: [{ name: 'retention.ms', value: '1000' }] },
-      ],
-    });
+    await admin.setTopicConfigs(`${prefix}partner-events`, [{ name: 'retention.ms', value: '1000' }]);
     const drifted = await runCli(['topics', 'ensure'], { env: { ...env, TOPIC_PARTITIONS: '4' } });
     expect(drifted.code).toBe(3);
     expect(drifted.stdout).toContain(`drift: ${prefix}partner-events retention.ms: wanted ${7 * 24 * 3600_000}, actual 1000`);

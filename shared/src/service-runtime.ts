@@ -128,7 +128,7 @@ export async function createServiceRuntime<S extends BaseSchema>(options: Servic
 
   // A live metadata round trip, not the producer's connect flag: that flag stays true after
   // the broker is gone, and /readyz must say so.
-  const probe = kafka.admin({ retry: { retries: 0 } });
+  const probe = kafka.admin({ retries: 0 });
   let probeConnected = false;
   let probeClosed = false;
   shutdown.onStop(
@@ -159,7 +159,7 @@ export async function createServiceRuntime<S extends BaseSchema>(options: Servic
           // Every partition of the service's own topics led: a broker that answers may still be
           // loading some logs after a restart, and writes to those partitions fail until it has.
           const metadata = await probe.fetchTopicMetadata({ topics: [...topics.values()].map((t) => t.topic) });
-          return metadata.topics.every((t) => t.partitions.every((p) => p.partitionErrorCode === 0 && p.leader >= 0));
+          return metadata.every((t) => t.partitions.every((p) => p.leader >= 0));
         } catch (error) {
           probeConnected = false;
           await probe.disconnect().catch(() => undefined);

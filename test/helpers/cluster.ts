@@ -57,7 +57,7 @@ export async function startTestStack(brokers: number): Promise<TestStack> {
 /** How many partitions of `topics` each broker leads. */
 export async function leadersPerBroker(admin: Admin, topics: string[]): Promise<Map<number, number>> {
   const counts = new Map<number, number>();
-  for (const topic of (await admin.fetchTopicMetadata({ topics })).topics) {
+  for (const topic of await admin.fetchTopicMetadata({ topics })) {
     for (const partition of topic.partitions) counts.set(partition.leader, (counts.get(partition.leader) ?? 0) + 1);
   }
   return counts;

@@ -47,30 +47,15 @@ export async function createTopics(
   const admin = kafka.admin();
   await admin.connect();
   try {
-    await admin
-      .createTopics({
-        waitForLeaders: true,
-        topics: topics.map((t) => ({
-          topic: t.topic,
-          numPartitions: t.partitions ?? 1,
-          replicationFactor: 1,
-          configEntries: Object.entries(t.config ?? {}).map(([name, value]) => ({ name, value })),
-        })),
-      })
-      .catch((error: unknown) => {
-        // Right after creation a busy broker can answer "does not host this topic-partition" to
-        // kafkajs's wait for leaders (which retries only "leader not available"); the topics
-        // exist then, and the wait below sees their leaders elected (as topic-admin.ts does).
-        if (!(error as { retriable?: boolean }).retriable) throw error;
-      });
-    await waitFor(
-      () =>
-        admin
-          .fetchTopicMetadata({ topics: topics.map((t) => t.topic) })
-          .then(({ topics: found }) => found.every((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0)))
-          .catch(() => false),
-      `leaders of ${topics.map((t) => t.topic).join(', ')}`,
-    );
+    // Resolves once every partition has a leader.
+    await admin.createTopics({
+      topics: topics.map((t) => ({
+        topic: t.topic,
+        numPartitions: t.partitions ?? 1,
+        replicationFactor: 1,
+        configEntries: Object.entries(t.config ?? {}).map(([name, value]) => ({ name, value })),
+      })),
+    });
   } finally {
     await admin.disconnect();
   }

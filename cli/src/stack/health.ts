@@ -7,7 +7,7 @@ export interface EndpointHealth {
   detail: string;
 }
 
-/** The innermost cause of a failure ("connect ECONNREFUSED 127.0.0.1:9092"), not kafkajs's wrapper around it. */
+/** The innermost cause of a failure ("connect ECONNREFUSED 127.0.0.1:9092"), not the client's wrapper around it. */
 function rootCause(error: unknown): string {
   let cause = error;
   while (cause instanceof Error && cause.cause instanceof Error) cause = cause.cause;
@@ -17,8 +17,8 @@ function rootCause(error: unknown): string {
 /**
  * Whether Kafka answers metadata at `brokers` (a quick check, not the full readiness probe),
  * and, given `nodeId`, whether that node is one of the live brokers it lists.
- * One attempt with short timeouts: a status check must answer at once, and must not leave
- * kafkajs retrying in the background (which kept the process alive for half a minute).
+ * One attempt with short timeouts: a status check must answer at once, and must not leave a
+ * client retrying in the background (kafkajs's kept the process alive for half a minute).
  */
 export async function checkKafka(brokers: string, nodeId?: number): Promise<EndpointHealth> {
   const addresses = brokers.split(',');
@@ -28,7 +28,7 @@ export async function checkKafka(brokers: string, nodeId?: number): Promise<Endp
     return each.find((health) => health.ok) ?? each[0]!;
   }
   const kafka = stackProbeClient(addresses, 'hookstream-status', 1500);
-  const admin = kafka.admin({ retry: { retries: 0 } });
+  const admin = kafka.admin({ retries: 0 });
   try {
     const cluster = await withTimeout(
       (async () => {

@@ -191,7 +191,7 @@ export async function waitForCluster(nodes: StartedKafkaNode[], deadline: number
 /** Waits until the cluster's metadata lists every node as a live broker. */
 async function waitForRegisteredBrokers(nodes: StartedKafkaNode[], deadline: number, signal: AbortSignal): Promise<void> {
   const kafka = stackProbeClient(clusterBrokers(nodes).split(','), 'hookstream-stack');
-  const admin = kafka.admin({ retry: { retries: 0 } });
+  const admin = kafka.admin({ retries: 0 });
   let missing = nodes;
   try {
     while (Date.now() < deadline) {

@@ -60,7 +60,7 @@ function ownClusterId(dataDir: string): string | undefined {
 }
 
 async function answersWithCluster(kafka: Kafka, clusterId: string | undefined): Promise<boolean> {
-  const admin = kafka.admin({ retry: { retries: 0 } });
+  const admin = kafka.admin({ retries: 0 });
   try {
     await admin.connect();
     return (await admin.describeCluster()).clusterId === clusterId;

@@ -1,4 +1,3 @@
-import { AssignerProtocol } from 'kafkajs';
 import { waitFor } from '../../../test/helpers/infrastructure';
 import { policyEvent, readTopicUntil, type Receiver } from '../../../test/helpers/outbound';
 import { OutboundFixture, retryTierDelays, uniquePartnerId } from '../../../test/helpers/outbound-fixture';
@@ -154,10 +153,8 @@ test('the requests and the retry tiers are read by two consumer groups, so the f
   await admin.connect();
   try {
     const assigned = async (groupId: string) => {
-      const { groups } = await admin.describeGroups([groupId]);
-      return (groups[0]?.members ?? []).flatMap((m) =>
-        Object.keys(AssignerProtocol.MemberAssignment.decode(m.memberAssignment)?.assignment ?? {}),
-      );
+      const { members } = await admin.describeGroup(groupId);
+      return [...new Set(members.flatMap((m) => m.assignment.map((a) => a.topic)))];
     };
     expect(await assigned(group)).toEqual([`${outbound.prefix}callback-requests`]);
     const tiers = await assigned(`${group}-retries`);

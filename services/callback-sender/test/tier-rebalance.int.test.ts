@@ -24,8 +24,8 @@ async function tierGroupMembers(): Promise<number> {
   const admin = outbound.kafka.admin();
   await admin.connect();
   try {
-    const { groups } = await admin.describeGroups([`${outbound.prefix}hookstream-callback-sender-retries`]);
-    return groups[0]?.state === 'Stable' ? groups[0].members.length : -1;
+    const group = await admin.describeGroup(`${outbound.prefix}hookstream-callback-sender-retries`);
+    return group.state === 'Stable' ? group.members.length : -1;
   } finally {
     await admin.disconnect();
   }

@@ -92,7 +92,7 @@ describe('the ingress during a Kafka outage', () => {
     // Started again on its port and storage, as `hookstream stack up` heals it; the broker's first
     // answer is timed here, not when the restart has also seen it serve.
     const restarting = restartStackPart('kafka', { stateDir, cacheDir: defaultCacheDir() });
-    const admin = kafka.admin({ retry: { retries: 0 } });
+    const admin = kafka.admin({ retries: 0 });
     const [, backAt] = await Promise.all([
       restarting,
       waitFor(

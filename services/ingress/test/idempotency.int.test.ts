@@ -98,7 +98,7 @@ describe('request_id idempotency across replicas', () => {
     });
     const admin = fixture.kafka.admin();
     await admin.connect();
-    const partitions = (await admin.fetchTopicMetadata({ topics: [topic] })).topics[0]!.partitions.length;
+    const partitions = (await admin.fetchTopicMetadata({ topics: [topic] }))[0]!.partitions.length;
     await admin.disconnect();
     const producer = fixture.kafka.producer();
     await producer.connect();

@@ -19,10 +19,7 @@ async function setTopicLimit(topics: string[], maxMessageBytes: number): Promise
   const admin = kafka.admin();
   await admin.connect();
   try {
-    await admin.alterConfigs({
-      validateOnly: false,
-      resources: topics.map((name) => ({ type: 2, name, configEntries: [{ name: 'max.message.bytes', value: String(maxMessageBytes) }] })),
-    });
+    for (const topic of topics) await admin.setTopicConfigs(topic, [{ name: 'max.message.bytes', value: String(maxMessageBytes) }]);
   } finally {
     await admin.disconnect();
   }

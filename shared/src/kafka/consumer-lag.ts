@@ -179,7 +179,7 @@ export class ConsumerLagMonitor {
 
   private async connectedAdmin(): Promise<ReturnType<Kafka['admin']>> {
     if (!this.admin) {
-      const admin = this.options.kafka.admin({ retry: { retries: 1 } });
+      const admin = this.options.kafka.admin({ retries: 1 });
       await admin.connect();
       this.admin = admin;
     }

@@ -74,9 +74,8 @@ export async function offsetsAt(kafka: Kafka, topic: string, timestamp: number):
   const admin = kafka.admin();
   await admin.connect();
   try {
-    const [byTime, ends] = await Promise.all([admin.fetchTopicOffsetsByTimestamp(topic, timestamp), admin.fetchTopicOffsets(topic)]);
-    const high = new Map(ends.map((p) => [p.partition, BigInt(p.high)]));
-    return new Map(byTime.map((p) => [p.partition, p.offset === '-1' ? (high.get(p.partition) ?? 0n) : BigInt(p.offset)]));
+    const byTime = await admin.fetchTopicOffsetsByTimestamp(topic, timestamp);
+    return new Map(byTime.map((p) => [p.partition, BigInt(p.offset)]));
   } finally {
     await admin.disconnect();
   }

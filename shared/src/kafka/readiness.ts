@@ -49,7 +49,7 @@ async function probeOnce(kafka: Kafka, topic: string, deadline: number): Promise
       // its broker, and kafkajs then fails every metadata request for all topics (an admin's or a
       // producer's first one, describeCluster) until that broker is back (tulios/kafkajs#639).
       const replicationFactor = await clusterReplicationFactor(admin);
-      await admin.createTopics({ waitForLeaders: true, topics: [{ topic, numPartitions: 1, replicationFactor }] });
+      await admin.createTopics({ topics: [{ topic, numPartitions: 1, replicationFactor }] });
     }
   } finally {
     await admin.disconnect();

@@ -1,7 +1,7 @@
-import { ConfigResourceTypes, type Admin } from 'kafkajs';
 import { sleep } from '../async';
 import { isRetryableKafkaError } from './retryable';
 import type { ResolvedTopic } from './topics';
+import type { Admin } from './types';
 
 export interface TopicDrift {
   /** A topic config name, or "partitions" / "replication.factor". */
@@ -45,26 +45,22 @@ export function replicationFactorFor(liveBrokers: number, brokerDefault = 1): nu
 export async function clusterReplicationFactor(admin: Admin): Promise<number> {
   const { brokers } = await admin.describeCluster();
   const brokerDefault = await admin
-    .describeConfigs({
-      includeSynonyms: false,
-      resources: [{ type: ConfigResourceTypes.BROKER, name: String(brokers[0]?.nodeId ?? 0), configNames: ['default.replication.factor'] }],
-    })
-    .then((configs) => Number(configs.resources[0]?.configEntries.find((e) => e.configName === 'default.replication.factor')?.configValue))
+    .describeBrokerConfig(brokers[0]?.nodeId ?? 0, ['default.replication.factor'])
+    .then((configs) => Number(configs.get('default.replication.factor')))
     .catch(() => Number.NaN);
   return replicationFactorFor(brokers.length, Number.isInteger(brokerDefault) && brokerDefault > 0 ? brokerDefault : 1);
 }
 
 /**
- * Creates `topics` and waits for their leaders. Right after creation a loaded broker can answer
- * "does not host this topic-partition" while its metadata catches up: such retryable answers
- * are retried for what is still missing, so a busy cluster does not fail an idempotent ensure.
+ * Creates `topics` and waits for their leaders. A retryable failure (a broker still loading, a
+ * lost answer) is retried for what is still missing, so a busy cluster does not fail an
+ * idempotent ensure.
  */
 async function createTopicsSettled(admin: Admin, topics: ResolvedTopic[], attempts = 10): Promise<void> {
   let pending = topics;
   for (let attempt = 1; pending.length > 0; attempt++) {
     try {
       await admin.createTopics({
-        waitForLeaders: true,
         topics: pending.map((t) => ({
           topic: t.topic,
           numPartitions: t.partitions,
@@ -98,15 +94,12 @@ export async function ensureTopics(admin: Admin, wanted: ResolvedTopic[], option
 
   const [metadata, configs] = await Promise.all([
     admin.fetchTopicMetadata({ topics: present.map((t) => t.topic) }),
-    admin.describeConfigs({
-      includeSynonyms: false,
-      resources: present.map((t) => ({ type: ConfigResourceTypes.TOPIC, name: t.topic })),
-    }),
+    admin.describeTopicConfigs(present.map((t) => t.topic)),
   ]);
 
   for (const t of present) {
     const drift: TopicDrift[] = [];
-    const meta = metadata.topics.find((m) => m.name === t.topic);
+    const meta = metadata.find((m) => m.name === t.topic);
     const partitions = meta?.partitions.length ?? 0;
     if (partitions !== t.partitions) {
       drift.push({
@@ -128,29 +121,18 @@ export async function ensureTopics(admin: Admin, wanted: ResolvedTopic[], option
       });
     }
 
-    const entries = configs.resources.find((r) => r.resourceName === t.topic)?.configEntries ?? [];
-    const actual = new Map(entries.map((e) => [e.configName, e]));
-    const configDrift = Object.entries(t.config).filter(([name, value]) => actual.get(name)?.configValue !== value);
+    const actual = configs.get(t.topic) ?? new Map<string, string>();
+    const configDrift = Object.entries(t.config).filter(([name, value]) => actual.get(name) !== value);
     for (const [name, value] of configDrift) {
-      drift.push({ setting: name, wanted: value, actual: actual.get(name)?.configValue ?? '(unset)', fixed: false });
+      drift.push({ setting: name, wanted: value, actual: actual.get(name) ?? '(unset)', fixed: false });
     }
 
     if (configDrift.length > 0 && options.fixConfigs) {
-      // alterConfigs replaces the topic's whole set of overrides: keep the operator's other overrides.
-      const keep = entries.filter((e) => !e.isDefault && !(e.configName in t.config) && !e.readOnly);
-      await admin.alterConfigs({
-        validateOnly: false,
-        resources: [
-          {
-            type: ConfigResourceTypes.TOPIC,
-            name: t.topic,
-            configEntries: [
-              ...keep.map((e) => ({ name: e.configName, value: e.configValue })),
-              ...Object.entries(t.config).map(([name, value]) => ({ name, value })),
-            ],
-          },
-        ],
-      });
+      // Only the drifted entries are set: the operator's other overrides stay.
+      await admin.setTopicConfigs(
+        t.topic,
+        configDrift.map(([name, value]) => ({ name, value })),
+      );
       for (const d of drift) if (d.setting in t.config) d.fixed = true;
     }
 

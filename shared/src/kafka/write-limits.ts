@@ -1,4 +1,3 @@
-import { ConfigResourceTypes } from 'kafkajs';
 import type { Kafka } from './client';
 import type { IHeaders } from './types';
 
@@ -89,13 +88,9 @@ export async function maxMessageBytesOf(kafka: Kafka, topics: readonly string[])
   const admin = kafka.admin();
   await admin.connect();
   try {
-    const { resources } = await admin.describeConfigs({
-      includeSynonyms: false,
-      resources: topics.map((name) => ({ type: ConfigResourceTypes.TOPIC, name, configNames: ['max.message.bytes'] })),
-    });
-    const limits = resources.map((resource) => {
-      const entry = resource.configEntries.find((e) => e.configName === 'max.message.bytes');
-      const limit = Number(entry?.configValue);
+    const configs = await admin.describeTopicConfigs([...topics]);
+    const limits = [...configs.values()].map((config) => {
+      const limit = Number(config.get('max.message.bytes'));
       return Number.isSafeInteger(limit) && limit > 0 ? limit : KAFKA_DEFAULT_MAX_MESSAGE_BYTES;
     });
     return Math.min(...limits, Number.MAX_SAFE_INTEGER);

@@ -1,4 +1,4 @@
-import type { Admin } from 'kafkajs';
+import type { Admin } from '../../src/kafka/types';
 import { clusterReplicationFactor, replicationFactorFor } from '../../src/kafka/topic-admin';
 import { topicCatalogue } from '../../src/kafka/topics';
 
@@ -17,16 +17,14 @@ describe('replicationFactorFor', () => {
 
 describe('clusterReplicationFactor', () => {
   const brokers = (count: number) => Array.from({ length: count }, (_, i) => ({ nodeId: i + 1, host: '127.0.0.1', port: 9092 + i }));
-  const fakeAdmin = (live: number, describeConfigs: () => Promise<unknown>) =>
+  const fakeAdmin = (live: number, describeBrokerConfig: () => Promise<Map<string, string>>) =>
     ({
       describeCluster: () => Promise.resolve({ brokers: brokers(live), controller: 1, clusterId: 'c' }),
-      describeConfigs,
+      describeBrokerConfig,
     }) as unknown as Admin;
 
   test('when the broker default is readable, then it counts with the live brokers', async () => {
-    const admin = fakeAdmin(2, () =>
-      Promise.resolve({ resources: [{ configEntries: [{ configName: 'default.replication.factor', configValue: '3' }] }] }),
-    );
+    const admin = fakeAdmin(2, () => Promise.resolve(new Map([['default.replication.factor', '3']])));
     expect(await clusterReplicationFactor(admin)).toBe(3);
   });
 
