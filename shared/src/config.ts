@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { ConfigError } from './errors';
 import { parseKeyring } from './partners/secret-box';
@@ -39,6 +40,20 @@ const httpUrl = z
   }, 'must not contain credentials')
   .transform((value) => value.replace(/\/+$/, ''));
 
+/** KAFKA_SECURITY_PROTOCOL's values (the Java client's security.protocol). */
+export const SECURITY_PROTOCOLS = ['PLAINTEXT', 'SSL', 'SASL_PLAINTEXT', 'SASL_SSL'] as const;
+/** KAFKA_SASL_MECHANISM's values (the Java client's sasl.mechanism). */
+export const SASL_MECHANISMS = ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512'] as const;
+
+/** Whether `file` can be read and holds at least one PEM certificate. */
+function holdsPemCertificates(file: string): boolean {
+  try {
+    return readFileSync(file, 'utf8').includes('-----BEGIN CERTIFICATE-----');
+  } catch {
+    return false;
+  }
+}
+
 const port = z.coerce.number().int('must be a whole number').min(0).max(65535, 'must be a port from 0 to 65535');
 const positiveInt = z.coerce.number().int('must be a whole number').positive('must be greater than 0');
 
@@ -56,7 +71,47 @@ export const kafkaSettingsSchema = z.object({
   KAFKA_CONNECTION_TIMEOUT_MS: positiveInt.default(3000),
   /** Kafka request timeout in ms. Default 30000. */
   KAFKA_REQUEST_TIMEOUT_MS: positiveInt.default(30000),
+  /** How the Kafka clients talk to the brokers: PLAINTEXT, SSL (TLS), SASL_PLAINTEXT or SASL_SSL. Default PLAINTEXT. */
+  KAFKA_SECURITY_PROTOCOL: z
+    .string()
+    .trim()
+    .toUpperCase()
+    .pipe(z.enum(SECURITY_PROTOCOLS, 'must be PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL'))
+    .default('PLAINTEXT'),
+  /** PEM file of the CA certificates the brokers' certificates are checked against (SSL, SASL_SSL). Default: the system's CAs. */
+  KAFKA_SSL_CA_FILE: z.string().trim().refine(holdsPemCertificates, 'must be a readable PEM file of CA certificates').optional(),
+  /** SASL mechanism (SASL_PLAINTEXT, SASL_SSL): PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512. Required with SASL. */
+  KAFKA_SASL_MECHANISM: z
+    .string()
+    .trim()
+    .toUpperCase()
+    .pipe(z.enum(SASL_MECHANISMS, 'must be PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512'))
+    .optional(),
+  /** SASL user name. Required with SASL. */
+  KAFKA_SASL_USERNAME: z.string().optional(),
+  /** SASL password. Required with SASL; never logged. */
+  KAFKA_SASL_PASSWORD: z.string().optional(),
 });
+
+/**
+ * What the Kafka security settings need of each other (checked by {@link loadConfig} for every
+ * schema holding them, as a refinement would stop the schemas extending and omitting): SASL needs a
+ * mechanism, user name and password, which mean nothing without SASL, and a CA file means nothing without TLS.
+ */
+function kafkaSecurityProblems(env: Record<string, string>): Array<{ variable: string; message: string }> {
+  const protocol = (env.KAFKA_SECURITY_PROTOCOL ?? 'PLAINTEXT').trim().toUpperCase();
+  if (!(SECURITY_PROTOCOLS as readonly string[]).includes(protocol)) return [];
+  const sasl = ['KAFKA_SASL_MECHANISM', 'KAFKA_SASL_USERNAME', 'KAFKA_SASL_PASSWORD'];
+  const problems = protocol.startsWith('SASL_')
+    ? sasl.filter((v) => !(v in env)).map((variable) => ({ variable, message: `is required when KAFKA_SECURITY_PROTOCOL is ${protocol}` }))
+    : sasl
+        .filter((v) => v in env)
+        .map((variable) => ({ variable, message: `is set, but KAFKA_SECURITY_PROTOCOL ${protocol} uses no SASL` }));
+  if ('KAFKA_SSL_CA_FILE' in env && !protocol.endsWith('SSL')) {
+    problems.push({ variable: 'KAFKA_SSL_CA_FILE', message: `is set, but KAFKA_SECURITY_PROTOCOL ${protocol} uses no TLS` });
+  }
+  return problems;
+}
 
 export const serviceSettingsSchema = kafkaSettingsSchema.extend({
   /** pino level: fatal, error, warn, info, debug, trace or silent. Default info. */
@@ -102,12 +157,13 @@ export function loadConfig<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEn
     if (value !== undefined && value !== '') cleaned[key] = value;
   }
   const result = schema.safeParse(cleaned);
-  if (result.success) return result.data;
-  const problems = result.error.issues.map((issue) => {
+  const crossProblems = schema instanceof z.ZodObject && 'KAFKA_SECURITY_PROTOCOL' in schema.shape ? kafkaSecurityProblems(cleaned) : [];
+  if (result.success && crossProblems.length === 0) return result.data;
+  const problems = (result.error?.issues ?? []).map((issue) => {
     const variable = issue.path.length > 0 ? String(issue.path[0]) : '(environment)';
     return { variable, message: variable in cleaned ? issue.message : 'is required but not set' };
   });
-  throw new ConfigError(problems);
+  throw new ConfigError([...problems, ...crossProblems]);
 }
 
 const keyring = (variable: string, minBytes: number, exactBytes?: number) =>

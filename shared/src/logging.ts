@@ -8,7 +8,7 @@ export type { Logger } from 'pino';
  * the first place".
  */
 export const SECRET_KEY_PATTERN =
-  /^(x-?api-?key|api-?key|api_key|apikey|authorization|proxy-authorization|cookie|set-cookie|secret|.*_secret|client-?secret|.*secret$|password|passwd|token|access-?token|access_token|refresh-?token|refresh_token|id-?token|private-?key|x-signature)$/i;
+  /^(x-?api-?key|api-?key|api_key|apikey|authorization|proxy-authorization|cookie|set-cookie|secret|.*_secret|client-?secret|.*secret$|.*password|passwd|token|access-?token|access_token|refresh-?token|refresh_token|id-?token|private-?key|x-signature)$/i;
 
 const MAX_REDACT_DEPTH = 8;
 

@@ -19,6 +19,7 @@ import { InFlightRequests } from './http/in-flight-requests';
 import { startHttpServer, type RunningHttpServer } from './http/server';
 import { RecordWriter } from './kafka/record-writer';
 import { createKafkaClient } from './kafka/client';
+import { kafkaSecurity } from './kafka/security';
 import { registerKafkaRequestCounter } from './kafka/request-count';
 import { TopicNames, topicCatalogue, type ResolvedTopic } from './kafka/topics';
 import { GracefulShutdown } from './lifecycle';
@@ -114,6 +115,7 @@ export async function createServiceRuntime<S extends BaseSchema>(options: Servic
     logger,
     connectionTimeoutMs: config.KAFKA_CONNECTION_TIMEOUT_MS,
     requestTimeoutMs: config.KAFKA_REQUEST_TIMEOUT_MS,
+    security: kafkaSecurity(config),
   });
   const producer = kafka.producer();
   await producer.connect();

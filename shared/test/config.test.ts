@@ -65,4 +65,68 @@ describe('loadConfig', () => {
       );
     }
   });
+
+  describe('Kafka security', () => {
+    test('when nothing about it is set, then the clients use PLAINTEXT', () => {
+      expect(loadConfig(schema, valid)).toMatchObject({ KAFKA_SECURITY_PROTOCOL: 'PLAINTEXT' });
+    });
+
+    test('when SASL is chosen, then the mechanism, user name and password are each named as required', () => {
+      expect(problemsOf({ ...valid, KAFKA_SECURITY_PROTOCOL: 'SASL_SSL', KAFKA_SASL_USERNAME: 'u' })).toEqual([
+        { variable: 'KAFKA_SASL_MECHANISM', message: 'is required when KAFKA_SECURITY_PROTOCOL is SASL_SSL' },
+        { variable: 'KAFKA_SASL_PASSWORD', message: 'is required when KAFKA_SECURITY_PROTOCOL is SASL_SSL' },
+      ]);
+    });
+
+    test('when SASL or TLS settings are set without a protocol that uses them, then each is refused rather than ignored', () => {
+      expect(problemsOf({ ...valid, KAFKA_SASL_USERNAME: 'u', KAFKA_SASL_PASSWORD: 'p', KAFKA_SSL_CA_FILE: __filename })).toEqual([
+        { variable: 'KAFKA_SSL_CA_FILE', message: 'must be a readable PEM file of CA certificates' },
+        { variable: 'KAFKA_SASL_USERNAME', message: 'is set, but KAFKA_SECURITY_PROTOCOL PLAINTEXT uses no SASL' },
+        { variable: 'KAFKA_SASL_PASSWORD', message: 'is set, but KAFKA_SECURITY_PROTOCOL PLAINTEXT uses no SASL' },
+        { variable: 'KAFKA_SSL_CA_FILE', message: 'is set, but KAFKA_SECURITY_PROTOCOL PLAINTEXT uses no TLS' },
+      ]);
+    });
+
+    test.each([
+      ['KAFKA_SECURITY_PROTOCOL', 'TLS', /PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL/],
+      ['KAFKA_SASL_MECHANISM', 'GSSAPI', /PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512/],
+      ['KAFKA_SSL_CA_FILE', '/nonexistent/ca.pem', /readable PEM file/],
+    ])('when %s is %p, then the error names it and says what is wrong', (variable, value, message) => {
+      const env = {
+        ...valid,
+        KAFKA_SECURITY_PROTOCOL: 'SASL_SSL',
+        KAFKA_SASL_MECHANISM: 'PLAIN',
+        KAFKA_SASL_USERNAME: 'u',
+        KAFKA_SASL_PASSWORD: 'p',
+      };
+      const problems = problemsOf({ ...env, [variable]: value });
+      expect(problems).toEqual([{ variable, message: expect.stringMatching(message) }]);
+    });
+
+    test('when a SASL setting is wrong, then the error does not show the password', () => {
+      try {
+        loadConfig(schema, {
+          ...valid,
+          KAFKA_SECURITY_PROTOCOL: 'SASL_SSL',
+          KAFKA_SASL_MECHANISM: 'KERBEROS',
+          KAFKA_SASL_PASSWORD: 'hunter2-secret',
+        });
+        throw new Error('expected a ConfigError');
+      } catch (error) {
+        expect((error as Error).message).toMatch(/KAFKA_SASL_USERNAME/);
+        expect(JSON.stringify(error) + (error as Error).message).not.toContain('hunter2-secret');
+      }
+    });
+
+    test('when protocol and mechanism are written in lower case, then they are read as Kafka names them', () => {
+      const config = loadConfig(schema, {
+        ...valid,
+        KAFKA_SECURITY_PROTOCOL: 'sasl_plaintext',
+        KAFKA_SASL_MECHANISM: 'scram-sha-512',
+        KAFKA_SASL_USERNAME: 'u',
+        KAFKA_SASL_PASSWORD: 'p',
+      });
+      expect(config).toMatchObject({ KAFKA_SECURITY_PROTOCOL: 'SASL_PLAINTEXT', KAFKA_SASL_MECHANISM: 'SCRAM-SHA-512' });
+    });
+  });
 });

@@ -41,12 +41,24 @@ describe('createLogger', () => {
         clientSecret: 'cs',
         req: { headers: { 'X-Api-Key': 'hdr-key', 'X-API-KEY': 'hdr-key-2', Authorization: 'Basic abc' } },
         list: [{ token: 'in-array' }],
+        kafka: { KAFKA_SASL_PASSWORD: 'sasl-env-pw', 'sasl.password': 'sasl-rdkafka-pw' },
         transaction_number: 'TRX-1',
       },
       'deep',
     );
     const line = lines.join('');
-    for (const secret of ['deep-secret', 'deep-key', 'deep-pw', 'top-key', '"cs"', 'hdr-key', 'Basic abc', 'in-array'])
+    for (const secret of [
+      'deep-secret',
+      'deep-key',
+      'deep-pw',
+      'top-key',
+      '"cs"',
+      'hdr-key',
+      'Basic abc',
+      'in-array',
+      'sasl-env-pw',
+      'sasl-rdkafka-pw',
+    ])
       expect(line).not.toContain(secret);
     expect(JSON.parse(line).transaction_number).toBe('TRX-1');
   });

@@ -11,6 +11,7 @@ import {
   createLogger,
   defaultSchemasDir,
   kafkaSettingsSchema,
+  kafkaSecurity,
   loadConfig,
   policyBodyFieldPaths,
   secretsKeysSetting,
@@ -42,7 +43,12 @@ export async function withPartners<T>(
     env,
   );
   const logger = createLogger({ service: 'cli', level: 'error' });
-  const kafka = createKafkaClient({ brokers: config.KAFKA_BROKERS, clientId: 'hookstream-cli-partners', logger });
+  const kafka = createKafkaClient({
+    brokers: config.KAFKA_BROKERS,
+    clientId: 'hookstream-cli-partners',
+    logger,
+    security: kafkaSecurity(config),
+  });
   const topic = topicCatalogue({ prefix: config.TOPIC_PREFIX }).find((t) => t.name === TopicNames.partnerConfig)!;
   const codec = new AvroCodec(config.SCHEMA_REGISTRY_URL, defaultSchemasDir(env));
   await codec.registerTopics([topic]);

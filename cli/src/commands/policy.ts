@@ -10,6 +10,7 @@ import {
   describeError,
   isRetryableKafkaError,
   kafkaSettingsSchema,
+  kafkaSecurity,
   loadConfig,
   parsePolicyEventJson,
   topicCatalogue,
@@ -110,6 +111,7 @@ async function publishPolicyEvent(
   const kafka = createKafkaClient({
     brokers: config.KAFKA_BROKERS,
     clientId: 'hookstream-cli-policy',
+    security: kafkaSecurity(config),
     logger: createLogger({ service: 'cli', level: 'error' }),
     connectionTimeoutMs: config.KAFKA_CONNECTION_TIMEOUT_MS,
     requestTimeoutMs: config.KAFKA_REQUEST_TIMEOUT_MS,

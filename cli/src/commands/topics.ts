@@ -8,6 +8,7 @@ import {
   defaultSchemasDir,
   ensureTopics,
   kafkaSettingsSchema,
+  kafkaSecurity,
   loadConfig,
   topicCatalogue,
   valueSubject,
@@ -40,6 +41,7 @@ export function topicsCommand(): Command {
         brokers: config.KAFKA_BROKERS,
         clientId: 'hookstream-cli',
         logger: createLogger({ service: 'cli', level: 'error' }),
+        security: kafkaSecurity(config),
       });
       const admin = kafka.admin();
       await admin.connect();

@@ -23,12 +23,26 @@ export interface BrokerSettings {
    * through it too.
    */
   advertisedPort?: number;
+  /**
+   * Listeners besides PLAINTEXT (which stays the one between brokers), each on 127.0.0.1 at its own
+   * port: a test's TLS or SASL listener. Their keystores and logins go in `properties`.
+   */
+  listeners?: BrokerListener[];
+  /** More server.properties lines (`name=value`). */
+  properties?: string[];
   /** Heap of the broker JVM (-Xmx and -Xms). Default 512m. */
   heap?: string;
   /** Membership of a multi-node cluster (kafka-cluster.ts). Default: a single node, id 1, its own quorum. */
   cluster?: ClusterMembership;
   /** Ends a storage format under way (an interrupt): the start then throws {@link Interrupted}. */
   signal?: AbortSignal;
+}
+
+/** A listener named `name` (as server.properties' `listener.name.<name>.…` settings name it). */
+export interface BrokerListener {
+  name: string;
+  port: number;
+  protocol: 'SSL' | 'SASL_PLAINTEXT' | 'SASL_SSL';
 }
 
 /** What makes a node one of several: `stack up --brokers 3`. */
@@ -66,15 +80,17 @@ const LOG4J_CONFIG = `<?xml version="1.0" encoding="UTF-8"?>
 `;
 
 function serverProperties(s: BrokerSettings, dataDir: string): string {
+  const extra = s.listeners ?? [];
+  const at = (l: BrokerListener) => `,${l.name}://127.0.0.1:${l.port}`;
   return [
     'process.roles=broker,controller',
     `node.id=${s.cluster?.nodeId ?? 1}`,
     `controller.quorum.voters=${s.cluster?.voters ?? `1@127.0.0.1:${s.controllerPort}`}`,
-    `listeners=PLAINTEXT://127.0.0.1:${s.port},CONTROLLER://127.0.0.1:${s.controllerPort}`,
-    `advertised.listeners=PLAINTEXT://127.0.0.1:${s.advertisedPort ?? s.port}`,
+    `listeners=PLAINTEXT://127.0.0.1:${s.port},CONTROLLER://127.0.0.1:${s.controllerPort}${extra.map(at).join('')}`,
+    `advertised.listeners=PLAINTEXT://127.0.0.1:${s.advertisedPort ?? s.port}${extra.map(at).join('')}`,
     'controller.listener.names=CONTROLLER',
     'inter.broker.listener.name=PLAINTEXT',
-    'listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT',
+    `listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT${extra.map((l) => `,${l.name}:${l.protocol}`).join('')}`,
     `log.dirs=${dataDir}`,
     ...(s.cluster?.properties ?? SINGLE_NODE_REPLICATION),
     // Fewer partitions than the defaults make coordinators load faster after a start.
@@ -103,6 +119,7 @@ function serverProperties(s: BrokerSettings, dataDir: string): string {
     // outbound e2e bench, and its p99 fell from 91-149 ms to 75 ms (README, "Local stack").
     'num.io.threads=2',
     'num.network.threads=1',
+    ...(s.properties ?? []),
     '',
   ].join('\n');
 }

@@ -2,10 +2,11 @@
  * kafkajs, for the consumer groups and the admin until they move to librdkafka as the producers
  * and readers have (docs/architecture.md, "The Kafka client"). This file goes with kafkajs.
  */
-import { logLevel, Partitioners, type KafkaConfig, type logCreator } from 'kafkajs';
+import { logLevel, Partitioners, type KafkaConfig, type logCreator, type SASLOptions } from 'kafkajs';
 import type { Logger } from 'pino';
 import { applyKafkajsFixes } from './kafkajs-fixes';
 import type { KafkaClientSettings } from './client';
+import { kafkaSecurityConfig } from './security';
 
 /** kafkajs's default partitioner: the Java client's murmur2, as librdkafka's producers use. */
 export const javaCompatiblePartitioner = Partitioners.DefaultPartitioner;
@@ -57,5 +58,8 @@ export function kafkajsConfig(settings: KafkaClientSettings): KafkaConfig {
     logCreator: pinoLogCreator(settings.logger),
     retry: { initialRetryTime: 100, retries: settings.retries ?? 8 },
   };
+  const { tls, sasl } = kafkaSecurityConfig(settings.security);
+  if (tls) config.ssl = tls;
+  if (sasl) config.sasl = { ...sasl, mechanism: sasl.mechanism.toLowerCase() } as SASLOptions;
   return config;
 }
