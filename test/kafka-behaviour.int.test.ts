@@ -1,11 +1,11 @@
 /**
- * kafkajs 2.2.4 against the pinned broker (Kafka 4.3.1 from the local stack): the behaviour
- * every Hookstream service relies on, proven on a real broker.
+ * The Kafka client (librdkafka, through Hookstream's Kafka) against the pinned broker (Kafka 4.3.1
+ * from the local stack): the behaviour every Hookstream service relies on, proven on a real broker.
  */
 import { RecordWriter, sleep, type Consumer, type Kafka } from '@hookstream/shared';
 import { createTopics, testKafka, uniqueName, waitFor } from './helpers/infrastructure';
 
-describe('kafkajs against the pinned broker', () => {
+describe('the Kafka client against the pinned broker', () => {
   let kafka: Kafka;
   const consumers: Consumer[] = [];
 
@@ -72,8 +72,20 @@ describe('kafkajs against the pinned broker', () => {
     await seed.disconnect();
 
     const groupId = uniqueName('tx-group');
-    // kafkajs's producer: its transactions commit offsets by group id (librdkafka's by the consumer itself, KIP-447).
-    const producer = kafka.kafkajs.producer({ transactionalId: uniqueName('tx'), idempotent: true, maxInFlightRequests: 1 });
+    // The offsets go with the group's member that read the input (its generation, KIP-447).
+    let assigned: () => void = () => undefined;
+    const joined = new Promise<void>((resolve) => (assigned = resolve));
+    const member = kafka.consumer({
+      groupId,
+      fromBeginning: true,
+      onRebalance: (event) => (event === 'assigned' ? assigned() : undefined),
+    });
+    consumers.push(member);
+    await member.connect();
+    await member.subscribe({ topics: [input] });
+    await member.run({ eachBatch: () => Promise.resolve() });
+    await joined;
+    const producer = kafka.producer({ transactionalId: uniqueName('tx') });
     await producer.connect();
 
     const aborted = await producer.transaction();
@@ -88,7 +100,7 @@ describe('kafkajs against the pinned broker', () => {
         { key: 'b', value: 'TWO' },
       ],
     });
-    await tx.sendOffsets({ consumerGroupId: groupId, topics: [{ topic: input, partitions: [{ partition: 0, offset: '2' }] }] });
+    await tx.sendOffsets({ consumer: member, topics: [{ topic: input, partitions: [{ partition: 0, offset: '2' }] }] });
     await tx.commit();
     await producer.disconnect();
 

@@ -19,6 +19,8 @@ export interface ManagedConsumerOptions {
 export interface GroupSession {
   sessionTimeoutMs: number;
   heartbeatIntervalMs: number;
+  /** See ConsumerOptions.rebalanceTimeoutMs. */
+  rebalanceTimeoutMs?: number;
 }
 
 /** The session settings of a service's config. */
