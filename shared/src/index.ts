@@ -1,9 +1,6 @@
 // The public surface of @hookstream/shared: what the services, the CLI, the benches and the tests may use.
 // Everything else under src/ is internal to this package; add a name here only when another package needs it.
 
-// First: kafkajs's producer must find the fixed send function when it loads (kafkajs-preload.ts).
-export { kafkajsSendFixInForce } from './kafka/kafkajs-preload';
-
 // Errors: one base class, one list of codes.
 export {
   AvroInvalidError,

@@ -52,9 +52,8 @@ export function createLogger(settings: LoggerSettings): Logger {
 }
 
 /**
- * Sends process warnings to `report` instead of Node's raw stderr lines. kafkajs triggers a
- * harmless TimeoutNegativeWarning on Node 24 (a negative timer delay it computes, clamped to 1 ms by
- * Node): that one is dropped.
+ * Sends process warnings to `report` instead of Node's raw stderr lines. A negative timer delay
+ * (TimeoutNegativeWarning, clamped to 1 ms by Node) is harmless: that one is dropped.
  */
 export function routeProcessWarnings(report: (warning: Error) => void): void {
   process.removeAllListeners('warning');

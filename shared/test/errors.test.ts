@@ -17,7 +17,7 @@ describe('errors', () => {
     expect(isRetryable(new Error('plain'))).toBe(false);
   });
 
-  test('kafkajs errors that mean "try again" are recognised, also when wrapped', () => {
+  test('client errors that mean "try again" are recognised by type, also when wrapped', () => {
     expect(isRetryableKafkaError({ name: 'KafkaJSProtocolError', type: 'CONCURRENT_TRANSACTIONS', retriable: false })).toBe(true);
     expect(isRetryableKafkaError({ name: 'KafkaJSProtocolError', type: 'COORDINATOR_LOAD_IN_PROGRESS' })).toBe(true);
     expect(isRetryableKafkaError({ name: 'KafkaJSNonRetriableError', originalError: { name: 'KafkaJSConnectionError' } })).toBe(true);

@@ -16,7 +16,7 @@ export function uniqueName(prefix: string): string {
   return `${prefix}-${randomUUID().slice(0, 8)}`;
 }
 
-/** A kafkajs client for tests, logging errors only. */
+/** A Kafka client for tests, logging errors only. */
 export function testKafka(clientId = uniqueName('test')): Kafka {
   return createKafkaClient({
     brokers: testInfrastructure().brokers,

@@ -52,7 +52,7 @@ export async function scanTopic(scan: TopicScan): Promise<number> {
   }
 }
 
-/** A fetched record with its headers as bytes (kafkajs gives strings or arrays too). */
+/** A fetched record with its headers as bytes (the client gives strings or arrays too). */
 function recordOf(partition: number, message: KafkaMessage): DlqRecord {
   const headers: Record<string, Buffer> = {};
   for (const [name, value] of Object.entries(message.headers ?? {})) {

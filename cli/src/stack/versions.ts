@@ -1,6 +1,6 @@
 /**
  * Pinned versions of the local stack. Kafka 4.3.1 is the newest release complete on Maven
- * Central here; the integration tests prove kafkajs 2.2.4 works with it (produce, idempotent
+ * Central here; the integration tests prove the Kafka client works with it (produce, idempotent
  * produce, transactions with sendOffsets, consumer groups, pause/resume, compaction).
  */
 export const STACK_VERSIONS = {

@@ -3,7 +3,7 @@ import { policyEvent } from '../../../test/helpers/outbound';
 import { OutboundFixture, retryTierDelays } from '../../../test/helpers/outbound-fixture';
 
 /**
- * A retry waiting in a tier survives rebalances of the sender's group: kafkajs keeps a paused
+ * A retry waiting in a tier survives rebalances of the sender's group: the client keeps a paused
  * partition paused across a rebalance, so the sender must lift the pauses whose timers it drops.
  */
 const TIER_1_MS = 25_000;

@@ -110,7 +110,7 @@ function asAdminError(error: unknown): unknown {
   return new KafkaAdminError(message(error as ErrorLike), codes.ERR_UNKNOWN, error);
 }
 
-/** Kafka's names of a consumer group's states, as the Java client and kafkajs give them. */
+/** Kafka's names of a consumer group's states, as the Java client gives them. */
 const GROUP_STATES: Record<number, string> = {
   [KafkaJS.ConsumerGroupStates.PREPARING_REBALANCE]: 'PreparingRebalance',
   [KafkaJS.ConsumerGroupStates.COMPLETING_REBALANCE]: 'CompletingRebalance',
@@ -132,7 +132,7 @@ export interface AdminSettings {
   requestTimeoutMs: number;
   /**
    * Retries of a connect and of a request that can be repeated safely, on a failure that may pass
-   * (kafkajs's meaning: 0 tries once). Creating and deleting topics are tried once.
+   * (0 tries once). Creating and deleting topics are tried once.
    */
   retries: number;
   /** TLS and SASL to the brokers: librdkafka's properties, and Node's TLS options and the login for Platformatic's client. */
@@ -191,7 +191,7 @@ export class KafkaAdmin implements Admin {
   }
 
   /**
-   * Creates the topics and waits until every partition of each has a leader (as kafkajs did); a
+   * Creates the topics and waits until every partition of each has a leader; a
    * topic that already existed makes it resolve false. Tried once: after a lost answer the topic may exist.
    */
   async createTopics(options: { topics: TopicConfig[]; timeout?: number }): Promise<boolean> {
@@ -232,7 +232,7 @@ export class KafkaAdmin implements Admin {
   }
 
   async fetchTopicOffsets(topic: string, options: { readUncommitted?: boolean } = {}): Promise<PartitionOffsets[]> {
-    // librdkafka's default is read_uncommitted, kafkajs's was read_committed.
+    // librdkafka's default is read_uncommitted; Hookstream's readers and lag are read_committed.
     const isolationLevel = options.readUncommitted ? KafkaJS.IsolationLevel.READ_UNCOMMITTED : KafkaJS.IsolationLevel.READ_COMMITTED;
     const offsets = await this.withRetries(() =>
       this.rdkafka().fetchTopicOffsets(topic, { isolationLevel, timeout: this.settings.requestTimeoutMs }),

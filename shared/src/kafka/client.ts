@@ -1,14 +1,11 @@
 /*
- * The one module, with admin.ts, that imports the Kafka client libraries. Producers, the group-less
- * readers and the admin are Confluent's librdkafka client (its KafkaJS-style API for producers and
- * the admin, its native consumer for readers; the admin has Platformatic's client beside it for what
- * librdkafka's binding lacks, see admin.ts); consumer groups are still kafkajs until they move too
- * (kafkajs-legacy.ts). The rest of the code sees Hookstream's own types (types.ts).
+ * The one module, with admin.ts, that imports the Kafka client libraries: Confluent's librdkafka
+ * client, its KafkaJS-style API for producers, consumer groups and the admin, its native consumer
+ * for the group-less readers (the admin has Platformatic's client beside it for what librdkafka's
+ * binding lacks, see admin.ts). The rest of the code sees Hookstream's own types (types.ts).
  */
 import { KafkaConsumer, KafkaJS } from '@confluentinc/kafka-javascript';
-import { Kafka as KafkajsKafka } from 'kafkajs';
 import type { Logger } from 'pino';
-import { kafkajsConfig } from './kafkajs-legacy';
 import { KafkaAdmin } from './admin';
 import { BoundedConnectProducer } from './bounded-producer';
 import { createPartitionConsumer, type NativeConsumer } from './partition-consumer';
@@ -133,11 +130,8 @@ function pinoLogger(logger: Logger, level: KafkaJS.logLevel): KafkaJS.Logger {
  */
 export class Kafka {
   private readonly librdkafka: KafkaJS.Kafka;
-  /** kafkajs, for the consumer groups and the policy-status-consumer's transactions until they move. */
-  readonly kafkajs: KafkajsKafka;
 
   constructor(private readonly settings: KafkaClientSettings) {
-    this.kafkajs = new KafkajsKafka(kafkajsConfig(settings));
     this.librdkafka = new KafkaJS.Kafka({
       kafkaJS: {
         brokers: settings.brokers,
@@ -176,7 +170,7 @@ export class Kafka {
       'statistics.interval.ms': STATISTICS_INTERVAL_MS,
       stats_cb: (event: { message: string }) => countRequests(JSON.parse(event.message) as ClientStatistics),
     });
-    // As many connection attempts as the settings allow retries (kafkajs's meaning of them), then give up.
+    // As many connection attempts as the settings allow retries (each retry one more attempt), then give up.
     const { connectionTimeoutMs = 3000, retries = 8 } = this.settings;
     return new BoundedConnectProducer(producer, this.settings.brokers, connectionTimeoutMs, connectionTimeoutMs * (retries + 1));
   }

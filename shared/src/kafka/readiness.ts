@@ -45,9 +45,8 @@ async function probeOnce(kafka: Kafka, topic: string, deadline: number): Promise
   try {
     const topics = await admin.listTopics();
     if (!topics.includes(topic)) {
-      // As many replicas as the cluster's own topics: with one, the partition loses its leader with
-      // its broker, and kafkajs then fails every metadata request for all topics (an admin's or a
-      // producer's first one, describeCluster) until that broker is back (tulios/kafkajs#639).
+      // As many replicas as the cluster's own topics: with one, the probe's partition would lose its
+      // leader with its broker, and readiness would fail for as long as that one broker is away.
       const replicationFactor = await clusterReplicationFactor(admin);
       await admin.createTopics({ topics: [{ topic, numPartitions: 1, replicationFactor }] });
     }

@@ -17,8 +17,7 @@ export interface OutgoingRecord {
  * callback's outcome), and tells a Kafka outage apart from a record the broker refuses.
  *
  * Concurrent records share Produce requests without help: librdkafka gathers what is sent within
- * the producer's `lingerMs` into one batch per partition (the coalescing kafkajs needed a layer of
- * ours for). Each record has its own delivery report, so a record the broker refuses (too large,
+ * the producer's `lingerMs` into one batch per partition. Each record has its own delivery report, so a record the broker refuses (too large,
  * an unknown topic) fails alone.
  */
 export class RecordWriter {

@@ -6,10 +6,8 @@ import { Counter, type Registry } from 'prom-client';
  * policy-status transaction is five requests), and a request storm at a glance (a reader asking
  * for the metadata before every fetch, say).
  *
- * librdkafka's clients (producers, group-less readers) report theirs in their statistics every
- * second (`countLibrdkafkaRequests`); kafkajs's, until its last uses move, are counted where it
- * writes each request, on its (internal) Connection, wrapped once per process (a kafkajs without
- * that method is left alone).
+ * Each librdkafka client (producers, consumers, group-less readers) reports its own in its
+ * statistics every second (`countLibrdkafkaRequests`).
  */
 const sent = new Map<string, number>();
 /** Per librdkafka client and broker handle, the request counts its last statistics reported. */
@@ -37,30 +35,8 @@ export function countLibrdkafkaRequests(client: string, brokers: Record<string, 
 export function forgetLibrdkafkaClient(client: string): void {
   reportedByClient.delete(client);
 }
-let wrapped: boolean | undefined;
-
-interface KafkajsConnection {
-  /** A function property, not a method: it is taken off the prototype and called with its connection. */
-  send: (this: KafkajsConnection, options: { request: { apiName: string } }) => Promise<unknown>;
-}
-
-function wrapConnectionSend(): void {
-  if (wrapped !== undefined) return;
-  // require(): kafkajs's internals have no typed entry point.
-  const Connection = require('kafkajs/src/network/connection') as { prototype: KafkajsConnection };
-  const send = Connection.prototype.send;
-  wrapped = typeof send === 'function';
-  if (!wrapped) return;
-  Connection.prototype.send = function countedSend(this: KafkajsConnection, options) {
-    const api = options.request.apiName;
-    sent.set(api, (sent.get(api) ?? 0) + 1);
-    return send.call(this, options);
-  };
-}
-
 /** Registers `hookstream_kafka_requests_total` on `registry`: the requests since the process's first registration. */
 export function registerKafkaRequestCounter(registry: Registry): void {
-  wrapConnectionSend();
   const reported = new Map<string, number>();
   new Counter({
     name: 'hookstream_kafka_requests_total',

@@ -1,8 +1,8 @@
 /**
  * Kafka error types that mean "try again": the broker is moving leadership, loading a
- * coordinator right after start, or finishing a previous transaction (kafkajs issues
- * #430 and #1315). kafkajs marks most as `retriable`; these are matched by type as well
- * because wrapped errors (KafkaJSNumberOfRetriesExceeded) lose the flag.
+ * coordinator right after start, or finishing a previous transaction. The client marks most as
+ * `retriable`; these are matched by type (and librdkafka's numeric codes) as well because
+ * wrapped errors lose the flag.
  */
 const RETRYABLE_TYPES = new Set([
   'COORDINATOR_LOAD_IN_PROGRESS',

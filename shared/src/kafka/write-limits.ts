@@ -28,7 +28,7 @@ const RECORD_FRAMING_BYTES = 36;
 /** Upper bound of one header's framing: its key and value lengths as varints. */
 const HEADER_FRAMING_BYTES = 10;
 
-/** A record as kafkajs takes it, for sizing. */
+/** A record as a producer takes it, for sizing. */
 export interface SizedRecord {
   key?: string | Buffer | null;
   value: string | Buffer | null;

@@ -25,10 +25,9 @@ export interface CallbackConsumerOptions {
   partitionConcurrency: number;
   /**
    * What this consumer reads: callback-requests, or the retry tiers. Each is its own consumer
-   * group (see main.ts): kafkajs does the work of a fetch for every assigned partition on every
-   * fetch, and the tiers' partitions are idle nearly always, so reading them in the requests'
-   * fetch loop made that loop's per-fetch work (and garbage) about nine times what the requests
-   * need.
+   * group (see main.ts): the tiers' partitions are idle nearly always and are paused while
+   * their records wait, so they have a fetch loop of their own and the requests' fetches
+   * carry only the requests.
    */
   reads: 'requests' | 'retry-tiers';
   /** Longest a fetch waits for records; the tiers', whose delays are seconds, can wait longer. */
