@@ -132,7 +132,11 @@ export async function readPartnerEvents(prefix: string, quietMs = 1500): Promise
   const codec = new AvroCodec(registryUrl, defaultSchemasDir());
   await codec.registerTopics([{ topic, schemaFile: 'partner-event.avsc' }]);
   const records: Array<{ key: string; value: Record<string, unknown> }> = [];
-  const consumer = kafka.consumer({ groupId: `reader-${Math.random().toString(36).slice(2)}`, readUncommitted: false, fromBeginning: true });
+  const consumer = kafka.consumer({
+    groupId: `reader-${Math.random().toString(36).slice(2)}`,
+    readUncommitted: false,
+    fromBeginning: true,
+  });
   await consumer.connect();
   await consumer.subscribe({ topics: [topic] });
   let last = Date.now();
