@@ -16,6 +16,7 @@ const RECOVERY_BOUND_MS = 10_000;
 
 interface Answer {
   sentAt: number;
+  answeredAt: number;
   status: number;
   transactionNumber: string;
   retryAfter: string | null;
@@ -52,7 +53,7 @@ describe('the ingress during a Kafka outage', () => {
 
     // Load: 4 clients posting webhooks (every 4th without request_id), and a readiness probe, until told to stop.
     const answers: Answer[] = [];
-    const readiness: Array<{ at: number; status: number }> = [];
+    const readiness: Array<{ at: number; status: number; tookMs: number }> = [];
     let loading = true;
     const client = async (n: number) => {
       for (let i = 0; loading; i++) {
@@ -63,6 +64,7 @@ describe('the ingress during a Kafka outage', () => {
         const transactionNumber = body.transaction_number as string;
         answers.push({
           sentAt,
+          answeredAt: Date.now(),
           status: response.status,
           transactionNumber,
           retryAfter: response.headers.get('retry-after'),
@@ -73,11 +75,12 @@ describe('the ingress during a Kafka outage', () => {
     };
     const probe = async () => {
       while (loading) {
+        const asked = Date.now();
         const status = await fetch(`${url}/readyz`).then(
           (r) => r.status,
           () => 0,
         );
-        readiness.push({ at: Date.now(), status });
+        readiness.push({ at: Date.now(), status, tookMs: Date.now() - asked });
         await sleep(100);
       }
     };
@@ -124,8 +127,13 @@ describe('the ingress during a Kafka outage', () => {
 
     const outage = answers.filter((a) => a.sentAt > killedAt && a.sentAt < firstOk.sentAt);
     const refused = outage.filter((a) => a.status !== 200);
+    // How long webhooks sent after the kill waited for their 503, and the last answer to one sent before it.
+    const slowest503 = Math.max(...refused.map((a) => a.answeredAt - a.sentAt));
+    const lastBefore = Math.max(...answers.filter((a) => a.sentAt <= killedAt).map((a) => a.answeredAt)) - killedAt;
+    const slowestReadyz = Math.max(...readiness.map((r) => r.tookMs));
     console.log(
-      `broker SIGKILL: /readyz 503 after ${readiness.find((r) => r.at > killedAt && r.status === 503)!.at - killedAt} ms; ` +
+      `broker SIGKILL: webhooks sent after the kill answered 503 within ${slowest503} ms, those in flight at the kill by ${lastBefore} ms after it; ` +
+        `/readyz 503 after ${readiness.find((r) => r.at > killedAt && r.status === 503)!.at - killedAt} ms, slowest /readyz answer ${slowestReadyz} ms; ` +
         `broker answering ${backAt - killedAt} ms after the kill; first 200 ${firstOk.sentAt - backAt} ms and /readyz 200 ${readyAgain.at - backAt} ms after that; ` +
         `${refused.length} webhooks answered 503 during the outage, ${answers.length} in all`,
     );

@@ -3,7 +3,8 @@
  * does topics, offsets, groups and records. Platformatic's pure-JavaScript client does the three
  * requests librdkafka's Node binding does not expose in either of its APIs (@confluentinc/
  * kafka-javascript 1.10.1): DescribeConfigs, IncrementalAlterConfigs and the cluster's description
- * (id, controller, live brokers). It connects only when one of those is asked for, so most admins
+ * (id, controller, live brokers); and a group's committed offsets, which librdkafka's admin gets
+ * wrong in a way that kills the process (see fetchOffsets). It connects only when one of those is asked for, so most admins
  * open one set of connections, and closes with the admin. Both clients' failures come out as one
  * kind of error, KafkaAdminError.
  */
@@ -11,7 +12,7 @@ import Module from 'node:module';
 import { KafkaJS } from '@confluentinc/kafka-javascript';
 import type * as Platformatic from '@platformatic/kafka' with { 'resolution-mode': 'import' };
 import { sleep } from '../async';
-import { anyAccepts } from './bounded-producer';
+import { anyAccepts } from './producer';
 import { isRetryableKafkaError } from './retryable';
 import type { KafkaSecurityConfig } from './security';
 import type {
@@ -249,22 +250,29 @@ export class KafkaAdmin implements Admin {
   }
 
   /**
-   * Every partition of the topics, -1 where the group committed nothing. The partitions are named
-   * in the request: asked for whole topics, librdkafka returns only the partitions with an offset.
+   * Every partition of the topics, -1 where the group committed nothing. Asked of Platformatic's
+   * client: librdkafka's ListConsumerGroupOffsets crashes the process (SIGSEGV) when the group's
+   * coordinator answers NOT_COORDINATOR, as it does while a broker restarts (librdkafka#5040,
+   * confluent-kafka-javascript#374: test/start-supervisor.int.test.ts, whose services must ride through a broker restart,
+   * met it in the consumer-lag monitor of two of them).
    */
   async fetchOffsets(options: { groupId: string; topics: string[] }): Promise<Array<{ topic: string; partitions: PartitionOffset[] }>> {
     const metadata = await this.fetchTopicMetadata({ topics: options.topics });
     const topics = metadata.map((t) => ({ topic: t.name, partitions: t.partitions.map((p) => p.partitionId) }));
-    const timeout = this.settings.requestTimeoutMs;
-    const committed = await this.withRetries(() => this.rdkafka().fetchOffsets({ groupId: options.groupId, topics, timeout }));
+    const [group] = await this.withRetries(() =>
+      this.platformatic().listConsumerGroupOffsets({
+        groups: [{ groupId: options.groupId, topics: topics.map((t) => ({ name: t.topic, partitionIndexes: t.partitions })) }],
+        // Lag reads what is committed now; a transaction still open (policy-status-consumer) must not fail it.
+        requireStable: false,
+      }),
+    );
     return topics.map(({ topic, partitions }) => {
-      const found = committed.find((t) => t.topic === topic)?.partitions ?? [];
+      const found = group?.topics.find((t) => t.name === topic)?.partitions ?? [];
       return {
         topic,
         partitions: partitions.map((partition) => {
-          // librdkafka says "none" as -1001 (its invalid offset).
-          const offset = found.find((p) => p.partition === partition)?.offset ?? '-1';
-          return { partition, offset: BigInt(offset) < 0n ? '-1' : offset };
+          const offset = found.find((p) => p.partitionIndex === partition)?.committedOffset ?? -1n;
+          return { partition, offset: offset < 0n ? '-1' : offset.toString() };
         }),
       };
     });

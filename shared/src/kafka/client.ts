@@ -7,7 +7,8 @@
 import { KafkaConsumer, KafkaJS } from '@confluentinc/kafka-javascript';
 import type { Logger } from 'pino';
 import { KafkaAdmin } from './admin';
-import { BoundedConnectProducer } from './bounded-producer';
+import { BrokerConnectivity } from './broker-connectivity';
+import { HookstreamProducer } from './producer';
 import { createPartitionConsumer, type NativeConsumer } from './partition-consumer';
 import { countLibrdkafkaRequests } from './request-count';
 import { kafkaSecurityConfig, type KafkaSecurity } from './security';
@@ -15,6 +16,15 @@ import type { Admin, ClientStatistics, Consumer, PartitionConsumer, PartitionCon
 
 /** How often each librdkafka client reports its statistics (requests counted, readers' currency). */
 const STATISTICS_INTERVAL_MS = 1000;
+/** Settings librdkafka takes that the binding's types do not list. */
+const LIBRDKAFKA_ONLY_SETTINGS: Record<string, unknown> = {
+  // A connection to every broker, kept up (reconnected at once) even while nothing is sent: the
+  // writes refused while a broker is away would otherwise never make librdkafka reconnect, and
+  // its return would go unseen (Producer.reachable).
+  'enable.sparse.connections': false,
+};
+/** Producers' statistics also tell whether a write could succeed now (Producer.writable). */
+const PRODUCER_STATISTICS_INTERVAL_MS = 250;
 /** librdkafka's code for a rebalance that assigns partitions (the other kind revokes them). */
 const ASSIGN_PARTITIONS = KafkaJS.ErrorCodes.ERR__ASSIGN_PARTITIONS;
 /** Numbers the librdkafka clients of this process, for their request counts. */
@@ -149,6 +159,7 @@ export class Kafka {
   /** An idempotent acks=all producer (see ProducerOptions). librdkafka batches records sent within `lingerMs` by itself. */
   producer(options: ProducerOptions = {}): Producer {
     const countRequests = this.statisticsCounter();
+    const connectivity = new BrokerConnectivity();
     const producer = this.librdkafka.producer({
       kafkaJS: {
         idempotent: true,
@@ -167,12 +178,19 @@ export class Kafka {
       retries: 2_147_483_647,
       'retry.backoff.ms': 50,
       'retry.backoff.max.ms': 1000,
-      'statistics.interval.ms': STATISTICS_INTERVAL_MS,
-      stats_cb: (event: { message: string }) => countRequests(JSON.parse(event.message) as ClientStatistics),
+      // Four times as often as other clients: writable() follows a broker's death and return from these.
+      'statistics.interval.ms': PRODUCER_STATISTICS_INTERVAL_MS,
+      ...LIBRDKAFKA_ONLY_SETTINGS,
+      stats_cb: (event: { message: string }) => {
+        const stats = JSON.parse(event.message) as ClientStatistics;
+        countRequests(stats);
+        connectivity.update(stats);
+      },
     });
     // As many connection attempts as the settings allow retries (each retry one more attempt), then give up.
     const { connectionTimeoutMs = 3000, retries = 8 } = this.settings;
-    return new BoundedConnectProducer(producer, this.settings.brokers, connectionTimeoutMs, connectionTimeoutMs * (retries + 1));
+    const tcpTimeoutMs = connectionTimeoutMs;
+    return new HookstreamProducer(producer, connectivity, this.settings.brokers, tcpTimeoutMs, connectionTimeoutMs * (retries + 1));
   }
 
   /**

@@ -2,6 +2,9 @@ import { KafkaUnavailableError } from '../errors';
 import { isRetryableKafkaError } from './retryable';
 import type { IHeaders, Producer, RecordMetadata } from './types';
 
+/** How often records awaiting their acknowledgement are checked against the producer's connections (its statistics' interval). */
+const UNREACHABLE_CHECK_MS = 250;
+
 /** One record to write. */
 export interface OutgoingRecord {
   topic: string;
@@ -23,10 +26,23 @@ export interface OutgoingRecord {
 export class RecordWriter {
   private readonly inFlight = new Set<Promise<unknown>>();
 
+  /** Records awaiting their acknowledgement, each with how to give up on it. */
+  private readonly waiting = new Set<{ topic: string; giveUp: (error: Error) => void }>();
+  private watch: NodeJS.Timeout | undefined;
+
   constructor(private readonly producer: Producer) {}
 
-  /** Resolves once the broker acknowledged the record (acks=all); rejects with KafkaUnavailableError when Kafka did not answer in time. */
+  /**
+   * Resolves once the broker acknowledged the record (acks=all); rejects with KafkaUnavailableError
+   * when Kafka did not answer in time, at once when no leader of the topic is connected, and as soon
+   * as that becomes so while it waits: the caller answers then, rather than after waiting for a
+   * broker that is gone. A record given up on stays with librdkafka, which may still write it (as
+   * after any timeout, a refused write may have been made; an acknowledged one always was).
+   */
   send(record: OutgoingRecord): Promise<RecordMetadata[]> {
+    if (!this.producer.reachable(record.topic)) {
+      return Promise.reject(new KafkaUnavailableError(`no leader of ${record.topic} is connected`));
+    }
     const sent = this.producer
       .send({
         topic: record.topic,
@@ -45,7 +61,30 @@ export class RecordWriter {
     this.inFlight.add(sent);
     const settled = () => void this.inFlight.delete(sent);
     sent.then(settled, settled);
-    return sent;
+    return this.unlessUnreachable(record.topic, sent);
+  }
+
+  /** `sent`, or a KafkaUnavailableError once the topic's leaders are seen gone while it waits. */
+  private unlessUnreachable(topic: string, sent: Promise<RecordMetadata[]>): Promise<RecordMetadata[]> {
+    return new Promise((resolve, reject) => {
+      const entry = { topic, giveUp: reject };
+      this.waiting.add(entry);
+      this.watch ??= setInterval(() => this.giveUpUnreachable(), UNREACHABLE_CHECK_MS).unref();
+      sent.then(resolve, reject).finally(() => {
+        this.waiting.delete(entry);
+        if (this.waiting.size > 0) return;
+        clearInterval(this.watch);
+        this.watch = undefined;
+      });
+    });
+  }
+
+  private giveUpUnreachable(): void {
+    for (const entry of this.waiting) {
+      if (this.producer.reachable(entry.topic)) continue;
+      this.waiting.delete(entry);
+      entry.giveUp(new KafkaUnavailableError(`the connection to the leaders of ${entry.topic} was lost`));
+    }
   }
 
   /** Resolves once every record sent so far has been acknowledged or has failed. */

@@ -73,6 +73,10 @@ export interface Producer {
   sendBatch(batch: { topicMessages: TopicMessages[] }): Promise<RecordMetadata[]>;
   /** Transactional producers only: the producer itself, in a transaction until commit() or abort(). */
   transaction(): Promise<Transaction>;
+  /** False when a write to one of `topics` could fail now: a partition's leader not connected. From memory (statistics). */
+  writable(topics: readonly string[]): boolean;
+  /** False when no write to `topic` could succeed now: no partition's leader connected. From memory (statistics). */
+  reachable(topic: string): boolean;
 }
 
 /** A transaction in progress (a transactional producer between transaction() and commit() or abort()). */

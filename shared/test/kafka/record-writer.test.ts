@@ -2,10 +2,12 @@ import { RecordWriter } from '../../src/kafka/record-writer';
 import { KafkaUnavailableError } from '../../src/errors';
 import type { Producer, TopicMessages } from '../../src/kafka/types';
 
-/** A stand-in for a producer: records each send, settles when the test says. */
+/** A stand-in for a producer: records each send, settles when the test says; its leaders are connected while `connected.value`. */
 function fakeProducer() {
   const sends: Array<{ record: TopicMessages; settle: (error?: unknown) => void }> = [];
+  const connected = { value: true };
   const producer = {
+    reachable: () => connected.value,
     send: (record: TopicMessages) =>
       new Promise((resolve, reject) =>
         sends.push({
@@ -14,7 +16,7 @@ function fakeProducer() {
         }),
       ),
   } as unknown as Producer;
-  return { producer, sends };
+  return { producer, sends, connected };
 }
 
 describe('RecordWriter', () => {
@@ -60,5 +62,35 @@ describe('RecordWriter', () => {
     sends[1]!.settle();
     await flushing;
     expect(flushed).toBe(true);
+  });
+
+  test('when no leader of the topic is connected, then the send fails at once as KafkaUnavailableError, and nothing is sent', async () => {
+    const { producer, sends, connected } = fakeProducer();
+    connected.value = false;
+    const writer = new RecordWriter(producer);
+    await expect(writer.send({ topic: 't', key: null, value: null })).rejects.toBeInstanceOf(KafkaUnavailableError);
+    expect(sends).toEqual([]);
+  });
+
+  test('when the connection to the leaders is lost while a record waits, then its caller gets KafkaUnavailableError without waiting for the broker', async () => {
+    jest.useFakeTimers();
+    try {
+      const { producer, sends, connected } = fakeProducer();
+      const writer = new RecordWriter(producer);
+      const waiting = writer.send({ topic: 't', key: null, value: null });
+      const outcome = waiting.then(
+        () => 'acknowledged',
+        (error: unknown) => error,
+      );
+      jest.advanceTimersByTime(1000);
+      connected.value = false;
+      jest.advanceTimersByTime(250);
+      expect(await outcome).toBeInstanceOf(KafkaUnavailableError);
+      // The record stays with the producer, which may still write it.
+      expect(sends).toHaveLength(1);
+      sends[0]!.settle();
+    } finally {
+      jest.useRealTimers();
+    }
   });
 });

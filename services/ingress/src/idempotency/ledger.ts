@@ -46,6 +46,9 @@ export interface LedgerOptions {
   currentWithinMs?: number;
 }
 
+/** How often a claim on its way checks that the ledger is still ready (its readers' statistics' interval). */
+const READY_CHECK_MS = 250;
+
 /** What the ledger knows of a key now. */
 export type KeyState = { kind: 'completed'; completion: Completion } | { kind: 'claimed'; claim: Claim } | { kind: 'free' };
 
@@ -151,7 +154,7 @@ export class IdempotencyLedger {
       throw error;
     }
     try {
-      await readBack;
+      await this.whileReady(readBack);
     } catch (error) {
       return { kind: 'unavailable', message: OutcomeMessages.claimUnconfirmed((error as Error).message) };
     }
@@ -167,6 +170,19 @@ export class IdempotencyLedger {
       if (this.entries.entry(key)?.completion) return { kind: 'lost' };
     }
     return { kind: 'won' };
+  }
+
+  /**
+   * `waiting`, or a rejection as soon as the ledger stops being ready: a claim cannot come back
+   * while its reader has lost the broker, and the partner is answered then, not at the timeout.
+   */
+  private whileReady(waiting: Promise<void>): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const check = setInterval(() => {
+        if (!this.ready) reject(new Error('the ledger lost its broker while the claim was on its way'));
+      }, READY_CHECK_MS);
+      waiting.then(resolve, reject).finally(() => clearInterval(check));
+    });
   }
 
   /** Reads claims and recent partner events to their end (ready), then keeps applying new records until `stop()`. */
