@@ -39,10 +39,15 @@ export async function waitForKafkaReady(kafka: Kafka, options: KafkaProbeOptions
   throw new Error(`Kafka was not ready in time: ${lastError instanceof Error ? lastError.message : String(lastError)}`);
 }
 
+/**
+ * One probe. Each client connects inside its `try`: a connect that fails (a transactional producer
+ * whose producer id a loading coordinator refuses) leaves librdkafka's client running until it is
+ * disconnected, and a process with one running cannot exit.
+ */
 async function probeOnce(kafka: Kafka, topic: string, deadline: number): Promise<void> {
   const admin = kafka.admin();
-  await admin.connect();
   try {
+    await admin.connect();
     const topics = await admin.listTopics();
     if (!topics.includes(topic)) {
       // As many replicas as the cluster's own topics: with one, the probe's partition would lose its
@@ -56,8 +61,8 @@ async function probeOnce(kafka: Kafka, topic: string, deadline: number): Promise
 
   // Transaction coordinator: one committed transaction.
   const producer = kafka.producer({ transactionalId: `hookstream-readiness-${randomUUID()}` });
-  await producer.connect();
   try {
+    await producer.connect();
     const tx = await producer.transaction();
     try {
       await tx.send({ topic, messages: [{ key: 'probe', value: 'probe' }] });
@@ -80,8 +85,8 @@ async function probeOnce(kafka: Kafka, topic: string, deadline: number): Promise
     rebalanceTimeoutMs: 10_000,
     onRebalance: (event) => (event === 'assigned' ? assigned() : undefined),
   });
-  await consumer.connect();
   try {
+    await consumer.connect();
     await consumer.subscribe({ topics: [topic] });
     await consumer.run({ eachMessage: () => Promise.resolve() });
     const remaining = Math.max(1000, deadline - Date.now());
