@@ -75,7 +75,7 @@ export {
 export { isKafkaClientError, isRetryableKafkaError } from './kafka/retryable';
 export { kafkaSecurity, kafkaSecurityConfig, type KafkaSecurity, type KafkaSecurityConfig } from './kafka/security';
 export { RecordWriter } from './kafka/record-writer';
-export { chunkBySize, fitsInBatch, maxMessageBytesOf, recordSizeBound } from './kafka/write-limits';
+export { fitsInBatch, maxMessageBytesOf, recordSizeBound } from './kafka/write-limits';
 export { type GroupMember, type GroupSession, groupSessionOf } from './kafka/consumer';
 export { startManualCommitConsumer } from './kafka/manual-commit-consumer';
 export { TransactionalConsumer, type OutputRecord, type TransactionalConsumerOptions } from './kafka/transactional-consumer';

@@ -54,8 +54,9 @@ export async function withPartners<T>(
   await codec.registerTopics([topic]);
   const directory = new PartnerDirectory({ kafka, codec, topic: topic.topic, logger });
   const producer = kafka.producer();
-  await Promise.all([directory.start(), producer.connect()]);
   try {
+    // Inside the try: one of them failing to connect must not leave the other running.
+    await Promise.all([directory.start(), producer.connect()]);
     return await work({
       directory,
       store: new PartnerStore(producer, codec, topic.topic),

@@ -34,15 +34,14 @@ test('when the consumer is killed with SIGKILL mid-run and restarted, then every
   });
   const count = 600;
   const published = Array.from({ length: count }, (_, i) => policyEvent('crash-partner', { version: i + 1 }));
-  // Small batches spread the events over time, so the kill lands while the consumer is working.
+  const first = await startService(POLICY_CONSUMER_ENTRY, prefix);
+  // Small batches spread over about 6 s once the consumer runs, so the kill lands while it is working.
   const publishing = (async () => {
     for (let i = 0; i < count; i += 10) {
       await events.publish(published.slice(i, i + 10));
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await new Promise((resolve) => setTimeout(resolve, 100));
     }
   })();
-
-  const first = await startService(POLICY_CONSUMER_ENTRY, prefix);
   const topic = `${prefix}callback-requests`;
   // Kill once some, but not all, requests are committed.
   const beforeKill = await readTopicUntil<Request>(topic, (records) => records.length >= 100, 60_000);

@@ -172,7 +172,9 @@ export class KafkaAdmin implements Admin {
       }),
     );
     const admin = this.settings.createLibrdkafkaAdmin({ ...this.settings.security?.librdkafka });
-    await admin.connect().catch((error: unknown) => {
+    await admin.connect().catch(async (error: unknown) => {
+      // A client whose connect failed may still run inside librdkafka and keep the process alive.
+      await admin.disconnect().catch(() => undefined);
       throw asAdminError(error);
     });
     this.librdkafka = admin;

@@ -8,9 +8,9 @@ import type { IHeaders } from './types';
  * larger than the topic's `max.message.bytes` (the broker's `message.max.bytes`, 1 MiB, unless
  * the topic overrides it). A writer that sends whatever it has gathered meets that limit as soon
  * as a backlog makes its batches big: a consume-transform-produce loop then fails the same batch
- * for ever. So writers split what they send into chunks under the limit (`chunkBySize`), and a
- * single record that can never fit is set aside by its writer (dead-lettered) instead of failing
- * its companions.
+ * for ever. So a writer's producer builds batches no larger than the limit (`batch.size`, see
+ * ProducerOptions.maxBatchBytes), and a single record that can never fit is set aside by its
+ * writer (dead-lettered) instead of failing its companions.
  */
 
 /** Kafka's own default for `message.max.bytes` (and so for a topic's `max.message.bytes`). */
@@ -50,30 +50,6 @@ export function recordSizeBound(record: SizedRecord): number {
   return size;
 }
 
-/**
- * Splits `items` in order into chunks whose records' size bounds add up to at most `maxBytes`
- * minus a batch header, so every record batch of a chunk's produce request fits. An item that is
- * alone over the limit gets a chunk of its own (the caller should have set it aside: see
- * `fitsInBatch`).
- */
-export function chunkBySize<T>(items: readonly T[], sizeOf: (item: T) => number, maxBytes: number): T[][] {
-  const budget = maxBytes - RECORD_BATCH_OVERHEAD_BYTES;
-  const chunks: T[][] = [];
-  let current: T[] = [];
-  let used = 0;
-  for (const item of items) {
-    const size = sizeOf(item);
-    if (current.length > 0 && used + size > budget) {
-      chunks.push(current);
-      current = [];
-      used = 0;
-    }
-    current.push(item);
-    used += size;
-  }
-  if (current.length > 0) chunks.push(current);
-  return chunks;
-}
 
 /** True when `record` can be written at all to a topic whose limit is `maxBytes`. */
 export function fitsInBatch(record: SizedRecord, maxBytes: number): boolean {

@@ -67,8 +67,11 @@ describe('AvroCodec with the registry', () => {
   test('when every topic registers again, then each subject keeps the same id (registration is idempotent)', async () => {
     const again = await new AvroCodec(registryUrl, schemasDir).registerTopics(topics);
     for (const t of topics) expect(again.get(t.topic)).toBe(codec.schemaId(t.topic));
-    const subjects = (await (await fetch(`${registryUrl}/subjects`)).json()) as string[];
-    expect(subjects).toEqual(expect.arrayContaining(topics.map((t) => valueSubject(t.topic))));
+    // Each subject asked for by name: a registry that many tests share lists only some of its subjects at once.
+    const statuses = await Promise.all(
+      topics.map(async (t) => (await fetch(`${registryUrl}/subjects/${valueSubject(t.topic)}/versions`)).status),
+    );
+    expect(statuses).toEqual(topics.map(() => 200));
   });
 
   test('when a value does not fit the schema, then encode refuses it naming the field', async () => {

@@ -44,7 +44,7 @@ export interface ConcurrentConsumerOptions extends Omit<
   handle: (record: ConsumedRecord) => Promise<void>;
   /** Topics whose records each wait until due (delay topics, e.g. retry tiers), and when that is (epoch ms). */
   delayed?: { topics: readonly string[]; dueAt: (topic: string, message: KafkaMessage) => number };
-  /** Partitions of delay topics paused until their next record is due, whenever that count changes. */
+  /** Partitions of delay topics holding records until due (paused once they hold their limit), whenever that count changes. */
   onPausedPartitions?: (count: number) => void;
   now?: () => number;
 }

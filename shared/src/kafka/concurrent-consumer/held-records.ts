@@ -12,6 +12,13 @@ import type { PartitionProgress } from './partition-progress';
 
 /** The longest delay setTimeout takes as given (2^31 − 1 ms, about 24.8 days). */
 const MAX_TIMER_MS = 2_147_483_647;
+/**
+ * Records a partition holds before it is paused, and resumed again below half of it. A pause and
+ * a resume each cost a round of the client's workers and a fetch restarted from scratch: pausing
+ * at every fetch held a tier to about 7 records a second (a flaky partner's retries at 50/s fell
+ * behind); the limit keeps what a dead partner's backlog puts in memory bounded all the same.
+ */
+export const MAX_HELD_PER_PARTITION = 500;
 
 /** What the holder needs of its consumer. */
 export interface HoldingConsumer {
@@ -27,18 +34,21 @@ export interface HoldingConsumer {
   begin: (progress: PartitionProgress, message: KafkaMessage) => void;
   /** False once the partition's progress is finished (stopping, rewound, or an older assignment's). */
   alive: (progress: PartitionProgress) => boolean;
-  /** Partitions paused until their next record is due, whenever that count changes. */
+  /** Partitions holding records until due (paused once they hold their limit), whenever that count changes. */
   onPausedPartitions?: (count: number) => void;
 }
 
 export class HeldRecords {
   private readonly resumeTimers = new Map<string, NodeJS.Timeout>();
+  /** Partitions this holder paused (holding MAX_HELD_PER_PARTITION records or more). */
+  private readonly paused = new Set<string>();
 
   constructor(private readonly consumer: HoldingConsumer) {}
 
   /**
    * A delay topic's batch: its records are held in memory, in offset order, and each is started
-   * once due; while any is held, the partition is paused, and it resumes when the last is started.
+   * once due; once a partition holds MAX_HELD_PER_PARTITION it is paused, and it resumes when it
+   * holds less than half of that.
    * A delay topic's due times follow its offsets (a retry tier's delay is fixed), so the records a
    * fetch brings come due one after another: each is read once. (Pausing at the first record not
    * yet due and seeking back to it re-read the partition from there at every resume: with a dead
@@ -48,15 +58,16 @@ export class HeldRecords {
    */
   take(payload: EachBatchPayload, progress: PartitionProgress): void {
     const taken = payload.batch.messages.filter((m) => BigInt(m.offset) > progress.highestTaken);
-    if (taken.length === 0) return;
+    // Records already held or started, read again: read past them (they are in `pending`).
+    if (taken.length === 0) return payload.resolveOffset(payload.batch.messages[payload.batch.messages.length - 1]!.offset);
     for (const message of taken) progress.pending.add(BigInt(message.offset));
     progress.held.push(...taken);
     progress.highestTaken = BigInt(taken[taken.length - 1]!.offset);
     // The fetch position moves past what is held; the committed offset stays below it (pending).
     payload.resolveOffset(taken[taken.length - 1]!.offset);
-    // Paused at once, not only after the pass below: a pass may wait for a slot, and meanwhile
-    // further fetches would pile the partition into memory. The pass resumes it when nothing is held.
-    this.consumer.pause([{ topic: progress.topic, partitions: [progress.partition] }]);
+    // Paused at once when full, not only after the pass below: a pass may wait for a slot, and
+    // meanwhile further fetches would pile the partition into memory.
+    if (progress.held.length >= MAX_HELD_PER_PARTITION) this.pause(progress);
     // Not awaited: a pass may wait for a slot (backpressure), and the fetch loop must not wait with it.
     void this.pass(progress);
   }
@@ -64,6 +75,8 @@ export class HeldRecords {
   /** A rewound partition's held records are read again: their wait ends with its progress. */
   release(progress: PartitionProgress): void {
     const id = idOf(progress);
+    // Its reader pauses and resumes it from now on (ConcurrentConsumer.failed).
+    this.paused.delete(id);
     clearTimeout(this.resumeTimers.get(id));
     if (this.resumeTimers.delete(id)) this.consumer.onPausedPartitions?.(this.resumeTimers.size);
   }
@@ -87,6 +100,7 @@ export class HeldRecords {
 
   /** Forgets every wait (a rebalance, or stopping). */
   clear(): void {
+    this.paused.clear();
     if (this.resumeTimers.size === 0) return; // the count is already 0
     for (const timer of this.resumeTimers.values()) clearTimeout(timer);
     this.resumeTimers.clear();
@@ -127,29 +141,37 @@ export class HeldRecords {
     return progress.drained;
   }
 
-  /** Pauses the partition until its first held record is due (or resumes it when none is held). */
+  /** Waits for the first held record to be due; resumes the partition once it holds less than half its limit. */
   private waitForFirst(progress: PartitionProgress): void {
     const id = idOf(progress);
-    const partition = [{ topic: progress.topic, partitions: [progress.partition] }];
     clearTimeout(this.resumeTimers.get(id));
     this.resumeTimers.delete(id);
+    if (progress.held.length < MAX_HELD_PER_PARTITION / 2) this.resume(progress);
     const first = progress.held[0];
-    if (first === undefined) {
-      this.consumer.resume(partition);
-    } else {
-      this.consumer.pause(partition); // already, unless a failure's backoff resumed it meanwhile
-      const dueAt = this.consumer.dueAt(progress.topic, first);
-      const timer = setTimeout(
-        () => {
-          this.resumeTimers.delete(id);
-          void this.pass(progress);
-        },
-        // Node fires a longer timeout at once; the pass then finds it not due and waits again.
-        Math.min(Math.max(0, dueAt - this.consumer.now()), MAX_TIMER_MS),
-      );
-      this.resumeTimers.set(id, timer);
-    }
+    if (first === undefined) return this.consumer.onPausedPartitions?.(this.resumeTimers.size);
+    const dueAt = this.consumer.dueAt(progress.topic, first);
+    const timer = setTimeout(
+      () => {
+        this.resumeTimers.delete(id);
+        void this.pass(progress);
+      },
+      // Node fires a longer timeout at once; the pass then finds it not due and waits again.
+      Math.min(Math.max(0, dueAt - this.consumer.now()), MAX_TIMER_MS),
+    );
+    this.resumeTimers.set(id, timer);
     this.consumer.onPausedPartitions?.(this.resumeTimers.size);
+  }
+
+  private pause(progress: PartitionProgress): void {
+    const id = idOf(progress);
+    if (this.paused.has(id)) return;
+    this.paused.add(id);
+    this.consumer.pause([{ topic: progress.topic, partitions: [progress.partition] }]);
+  }
+
+  private resume(progress: PartitionProgress): void {
+    if (!this.paused.delete(idOf(progress))) return;
+    this.consumer.resume([{ topic: progress.topic, partitions: [progress.partition] }]);
   }
 }
 
