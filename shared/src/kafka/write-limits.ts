@@ -50,7 +50,6 @@ export function recordSizeBound(record: SizedRecord): number {
   return size;
 }
 
-
 /** True when `record` can be written at all to a topic whose limit is `maxBytes`. */
 export function fitsInBatch(record: SizedRecord, maxBytes: number): boolean {
   return recordSizeBound(record) + RECORD_BATCH_OVERHEAD_BYTES <= maxBytes;
