@@ -1,32 +1,39 @@
 /*
  * The one module, with admin.ts, that imports the Kafka client libraries: Confluent's librdkafka
- * client, its KafkaJS-style API for producers, consumer groups and the admin, its native consumer
- * for the group-less readers (the admin has Platformatic's client beside it for what librdkafka's
- * binding lacks, see admin.ts). The rest of the code sees Hookstream's own types (types.ts).
+ * client, its KafkaJS-style API for producers and the admin, its native API for consumer-group
+ * members (group-consumer.ts), transactional producers (transactional-producer.ts) and the
+ * group-less readers (partition-consumer.ts); the admin has Platformatic's client beside it for
+ * what librdkafka's binding lacks (admin.ts). The rest of the code sees Hookstream's own types
+ * (types.ts); the settings librdkafka runs with are in librdkafka-settings.ts.
  */
-import { KafkaConsumer, KafkaJS } from '@confluentinc/kafka-javascript';
+import { KafkaConsumer, KafkaJS, Producer as NativeProducer } from '@confluentinc/kafka-javascript';
 import type { Logger } from 'pino';
 import { KafkaAdmin } from './admin';
 import { BrokerConnectivity } from './broker-connectivity';
 import { HookstreamProducer } from './producer';
+import { GroupConsumer } from './group-consumer';
+import type { GroupClientHooks, NativeGroupClient, NativeTransactionalClient } from './native-clients';
 import { createPartitionConsumer, type NativeConsumer } from './partition-consumer';
 import { countLibrdkafkaRequests } from './request-count';
+import {
+  groupMemberSettings,
+  maxPollIntervalOf,
+  producerSettings,
+  RECONNECTION,
+  STATISTICS_INTERVAL_MS,
+  transactionalSettings,
+} from './librdkafka-settings';
 import { kafkaSecurityConfig, type KafkaSecurity } from './security';
+import { TransactionalProducer } from './transactional-producer';
 import type { Admin, ClientStatistics, Consumer, PartitionConsumer, PartitionConsumerOptions, Producer, TopicPartition } from './types';
 
-/** How often each librdkafka client reports its statistics (requests counted, readers' currency). */
-const STATISTICS_INTERVAL_MS = 1000;
-/** Settings librdkafka takes that the binding's types do not list. */
-const LIBRDKAFKA_ONLY_SETTINGS: Record<string, unknown> = {
-  // A connection to every broker, kept up (reconnected at once) even while nothing is sent: the
-  // writes refused while a broker is away would otherwise never make librdkafka reconnect, and
-  // its return would go unseen (Producer.reachable).
-  'enable.sparse.connections': false,
-};
-/** Producers' statistics also tell whether a write could succeed now (Producer.writable). */
-const PRODUCER_STATISTICS_INTERVAL_MS = 250;
-/** librdkafka's code for a rebalance that assigns partitions (the other kind revokes them). */
-const ASSIGN_PARTITIONS = KafkaJS.ErrorCodes.ERR__ASSIGN_PARTITIONS;
+// Each consumer's take from librdkafka waits for records in a thread of libuv's pool (up to 100 ms
+// each time): with a service's readers and group members that is up to six threads, and the pool
+// has four by default, so takes would queue behind each other and file, DNS and crypto work behind
+// them. libuv sizes its pool at its first use, which comes after this module is loaded; a size set
+// in the environment wins.
+process.env.UV_THREADPOOL_SIZE ??= '16';
+
 /** Numbers the librdkafka clients of this process, for their request counts. */
 let librdkafkaClients = 0;
 
@@ -156,74 +163,66 @@ export class Kafka {
     });
   }
 
-  /** An idempotent acks=all producer (see ProducerOptions). librdkafka batches records sent within `lingerMs` by itself. */
+  /**
+   * An idempotent acks=all producer (see ProducerOptions). librdkafka batches records sent within
+   * `lingerMs` by itself. A transactional one is librdkafka's native producer (transactional-producer.ts).
+   */
   producer(options: ProducerOptions = {}): Producer {
     const countRequests = this.statisticsCounter();
     const connectivity = new BrokerConnectivity();
-    const producer = this.librdkafka.producer({
-      kafkaJS: {
-        idempotent: true,
-        acks: -1,
-        allowAutoTopicCreation: false,
-        ...(options.transactionalId ? { transactionalId: options.transactionalId } : {}),
-        ...(options.transactionTimeoutMs ? { transactionTimeout: options.transactionTimeoutMs } : {}),
-      },
-      ...(options.maxBatchBytes ? { 'batch.size': options.maxBatchBytes } : {}),
-      ...this.reconnection(),
-      // Keys on the partitions the Java client's default partitioner picks (the KafkaJS-style API's default too; stated so nothing changes it).
-      partitioner: 'murmur2_random',
-      'linger.ms': options.lingerMs ?? 2,
-      'message.timeout.ms': options.deliveryTimeoutMs ?? 30_000,
-      // Retried until the delivery timeout, as the Java client does (librdkafka's own default).
-      retries: 2_147_483_647,
-      'retry.backoff.ms': 50,
-      'retry.backoff.max.ms': 1000,
-      // Four times as often as other clients: writable() follows a broker's death and return from these.
-      'statistics.interval.ms': PRODUCER_STATISTICS_INTERVAL_MS,
-      ...LIBRDKAFKA_ONLY_SETTINGS,
-      stats_cb: (event: { message: string }) => {
-        const stats = JSON.parse(event.message) as ClientStatistics;
-        countRequests(stats);
-        connectivity.update(stats);
-      },
-    });
+    const onStats = (message: string) => {
+      const stats = JSON.parse(message) as ClientStatistics;
+      countRequests(stats);
+      connectivity.update(stats);
+    };
+    const settings = producerSettings(options);
     // As many connection attempts as the settings allow retries (each retry one more attempt), then give up.
     const { connectionTimeoutMs = 3000, retries = 8 } = this.settings;
-    const tcpTimeoutMs = connectionTimeoutMs;
-    return new HookstreamProducer(producer, connectivity, this.settings.brokers, tcpTimeoutMs, connectionTimeoutMs * (retries + 1));
+    const wrap = (inner: ConstructorParameters<typeof HookstreamProducer>[0]) =>
+      new HookstreamProducer(inner, connectivity, this.settings.brokers, connectionTimeoutMs, connectionTimeoutMs * (retries + 1));
+    if (options.transactionalId) {
+      const transactionTimeoutMs = options.transactionTimeoutMs ?? 60_000;
+      const native = new NativeProducer({
+        ...this.connectionConfig(),
+        ...settings,
+        ...transactionalSettings(options.transactionalId, transactionTimeoutMs, this.settings.requestTimeoutMs ?? 30000),
+        dr_cb: true,
+      }) as unknown as NativeTransactionalClient;
+      native.on('event.stats', (event) => onStats((event as { message: string }).message));
+      native.on('event.error', () => undefined);
+      return wrap(new TransactionalProducer(native, Math.min(transactionTimeoutMs, 30_000)));
+    }
+    const producer = this.librdkafka.producer({
+      kafkaJS: { idempotent: true, acks: -1, allowAutoTopicCreation: false },
+      ...settings,
+      stats_cb: (event: { message: string }) => onStats(event.message),
+    });
+    return wrap(producer);
   }
 
   /**
-   * A consumer-group member (see ConsumerOptions). librdkafka heartbeats from its own thread, so a
-   * long batch does not cost the member its place (only `rebalanceTimeoutMs` without a poll does).
+   * A consumer-group member (see ConsumerOptions) on librdkafka's native consumer (group-consumer.ts).
+   * librdkafka heartbeats from its own thread, so a long batch does not cost the member its place
+   * (only `rebalanceTimeoutMs` without taking records does).
    */
   consumer(options: ConsumerOptions): Consumer {
     const countRequests = this.statisticsCounter();
-    const consumer = this.librdkafka.consumer({
-      kafkaJS: {
-        groupId: options.groupId,
-        readUncommitted: options.readUncommitted ?? false,
-        fromBeginning: options.fromBeginning ?? false,
-        autoCommit: options.autoCommit ?? false,
-        allowAutoTopicCreation: false,
-        sessionTimeout: options.sessionTimeoutMs ?? 10_000,
-        heartbeatInterval: options.heartbeatIntervalMs ?? 1000,
-        ...(options.rebalanceTimeoutMs ? { rebalanceTimeout: options.rebalanceTimeoutMs } : {}),
-        maxWaitTimeInMs: options.maxWaitMs ?? 100,
-        ...(options.minBytes ? { minBytes: options.minBytes } : {}),
-        ...(options.maxBytesPerPartition ? { maxBytesPerPartition: options.maxBytesPerPartition } : {}),
-      },
-      ...this.reconnection(),
-      // eachBatch hands over at most this many records of a partition at a time (the client's default is 32).
-      'js.consumer.max.batch.size': options.maxBatchSize ?? 500,
-      'statistics.interval.ms': STATISTICS_INTERVAL_MS,
-      stats_cb: (event: { message: string }) => countRequests(JSON.parse(event.message) as ClientStatistics),
-      rebalance_cb: (error: { code: number }, assignment: TopicPartition[]) => {
-        const assigned = error.code === ASSIGN_PARTITIONS;
-        return options.onRebalance?.(assigned ? 'assigned' : 'revoked', assignment);
-      },
+    const create = (hooks: GroupClientHooks): NativeGroupClient => {
+      const native = new KafkaConsumer({
+        ...this.connectionConfig(),
+        ...groupMemberSettings(options),
+        rebalance_cb: (error: { code: number }, assignment: TopicPartition[]) => hooks.onRebalance(error, assignment),
+      }) as unknown as NativeGroupClient;
+      native.on('event.stats', (event) => countRequests(JSON.parse((event as { message: string }).message) as ClientStatistics));
+      return native;
+    };
+    return new GroupConsumer(create, {
+      logger: this.settings.logger.child({ module: 'kafka-client', groupId: options.groupId }),
+      maxBatchSize: options.maxBatchSize ?? 500,
+      maxPollIntervalMs: maxPollIntervalOf(options),
+      autoCommit: options.autoCommit ?? false,
+      ...(options.onRebalance ? { onRebalance: options.onRebalance } : {}),
     });
-    return consumer;
   }
 
   /**
@@ -235,7 +234,7 @@ export class Kafka {
     return new KafkaAdmin({
       createLibrdkafkaAdmin: (config) =>
         this.librdkafka.admin({
-          ...this.reconnection(),
+          ...RECONNECTION,
           'statistics.interval.ms': STATISTICS_INTERVAL_MS,
           stats_cb: (event: { message: string }) => countRequests(JSON.parse(event.message) as ClientStatistics),
           ...config,
@@ -270,11 +269,6 @@ export class Kafka {
     return (stats) => countLibrdkafkaRequests(client, stats.brokers);
   }
 
-  /** Reconnect quickly after a broker comes back: at most a second between tries. */
-  private reconnection(): Record<string, number> {
-    return { 'reconnect.backoff.ms': 50, 'reconnect.backoff.max.ms': 1000 };
-  }
-
   /** librdkafka's connection settings for this client (what the KafkaJS-style API derives from its own block). */
   private connectionConfig(): Record<string, unknown> {
     return {
@@ -282,7 +276,7 @@ export class Kafka {
       'client.id': this.settings.clientId,
       'socket.connection.setup.timeout.ms': Math.max(1000, this.settings.connectionTimeoutMs ?? 3000),
       'socket.timeout.ms': this.settings.requestTimeoutMs ?? 30000,
-      ...this.reconnection(),
+      ...RECONNECTION,
       ...kafkaSecurityConfig(this.settings.security).librdkafka,
       log_level: 4,
     };

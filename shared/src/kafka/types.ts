@@ -1,7 +1,7 @@
 /*
  * Hookstream's own view of a Kafka client: the small set of types the rest of the code sees. Only
  * client.ts knows which library stands behind them (Confluent's librdkafka client, through its
- * KafkaJS-style API). The shapes follow that API, so a producer or consumer it makes is one of these.
+ * KafkaJS-style and native APIs). The shapes follow the KafkaJS API the project was designed around.
  */
 
 /** Record headers: text or bytes, one value or several. */

@@ -1,0 +1,105 @@
+import { GroupConsumer } from '../../src/kafka/group-consumer';
+import type { NativeGroupClient, NativeTransactionalClient } from '../../src/kafka/native-clients';
+import { TransactionalProducer } from '../../src/kafka/transactional-producer';
+import pino from 'pino';
+
+/**
+ * librdkafka's sendOffsetsToTransaction can hang past its timeout when the group's coordinator
+ * died (librdkafka#5456, #5511), until the handle is destroyed (its pending coordinator requests
+ * then fail). A native producer whose call calls back only on disconnect stands for it.
+ */
+function hangingNative() {
+  const calls: string[] = [];
+  let pending: ((error: unknown) => void) | undefined;
+  const ok =
+    (name: string) =>
+    (...args: unknown[]) => {
+      calls.push(name);
+      (args.at(-1) as (error: unknown) => void)(null);
+    };
+  const native: NativeTransactionalClient = {
+    connect: ok('connect'),
+    disconnect: (_timeout, callback) => {
+      calls.push('disconnect');
+      pending?.({ code: -172, message: 'Local: Broker handle destroyed' });
+      callback(null);
+    },
+    isConnected: () => true,
+    on: () => undefined,
+    setPollInBackground: () => undefined,
+    produce: (...args: unknown[]) => {
+      calls.push('produce');
+      // Written at once: the delivery report comes back with the record's opaque.
+      (args[5] as { resolve: () => void }).resolve();
+    },
+    initTransactions: ok('initTransactions'),
+    beginTransaction: ok('beginTransaction'),
+    sendOffsetsToTransaction: (_offsets, _consumer, _timeout, callback) => {
+      calls.push('sendOffsetsToTransaction');
+      pending = (error) => {
+        calls.push('sendOffsetsToTransaction ended');
+        callback(error);
+      };
+    },
+    commitTransaction: ok('commitTransaction'),
+    abortTransaction: ok('abortTransaction'),
+  };
+  return { native, calls };
+}
+
+const member = new GroupConsumer(
+  () =>
+    ({
+      on: () => undefined,
+      setDefaultConsumeTimeout: () => undefined,
+      setDefaultIsTimeoutOnlyForFirstMessage: () => undefined,
+    }) as unknown as NativeGroupClient,
+  {
+    logger: pino({ level: 'silent' }),
+    maxBatchSize: 10,
+    maxPollIntervalMs: 10_000,
+    autoCommit: false,
+  },
+);
+const offsets = [{ topic: 't', partitions: [{ partition: 0, offset: '1' }] }];
+
+test('when sendOffsetsToTransaction does not return, then it fails past its timeout, the producer refuses further calls, and disconnecting it ends the call', async () => {
+  const { native, calls } = hangingNative();
+  const producer = new TransactionalProducer(native, 100);
+  await producer.connect();
+  const transaction = await producer.transaction();
+  await transaction.sendBatch({ topicMessages: [{ topic: 't', messages: [{ key: 'k', value: 'v' }] }] });
+
+  const started = Date.now();
+  await expect(transaction.sendOffsets({ consumer: member, topics: offsets })).rejects.toThrow(
+    /did not return within 2100 ms; the producer is abandoned/,
+  );
+  expect(Date.now() - started).toBeGreaterThanOrEqual(2000);
+  // librdkafka takes no other transactional call while one is under way: none is made.
+  await expect(transaction.abort()).rejects.toThrow(/abandoned/);
+  await producer.disconnect();
+  expect(calls).toEqual([
+    'connect',
+    'initTransactions',
+    'beginTransaction',
+    'produce',
+    'sendOffsetsToTransaction',
+    'disconnect',
+    'sendOffsetsToTransaction ended',
+  ]);
+});
+
+test('when sendOffsetsToTransaction answers in time, then the transaction commits as usual', async () => {
+  const { native, calls } = hangingNative();
+  native.sendOffsetsToTransaction = (_offsets, _consumer, _timeout, callback: (error: unknown) => void) => {
+    calls.push('sendOffsetsToTransaction');
+    callback(null);
+  };
+  const producer = new TransactionalProducer(native, 100);
+  await producer.connect();
+  const transaction = await producer.transaction();
+  await transaction.sendOffsets({ consumer: member, topics: offsets });
+  await transaction.commit();
+  await producer.disconnect();
+  expect(calls).toEqual(['connect', 'initTransactions', 'beginTransaction', 'sendOffsetsToTransaction', 'commitTransaction', 'disconnect']);
+});
