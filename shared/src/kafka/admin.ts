@@ -287,6 +287,7 @@ export class KafkaAdmin implements Admin {
     if (group.error) throw asAdminError(group.error);
     return {
       state: GROUP_STATES[group.state] ?? 'Unknown',
+      coordinator: group.coordinator?.id ?? -1,
       members: group.members.map((m) => ({
         memberId: m.memberId,
         clientId: m.clientId,

@@ -172,6 +172,8 @@ export type ResourceConfigs = Map<string, string>;
 /** A consumer group as its coordinator describes it: its state ("Stable", "PreparingRebalance", "Empty", "Dead"…) and members. */
 export interface GroupDescription {
   state: string;
+  /** The broker coordinating the group (its node id). */
+  coordinator: number;
   members: Array<{ memberId: string; clientId: string; assignment: TopicPartition[] }>;
 }
 
