@@ -12,7 +12,7 @@ import { KafkaAdmin } from './admin';
 import { BrokerConnectivity } from './broker-connectivity';
 import { HookstreamProducer } from './producer';
 import { GroupConsumer } from './group-consumer';
-import type { GroupClientHooks, NativeGroupClient, NativeTransactionalClient } from './native-clients';
+import { clientErrorListener, type GroupClientHooks, type NativeGroupClient, type NativeTransactionalClient } from './native-clients';
 import { createPartitionConsumer, type NativeConsumer } from './partition-consumer';
 import { countLibrdkafkaRequests } from './request-count';
 import {
@@ -189,7 +189,7 @@ export class Kafka {
         dr_cb: true,
       }) as unknown as NativeTransactionalClient;
       native.on('event.stats', (event) => onStats((event as { message: string }).message));
-      native.on('event.error', () => undefined);
+      native.on('event.error', clientErrorListener(this.settings.logger.child({ module: 'kafka-client' })));
       return wrap(new TransactionalProducer(native, Math.min(transactionTimeoutMs, 30_000)));
     }
     const producer = this.librdkafka.producer({

@@ -14,7 +14,7 @@
 import type { Logger } from 'pino';
 import { describeError } from '../errors';
 import { sleep } from '../async';
-import type { GroupClientHooks, NativeGroupClient } from './native-clients';
+import { clientErrorListener, type GroupClientHooks, type NativeGroupClient } from './native-clients';
 import { toKafkaMessage, type NativeMessage } from './partition-consumer';
 import { PartitionLanes, type Lane } from './partition-lanes';
 import type { Batch, Consumer, ConsumerRunConfig, TopicPartition, TopicPartitionOffset, TopicPartitions } from './types';
@@ -70,8 +70,7 @@ export class GroupConsumer implements Consumer {
         this.rebalancing = this.rebalancing.then(() => this.rebalance(error.code === ASSIGN_PARTITIONS, assignment));
       },
     });
-    // librdkafka recovers from these by itself; without a listener the event emitter would throw them.
-    this.native.on('event.error', (error) => this.logger.debug({ err: describeError(error) }, 'kafka client error'));
+    this.native.on('event.error', clientErrorListener(this.logger));
     // A take waits in a thread of the pool up to TAKE_WAIT_MS for the first record, then returns what is there.
     this.native.setDefaultConsumeTimeout(TAKE_WAIT_MS);
     this.native.setDefaultIsTimeoutOnlyForFirstMessage(true);

@@ -3,6 +3,8 @@
  * Hookstream's group members and transactional producers use: client.ts hands the library's
  * objects in under these shapes, so the adapters and their tests need not import the library.
  */
+import type { Logger } from 'pino';
+import { describeError } from '../errors';
 import type { NativeMessage } from './partition-consumer';
 import type { TopicPartition } from './types';
 
@@ -57,4 +59,20 @@ export interface NativeTransactionalClient {
   ): void;
   commitTransaction(timeoutMs: number, callback: (error: unknown) => void): void;
   abortTransaction(timeoutMs: number, callback: (error: unknown) => void): void;
+}
+
+/** librdkafka's code for a failed SASL authentication: the settings are wrong, retrying will not help. */
+const AUTHENTICATION_FAILED = -169;
+
+/**
+ * A listener for a native client's error events: errors librdkafka recovers from by itself (a
+ * broker down or back) at debug, so an outage does not flood the log; fatal ones and failed
+ * authentication, which need an operator, at error. Without a listener the event emitter would throw.
+ */
+export function clientErrorListener(logger: Logger): (error: unknown) => void {
+  return (error) => {
+    const { isFatal, code } = (error ?? {}) as { isFatal?: boolean; code?: number };
+    if (isFatal === true || code === AUTHENTICATION_FAILED) logger.error({ err: describeError(error), code }, 'Kafka client error');
+    else logger.debug({ err: describeError(error), code }, 'Kafka client error (recovered by itself)');
+  };
 }
