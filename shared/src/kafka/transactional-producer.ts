@@ -10,11 +10,12 @@
  * librdkafka's sendOffsetsToTransaction ignores its timeout when the group's coordinator died
  * (librdkafka#5456, #5511, open): the call may never return, and the producer accepts no other
  * transactional call meanwhile. Past its timeout (and a grace) the call is given up on here: the
- * producer refuses further calls, and its owner disconnects it and opens a new one under the same
- * transactional id, which fences it and aborts its transaction. Disconnecting destroys the
- * librdkafka handle, which fails its pending coordinator requests and so ends the hung call: until
- * then it holds a thread of libuv's pool, and a process cannot exit while one is held
- * (transactional-producer.test.ts; test/group-coordinator-death.int.test.ts met it).
+ * producer refuses further calls, and its owner opens a new one under the same transactional id,
+ * which fences it and aborts its transaction. The abandoned one is closed if its call ever returns:
+ * librdkafka's destroy waits for it (a fresh-clone CI run met a member stuck closing it). Until then
+ * the call holds a thread of libuv's pool, and the process cannot exit by itself: a service's
+ * supervisor ends it with SIGKILL after its shutdown timeout (transactional-producer.test.ts;
+ * test/group-coordinator-death.int.test.ts).
  */
 import { withTimeout } from '../async';
 import { GroupConsumer } from './group-consumer';
@@ -49,10 +50,10 @@ export class TransactionalProducer implements Omit<Producer, 'writable' | 'reach
   }
 
   async disconnect(): Promise<void> {
-    if (!this.native.isConnected()) return;
-    await call((cb) => this.native.disconnect(this.timeoutMs, cb));
-    // A hung call ends with the handle (see the file's header).
-    await this.hung;
+    const close = () => (this.native.isConnected() ? call((cb) => this.native.disconnect(this.timeoutMs, cb)) : Promise.resolve());
+    // librdkafka's destroy would wait for the hung call (see the file's header): closed once it returns.
+    if (this.hung) return void this.hung.then(close).catch(() => undefined);
+    await close();
   }
 
   send(): Promise<RecordMetadata[]> {
