@@ -5,6 +5,8 @@
  * KafkaConsumer class; this file shapes what it returns into Hookstream's types.
  */
 import { randomUUID } from 'node:crypto';
+import { sleep } from '../async';
+import { isRetryableKafkaError } from './retryable';
 import type { ClientStatistics, IHeaders, PartitionBounds, PartitionConsumer, PartitionConsumerOptions, ReadRecord } from './types';
 
 /** The part of the native KafkaConsumer this adapter uses. */
@@ -56,6 +58,22 @@ export type NativeConsumerFactory = (config: Record<string, unknown>, topicConfi
 
 /** How long a metadata or offsets request to the broker may take. */
 const REQUEST_TIMEOUT_MS = 10_000;
+
+/** Tries of a read that failed for a reason that passes (a broker just died: librdkafka asked it). */
+const READ_TRIES = 5;
+const READ_RETRY_MS = 200;
+
+/** A metadata or offsets read, tried again while it fails for a reason that passes. */
+async function reading<T>(read: () => Promise<T>): Promise<T> {
+  for (let tries = 1; ; tries++) {
+    try {
+      return await read();
+    } catch (error) {
+      if (tries >= READ_TRIES || !isRetryableKafkaError(error)) throw error;
+      await sleep(READ_RETRY_MS);
+    }
+  }
+}
 
 /** Turns a callback-style native call into a promise. */
 function call<T>(invoke: (callback: (error: unknown, value: T) => void) => void): Promise<T> {
@@ -133,13 +151,15 @@ export function createPartitionConsumer(
   native.on('event.error', () => undefined);
 
   const watermarks = (topic: string, partition: number) =>
-    call<{ lowOffset: number; highOffset: number }>((cb) => native.queryWatermarkOffsets(topic, partition, REQUEST_TIMEOUT_MS, cb));
+    reading(() =>
+      call<{ lowOffset: number; highOffset: number }>((cb) => native.queryWatermarkOffsets(topic, partition, REQUEST_TIMEOUT_MS, cb)),
+    );
 
   return {
     connect: () => call<unknown>((cb) => native.connect({ timeout: REQUEST_TIMEOUT_MS }, cb)).then(() => undefined),
     disconnect: () => (native.isConnected() ? call<unknown>((cb) => native.disconnect(cb)).then(() => undefined) : Promise.resolve()),
     async partitionsOf(topic) {
-      const metadata = await call<NativeMetadata>((cb) => native.getMetadata({ topic, timeout: REQUEST_TIMEOUT_MS }, cb));
+      const metadata = await reading(() => call<NativeMetadata>((cb) => native.getMetadata({ topic, timeout: REQUEST_TIMEOUT_MS }, cb)));
       const found = metadata.topics.find((t) => t.name === topic);
       if (!found || found.partitions.length === 0) throw new Error(`topic ${topic} has no partitions (does it exist?)`);
       return found.partitions.map((p) => p.id).sort((a, b) => a - b);
@@ -162,11 +182,13 @@ export function createPartitionConsumer(
         }),
       ),
     async offsetsAt(topic, partitions, timestamp) {
-      const found = await call<Array<{ partition: number; offset: number }>>((cb) =>
-        native.offsetsForTimes(
-          partitions.map((partition) => ({ topic, partition, offset: timestamp })),
-          REQUEST_TIMEOUT_MS,
-          cb,
+      const found = await reading(() =>
+        call<Array<{ partition: number; offset: number }>>((cb) =>
+          native.offsetsForTimes(
+            partitions.map((partition) => ({ topic, partition, offset: timestamp })),
+            REQUEST_TIMEOUT_MS,
+            cb,
+          ),
         ),
       );
       const result = new Map<number, bigint>();
