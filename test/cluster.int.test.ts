@@ -7,12 +7,20 @@
  * Retry-After. The services run against the cluster unchanged. The affected window's p99 and the
  * counts are printed.
  */
-import { AvroCodec, defaultSchemasDir, topicCatalogue } from '@hookstream/shared';
+import { AvroCodec, defaultSchemasDir, describeError, topicCatalogue } from '@hookstream/shared';
 import { activeController, leadersPerBroker, startTestStack, type TestStack } from './helpers/cluster';
 import { readTopicToEnd, testKafka, uniqueName, waitFor } from './helpers/infrastructure';
 import { TestPartners, ensureTopics, startIngress } from './helpers/ingress';
 import { percentile, policyEventLoad, webhookLoad } from './helpers/load';
-import { CALLBACK_SENDER_ENTRY, POLICY_CONSUMER_ENTRY, PolicyEvents, startReceiver, startService, type Receiver } from './helpers/outbound';
+import {
+  CALLBACK_SENDER_ENTRY,
+  POLICY_CONSUMER_ENTRY,
+  PolicyEvents,
+  startReceiver,
+  startService,
+  type Receiver,
+  type RunningService,
+} from './helpers/outbound';
 
 /** From the kill to 10 s after: the span whose latency the p99 describes. */
 const AFFECTED_WINDOW_MS = 10_000;
@@ -124,7 +132,20 @@ test('when the broker leading the most partitions is SIGKILLed under load, then 
     () => [...outbound.published.keys()].every((policy) => deliveries().has(policy)),
     'every published event delivered',
     150_000,
-  );
+  ).catch((error: unknown) => {
+    // What a failure needs to be understood: how many are missing, and what the services said.
+    const missing = [...outbound.published.keys()].filter((policy) => !deliveries().has(policy)).length;
+    const said = (service: RunningService) =>
+      service
+        .output()
+        .split('\n')
+        .filter((line) => /"level":"(warn|error)"/.test(line))
+        .slice(-15);
+    const [consumer, sender] = consumers;
+    throw new Error(
+      `${describeError(error)}: ${missing} of ${outbound.published.size} not delivered\nconsumer: ${said(consumer).join('\n')}\nsender: ${said(sender).join('\n')}`,
+    );
+  });
   const delivered = deliveries();
   expect([...delivered.values()].filter((ids) => ids.size > 1)).toEqual([]);
 
