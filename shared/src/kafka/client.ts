@@ -1,5 +1,5 @@
 /*
- * The one module, with admin.ts, that imports the Kafka client libraries: Confluent's librdkafka
+ * The one module, with the admin's (admin.ts, admin-answers.ts), that imports the Kafka client libraries: Confluent's librdkafka
  * client, its KafkaJS-style API for producers and the admin, its native API for consumer-group
  * members (group-consumer.ts), transactional producers (transactional-producer.ts) and the
  * group-less readers (partition-consumer.ts); the admin has Platformatic's client beside it for
