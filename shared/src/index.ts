@@ -141,7 +141,10 @@ export { CallbackBodyError } from './policy/callback-body-error';
 // Callback requests: what the policy-status-consumer hands the callback-sender, and latest-wins's view of them.
 export { CallbackRequestHeaders, type CallbackRequestValue } from './callbacks/callback-request';
 export { EmittedPolicyVersions } from './callbacks/emitted-versions';
-export { CallbackRetryHeaders, DeadLetterIdentityHeaders, SpringDltHeaders } from './callbacks/callback-headers';
+export { DeadLetterIdentityHeaders, SpringDltHeaders } from './callbacks/callback-headers';
+
+// Retry tiers: the schedule, the headers a record carries through them, which topic is which tier.
+export * from './retry-tiers';
 
 // Inbound documents: what the document-fetcher writes, keeps in its retry tiers and dead-letters.
 export { DocumentHeaders, type DocumentFetchRequestValue, type PartnerDocumentValue } from './documents/document-records';

@@ -1,7 +1,9 @@
 import {
   AvroInvalidError,
   CallbackRequestHeaders,
-  CallbackRetryHeaders,
+  RetryHeaders,
+  headerCount,
+  headerText,
   DeadLetterIdentityHeaders,
   SpringDltHeaders,
   TopicNames,
@@ -9,7 +11,7 @@ import {
   type Message,
   type Partner,
 } from '@hookstream/shared';
-import { coordinatesOf, headerCount, headerText, letterAt, undecodable, type DeadLetter, type DlqRecord } from './dead-letter';
+import { coordinatesOf, letterAt, undecodable, type DeadLetter, type DlqRecord } from './dead-letter';
 import { ReplayHeaders, type DeadLetterTopic, type LetterCodecs, type LetterDetails } from './dead-letter-topic';
 import { describeHeaders, partnerNote } from './letter-notes';
 
@@ -33,7 +35,7 @@ export class CallbackLetters implements DeadLetterTopic {
 
   async decode(record: DlqRecord): Promise<DeadLetter> {
     const h = record.headers;
-    const lastError = headerText(h, CallbackRetryHeaders.lastError) ?? null;
+    const lastError = headerText(h, RetryHeaders.lastError) ?? null;
     const reason = headerText(h, SpringDltHeaders.exceptionMessage) ?? lastError;
     const letter: DeadLetter = {
       ...letterAt(this.source, record),
@@ -43,7 +45,7 @@ export class CallbackLetters implements DeadLetterTopic {
       eventId: headerText(h, DeadLetterIdentityHeaders.eventId) ?? null,
       deliveryId: headerText(h, DeadLetterIdentityHeaders.deliveryId) ?? null,
       endpointId: headerText(h, CallbackRequestHeaders.endpointId) ?? null,
-      attempts: headerCount(h, CallbackRetryHeaders.attempts),
+      attempts: headerCount(h, RetryHeaders.attempts),
       lastHttpStatus: Number(HTTP_STATUS.exec(reason ?? '')?.[1]) || null,
       errorClass: headerText(h, SpringDltHeaders.exceptionFqcn) ?? null,
       reason,
@@ -104,10 +106,10 @@ export class CallbackLetters implements DeadLetterTopic {
       headers: describeHeaders(h),
       history: {
         attempts: letter.attempts,
-        first_failure_at: time(CallbackRetryHeaders.firstFailureAt),
-        last_failure_at: time(CallbackRetryHeaders.lastFailureAt),
-        last_error: headerText(h, CallbackRetryHeaders.lastError) ?? null,
-        first_read_at: `${headerText(h, CallbackRetryHeaders.originalTopic) ?? '?'} ${headerText(h, CallbackRetryHeaders.originalPartition) ?? '?'}:${headerText(h, CallbackRetryHeaders.originalOffset) ?? '?'}`,
+        first_failure_at: time(RetryHeaders.firstFailureAt),
+        last_failure_at: time(RetryHeaders.lastFailureAt),
+        last_error: headerText(h, RetryHeaders.lastError) ?? null,
+        first_read_at: `${headerText(h, RetryHeaders.originalTopic) ?? '?'} ${headerText(h, RetryHeaders.originalPartition) ?? '?'}:${headerText(h, RetryHeaders.originalOffset) ?? '?'}`,
         replays_before: letter.replayCount,
       },
       bodies: [body],

@@ -81,16 +81,3 @@ export function undecodable(letter: DeadLetter, why: string): DeadLetter {
 export function coordinatesOf(letter: Pick<DeadLetter, 'partition' | 'offset'>): string {
   return `${letter.partition}:${letter.offset}`;
 }
-
-/** A header's bytes as text, or undefined when absent. */
-export function headerText(headers: Record<string, Buffer>, name: string): string | undefined {
-  return headers[name]?.toString('utf8');
-}
-
-/** A header holding a whole number written as text (hookstream's own headers), or null. */
-export function headerCount(headers: Record<string, Buffer>, name: string): number | null {
-  const text = headerText(headers, name);
-  if (text === undefined) return null;
-  const n = Number(text);
-  return Number.isSafeInteger(n) && n >= 0 ? n : null;
-}

@@ -1,6 +1,8 @@
 import {
   AvroInvalidError,
-  CallbackRetryHeaders,
+  RetryHeaders,
+  headerCount,
+  headerText,
   DeadLetterIdentityHeaders,
   DocumentHeaders,
   SpringDltHeaders,
@@ -10,7 +12,7 @@ import {
   type Message,
   type Partner,
 } from '@hookstream/shared';
-import { coordinatesOf, headerCount, headerText, letterAt, undecodable, type DeadLetter, type DlqRecord } from './dead-letter';
+import { coordinatesOf, letterAt, undecodable, type DeadLetter, type DlqRecord } from './dead-letter';
 import { ReplayHeaders, type DeadLetterTopic, type LetterCodecs, type LetterDetails } from './dead-letter-topic';
 import { describeHeaders } from './letter-notes';
 
@@ -36,14 +38,14 @@ export class DocumentLetters implements DeadLetterTopic {
 
   async decode(record: DlqRecord): Promise<DeadLetter> {
     const h = record.headers;
-    const reason = headerText(h, SpringDltHeaders.exceptionMessage) ?? headerText(h, CallbackRetryHeaders.lastError) ?? null;
+    const reason = headerText(h, SpringDltHeaders.exceptionMessage) ?? headerText(h, RetryHeaders.lastError) ?? null;
     const letter: DeadLetter = {
       ...letterAt(this.source, record),
       partnerId: headerText(h, DeadLetterIdentityHeaders.partnerId) ?? null,
       // A document's identity is its document id (the record key): what the audit and the replay limit count by.
       deliveryId: record.key?.toString('utf8') ?? null,
       policyNumber: null,
-      attempts: headerCount(h, CallbackRetryHeaders.attempts),
+      attempts: headerCount(h, RetryHeaders.attempts),
       lastHttpStatus: Number(HTTP_STATUS.exec(reason ?? '')?.[1]) || null,
       errorClass: headerText(h, SpringDltHeaders.exceptionFqcn) ?? null,
       reason,
@@ -65,7 +67,7 @@ export class DocumentLetters implements DeadLetterTopic {
 
   requeue(letter: DeadLetter, record: DlqRecord, replay: { replayCount: number; replayId: string }): Message {
     const carried = (name: string) => headerText(record.headers, name);
-    const origin = [CallbackRetryHeaders.originalTopic, CallbackRetryHeaders.originalPartition, CallbackRetryHeaders.originalOffset];
+    const origin = [RetryHeaders.originalTopic, RetryHeaders.originalPartition, RetryHeaders.originalOffset];
     return {
       key: record.key,
       // The very bytes the fetcher dead-lettered: the DocumentFetchRequest.
@@ -91,10 +93,10 @@ export class DocumentLetters implements DeadLetterTopic {
       headers: describeHeaders(h),
       history: {
         attempts: letter.attempts,
-        first_failure_at: time(CallbackRetryHeaders.firstFailureAt),
-        last_failure_at: time(CallbackRetryHeaders.lastFailureAt),
-        last_error: headerText(h, CallbackRetryHeaders.lastError) ?? null,
-        first_read_at: `${headerText(h, CallbackRetryHeaders.originalTopic) ?? '?'} ${headerText(h, CallbackRetryHeaders.originalPartition) ?? '?'}:${headerText(h, CallbackRetryHeaders.originalOffset) ?? '?'}`,
+        first_failure_at: time(RetryHeaders.firstFailureAt),
+        last_failure_at: time(RetryHeaders.lastFailureAt),
+        last_error: headerText(h, RetryHeaders.lastError) ?? null,
+        first_read_at: `${headerText(h, RetryHeaders.originalTopic) ?? '?'} ${headerText(h, RetryHeaders.originalPartition) ?? '?'}:${headerText(h, RetryHeaders.originalOffset) ?? '?'}`,
         replays_before: letter.replayCount,
       },
       bodies:

@@ -1,6 +1,12 @@
 import { z } from 'zod';
-import { RETRY_TIER_COUNT, consumerLagSetting, secretsKeysSetting, serviceSchemaWithPort, ssrfAllowSetting } from '@hookstream/shared';
-import { retryScheduleMs } from './domain/retry-schedule';
+import {
+  RETRY_TIER_COUNT,
+  consumerLagSetting,
+  retryScheduleMs,
+  secretsKeysSetting,
+  serviceSchemaWithPort,
+  ssrfAllowSetting,
+} from '@hookstream/shared';
 
 const positiveInt = z.coerce.number().int('must be a whole number').positive('must be greater than 0');
 

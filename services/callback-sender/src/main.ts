@@ -1,10 +1,13 @@
 import {
   PartnerLimiter,
   RETRY_TIER_COUNT,
+  RetryTiers,
   SecretBox,
+  TieredConsumers,
   TopicNames,
   createServiceRuntime,
   groupSessionOf,
+  retryScheduleMs,
   retryTopicName,
   runService,
   watchBacklog,
@@ -13,10 +16,10 @@ import { configSchema } from './config';
 import { CallbackHttpClient } from './delivery/http-delivery';
 import { PartnerSigners } from './delivery/partner-signers';
 import { deliverCallback } from './domain/deliver-callback';
-import { retryScheduleMs } from './domain/retry-schedule';
 import { sendCallback, type SendCallbackDeps } from './domain/send-callback';
 import { PartnerBreakers, type BreakerState } from './isolation/circuit-breaker';
-import { CallbackConsumer } from './kafka/callback-consumer';
+import { CallbackRecords } from './kafka/callback-records';
+import type { CallbackTopics } from './kafka/disposition-writer';
 import { createCallbackSenderMetrics } from './metrics';
 import { LatestVersions } from './ordering/latest-versions';
 
@@ -86,32 +89,33 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
     maxRetryAfterMs: config.RETRY_AFTER_MAX_MS,
     now: Date.now,
   };
-  const groupId = `${config.TOPIC_PREFIX}${config.SENDER_CONSUMER_GROUP}`;
-  const retriesGroupId = `${groupId}-retries`;
-  const consumerOf = (reads: 'requests' | 'retry-tiers') =>
-    new CallbackConsumer({
-      kafka: runtime.kafka,
-      codec: runtime.codec,
-      logger: runtime.logger,
-      metrics,
-      // Two groups, so that the fetch loop of the requests does not carry the idle tiers (see CallbackConsumer).
-      groupId: reads === 'requests' ? groupId : retriesGroupId,
-      session: groupSessionOf(config),
-      reads,
-      // A record in a tier waits seconds at least: a longer poll there costs it nothing noticeable.
-      maxWaitTimeInMs: reads === 'requests' ? 100 : 250,
-      topics: {
-        requests: topic(TopicNames.callbackRequests),
-        outcomes: topic(TopicNames.callbackOutcomes),
-        deadLetters: topic(TopicNames.callbackDlq),
-        retry: (tier) => topic(retryTopicName(tier)),
-        tiers: config.CALLBACK_RETRY_DELAYS_MS.length,
-      },
-      producer: runtime.recordWriter,
-      sendCallback: (request, history) => sendCallback(request, history, delivery),
-      partitionConcurrency: config.SENDER_PARTITION_CONCURRENCY,
-    });
-  const consumers = [consumerOf('requests'), consumerOf('retry-tiers')];
+  const topics: CallbackTopics = {
+    requests: topic(TopicNames.callbackRequests),
+    outcomes: topic(TopicNames.callbackOutcomes),
+    deadLetters: topic(TopicNames.callbackDlq),
+    tiers: new RetryTiers((tier) => topic(retryTopicName(tier)), config.CALLBACK_RETRY_DELAYS_MS.length),
+  };
+  const records = new CallbackRecords({
+    codec: runtime.codec,
+    logger: runtime.logger,
+    metrics,
+    topics,
+    producer: runtime.recordWriter,
+    sendCallback: (request, history) => sendCallback(request, history, delivery),
+    now: Date.now,
+  });
+  const consumers = new TieredConsumers({
+    kafka: runtime.kafka,
+    logger: runtime.logger.child({ module: 'callback-consumer' }),
+    groupId: `${config.TOPIC_PREFIX}${config.SENDER_CONSUMER_GROUP}`,
+    session: groupSessionOf(config),
+    topic: topics.requests,
+    tiers: topics.tiers,
+    partitionConcurrency: config.SENDER_PARTITION_CONCURRENCY,
+    handle: (record) => records.handle(record),
+    onPausedPartitions: (count) => metrics.pausedPartitions.set(count),
+  });
+  metrics.readRetryOverdueFrom(() => consumers.retryOverdueSeconds());
   runtime.startInBackground('latest-versions', versions);
   // Deliveries need the partners and the latest versions: start once both are loaded.
   runtime.startInBackground(
@@ -120,21 +124,15 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
       start: async () => {
         await partners.whenReady();
         await versions.whenReady;
-        await Promise.all(consumers.map((c) => c.start()));
+        await consumers.start();
       },
-      stop: async (handBack) => {
-        await Promise.all(consumers.map((c) => c.stop(handBack)));
-      },
+      stop: (handBack) => consumers.stop(handBack),
     },
-    () => consumers.every((c) => c.joined),
+    () => consumers.joined,
   );
   // What an SRE watches: both groups' lag, and the dead letters waiting for a person.
-  const retryTopics = Array.from({ length: config.CALLBACK_RETRY_DELAYS_MS.length }, (_, i) => topic(retryTopicName(i + 1)));
   watchBacklog(runtime, {
-    groups: [
-      { groupId, topics: [topic(TopicNames.callbackRequests)] },
-      { groupId: retriesGroupId, topics: retryTopics },
-    ],
+    groups: [...consumers.groups],
     deadLetterTopic: TopicNames.callbackDlq,
   });
   const server = await runtime.listen();

@@ -1,19 +1,20 @@
 import {
   DOCUMENT_RETRY_TIER_COUNT,
   PartnerLimiter,
+  RetryTiers,
+  TieredConsumers,
   TopicNames,
   createServiceRuntime,
   documentRetryTopicName,
   groupSessionOf,
+  retryScheduleMs,
   runService,
   watchBacklog,
 } from '@hookstream/shared';
 import { configSchema } from './config';
 import { fetchDocument, type FetchDocumentDeps } from './domain/fetch-document';
-import { retryScheduleMs } from './domain/retry-tiers';
 import { DocumentDownload } from './http/document-download';
 import { DispositionWriter, type DocumentTopics } from './kafka/disposition-writer';
-import { DocumentConsumer } from './kafka/document-consumer';
 import { DocumentRecorder } from './kafka/document-recorder';
 import { DocumentRecords } from './kafka/document-records';
 import { RecordedDocuments } from './kafka/recorded-documents';
@@ -44,8 +45,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
     partnerEvents: topic(TopicNames.partnerEvents),
     documents: topic(TopicNames.partnerDocuments),
     deadLetters: topic(TopicNames.documentDlq),
-    retry: (tier) => topic(documentRetryTopicName(tier)),
-    tiers: DOCUMENT_RETRY_TIER_COUNT,
+    tiers: new RetryTiers((tier) => topic(documentRetryTopicName(tier)), DOCUMENT_RETRY_TIER_COUNT),
   };
 
   const storage = storageFromConfig(config);
@@ -66,7 +66,6 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
   runtime.addReadinessCheck({ name: 'document-storage', check: () => storage.check().then(() => true) });
 
   const groupId = `${config.TOPIC_PREFIX}${config.FETCHER_CONSUMER_GROUP}`;
-  const retriesGroupId = `${groupId}-retries`;
   const recorded = new RecordedDocuments({
     kafka,
     logger,
@@ -94,19 +93,17 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
     fetchDocument: (request, history) => fetchDocument(request, history, deps),
     now: Date.now,
   });
-  const consumerOf = (reads: 'partner-events' | 'retry-tiers') =>
-    new DocumentConsumer({
-      kafka,
-      logger,
-      metrics,
-      groupId: reads === 'partner-events' ? groupId : retriesGroupId,
-      session: groupSessionOf(config),
-      records,
-      partnerEvents: topics.partnerEvents,
-      partitionConcurrency: config.FETCHER_PARTITION_CONCURRENCY,
-      reads,
-    });
-  const consumers = [consumerOf('partner-events'), consumerOf('retry-tiers')];
+  const consumers = new TieredConsumers({
+    kafka,
+    logger: logger.child({ module: 'document-consumer' }),
+    groupId,
+    session: groupSessionOf(config),
+    topic: topics.partnerEvents,
+    tiers: topics.tiers,
+    partitionConcurrency: config.FETCHER_PARTITION_CONCURRENCY,
+    handle: (record) => records.handle(record),
+    onPausedPartitions: (count) => metrics.pausedPartitions.set(count),
+  });
   // Retrievals need the store, the spool swept and the recorded documents loaded: start once all are.
   runtime.startInBackground(
     'document-consumer',
@@ -115,22 +112,19 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
         await storage.check();
         await spool.open(2 * config.DOCUMENT_TIMEOUT_MS);
         await recorded.start();
-        await Promise.all(consumers.map((c) => c.start()));
+        await consumers.start();
       },
       stop: async (handBack) => {
-        await Promise.all(consumers.map((c) => c.stop(handBack)));
+        await consumers.stop(handBack);
         await recorder.stop();
         await recorded.stop();
       },
     },
-    () => consumers.every((c) => c.joined) && recorded.isCurrent(30_000),
+    () => consumers.joined && recorded.isCurrent(30_000),
   );
   // What an SRE watches: both groups' lag, and the dead letters waiting for a person.
   watchBacklog(runtime, {
-    groups: [
-      { groupId, topics: [topics.partnerEvents] },
-      { groupId: retriesGroupId, topics: tierTopics.map(topic) },
-    ],
+    groups: [...consumers.groups],
     deadLetterTopic: TopicNames.documentDlq,
   });
   const server = await runtime.listen();

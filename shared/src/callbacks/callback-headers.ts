@@ -1,25 +1,8 @@
 /*
- * The Kafka headers of callback records in the retry tiers and the dead-letter topic: written by
- * the callback-sender, read by it and by `hookstream dlq`. Names only; what each holds is said here.
+ * The dead-letter headers of callback and document records: written by the callback-sender and the
+ * document-fetcher, read by `hookstream dlq`. Names only; what each holds is said here. The retry
+ * headers they carry beside these are retry-tiers/retry-headers.ts's.
  */
-
-/** Kafka headers a callback record carries through the retry tiers and into the dead-letter topic. */
-export const CallbackRetryHeaders = {
-  /** Attempts made so far (the first send is attempt 1). */
-  attempts: 'hookstream-attempts',
-  /** Epoch ms before which the record must not be attempted again. */
-  dueAt: 'hookstream-due-at',
-  /** Times the record went back unattempted (its partner's circuit open) since its last attempt. */
-  skips: 'hookstream-skips',
-  firstFailureAt: 'hookstream-first-failure-at',
-  lastFailureAt: 'hookstream-last-failure-at',
-  /** The last failure: `HTTP 500`, `TIMEOUT: …`; in a dead letter, why it was dead-lettered. */
-  lastError: 'hookstream-last-error',
-  /** Where the delivery was first read: callback-requests topic, partition, offset. */
-  originalTopic: 'hookstream-original-topic',
-  originalPartition: 'hookstream-original-partition',
-  originalOffset: 'hookstream-original-offset',
-} as const;
 
 /**
  * Spring Kafka's dead-letter header names (`KafkaHeaders.DLT_*`), with Spring's encodings

@@ -44,7 +44,7 @@ export interface PartnerDocumentValue {
 
 /**
  * Kafka headers of the document records besides the retry headers they share with callbacks
- * (CallbackRetryHeaders: attempts, due time, failures, where first read) and the dead-letter ones.
+ * (RetryHeaders: attempts, due time, failures, where first read) and the dead-letter ones.
  */
 export const DocumentHeaders = {
   /**

@@ -3,12 +3,18 @@
  * slot → sign and deliver → disposition. Its adapters (latest versions, breakers, limiter, the
  * deliver function) are passed in; main.ts wires them.
  */
-import type { PartnerDirectory, PartnerLimiter } from '@hookstream/shared';
+import {
+  nextTierAfterFailure,
+  retryScheduleMs,
+  tierAtLeast,
+  type PartnerDirectory,
+  type PartnerLimiter,
+  type RetryHistory,
+} from '@hookstream/shared';
 import type { CircuitBreaker, PartnerBreakers } from '../isolation/circuit-breaker';
 import type { LatestVersions } from '../ordering/latest-versions';
 import type { CallbackRequest, DeliveryOutcome } from './deliver-callback';
 import type { Disposition } from './disposition';
-import { nextTierAfterFailure, retryScheduleMs, tierAtLeast, type RetryHistory } from './retry-schedule';
 
 export type { Disposition } from './disposition';
 

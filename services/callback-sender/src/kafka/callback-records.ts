@@ -4,35 +4,22 @@
  * The Kafka machinery around it (concurrency, ordering, holding until due, commits) is shared's
  * ConcurrentConsumer.
  */
-import { AvroInvalidError, describeError, type ConsumedRecord, type Logger } from '@hookstream/shared';
+import { AvroInvalidError, describeError, retryHistoryOf, type ConsumedRecord, type Logger, type RetryHistory } from '@hookstream/shared';
 import type { CallbackRequest } from '../domain/deliver-callback';
-import { dueAtOf, retryHistory, type RetryHistory } from '../domain/retry-schedule';
 import type { Disposition } from '../domain/disposition';
 import { DispositionWriter, type DispositionWriterOptions } from './disposition-writer';
 
-export interface CallbackRecordsOptions extends Omit<DispositionWriterOptions, 'isRetryTier'> {
+export interface CallbackRecordsOptions extends DispositionWriterOptions {
   /** Decides what becomes of one record (domain/send-callback). */
   sendCallback: (request: CallbackRequest, history: RetryHistory) => Promise<Disposition>;
   logger: Logger;
 }
 
 export class CallbackRecords {
-  private readonly tierOfTopic = new Map<string, number>();
   private readonly writer: DispositionWriter;
 
   constructor(private readonly options: CallbackRecordsOptions) {
-    for (let tier = 1; tier <= options.topics.tiers; tier++) this.tierOfTopic.set(options.topics.retry(tier), tier);
-    this.writer = new DispositionWriter({ ...options, isRetryTier: (topic) => this.tierOfTopic.has(topic) });
-  }
-
-  /** The retry tiers' topics, in tier order. */
-  get retryTopics(): string[] {
-    return [...this.tierOfTopic.keys()];
-  }
-
-  /** When a retry tier's record may be attempted (epoch ms). */
-  dueAt(message: ConsumedRecord['message']): number {
-    return dueAtOf(message.headers);
+    this.writer = new DispositionWriter(options);
   }
 
   /** Handles one record; resolves once what became of it is durably written (acks=all). */
@@ -55,13 +42,13 @@ export class CallbackRecords {
       );
       return this.writer.undecodable(record, error.message);
     }
-    const tier = this.tierOfTopic.get(topic);
+    const tier = topics.tiers.tierOf(topic);
     if (tier !== undefined) {
-      metrics.retryLateness.observe({ tier: String(tier) }, Math.max(0, this.options.now() - dueAtOf(message.headers)) / 1000);
+      metrics.retryLateness.observe({ tier: String(tier) }, Math.max(0, this.options.now() - topics.tiers.dueAt(message)) / 1000);
     }
     const partner = request.partner_id;
     metrics.inFlight.inc({ partner });
-    const history = retryHistory(message.headers);
+    const history = retryHistoryOf(message.headers);
     let disposition: Disposition;
     try {
       disposition = await this.options.sendCallback(request, history);

@@ -3,20 +3,30 @@
  * itself into its next retry tier or the dead-letter topic with the headers that say why
  * (spec 8; Spring's dead-letter headers, dead-letter-headers.ts). Counts each in the metrics.
  */
-import type { AvroCodec, RecordWriter, ConsumedRecord, IHeaders, Logger } from '@hookstream/shared';
+import {
+  originHeaders,
+  originOf,
+  retryHeaders,
+  type AvroCodec,
+  type ConsumedRecord,
+  type IHeaders,
+  type Logger,
+  type Origin,
+  type RecordWriter,
+  type RetryHistory,
+  type RetryTiers,
+} from '@hookstream/shared';
 import type { CallbackRequest } from '../domain/deliver-callback';
-import { RetryHeaders, headerText, type RetryHistory } from '../domain/retry-schedule';
 import type { Disposition } from '../domain/disposition';
 import type { CallbackSenderMetrics } from '../metrics';
 import { DeadLetterIdentityHeaders, deadLetterHeaders } from './dead-letter-headers';
 
-/** Real topic names; `retry(tier)` is the topic of retry tier 1…n. */
+/** Real topic names. */
 export interface CallbackTopics {
   requests: string;
   outcomes: string;
   deadLetters: string;
-  retry: (tier: number) => string;
-  tiers: number;
+  tiers: RetryTiers;
 }
 
 export interface DispositionWriterOptions {
@@ -26,8 +36,6 @@ export interface DispositionWriterOptions {
   topics: CallbackTopics;
   /** Idempotent acks=all producer for outcomes, retries and dead letters. */
   producer: RecordWriter;
-  /** Whether a topic is a retry tier (its records carry where they were first read). */
-  isRetryTier: (topic: string) => boolean;
   now: () => number;
 }
 
@@ -41,7 +49,8 @@ export class DispositionWriter {
   undecodable(record: ConsumedRecord, reason: string): Write[] {
     this.options.metrics.deadLetters.inc({ partner: 'unknown', error_class: 'DECODE_ERROR' });
     const why = { errorClass: 'DECODE_ERROR', reason };
-    return [this.produce(this.options.topics.deadLetters, record, { ...this.carriedHeaders(record), ...this.dlqHeaders(record, why) })];
+    const headers = { ...record.message.headers, ...originHeaders(this.originOf(record)), ...this.dlqHeaders(record, why) };
+    return [this.produce(this.options.topics.deadLetters, record, headers)];
   }
 
   write(record: ConsumedRecord, request: CallbackRequest, history: RetryHistory, d: Disposition): Write[] {
@@ -78,13 +87,18 @@ export class DispositionWriter {
         return [outcome('SUPERSEDED', d.attempts, null, null, null)];
       case 'retry': {
         const headers: IHeaders = {
-          ...this.carriedHeaders(record),
-          [RetryHeaders.attempts]: String(d.attempts),
-          [RetryHeaders.dueAt]: String(d.dueAt),
-          [RetryHeaders.skips]: String(d.skips),
-          // Skipped or failed, the delivery has been waiting since then (the skips' deadline counts from
-          // it); a missing, unreadable or future value starts the wait now, so the deadline always applies.
-          [RetryHeaders.firstFailureAt]: String(Math.min(history.firstFailureAt ?? now, now)),
+          // A skipped delivery keeps its last failure's headers: only an attempt records one.
+          ...message.headers,
+          ...retryHeaders({
+            origin: this.originOf(record),
+            attempts: d.attempts,
+            skips: d.skips,
+            // Skipped or failed, the delivery has been waiting since then (the skips' deadline counts from it).
+            firstFailureAt: history.firstFailureAt,
+            dueAt: d.dueAt,
+            ...(d.skipped ? {} : { lastError: d.lastError ?? '' }),
+            now,
+          }),
         };
         if (d.skipped) {
           metrics.attempts.inc({ partner, outcome: 'skipped_circuit_open' });
@@ -92,8 +106,6 @@ export class DispositionWriter {
           observe(d.latencyMs);
           metrics.attempts.inc({ partner, outcome: 'failed' });
           metrics.retries.inc({ tier: String(d.tier) });
-          headers[RetryHeaders.lastFailureAt] = String(now);
-          headers[RetryHeaders.lastError] = (d.lastError ?? '').slice(0, 500);
           this.options.logger.info(
             { partnerId: partner, deliveryId: request.delivery_id, attempt: d.attempts, error: d.lastError, tier: d.tier },
             'callback attempt failed',
@@ -107,7 +119,7 @@ export class DispositionWriter {
             d.errorClass,
             d.latencyMs,
           ),
-          this.produce(topics.retry(d.tier), record, headers),
+          this.produce(topics.tiers.topicOf(d.tier), record, headers),
         ];
       }
       case 'dead-letter': {
@@ -119,11 +131,14 @@ export class DispositionWriter {
           `callback dead-lettered: ${d.reason}`,
         );
         const headers: IHeaders = {
-          ...this.carriedHeaders(record),
-          [RetryHeaders.attempts]: String(d.attempts),
-          [RetryHeaders.lastFailureAt]: String(now),
-          [RetryHeaders.firstFailureAt]: headerText(message.headers, RetryHeaders.firstFailureAt) ?? String(now),
-          [RetryHeaders.lastError]: d.reason.slice(0, 500),
+          ...message.headers,
+          ...retryHeaders({
+            origin: this.originOf(record),
+            attempts: d.attempts,
+            firstFailureAt: history.firstFailureAt,
+            lastError: d.reason,
+            now,
+          }),
           [DeadLetterIdentityHeaders.partnerId]: partner,
           [DeadLetterIdentityHeaders.eventId]: request.event_id,
           [DeadLetterIdentityHeaders.deliveryId]: request.delivery_id,
@@ -142,24 +157,17 @@ export class DispositionWriter {
     return this.options.producer.send({ topic, key: message.key ?? null, value: message.value, headers });
   }
 
-  /** Where the delivery was first read, and its identity, carried from tier to tier. */
-  private carriedHeaders({ topic, partition, message }: ConsumedRecord): IHeaders {
-    const carried = (name: string, fallback: string) => headerText(message.headers, name) ?? fallback;
-    const fresh = !this.options.isRetryTier(topic);
-    return {
-      ...message.headers,
-      [RetryHeaders.originalTopic]: fresh ? topic : carried(RetryHeaders.originalTopic, topic),
-      [RetryHeaders.originalPartition]: fresh ? String(partition) : carried(RetryHeaders.originalPartition, String(partition)),
-      [RetryHeaders.originalOffset]: fresh ? message.offset : carried(RetryHeaders.originalOffset, message.offset),
-    };
+  /** Where the delivery was first read, carried from tier to tier. */
+  private originOf(record: ConsumedRecord): Origin {
+    return originOf(record, this.options.topics.tiers.isTier(record.topic));
   }
 
   private dlqHeaders(record: ConsumedRecord, why: { errorClass: string; reason: string }): IHeaders {
-    const original = this.carriedHeaders(record);
+    const origin = this.originOf(record);
     return deadLetterHeaders({
-      originalTopic: String(original[RetryHeaders.originalTopic]),
-      originalPartition: Number(String(original[RetryHeaders.originalPartition])),
-      originalOffset: BigInt(String(original[RetryHeaders.originalOffset])),
+      originalTopic: origin.topic,
+      originalPartition: origin.partition,
+      originalOffset: BigInt(origin.offset),
       originalTimestamp: BigInt(record.message.timestamp),
       errorClass: why.errorClass,
       reason: why.reason,

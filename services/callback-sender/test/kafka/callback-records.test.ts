@@ -1,4 +1,4 @@
-import { Registry, type AvroCodec, type RecordWriter, type KafkaMessage } from '@hookstream/shared';
+import { Registry, RetryTiers, type AvroCodec, type RecordWriter, type KafkaMessage } from '@hookstream/shared';
 import pino from 'pino';
 import type { Disposition } from '../../src/domain/disposition';
 import { CallbackRecords } from '../../src/kafka/callback-records';
@@ -14,7 +14,12 @@ function callbackRecords(sendCallback: () => Promise<Disposition>, send: (record
     codec,
     logger: pino({ level: 'silent' }),
     metrics: createCallbackSenderMetrics(new Registry()),
-    topics: { requests: 'callback-requests', outcomes: 'outcomes', deadLetters: 'dlq', retry: (tier) => `retry-${tier}`, tiers: 8 },
+    topics: {
+      requests: 'callback-requests',
+      outcomes: 'outcomes',
+      deadLetters: 'dlq',
+      tiers: new RetryTiers((tier) => `retry-${tier}`, 8),
+    },
     producer: { send } as unknown as RecordWriter,
     sendCallback,
     now: Date.now,

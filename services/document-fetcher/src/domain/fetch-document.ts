@@ -3,16 +3,14 @@
  * retrieve → store → disposition. Its adapters (the record index, the limiter, the download, the
  * store) are passed in; main.ts wires them.
  */
-import type { PartnerLimiter } from '@hookstream/shared';
+import { nextTierAfterFailure, type PartnerLimiter, type RetryHistory } from '@hookstream/shared';
 import type { SpooledDocument, StoredDocument } from '../storage/document-storage';
 import type { DocumentDisposition } from './disposition';
 import type { DocumentRequest } from './document-request';
 import type { FetchFailure } from './fetch-failure';
-import { nextTierAfter } from './retry-tiers';
 
-/** What a record says of the retrieval's past: attempts made before this one, and which replay of its dead letter it is. */
-export interface RetrievalHistory {
-  attempts: number;
+/** What a record says of the retrieval's past: its retries so far, and which replay of its dead letter it is. */
+export interface RetrievalHistory extends RetryHistory {
   replay: number;
 }
 
@@ -55,7 +53,7 @@ export async function fetchDocument(
   const { failure } = retrieval;
   const latencyMs = performance.now() - started;
   if (!failure.retryable) return { kind: 'failed', attempts, failure, latencyMs };
-  const next = nextTierAfter(attempts, deps.retryDelaysMs, deps.now());
-  if (next === null) return { kind: 'dead-letter', attempts, failure, latencyMs };
+  const next = nextTierAfterFailure(attempts, deps.retryDelaysMs, deps.now());
+  if (next.kind === 'dead-letter') return { kind: 'dead-letter', attempts, failure, latencyMs };
   return { kind: 'retry', attempts, failure, tier: next.tier, dueAt: next.dueAt, latencyMs };
 }

@@ -7,11 +7,14 @@ import {
   DeadLetterIdentityHeaders,
   DocumentHeaders,
   deadLetterHeaders,
+  retryHeaders,
   type AvroCodec,
   type RecordWriter,
   type ConsumedRecord,
   type IHeaders,
   type Logger,
+  type Origin,
+  type RetryTiers,
 } from '@hookstream/shared';
 import type { DocumentDisposition } from '../domain/disposition';
 import type { DocumentRequest } from '../domain/document-request';
@@ -19,16 +22,13 @@ import type { RetrievalHistory } from '../domain/fetch-document';
 import type { DocumentFetcherMetrics } from '../metrics';
 import type { DocumentRecorder } from './document-recorder';
 import { partnerDocumentValue, type FinalOutcome } from './partner-document-value';
-import { RetryHeaders, headerText, retryHeaders, type Origin } from './retry-headers';
 
 /** Real topic names. */
 export interface DocumentTopics {
   partnerEvents: string;
   documents: string;
   deadLetters: string;
-  /** Retry tier 1…n. */
-  retry: (tier: number) => string;
-  tiers: number;
+  tiers: RetryTiers;
 }
 
 export interface DispositionWriterOptions {
@@ -40,6 +40,11 @@ export interface DispositionWriterOptions {
   /** Idempotent acks=all producer for the retry tiers and undecodable records. */
   producer: RecordWriter;
   now: () => number;
+}
+
+/** Which replay of its dead letter a retrieval is: on its tier records, its record and its dead letter (absent before any). */
+function replayHeader(history: RetrievalHistory): IHeaders {
+  return history.replay > 0 ? { [DocumentHeaders.replayCount]: String(history.replay) } : {};
 }
 
 export class DispositionWriter {
@@ -87,9 +92,9 @@ export class DispositionWriter {
         metrics.fetchSeconds.observe({ partner, outcome: 'failed' }, d.latencyMs / 1000);
         logger.info({ ...log, reason: d.failure.reason, attempt: d.attempts, tier: d.tier }, 'document not retrieved; retrying later');
         const now = this.options.now();
-        const at = { attempts: d.attempts, dueAt: d.dueAt, now, lastError: d.failure.detail };
-        const headers = retryHeaders(origin, history, at, headerText(record.message.headers, RetryHeaders.firstFailureAt));
-        const topic = this.options.topics.retry(d.tier);
+        const past = { origin, attempts: d.attempts, firstFailureAt: history.firstFailureAt, now };
+        const headers = { ...retryHeaders({ ...past, dueAt: d.dueAt, lastError: d.failure.detail }), ...replayHeader(history) };
+        const topic = this.options.topics.tiers.topicOf(d.tier);
         await this.options.producer.send({
           topic,
           key: request.document_id,
@@ -122,23 +127,21 @@ export class DispositionWriter {
   ): Promise<boolean> {
     const { codec, topics, recorder, now } = this.options;
     const value = partnerDocumentValue(request, outcome, { attempts, replay: history.replay, now: now() });
-    const replayHeader: IHeaders = history.replay > 0 ? { [DocumentHeaders.replayCount]: String(history.replay) } : {};
     const messages = [
       {
         topic: topics.documents,
-        message: { key: request.document_id, value: await codec.encode(topics.documents, value), headers: replayHeader },
+        message: { key: request.document_id, value: await codec.encode(topics.documents, value), headers: replayHeader(history) },
       },
     ];
     if (deadLettered && 'failure' in outcome) {
-      const at = { attempts, dueAt: 0, now: value.fetched_at, lastError: outcome.failure.detail };
-      const first = headerText(deadLettered.message.headers, RetryHeaders.firstFailureAt);
+      const past = { origin, attempts, firstFailureAt: history.firstFailureAt, now: value.fetched_at };
       const why = { errorClass: outcome.failure.reason, reason: value.error ?? outcome.failure.detail };
       const headers: IHeaders = {
-        ...retryHeaders(origin, history, at, first),
+        ...retryHeaders({ ...past, lastError: outcome.failure.detail }),
+        ...replayHeader(history),
         [DeadLetterIdentityHeaders.partnerId]: request.partner_id,
         ...this.dlqHeaders(origin, deadLettered, why),
       };
-      delete headers[RetryHeaders.dueAt];
       const dlqValue = await codec.encode(topics.deadLetters, request);
       messages.push({ topic: topics.deadLetters, message: { key: request.document_id, value: dlqValue, headers } });
     }

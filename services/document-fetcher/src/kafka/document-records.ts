@@ -4,13 +4,22 @@
  * (disposition-writer). The Kafka machinery around it (concurrency, order per key, holding a tier
  * record until due, commits) is shared's ConcurrentConsumer.
  */
-import { AvroInvalidError, describeError, type AvroCodec, type ConsumedRecord, type Logger } from '@hookstream/shared';
+import {
+  AvroInvalidError,
+  DocumentHeaders,
+  describeError,
+  headerCount,
+  originOf,
+  retryHistoryOf,
+  type AvroCodec,
+  type ConsumedRecord,
+  type Logger,
+} from '@hookstream/shared';
 import { documentRequestsOf, type DocumentRequest, type PartnerEvent } from '../domain/document-request';
 import type { DocumentDisposition } from '../domain/disposition';
 import type { RetrievalHistory } from '../domain/fetch-document';
 import type { DocumentFetcherMetrics } from '../metrics';
 import type { DispositionWriter, DocumentTopics } from './disposition-writer';
-import { dueAtOf, historyOf, originOf } from './retry-headers';
 
 export interface DocumentRecordsOptions {
   codec: AvroCodec;
@@ -23,35 +32,29 @@ export interface DocumentRecordsOptions {
   now: () => number;
 }
 
+/** A record read from partner-events has no past. */
+const FIRST_READ: RetrievalHistory = { attempts: 0, skips: 0, firstFailureAt: null, replay: 0 };
+
+/** A tier record's past: its retries so far, and which replay of its dead letter it is. */
+function historyOf(headers: ConsumedRecord['message']['headers']): RetrievalHistory {
+  return { ...retryHistoryOf(headers), replay: headerCount(headers, DocumentHeaders.replayCount) ?? 0 };
+}
+
 export class DocumentRecords {
-  private readonly tierOfTopic = new Map<string, number>();
-
-  constructor(private readonly options: DocumentRecordsOptions) {
-    for (let tier = 1; tier <= options.topics.tiers; tier++) this.tierOfTopic.set(options.topics.retry(tier), tier);
-  }
-
-  /** The retry tiers' topics, in tier order. */
-  get retryTopics(): string[] {
-    return [...this.tierOfTopic.keys()];
-  }
-
-  /** When a retry tier's record may be attempted (epoch ms). */
-  dueAt(message: ConsumedRecord['message']): number {
-    return dueAtOf(message.headers);
-  }
+  constructor(private readonly options: DocumentRecordsOptions) {}
 
   /** Handles one record; resolves once what became of each of its documents is durably written. */
   async handle(record: ConsumedRecord): Promise<void> {
-    const fresh = !this.tierOfTopic.has(record.topic);
-    const requests = await this.decode(record, fresh);
+    const { tiers } = this.options.topics;
+    const tier = tiers.tierOf(record.topic);
+    const requests = await this.decode(record, tier === undefined);
     if (requests === undefined) return;
-    const history = fresh ? { attempts: 0, replay: 0 } : historyOf(record.message.headers);
-    const origin = originOf(record, fresh);
-    const tier = this.tierOfTopic.get(record.topic);
+    const history = tier === undefined ? FIRST_READ : historyOf(record.message.headers);
+    const origin = originOf(record, tier !== undefined);
     if (tier !== undefined) {
       this.options.metrics.retryLateness.observe(
         { tier: String(tier) },
-        Math.max(0, this.options.now() - this.dueAt(record.message)) / 1000,
+        Math.max(0, this.options.now() - tiers.dueAt(record.message)) / 1000,
       );
     }
     // The documents of one webhook side by side: each in its partner's slots (fetch-document).

@@ -1,5 +1,4 @@
 import { FailureReasons, failureOf, httpFailure, isRetryableStatus } from '../../src/domain/fetch-failure';
-import { nextTierAfter, retryScheduleMs } from '../../src/domain/retry-tiers';
 
 describe('isRetryableStatus', () => {
   test.each([
@@ -33,18 +32,5 @@ describe('failureOf', () => {
     [FailureReasons.invalidUrl, false],
   ] as const)('%s may pass later: %s', (reason, retryable) => {
     expect(failureOf(reason, 'why')).toEqual({ reason, retryable, httpStatus: null, detail: 'why' });
-  });
-});
-
-describe('nextTierAfter', () => {
-  const delays = [10, 20, 30];
-  test('when an attempt fails while tiers remain, then it goes to the tier of its number, due after that tier’s delay', () => {
-    expect(nextTierAfter(1, delays, 1000)).toEqual({ tier: 1, dueAt: 1010 });
-    expect(nextTierAfter(3, delays, 1000)).toEqual({ tier: 3, dueAt: 1030 });
-  });
-
-  test('when the attempt after the last tier fails, then there is no tier left', () => {
-    expect(nextTierAfter(4, delays, 1000)).toBeNull();
-    expect(retryScheduleMs(delays)).toBe(60);
   });
 });

@@ -1,5 +1,4 @@
-import { retryHistory, nextTierAfterFailure, tierAtLeast } from '../../src/domain/retry-schedule';
-import { SpringDltHeaders, deadLetterHeaders } from '../../src/kafka/dead-letter-headers';
+import { nextTierAfterFailure, retryScheduleMs, tierAtLeast } from '../../src/retry-tiers';
 
 const delays = [5_000, 30_000, 120_000, 600_000, 1_800_000, 3_600_000, 10_800_000, 21_600_000];
 
@@ -33,38 +32,9 @@ describe('tierAtLeast', () => {
   });
 });
 
-describe('retryHistory', () => {
-  test('reads attempts, skips and the first failure; a record without them (callback-requests) or with garbage has none', () => {
-    expect(
-      retryHistory({
-        'hookstream-attempts': Buffer.from('3'),
-        'hookstream-skips': Buffer.from('2'),
-        'hookstream-first-failure-at': '1700000000000',
-      }),
-    ).toEqual({ attempts: 3, skips: 2, firstFailureAt: 1_700_000_000_000 });
-    expect(retryHistory(undefined)).toEqual({ attempts: 0, skips: 0, firstFailureAt: null });
-    expect(retryHistory({ 'hookstream-attempts': 'x', 'hookstream-skips': '-1', 'hookstream-first-failure-at': 'y' })).toEqual({
-      attempts: 0,
-      skips: 0,
-      firstFailureAt: null,
-    });
-  });
-});
-
-describe('deadLetterHeaders', () => {
-  test("uses Spring Kafka's DLT names and encodings: partition as a 4-byte and offset as an 8-byte big-endian integer", () => {
-    const headers = deadLetterHeaders({
-      originalTopic: 'callback-requests',
-      originalPartition: 5,
-      originalOffset: 1234567890123n,
-      originalTimestamp: 1767840000000n,
-      errorClass: 'HTTP_STATUS',
-      reason: 'HTTP 201',
-    });
-    expect(headers[SpringDltHeaders.originalTopic]).toBe('callback-requests');
-    expect((headers[SpringDltHeaders.originalPartition] as Buffer).readInt32BE()).toBe(5);
-    expect((headers[SpringDltHeaders.originalOffset] as Buffer).readBigInt64BE()).toBe(1234567890123n);
-    expect((headers[SpringDltHeaders.originalTimestamp] as Buffer).readBigInt64BE()).toBe(1767840000000n);
-    expect(headers[SpringDltHeaders.exceptionMessage]).toBe('HTTP 201');
+describe('retryScheduleMs', () => {
+  test("is the tiers' delays added up", () => {
+    expect(retryScheduleMs([1_000, 2_000, 4_000])).toBe(7_000);
+    expect(retryScheduleMs([])).toBe(0);
   });
 });

@@ -1,0 +1,16 @@
+export {
+  RetryHeaders,
+  dueAtOf,
+  headerCount,
+  headerText,
+  originHeaders,
+  originOf,
+  retryHeaders,
+  retryHistoryOf,
+  type Origin,
+  type RetryHistory,
+  type TierEntry,
+} from './retry-headers';
+export { RetryTiers } from './retry-tiers';
+export { nextTierAfterFailure, retryScheduleMs, tierAtLeast, type NextTier } from './tier-schedule';
+export { TieredConsumers, type GroupTopics, type TieredConsumersOptions } from './tiered-consumers';
