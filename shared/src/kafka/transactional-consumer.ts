@@ -4,20 +4,16 @@
  * group resumes from. Built once here for every service that reads a topic and writes what each
  * record became.
  */
-import { randomUUID } from 'node:crypto';
 import { setImmediate } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { describeError } from '../errors';
 import type { Kafka } from './client';
 import type { GroupMember } from './consumer';
 import { startManualCommitConsumer, type ManualCommitConsumerOptions } from './manual-commit-consumer';
-import type { Batch, Message, Producer, TopicMessages, TopicOffsets } from './types';
+import { MemberTransactions, offsetsByTopic, type OutputRecord } from './member-transactions';
+import type { Batch } from './types';
 
-/** A record to write in a batch's transaction. */
-export interface OutputRecord {
-  topic: string;
-  message: Message;
-}
+export type { OutputRecord } from './member-transactions';
 
 export interface TransactionalConsumerOptions extends Omit<
   ManualCommitConsumerOptions,
@@ -63,23 +59,21 @@ interface PendingBatch {
  */
 export class TransactionalConsumer {
   private member: GroupMember | undefined;
-  private producer: Promise<Producer> | undefined;
+  private readonly transactions: MemberTransactions;
   private queue: PendingBatch[] = [];
   private writing: Promise<void> | undefined;
   private readonly logger: Logger;
-  private readonly transactionalId: string;
 
   constructor(
     private readonly kafka: Kafka,
     private readonly options: TransactionalConsumerOptions,
   ) {
     this.logger = options.logger.child({ module: 'transactional-consumer', groupId: options.groupId });
-    // One id per member: KIP-447 fences by the group's generation, not by ids shared between owners.
-    this.transactionalId = `${options.groupId}-${randomUUID()}`;
+    this.transactions = new MemberTransactions(kafka, options);
   }
 
   async start(): Promise<void> {
-    await this.producerReady();
+    await this.transactions.open();
     const { logger, groupId, session, topics, fetch, partitionsConsumedConcurrently } = this.options;
     this.member = await startManualCommitConsumer({
       ...{ kafka: this.kafka, logger, groupId, session, topics, partitionsConsumedConcurrently },
@@ -110,7 +104,7 @@ export class TransactionalConsumer {
   async stop(): Promise<void> {
     await this.member?.stop();
     await this.settled();
-    await this.discardProducer();
+    await this.transactions.close();
   }
 
   /** Hands a batch in for the next transaction; resolves once that transaction committed. */
@@ -132,25 +126,14 @@ export class TransactionalConsumer {
       } catch (error) {
         this.logger.warn({ batches: round.length, err: describeError(error) }, 'transaction failed; its batches will be read again');
         for (const batch of round) batch.done.reject(error);
-        // A fenced or failed producer is not trusted with the next transaction: a new one takes over.
-        await this.discardProducer();
       }
     }
   }
 
   private async transact(round: PendingBatch[]): Promise<void> {
-    const producer = await this.producerReady();
     const started = process.hrtime.bigint();
-    const transaction = await producer.transaction();
-    try {
-      const topicMessages = byTopic(round.flatMap((batch) => batch.records));
-      if (topicMessages.length > 0) await transaction.sendBatch({ topicMessages });
-      await transaction.sendOffsets({ consumer: this.member!.consumer, topics: offsetsOf(round) });
-      await transaction.commit();
-    } catch (error) {
-      await transaction.abort().catch(() => undefined);
-      throw error;
-    }
+    const records = round.flatMap((batch) => batch.records);
+    await this.transactions.commit(records, offsetsByTopic(round), this.member!.consumer);
     this.options.onCommitted?.(Number(process.hrtime.bigint() - started) / 1e9, round.length);
   }
 
@@ -158,52 +141,4 @@ export class TransactionalConsumer {
   private async settled(): Promise<void> {
     while (this.writing) await this.writing;
   }
-
-  private producerReady(): Promise<Producer> {
-    if (!this.producer) {
-      const timeoutMs = this.options.transactionTimeoutMs ?? 10_000;
-      const producer = this.kafka.producer({
-        transactionalId: this.transactionalId,
-        transactionTimeoutMs: timeoutMs,
-        // A record's delivery may not outlast its transaction.
-        deliveryTimeoutMs: timeoutMs,
-        ...(this.options.maxBatchBytes ? { maxBatchBytes: this.options.maxBatchBytes } : {}),
-      });
-      this.producer = producer.connect().then(() => producer);
-      this.producer.catch(() => (this.producer = undefined));
-    }
-    return this.producer;
-  }
-
-  private async discardProducer(): Promise<void> {
-    const producer = this.producer;
-    this.producer = undefined;
-    await (await producer?.catch(() => undefined))?.disconnect().catch(() => undefined);
-  }
-}
-
-/** The records grouped by topic, in order, as sendBatch takes them. */
-function byTopic(records: OutputRecord[]): TopicMessages[] {
-  const grouped = new Map<string, Message[]>();
-  for (const { topic, message } of records) {
-    const messages = grouped.get(topic);
-    if (messages) messages.push(message);
-    else grouped.set(topic, [message]);
-  }
-  return [...grouped].map(([topic, messages]) => ({ topic, messages }));
-}
-
-/** The offsets the group resumes from, by topic and partition. */
-function offsetsOf(round: PendingBatch[]): TopicOffsets[] {
-  const topics = new Map<string, Map<number, bigint>>();
-  for (const { topic, partition, next } of round) {
-    const partitions = topics.get(topic) ?? new Map<number, bigint>();
-    // Later batches of a partition in the same round resume later.
-    if ((partitions.get(partition) ?? -1n) < next) partitions.set(partition, next);
-    topics.set(topic, partitions);
-  }
-  return [...topics].map(([topic, partitions]) => ({
-    topic,
-    partitions: [...partitions].map(([partition, offset]) => ({ partition, offset: offset.toString() })),
-  }));
 }
