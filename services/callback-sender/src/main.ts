@@ -100,7 +100,6 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
     logger: runtime.logger,
     metrics,
     topics,
-    producer: runtime.recordWriter,
     sendCallback: (request, history) => sendCallback(request, history, delivery),
     now: Date.now,
   });

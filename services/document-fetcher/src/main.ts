@@ -83,7 +83,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
     retryDelaysMs: config.DOCUMENT_RETRY_DELAYS_MS,
     now: Date.now,
   };
-  const writer = new DispositionWriter({ codec, logger, metrics, topics, recorder, producer: runtime.recordWriter, now: Date.now });
+  const writer = new DispositionWriter({ codec, logger, metrics, topics, recorder, now: Date.now });
   const records = new DocumentRecords({
     codec,
     logger,

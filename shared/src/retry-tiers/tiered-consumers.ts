@@ -6,7 +6,7 @@
  */
 import type { Logger } from 'pino';
 import type { Kafka } from '../kafka/client';
-import { ConcurrentConsumer, type ConsumedRecord } from '../kafka/concurrent-consumer';
+import { ConcurrentConsumer, type ConcurrentConsumerOptions } from '../kafka/concurrent-consumer';
 import type { GroupSession } from '../kafka/consumer';
 import type { RetryTiers } from './retry-tiers';
 
@@ -22,8 +22,8 @@ export interface TieredConsumersOptions {
   tiers: RetryTiers;
   /** Records in flight per partition. */
   partitionConcurrency: number;
-  /** Does what a record is for and writes what became of it (see ConcurrentConsumerOptions). */
-  handle: (record: ConsumedRecord) => Promise<void>;
+  /** Does what a record is for and resolves with what became of it (see ConcurrentConsumerOptions). */
+  handle: ConcurrentConsumerOptions['handle'];
   /** Longest a fetch of the first topic waits for records. Default 100 ms. */
   maxWaitMs?: number;
   /** Tier partitions holding records until due, whenever that count changes. */

@@ -4,7 +4,15 @@
  * The Kafka machinery around it (concurrency, ordering, holding until due, commits) is shared's
  * ConcurrentConsumer.
  */
-import { AvroInvalidError, describeError, retryHistoryOf, type ConsumedRecord, type Logger, type RetryHistory } from '@hookstream/shared';
+import {
+  AvroInvalidError,
+  describeError,
+  retryHistoryOf,
+  type ConsumedRecord,
+  type Logger,
+  type OutputRecord,
+  type RetryHistory,
+} from '@hookstream/shared';
 import type { CallbackRequest } from '../domain/deliver-callback';
 import type { Disposition } from '../domain/disposition';
 import { DispositionWriter, type DispositionWriterOptions } from './disposition-writer';
@@ -22,12 +30,8 @@ export class CallbackRecords {
     this.writer = new DispositionWriter(options);
   }
 
-  /** Handles one record; resolves once what became of it is durably written (acks=all). */
-  async handle(record: ConsumedRecord): Promise<void> {
-    await Promise.all(await this.decideAndWrite(record));
-  }
-
-  private async decideAndWrite(record: ConsumedRecord): Promise<Array<Promise<unknown>>> {
+  /** Handles one record; resolves with what is to be written of what became of it. */
+  async handle(record: ConsumedRecord): Promise<OutputRecord[]> {
     const { topic, partition, message } = record;
     const { topics, codec, metrics } = this.options;
     let request: CallbackRequest;

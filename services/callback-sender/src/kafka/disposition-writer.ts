@@ -1,7 +1,8 @@
 /*
- * Writes what became of one callback record: its outcome on callback-outcomes, and the record
- * itself into its next retry tier or the dead-letter topic with the headers that say why
- * (spec 8; Spring's dead-letter headers, dead-letter-headers.ts). Counts each in the metrics.
+ * What is written of what became of one callback record: its outcome on callback-outcomes, and
+ * the record itself into its next retry tier or the dead-letter topic with the headers that say why
+ * (spec 8; Spring's dead-letter headers, dead-letter-headers.ts). The ConcurrentConsumer writes
+ * them in the member's next transaction. Counts each in the metrics.
  */
 import {
   originHeaders,
@@ -12,7 +13,7 @@ import {
   type IHeaders,
   type Logger,
   type Origin,
-  type RecordWriter,
+  type OutputRecord,
   type RetryHistory,
   type RetryTiers,
 } from '@hookstream/shared';
@@ -34,31 +35,32 @@ export interface DispositionWriterOptions {
   logger: Logger;
   metrics: CallbackSenderMetrics;
   topics: CallbackTopics;
-  /** Idempotent acks=all producer for outcomes, retries and dead letters. */
-  producer: RecordWriter;
   now: () => number;
 }
-
-/** A write in progress; the record is durably done once all of its writes are. */
-type Write = Promise<unknown>;
 
 export class DispositionWriter {
   constructor(private readonly options: DispositionWriterOptions) {}
 
   /** A record that cannot be decoded: to the dead-letter topic as it is. */
-  undecodable(record: ConsumedRecord, reason: string): Write[] {
+  undecodable(record: ConsumedRecord, reason: string): OutputRecord[] {
     this.options.metrics.deadLetters.inc({ partner: 'unknown', error_class: 'DECODE_ERROR' });
     const why = { errorClass: 'DECODE_ERROR', reason };
     const headers = { ...record.message.headers, ...originHeaders(this.originOf(record)), ...this.dlqHeaders(record, why) };
     return [this.produce(this.options.topics.deadLetters, record, headers)];
   }
 
-  write(record: ConsumedRecord, request: CallbackRequest, history: RetryHistory, d: Disposition): Write[] {
+  write(record: ConsumedRecord, request: CallbackRequest, history: RetryHistory, d: Disposition): Promise<OutputRecord[]> {
     const { metrics, topics } = this.options;
     const { message } = record;
     const partner = request.partner_id;
     const now = this.options.now();
-    const outcome = (kind: string, attempt: number, httpStatus: number | null, errorClass: string | null, latencyMs: number | null) =>
+    const outcome = (
+      kind: string,
+      attempt: number,
+      httpStatus: number | null,
+      errorClass: string | null,
+      latencyMs: number | null,
+    ): Promise<OutputRecord> =>
       this.options.codec
         .encode(topics.outcomes, {
           delivery_id: request.delivery_id,
@@ -74,17 +76,17 @@ export class DispositionWriter {
           latency_ms: latencyMs,
           recorded_at: now,
         })
-        .then((value) => this.options.producer.send({ topic: topics.outcomes, key: request.policy_number, value }));
+        .then((value) => ({ topic: topics.outcomes, message: { key: request.policy_number, value } }));
     const observe = (latencyMs: number | null) => latencyMs !== null && metrics.attemptSeconds.observe({ partner }, latencyMs / 1000);
 
     switch (d.kind) {
       case 'delivered':
         observe(d.latencyMs);
         metrics.attempts.inc({ partner, outcome: 'delivered' });
-        return [outcome('DELIVERED', d.attempt, d.httpStatus, null, d.latencyMs)];
+        return Promise.all([outcome('DELIVERED', d.attempt, d.httpStatus, null, d.latencyMs)]);
       case 'superseded':
         metrics.superseded.inc({ partner });
-        return [outcome('SUPERSEDED', d.attempts, null, null, null)];
+        return Promise.all([outcome('SUPERSEDED', d.attempts, null, null, null)]);
       case 'retry': {
         const headers: IHeaders = {
           // A skipped delivery keeps its last failure's headers: only an attempt records one.
@@ -111,7 +113,7 @@ export class DispositionWriter {
             'callback attempt failed',
           );
         }
-        return [
+        return Promise.all([
           outcome(
             d.skipped ? 'SKIPPED_CIRCUIT_OPEN' : 'FAILED_ATTEMPT',
             d.skipped ? d.attempts + 1 : d.attempts,
@@ -119,8 +121,8 @@ export class DispositionWriter {
             d.errorClass,
             d.latencyMs,
           ),
-          this.produce(topics.tiers.topicOf(d.tier), record, headers),
-        ];
+          Promise.resolve(this.produce(topics.tiers.topicOf(d.tier), record, headers)),
+        ]);
       }
       case 'dead-letter': {
         observe(d.latencyMs);
@@ -144,17 +146,18 @@ export class DispositionWriter {
           [DeadLetterIdentityHeaders.deliveryId]: request.delivery_id,
           ...this.dlqHeaders(record, d),
         };
-        return [
+        return Promise.all([
           ...(d.latencyMs !== null ? [outcome('FAILED_ATTEMPT', d.attempts, d.httpStatus, d.errorClass, d.latencyMs)] : []),
           outcome('DEAD_LETTERED', d.attempts, d.httpStatus, d.errorClass, null),
-          this.produce(topics.deadLetters, record, headers),
-        ];
+          Promise.resolve(this.produce(topics.deadLetters, record, headers)),
+        ]);
       }
     }
   }
 
-  private produce(topic: string, { message }: ConsumedRecord, headers: IHeaders): Write {
-    return this.options.producer.send({ topic, key: message.key ?? null, value: message.value, headers });
+  /** The record as it was read, with new headers, for another topic. */
+  private produce(topic: string, { message }: ConsumedRecord, headers: IHeaders): OutputRecord {
+    return { topic, message: { key: message.key ?? null, value: message.value, headers } };
   }
 
   /** Where the delivery was first read, carried from tier to tier. */

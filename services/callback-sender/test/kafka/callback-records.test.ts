@@ -1,11 +1,11 @@
-import { Registry, RetryTiers, type AvroCodec, type RecordWriter, type KafkaMessage } from '@hookstream/shared';
+import { Registry, RetryTiers, type AvroCodec, type KafkaMessage } from '@hookstream/shared';
 import pino from 'pino';
 import type { Disposition } from '../../src/domain/disposition';
 import { CallbackRecords } from '../../src/kafka/callback-records';
 import { createCallbackSenderMetrics } from '../../src/metrics';
 
-/** CallbackRecords with a codec, producer and use case that answer at once; `send` sees every write. */
-function callbackRecords(sendCallback: () => Promise<Disposition>, send: (record: { key: Buffer | string | null }) => Promise<unknown>) {
+/** CallbackRecords with a codec and use case that answer at once. */
+function callbackRecords(sendCallback: () => Promise<Disposition>) {
   const codec = {
     decode: (value: Buffer) => Promise.resolve(JSON.parse(value.toString('utf8')) as unknown),
     encode: () => Promise.resolve(Buffer.from('outcome')),
@@ -20,7 +20,6 @@ function callbackRecords(sendCallback: () => Promise<Disposition>, send: (record
       deadLetters: 'dlq',
       tiers: new RetryTiers((tier) => `retry-${tier}`, 8),
     },
-    producer: { send } as unknown as RecordWriter,
     sendCallback,
     now: Date.now,
   });
@@ -43,34 +42,29 @@ test.each([
 ])(
   'a skipped record whose first-failure time is %s starts its wait now, so the deadline for skips applies to it',
   async (_what, firstFailureAt) => {
-    const written: Array<Record<string, unknown>> = [];
-    const records = callbackRecords(
-      () =>
-        Promise.resolve({
-          kind: 'retry',
-          tier: 2,
-          dueAt: Date.now() + 30_000,
-          attempts: 1,
-          skipped: true,
-          skips: 1,
-          httpStatus: null,
-          errorClass: 'CIRCUIT_OPEN',
-          lastError: null,
-          latencyMs: null,
-        }),
-      (record) => {
-        const { headers } = record as { headers?: Record<string, unknown> };
-        if (headers) written.push(headers);
-        return Promise.resolve();
-      },
+    const records = callbackRecords(() =>
+      Promise.resolve({
+        kind: 'retry',
+        tier: 2,
+        dueAt: Date.now() + 30_000,
+        attempts: 1,
+        skipped: true,
+        skips: 1,
+        httpStatus: null,
+        errorClass: 'CIRCUIT_OPEN',
+        lastError: null,
+        latencyMs: null,
+      }),
     );
     const before = Date.now();
-    await records.handle({
+    const written = await records.handle({
       topic: 'callback-requests',
       partition: 0,
       message: requestRecord(firstFailureAt === undefined ? {} : { 'hookstream-first-failure-at': firstFailureAt }),
     });
-    const stamped = Number(written[0]?.['hookstream-first-failure-at']);
+    // The outcome, then the record for its tier: only the latter carries headers.
+    expect(written.map((r) => r.topic)).toEqual(['outcomes', 'retry-2']);
+    const stamped = Number(written[1]?.message.headers?.['hookstream-first-failure-at']);
     expect(stamped).toBeGreaterThanOrEqual(before);
     expect(stamped).toBeLessThanOrEqual(Date.now());
   },

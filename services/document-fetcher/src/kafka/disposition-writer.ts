@@ -1,7 +1,7 @@
 /*
  * Writes what became of one retrieval: its partner-documents record (and dead letter) once,
- * through the DocumentRecorder's transactions; or the retrieval into its next retry tier. Counts
- * each in the metrics.
+ * through the DocumentRecorder's transactions; or says what goes into its next retry tier (the
+ * ConcurrentConsumer writes it in the member's next transaction). Counts each in the metrics.
  */
 import {
   DeadLetterIdentityHeaders,
@@ -9,7 +9,7 @@ import {
   deadLetterHeaders,
   retryHeaders,
   type AvroCodec,
-  type RecordWriter,
+  type OutputRecord,
   type ConsumedRecord,
   type IHeaders,
   type Logger,
@@ -37,8 +37,6 @@ export interface DispositionWriterOptions {
   metrics: DocumentFetcherMetrics;
   topics: DocumentTopics;
   recorder: DocumentRecorder;
-  /** Idempotent acks=all producer for the retry tiers and undecodable records. */
-  producer: RecordWriter;
   now: () => number;
 }
 
@@ -50,35 +48,35 @@ function replayHeader(history: RetrievalHistory): IHeaders {
 export class DispositionWriter {
   constructor(private readonly options: DispositionWriterOptions) {}
 
-  /** Resolves once what became of the retrieval is durably written. */
+  /** Resolves once its record is written (the recorder), or with what goes into its next retry tier. */
   async write(
     d: DocumentDisposition,
     request: DocumentRequest,
     history: RetrievalHistory,
     origin: Origin,
     record: ConsumedRecord,
-  ): Promise<void> {
+  ): Promise<OutputRecord[]> {
     const { metrics, logger } = this.options;
     const partner = request.partner_id;
     const log = { partnerId: partner, documentId: request.document_id, url: request.source_url };
     switch (d.kind) {
       case 'already-recorded':
         metrics.alreadyRecorded.inc();
-        return;
+        return [];
       case 'stored':
         metrics.fetchSeconds.observe({ partner, outcome: 'stored' }, d.latencyMs / 1000);
         if (await this.final(request, history, origin, { stored: d.document }, d.attempts)) {
           metrics.fetched.inc({ partner });
           metrics.bytes.inc({ partner }, d.document.sizeBytes);
         }
-        return;
+        return [];
       case 'failed':
         metrics.fetchSeconds.observe({ partner, outcome: 'failed' }, d.latencyMs / 1000);
         logger.info({ ...log, reason: d.failure.reason, detail: d.failure.detail }, 'document not retrieved; it cannot pass: recorded');
         if (await this.final(request, history, origin, { failure: d.failure, afterRetries: false }, d.attempts)) {
           metrics.failures.inc({ partner, reason: d.failure.reason, outcome: 'failed' });
         }
-        return;
+        return [];
       case 'dead-letter': {
         metrics.fetchSeconds.observe({ partner, outcome: 'failed' }, d.latencyMs / 1000);
         logger.warn({ ...log, reason: d.failure.reason, attempts: d.attempts }, 'document not retrieved after every retry: dead-lettered');
@@ -86,7 +84,7 @@ export class DispositionWriter {
         if (await this.final(request, history, origin, outcome, d.attempts, record)) {
           metrics.failures.inc({ partner, reason: d.failure.reason, outcome: 'dead_lettered' });
         }
-        return;
+        return [];
       }
       case 'retry': {
         metrics.fetchSeconds.observe({ partner, outcome: 'failed' }, d.latencyMs / 1000);
@@ -95,25 +93,20 @@ export class DispositionWriter {
         const past = { origin, attempts: d.attempts, firstFailureAt: history.firstFailureAt, now };
         const headers = { ...retryHeaders({ ...past, dueAt: d.dueAt, lastError: d.failure.detail }), ...replayHeader(history) };
         const topic = this.options.topics.tiers.topicOf(d.tier);
-        await this.options.producer.send({
-          topic,
-          key: request.document_id,
-          value: await this.options.codec.encode(topic, request),
-          headers,
-        });
+        const value = await this.options.codec.encode(topic, request);
         metrics.failures.inc({ partner, reason: d.failure.reason, outcome: 'retried' });
-        return;
+        return [{ topic, message: { key: request.document_id, value, headers } }];
       }
     }
   }
 
   /** A record that cannot be decoded: to document-dlq as it is (hookstream dlq shows it as undecodable). */
-  async undecodable(record: ConsumedRecord, reason: string): Promise<void> {
+  undecodable(record: ConsumedRecord, reason: string): OutputRecord[] {
     const { message, topic, partition } = record;
     this.options.metrics.failures.inc({ partner: 'unknown', reason: 'DECODE_ERROR', outcome: 'dead_lettered' });
     const why = { errorClass: 'DECODE_ERROR', reason };
     const headers = { ...message.headers, ...this.dlqHeaders({ topic, partition, offset: message.offset }, record, why) };
-    await this.options.producer.send({ topic: this.options.topics.deadLetters, key: message.key ?? null, value: message.value, headers });
+    return [{ topic: this.options.topics.deadLetters, message: { key: message.key ?? null, value: message.value, headers } }];
   }
 
   /** The record (and after retries the dead letter), once: false when it was already recorded. */

@@ -14,6 +14,7 @@ import {
   type AvroCodec,
   type ConsumedRecord,
   type Logger,
+  type OutputRecord,
 } from '@hookstream/shared';
 import { documentRequestsOf, type DocumentRequest, type PartnerEvent } from '../domain/document-request';
 import type { DocumentDisposition } from '../domain/disposition';
@@ -43,12 +44,15 @@ function historyOf(headers: ConsumedRecord['message']['headers']): RetrievalHist
 export class DocumentRecords {
   constructor(private readonly options: DocumentRecordsOptions) {}
 
-  /** Handles one record; resolves once what became of each of its documents is durably written. */
-  async handle(record: ConsumedRecord): Promise<void> {
+  /**
+   * Handles one record; resolves once each of its documents' records is written, with what goes
+   * into the retry tiers or, undecodable, the dead letters (written in the member's next transaction).
+   */
+  async handle(record: ConsumedRecord): Promise<OutputRecord[]> {
     const { tiers } = this.options.topics;
     const tier = tiers.tierOf(record.topic);
     const requests = await this.decode(record, tier === undefined);
-    if (requests === undefined) return;
+    if (!Array.isArray(requests)) return requests.undecodable;
     const history = tier === undefined ? FIRST_READ : historyOf(record.message.headers);
     const origin = originOf(record, tier !== undefined);
     if (tier !== undefined) {
@@ -58,16 +62,17 @@ export class DocumentRecords {
       );
     }
     // The documents of one webhook side by side: each in its partner's slots (fetch-document).
-    await Promise.all(
+    const outputs = await Promise.all(
       requests.map(async (request) => {
         const disposition = await this.options.fetchDocument(request, history);
-        await this.options.writer.write(disposition, request, history, origin, record);
+        return this.options.writer.write(disposition, request, history, origin, record);
       }),
     );
+    return outputs.flat();
   }
 
-  /** The retrievals a record asks for; undefined when it cannot be decoded (then it is dead-lettered as it is). */
-  private async decode(record: ConsumedRecord, fresh: boolean): Promise<DocumentRequest[] | undefined> {
+  /** The retrievals a record asks for; when it cannot be decoded, its dead letter (the record as it is). */
+  private async decode(record: ConsumedRecord, fresh: boolean): Promise<DocumentRequest[] | { undecodable: OutputRecord[] }> {
     const { topic, partition, message } = record;
     try {
       if (!message.value) throw new AvroInvalidError('the record has no value');
@@ -79,8 +84,7 @@ export class DocumentRecords {
         { topic, partition, offset: message.offset, err: describeError(error) },
         'undecodable record: dead-lettered',
       );
-      await this.options.writer.undecodable(record, error.message);
-      return undefined;
+      return { undecodable: this.options.writer.undecodable(record, error.message) };
     }
   }
 }

@@ -1,7 +1,8 @@
 /*
  * A consumer-group member that hands each record to `handle` concurrently (across partitions, and
- * within a partition across keys) and commits only what is durably done: the Kafka machinery of
- * any service that reads records, does something for each, and writes what became of it.
+ * within a partition across keys) and writes what became of the records, with the offsets the
+ * group resumes from, in the member's own transactions: the Kafka machinery of any service that
+ * reads records, does something for each, and writes what became of it.
  */
 import { setImmediate } from 'node:timers/promises';
 import type { Consumer, EachBatchPayload, KafkaMessage, TopicPartitions } from '../types';
@@ -9,13 +10,13 @@ import { sleep } from '../../async';
 import { describeError } from '../../errors';
 import type { GroupMember } from '../consumer';
 import { startManualCommitConsumer, type ManualCommitConsumerOptions } from '../manual-commit-consumer';
+import { MemberTransactions, type OutputRecord } from '../member-transactions';
 import { HeldRecords } from './held-records';
 import { RECORDS_PER_TURN } from './pacing';
 import { PartitionProgress } from './partition-progress';
+import { Rounds } from './rounds';
 
-/** How often a partition's committed offset catches up with the records done. */
-const COMMIT_INTERVAL_MS = 100;
-/** How long a partition rests after what became of a record could not be written. */
+/** How long a partition rests after what became of its records could not be written. */
 const FAILURE_BACKOFF_MS = 1000;
 /** How long stop() waits for the records in flight to be done and committed when it is given no hand-back signal. */
 const DRAIN_TIMEOUT_MS = 10_000;
@@ -37,11 +38,12 @@ export interface ConcurrentConsumerOptions extends Omit<
   /** Records in flight per partition; a batch waits for a slot beyond that (librdkafka heartbeats meanwhile). */
   partitionConcurrency: number;
   /**
-   * Does what the record is for; resolves once what became of it is durably written (then its
-   * offset may be committed). A rejection means it could not be written: the partition is read
-   * again from its lowest record not yet done, after a pause.
+   * Does what the record is for and resolves with what became of it: the records to write. They
+   * are written in the member's next transaction, with the offsets its group resumes from. A
+   * rejection means it could not be done now (Kafka or the registry unavailable): the partition
+   * is read again from its last commit, after a pause.
    */
-  handle: (record: ConsumedRecord) => Promise<void>;
+  handle: (record: ConsumedRecord) => Promise<OutputRecord[]>;
   /** Topics whose records each wait until due (delay topics, e.g. retry tiers), and when that is (epoch ms). */
   delayed?: { topics: readonly string[]; dueAt: (topic: string, message: KafkaMessage) => number };
   /** Partitions of delay topics holding records until due (paused once they hold their limit), whenever that count changes. */
@@ -55,9 +57,12 @@ export interface ConcurrentConsumerOptions extends Omit<
  * offset order).
  *
  * Records are started without waiting for the ones before them (up to partitionConcurrency in
- * flight per partition), so a slow record delays only its own key. The committed offset of a
- * partition is the lowest offset still in flight: everything below it is durably done. A crash
- * repeats records rather than losing them: at least once.
+ * flight per partition), so a slow record delays only its own key, and what became of a record is
+ * written in the next round (Rounds, every 100 ms), whatever is still in flight below it. Each
+ * round is one transaction of this member (MemberTransactions): what the records done since the last
+ * one became, and per partition the lowest offset still in flight, with the group's metadata (KIP-447),
+ * so a member that lost its partitions or was expelled writes nothing more. A crash or a failed
+ * round repeats records rather than losing them: at least once.
  *
  * A record of a delay topic that is not yet due pauses only its own partition (HeldRecords).
  * Nothing sleeps in `handle`, no record is skipped, and other partitions go on.
@@ -68,15 +73,27 @@ export class ConcurrentConsumer {
   private readonly now: () => number;
   private readonly delayTopics: ReadonlySet<string>;
   private readonly held: HeldRecords;
-  /** Partitions resting after a failed write (failed()), by topic/partition. */
+  private readonly transactions: MemberTransactions;
+  /** Partitions resting after a failed write, by topic/partition. */
   private readonly backoffTimers = new Map<string, NodeJS.Timeout>();
   private readonly partitions = new Map<string, PartitionProgress>();
+  private readonly rounds: Rounds;
   private generation = 0;
   private stopping = false;
 
   constructor(private readonly options: ConcurrentConsumerOptions) {
     this.now = options.now ?? Date.now;
     this.delayTopics = new Set(options.delayed?.topics ?? []);
+    this.transactions = new MemberTransactions(options.kafka, { groupId: options.groupId });
+    this.rounds = new Rounds({
+      commit: (records, offsets, consumer) => this.transactions.commit(records, offsets, consumer),
+      logger: options.logger,
+      current: () => [...this.partitions.values()].filter((progress) => this.current(progress)),
+      consumer: () => this.consumer,
+      lost: (progress) => {
+        if (this.current(progress)) this.rewind(progress);
+      },
+    });
     const dueAt = options.delayed?.dueAt ?? (() => 0);
     this.held = new HeldRecords({
       logger: options.logger,
@@ -86,7 +103,7 @@ export class ConcurrentConsumer {
       pause: (partitions) => this.consumer?.pause(partitions),
       resume: (partitions) => this.resumeQuietly(partitions),
       begin: (progress, message) => this.begin(progress, message),
-      alive: (progress) => !this.stopping && !progress.rewound && progress.generation === this.generation,
+      alive: (progress) => !this.stopping && this.current(progress),
       ...(options.onPausedPartitions ? { onPausedPartitions: options.onPausedPartitions } : {}),
     });
   }
@@ -94,17 +111,21 @@ export class ConcurrentConsumer {
   async start(): Promise<void> {
     // A start that failed is stopped before it is tried again (runInBackground): this one runs.
     this.stopping = false;
+    // A member that cannot write what it does should not own partitions.
+    await this.transactions.open();
     const { kafka, logger, groupId, session, topics, fetch } = this.options;
     this.member = await startManualCommitConsumer({
       ...{ kafka, logger, groupId, session, topics },
       ...(fetch ? { fetch } : {}),
       partitionsConsumedConcurrently: this.options.partitionsConsumedConcurrently ?? 32,
       eachBatch: (payload) => this.processBatch(payload),
+      // What is done is written before the partitions go: their next owner reads from there.
+      onRevoked: async () => {
+        await this.rounds.now();
+        this.endAssignment();
+      },
       onAssigned: () => {
-        // New assignment: work of the old one finishes, but no longer commits (its new owner reads from the last commit).
-        this.generation += 1;
-        this.partitions.clear();
-        this.clearTimers();
+        this.endAssignment();
         // Pauses outlive a rebalance, and the timers that would lift them are gone: every
         // partition is read again from its committed offset, and held again if not due.
         const paused = this.consumer?.paused() ?? [];
@@ -127,7 +148,7 @@ export class ConcurrentConsumer {
 
   /**
    * Starts no new record; waits for those in flight to be done, until `handBack` is aborted (by
-   * default for DRAIN_TIMEOUT_MS); commits what is done and leaves the group. A record still in
+   * default for DRAIN_TIMEOUT_MS); writes what is done and leaves the group. A record still in
    * flight then stays uncommitted: its partition's next owner reads it again (at least once).
    */
   async stop(handBack: AbortSignal = AbortSignal.timeout(DRAIN_TIMEOUT_MS)): Promise<void> {
@@ -136,8 +157,23 @@ export class ConcurrentConsumer {
     // Every partition assigned: processBatch now starts nothing, and the client would fetch the
     // same records again and again.
     this.consumer?.pause(this.options.topics.map((topic) => ({ topic })));
-    await this.drain(handBack);
+    // Held records are not in flight: they stay uncommitted and are read again after a restart.
+    const inFlight = () => [...this.partitions.values()].some((p) => p.pending.size > p.held.length);
+    while (inFlight() && !handBack.aborted) await sleep(20);
+    await this.rounds.now();
     await this.member?.stop();
+    await this.transactions.close();
+  }
+
+  /** A revocation or a new assignment: the work of the old assignment finishes but writes nothing more. */
+  private endAssignment(): void {
+    this.generation += 1;
+    this.partitions.clear();
+    this.clearTimers();
+  }
+
+  private current(progress: PartitionProgress): boolean {
+    return progress.generation === this.generation && !progress.rewound;
   }
 
   /** Resumes a partition from a timer: the consumer may have stopped meanwhile (the client then throws). */
@@ -160,7 +196,7 @@ export class ConcurrentConsumer {
     const { batch } = payload;
     const running = () => payload.isRunning() && !payload.isStale() && !this.stopping;
     if (batch.messages.length === 0 || !running()) return;
-    const progress = this.progressOf(batch.topic, batch.partition);
+    const progress = this.progressOf(batch.topic, batch.partition, BigInt(batch.messages[0]!.offset));
     if (this.delayTopics.has(batch.topic)) return this.held.take(payload, progress);
     let startedThisTurn = 0;
     for (const message of batch.messages) {
@@ -176,7 +212,7 @@ export class ConcurrentConsumer {
       }
       this.begin(progress, message);
       startedThisTurn += 1;
-      // The fetch position moves on; the committed offset follows what is durably done (finish()).
+      // The fetch position moves on; the committed offset follows what is done (round()).
       payload.resolveOffset(message.offset);
     }
   }
@@ -194,7 +230,7 @@ export class ConcurrentConsumer {
     const work = previous
       .then(() => this.options.handle({ topic: progress.topic, partition: progress.partition, message }))
       .then(
-        () => this.finish(progress, offset),
+        (outputs) => this.finish(progress, offset, outputs),
         (error: unknown) => this.failed(progress, offset, error),
       );
     progress.chains.set(key, work);
@@ -203,37 +239,46 @@ export class ConcurrentConsumer {
     });
   }
 
-  /** A record is durably done: the committed offset may move up to the lowest one still in flight. */
-  private finish(progress: PartitionProgress, offset: bigint): void {
+  /** A record is done: what it became goes in the next round, and the committed offset may move up to the lowest one still in flight. */
+  private finish(progress: PartitionProgress, offset: bigint, outputs: OutputRecord[]): void {
     progress.pending.delete(offset);
+    progress.outputs.push(...outputs);
     progress.wakeOne();
-    this.scheduleCommit(progress);
+    this.rounds.soon();
   }
 
-  /**
-   * What became of a record could not be written (Kafka or the registry unavailable): read the
-   * partition again from it (later records may repeat).
-   */
+  /** A record could not be done now (Kafka or the registry unavailable): its partition is read again from its last commit. */
   private failed(progress: PartitionProgress, offset: bigint, error: unknown): void {
     const where = { topic: progress.topic, partition: progress.partition, offset: String(offset), err: describeError(error) };
     if (this.stopping) {
-      // Handed back: nothing more is committed for the partition; its next owner reads the record again.
-      this.options.logger.info(where, 'record not recorded while stopping; left to the next owner');
+      // Handed back: nothing more is written for the partition; its next owner reads the record again.
+      this.options.logger.info(where, 'record not done while stopping; left to the next owner');
       progress.finish();
       return;
     }
-    this.options.logger.warn(where, 'record not recorded; reading again');
-    if (progress.generation !== this.generation || progress.rewound) return;
-    progress.rewound = true;
+    this.options.logger.warn(where, 'record not done; reading its partition again from its last commit');
+    if (this.current(progress)) this.rewind(progress);
+  }
+
+  /** Reads a partition again from its last commit, after a pause: what was done since is done again. */
+  private rewind(progress: PartitionProgress): void {
     const id = `${progress.topic}/${progress.partition}`;
     const partition = [{ topic: progress.topic, partitions: [progress.partition] }];
     this.held.release(progress);
-    // From the lowest record not yet durably done, not from the one that failed: a record below it
-    // still in flight may fail afterwards, and this progress no longer answers for it.
-    const from = progress.lowestUndone(offset);
-    this.consumer?.seek({ topic: progress.topic, partition: progress.partition, offset: String(from) });
-    // A second before reading again, rather than a hot loop while Kafka or the registry is away.
-    this.consumer?.pause(partition);
+    this.partitions.delete(id);
+    progress.finish();
+    try {
+      this.consumer?.seek({ topic: progress.topic, partition: progress.partition, offset: String(progress.lastCommit()) });
+      // A second before reading again, rather than a hot loop while Kafka or the registry is away.
+      this.consumer?.pause(partition);
+    } catch (error) {
+      // No longer assigned: its next owner reads it from the last commit.
+      this.options.logger.info(
+        { topic: progress.topic, partition: progress.partition, err: describeError(error) },
+        'partition not rewound',
+      );
+      return;
+    }
     clearTimeout(this.backoffTimers.get(id));
     this.backoffTimers.set(
       id,
@@ -242,49 +287,15 @@ export class ConcurrentConsumer {
         this.resumeQuietly(partition);
       }, FAILURE_BACKOFF_MS).unref(),
     );
-    this.partitions.delete(id);
-    progress.finish();
   }
 
-  /** Commits the partition's watermark at most every COMMIT_INTERVAL_MS. */
-  private scheduleCommit(progress: PartitionProgress): void {
-    if (progress.commitTimer || progress.rewound) return;
-    progress.commitTimer = setTimeout(() => {
-      progress.commitTimer = undefined;
-      void this.commit(progress);
-    }, COMMIT_INTERVAL_MS);
-  }
-
-  private async commit(progress: PartitionProgress): Promise<void> {
-    if (progress.generation !== this.generation || progress.rewound || !this.consumer) return;
-    const low = progress.lowestUndone();
-    if (low <= progress.committed) return;
-    progress.committed = low;
-    await this.consumer
-      .commitOffsets([{ topic: progress.topic, partition: progress.partition, offset: low.toString() }])
-      .catch((error: unknown) =>
-        this.options.logger.warn(
-          { topic: progress.topic, partition: progress.partition, err: describeError(error) },
-          'offset commit failed; the records may be delivered again',
-        ),
-      );
-  }
-
-  private progressOf(topic: string, partition: number): PartitionProgress {
+  private progressOf(topic: string, partition: number, firstOffset: bigint): PartitionProgress {
     const id = `${topic}/${partition}`;
     let progress = this.partitions.get(id);
     if (!progress) {
-      progress = new PartitionProgress(topic, partition, this.generation);
+      progress = new PartitionProgress(topic, partition, this.generation, firstOffset);
       this.partitions.set(id, progress);
     }
     return progress;
-  }
-
-  /** Waits for what is in flight to be recorded (until `handBack` is aborted), then commits: on shutdown. */
-  private async drain(handBack: AbortSignal): Promise<void> {
-    // Held records are not in flight: they stay uncommitted and are read again after a restart.
-    const inFlight = () => [...this.partitions.values()].some((p) => p.pending.size > p.held.length);
-    while (inFlight() && !handBack.aborted) await sleep(20);
-    await Promise.all([...this.partitions.values()].map((p) => (clearTimeout(p.commitTimer), this.commit(p))));
   }
 }

@@ -1,4 +1,5 @@
-import type { EachBatchPayload } from '../../../src/kafka/types';
+import type { EachBatchPayload, TopicOffsets } from '../../../src/kafka/types';
+import type { OutputRecord } from '../../../src/kafka/member-transactions';
 import type { Kafka } from '../../../src/kafka/client';
 import pino from 'pino';
 import { fakeBatch } from './fake-batch';
@@ -12,7 +13,11 @@ const DUE_AT = 'due-at';
  * The consumer's own scheduling, without Kafka: a batch is handed to it as the client would, with a
  * `handle` that answers at once (so all of a record's work runs in microtasks).
  */
-function consumerHandling(handle: (record: ConsumedRecord) => Promise<void>, partitionConcurrency = 1024) {
+function consumerHandling(
+  handle: (record: ConsumedRecord) => Promise<void>,
+  partitionConcurrency = 1024,
+  transactionFails: () => boolean = () => false,
+) {
   const consumer = new ConcurrentConsumer({
     kafka: {} as Kafka,
     logger: pino({ level: 'silent' }),
@@ -20,7 +25,8 @@ function consumerHandling(handle: (record: ConsumedRecord) => Promise<void>, par
     session: { sessionTimeoutMs: 10_000, heartbeatIntervalMs: 1_000 },
     topics: ['requests'],
     partitionConcurrency,
-    handle,
+    // Each record becomes one output record naming it.
+    handle: (record) => handle(record).then((): OutputRecord[] => [{ topic: 'out', message: { key: keyOf(record), value: null } }]),
     delayed: {
       topics: Array.from({ length: 8 }, (_, i) => `retry-${i + 1}`),
       dueAt: (_topic, message) => Number(message.headers?.[DUE_AT]?.toString() ?? 0),
@@ -29,20 +35,29 @@ function consumerHandling(handle: (record: ConsumedRecord) => Promise<void>, par
   // Stands for the client consumer that start() would create: only its pauses and resumes are seen.
   const calls: string[] = [];
   const commits: Array<{ offset: number; at: number }> = [];
+  /** Each transaction committed: its output records' keys and its offsets. */
+  const transactions: Array<{ keys: string[]; offsets: string[] }> = [];
   const partitions = (list: Array<{ topic: string; partitions: number[] }>) =>
     list.map((t) => `${t.topic}/${t.partitions.join(',')}`).join(' ');
   (consumer as unknown as { consumer: unknown }).consumer = {
     pause: (list: Array<{ topic: string; partitions: number[] }>) => calls.push(`pause ${partitions(list)}`),
     resume: (list: Array<{ topic: string; partitions: number[] }>) => calls.push(`resume ${partitions(list)}`),
     seek: (to: { topic: string; partition: number; offset: string }) => calls.push(`seek ${to.topic}/${to.partition}@${to.offset}`),
-    commitOffsets: (list: Array<{ topic: string; partition: number; offset: string }>) => {
-      for (const c of list) commits.push({ offset: Number(c.offset), at: Date.now() });
+  };
+  // Stands for the member's transactional producer.
+  (consumer as unknown as { transactions: unknown }).transactions = {
+    commit: (records: OutputRecord[], offsets: TopicOffsets[]) => {
+      if (transactionFails()) return Promise.reject(new Error('fenced'));
+      const list = offsets.flatMap((t) => t.partitions.map((p) => `${t.topic}/${p.partition}@${p.offset}`));
+      transactions.push({ keys: records.map((r) => String(r.message.key)), offsets: list });
+      for (const t of offsets) for (const p of t.partitions) commits.push({ offset: Number(p.offset), at: Date.now() });
       return Promise.resolve();
     },
+    close: () => Promise.resolve(),
   };
   const handleBatch = (payload: EachBatchPayload) =>
     (consumer as unknown as { processBatch(p: EachBatchPayload): Promise<void> }).processBatch(payload);
-  return Object.assign(handleBatch, { calls, commits });
+  return Object.assign(handleBatch, { calls, commits, transactions });
 }
 
 /** The key of a record, its policy in the callback-sender: records of one key go one after another. */
@@ -138,11 +153,43 @@ test('a full delay-topic partition is resumed once less than half its limit is h
   expect(handleBatch.calls).toEqual(['pause retry-4/0', 'resume retry-4/0']);
 });
 
-test('when what became of a record cannot be written, the partition is read again from its lowest record not yet done, not from the one that failed', async () => {
+test('when a record cannot be done, its partition is read again from its last commit, not from the record that failed', async () => {
   const failAfter = (ms: number) => new Promise<void>((_resolve, reject) => setTimeout(() => reject(new Error('broker away')), ms));
   // The record at offset 2 fails first; those at offsets 0 and 1 fail after it.
   const handleBatch = consumerHandling((record) => failAfter(keyOf(record) === 'policy-2' ? 0 : 30));
   await handleBatch(batchOf(3));
   await new Promise((resolve) => setTimeout(resolve, 100));
   expect(handleBatch.calls.filter((call) => call.startsWith('seek'))).toEqual(['seek requests/0@0']);
+});
+
+test("what records became is written in rounds, with each partition's lowest offset still in flight: a slow record holds back the offset, not what the others became", async () => {
+  let finishSlow = () => undefined as void;
+  const slow = new Promise<void>((resolve) => (finishSlow = resolve));
+  const handleBatch = consumerHandling((record) => (keyOf(record) === 'policy-1' ? slow : Promise.resolve()));
+  await handleBatch(batchOf(4));
+  await new Promise((resolve) => setTimeout(resolve, 250));
+  expect(handleBatch.transactions).toEqual([{ keys: ['policy-0', 'policy-2', 'policy-3'], offsets: ['requests/0@1'] }]);
+  finishSlow();
+  await new Promise((resolve) => setTimeout(resolve, 250));
+  expect(handleBatch.transactions.at(-1)).toEqual({ keys: ['policy-1'], offsets: ['requests/0@4'] });
+  expect(handleBatch.calls).toEqual([]);
+});
+
+test('when a transaction fails, its partitions are read again from their last commit, after a pause, and what they became is not written twice by this reading', async () => {
+  let fail = false;
+  const handleBatch = consumerHandling(
+    () => Promise.resolve(),
+    1024,
+    () => fail,
+  );
+  await handleBatch(batchOf(2));
+  await new Promise((resolve) => setTimeout(resolve, 250));
+  expect(handleBatch.transactions).toEqual([{ keys: ['policy-0', 'policy-1'], offsets: ['requests/0@2'] }]);
+  fail = true;
+  await handleBatch(fakeBatch(2, { from: 2 }));
+  await new Promise((resolve) => setTimeout(resolve, 250));
+  expect(handleBatch.calls).toEqual(['seek requests/0@2', 'pause requests/0']);
+  expect(handleBatch.transactions).toHaveLength(1);
+  await new Promise((resolve) => setTimeout(resolve, 1_100));
+  expect(handleBatch.calls).toEqual(['seek requests/0@2', 'pause requests/0', 'resume requests/0']);
 });

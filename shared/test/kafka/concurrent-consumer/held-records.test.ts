@@ -22,16 +22,16 @@ function holdingConsumer(partitionConcurrency = 1024) {
     topics: ['retry-1', 'retry-2'],
     partitionConcurrency,
     // Records started never finish during the test: a full partition keeps its due records held.
-    handle: () => blocked,
+    handle: () => blocked.then(() => []),
     delayed: { topics: ['retry-1', 'retry-2'], dueAt: (_topic, message) => Number(message.headers!['due-at']!.toString()) },
     now: () => NOW,
   });
   (consumer as unknown as { consumer: unknown }).consumer = {
     pause: () => undefined,
     resume: () => undefined,
-    commitOffsets: () => Promise.resolve(),
     disconnect: () => Promise.resolve(),
   };
+  (consumer as unknown as { transactions: unknown }).transactions = { commit: () => Promise.resolve(), close: () => Promise.resolve() };
   const take = (topic: string, partition: number, dueTimes: number[]) =>
     (consumer as unknown as { processBatch(p: EachBatchPayload): Promise<void> }).processBatch(batchOf(topic, partition, dueTimes));
   /** Lets the started records finish and stops the consumer (its timers with it). */

@@ -25,7 +25,7 @@ function stoppableConsumer() {
     topics: ['requests'],
     partitionConcurrency: 1024,
     handle: (record: ConsumedRecord) =>
-      new Promise<void>((resolve, reject) => started.push({ key: String(record.message.key), done: resolve, fail: reject })),
+      new Promise<void>((resolve, reject) => started.push({ key: String(record.message.key), done: resolve, fail: reject })).then(() => []),
   });
   const calls: string[] = [];
   (consumer as unknown as { consumer: unknown }).consumer = {
@@ -33,10 +33,14 @@ function stoppableConsumer() {
       calls.push(`pause ${list.map((t) => `${t.topic}/${t.partitions?.join(',') ?? '*'}`).join(' ')}`),
     resume: () => calls.push('resume'),
     seek: (to: { offset: string }) => calls.push(`seek @${to.offset}`),
-    commitOffsets: (list: Array<{ offset: string }>) => {
-      calls.push(...list.map((c) => `commit ${c.offset}`));
+  };
+  // Stands for the member's transactional producer: each transaction's offsets.
+  (consumer as unknown as { transactions: unknown }).transactions = {
+    commit: (_records: unknown[], offsets: Array<{ partitions: Array<{ offset: string }> }>) => {
+      calls.push(...offsets.flatMap((t) => t.partitions.map((c) => `commit ${c.offset}`)));
       return Promise.resolve();
     },
+    close: () => Promise.resolve(),
   };
   // The group member start() would make: stopping it leaves the group.
   (consumer as unknown as { member: unknown }).member = {
