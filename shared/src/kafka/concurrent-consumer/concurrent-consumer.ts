@@ -9,8 +9,9 @@ import type { Consumer, EachBatchPayload, KafkaMessage, TopicPartitions } from '
 import { sleep } from '../../async';
 import { describeError } from '../../errors';
 import type { GroupMember } from '../consumer';
-import { startManualCommitConsumer, type ManualCommitConsumerOptions } from '../manual-commit-consumer';
+import { startManualCommitConsumer } from '../manual-commit-consumer';
 import { MemberTransactions, type OutputRecord } from '../member-transactions';
+import type { ConcurrentConsumerOptions } from './options';
 import { HeldRecords } from './held-records';
 import { RECORDS_PER_TURN } from './pacing';
 import { PartitionProgress } from './partition-progress';
@@ -21,36 +22,6 @@ const FAILURE_BACKOFF_MS = 1000;
 /** How long stop() waits for the records in flight to be done and committed when it is given no hand-back signal. */
 const DRAIN_TIMEOUT_MS = 10_000;
 
-/** One record read, and where from. */
-export interface ConsumedRecord {
-  topic: string;
-  partition: number;
-  message: KafkaMessage;
-}
-
-/** The group, its session, its topics and fetch settings as for startManualCommitConsumer; then what is done with each record. */
-export interface ConcurrentConsumerOptions extends Omit<
-  ManualCommitConsumerOptions,
-  'partitionsConsumedConcurrently' | 'eachBatch' | 'onAssigned' | 'onRevoked'
-> {
-  /** Partitions whose batches are handled side by side. Default 32. */
-  partitionsConsumedConcurrently?: number;
-  /** Records in flight per partition; a batch waits for a slot beyond that (librdkafka heartbeats meanwhile). */
-  partitionConcurrency: number;
-  /**
-   * Does what the record is for and resolves with what became of it: the records to write. They
-   * are written in the member's next transaction, with the offsets its group resumes from. A
-   * rejection means it could not be done now (Kafka or the registry unavailable): the partition
-   * is read again from its last commit, after a pause.
-   */
-  handle: (record: ConsumedRecord) => Promise<OutputRecord[]>;
-  /** Topics whose records each wait until due (delay topics, e.g. retry tiers), and when that is (epoch ms). */
-  delayed?: { topics: readonly string[]; dueAt: (topic: string, message: KafkaMessage) => number };
-  /** Partitions of delay topics holding records until due (paused once they hold their limit), whenever that count changes. */
-  onPausedPartitions?: (count: number) => void;
-  now?: () => number;
-}
-
 /**
  * Reads its topics in a consumer group and hands each record to `handle`, concurrently across
  * partitions and, within a partition, across keys (one key's records go one after another, in
@@ -58,7 +29,7 @@ export interface ConcurrentConsumerOptions extends Omit<
  *
  * Records are started without waiting for the ones before them (up to partitionConcurrency in
  * flight per partition), so a slow record delays only its own key, and what became of a record is
- * written in the next round (Rounds, every 100 ms), whatever is still in flight below it. Each
+ * written in the next round (Rounds, within roundIntervalMs), whatever is still in flight below it. Each
  * round is one transaction of this member (MemberTransactions): what the records done since the last
  * one became, and per partition the lowest offset still in flight, with the group's metadata (KIP-447),
  * so a member that lost its partitions or was expelled writes nothing more. A crash or a failed
@@ -86,6 +57,7 @@ export class ConcurrentConsumer {
     this.delayTopics = new Set(options.delayed?.topics ?? []);
     this.transactions = new MemberTransactions(options.kafka, { groupId: options.groupId });
     this.rounds = new Rounds({
+      intervalMs: options.roundIntervalMs ?? 500,
       commit: (records, offsets, consumer) => this.transactions.commit(records, offsets, consumer),
       logger: options.logger,
       current: () => [...this.partitions.values()].filter((progress) => this.current(progress)),

@@ -1,2 +1,3 @@
 /* The public surface of the concurrent consumer: the component and what its user passes in. */
-export { ConcurrentConsumer, type ConcurrentConsumerOptions, type ConsumedRecord } from './concurrent-consumer';
+export { ConcurrentConsumer } from './concurrent-consumer';
+export type { ConcurrentConsumerOptions, ConsumedRecord } from './options';

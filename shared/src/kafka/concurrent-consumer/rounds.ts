@@ -1,5 +1,5 @@
 /*
- * The rounds of a ConcurrentConsumer: every ROUND_INTERVAL_MS, one transaction of the member with
+ * The rounds of a ConcurrentConsumer: at most every `intervalMs`, one transaction of the member with
  * what its partitions' records became since the last round and where each partition resumes.
  */
 import type { Logger } from 'pino';
@@ -8,10 +8,9 @@ import { offsetsByTopic, type MemberTransactions } from '../member-transactions'
 import type { Consumer } from '../types';
 import type { PartitionProgress } from './partition-progress';
 
-/** How often what is done is written and committed. */
-const ROUND_INTERVAL_MS = 100;
-
 export interface RoundsOptions {
+  /** How long after a record is done its round is written. */
+  intervalMs: number;
   /** Writes one round in one transaction (MemberTransactions.commit). */
   commit: MemberTransactions['commit'];
   logger: Logger;
@@ -30,9 +29,9 @@ export class Rounds {
 
   constructor(private readonly options: RoundsOptions) {}
 
-  /** A record is done: a round within ROUND_INTERVAL_MS. */
+  /** A record is done: a round within the interval. */
   soon(): void {
-    this.timer ??= setTimeout(() => void this.now(), ROUND_INTERVAL_MS);
+    this.timer ??= setTimeout(() => void this.now(), this.options.intervalMs);
   }
 
   /** A round after the one being written (on stop and rebalance: what is done is written before the partitions go). */

@@ -24,6 +24,7 @@ function consumerHandling(
     groupId: 'unit',
     session: { sessionTimeoutMs: 10_000, heartbeatIntervalMs: 1_000 },
     topics: ['requests'],
+    roundIntervalMs: 100,
     partitionConcurrency,
     // Each record becomes one output record naming it.
     handle: (record) => handle(record).then((): OutputRecord[] => [{ topic: 'out', message: { key: keyOf(record), value: null } }]),

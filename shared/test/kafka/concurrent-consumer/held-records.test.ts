@@ -20,6 +20,7 @@ function holdingConsumer(partitionConcurrency = 1024) {
     groupId: 'unit',
     session: { sessionTimeoutMs: 10_000, heartbeatIntervalMs: 1_000 },
     topics: ['retry-1', 'retry-2'],
+    roundIntervalMs: 100,
     partitionConcurrency,
     // Records started never finish during the test: a full partition keeps its due records held.
     handle: () => blocked.then(() => []),

@@ -23,6 +23,7 @@ function stoppableConsumer() {
     groupId: 'unit',
     session: { sessionTimeoutMs: 10_000, heartbeatIntervalMs: 1_000 },
     topics: ['requests'],
+    roundIntervalMs: 100,
     partitionConcurrency: 1024,
     handle: (record: ConsumedRecord) =>
       new Promise<void>((resolve, reject) => started.push({ key: String(record.message.key), done: resolve, fail: reject })).then(() => []),
