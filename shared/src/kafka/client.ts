@@ -106,7 +106,7 @@ export interface AdminOptions {
 export interface ProducerOptions {
   /** Makes it transactional under this id: opening it fences the id's earlier holders and aborts what they left open. */
   transactionalId?: string;
-  /** Longest a record waits for companions before its batch is sent. Default 2 ms. */
+  /** Longest a record waits for companions before its batch is sent. Default librdkafka's, 5 ms. */
   lingerMs?: number;
   /** Longest a record may take to be acknowledged, retries included, before its send fails. Default 30 s. */
   deliveryTimeoutMs?: number;

@@ -19,7 +19,11 @@ export function producerSettings(options: ProducerOptions): Record<string, unkno
     ...RECONNECTION,
     // Keys on the partitions the Java client's default partitioner picks (the KafkaJS-style API's default too; stated so nothing changes it).
     partitioner: 'murmur2_random',
-    'linger.ms': options.lingerMs ?? 2,
+    // librdkafka's default linger (5 ms) unless asked: against 2 ms at the ingress's full rate, the
+    // broker's CPU fell from 45–49 % to 30 % of a core for the same throughput and p99 (npm run
+    // bench:ingress, 2026-11-25, docs/benchmarks.md). Transactions flush at their commit, so the
+    // group members' writes never wait for it.
+    ...(options.lingerMs === undefined ? {} : { 'linger.ms': options.lingerMs }),
     'message.timeout.ms': options.deliveryTimeoutMs ?? 30_000,
     // Retried until the delivery timeout, as the Java client does (librdkafka's own default).
     retries: 2_147_483_647,
