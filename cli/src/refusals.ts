@@ -1,4 +1,4 @@
-import { ConfigError, ErrorCodes, HookstreamError, PartnerSpecError, PolicyEventError } from '@hookstream/shared';
+import { ConfigError, ErrorCodes, HookstreamError, PartnerSpecError, PolicyEventError, ReplayRefused } from '@hookstream/shared';
 
 /**
  * The CLI's own refusals, each with the exit code a script can rely on. main.ts turns them (and
@@ -30,6 +30,12 @@ export class NotFound extends HookstreamError {
  */
 export function refusalExitCode(error: unknown): number | undefined {
   if (error instanceof InputRefused || error instanceof NotFound) return error.exitCode;
-  if (error instanceof ConfigError || error instanceof PartnerSpecError || error instanceof PolicyEventError) return 2;
+  if (
+    error instanceof ConfigError ||
+    error instanceof PartnerSpecError ||
+    error instanceof PolicyEventError ||
+    error instanceof ReplayRefused
+  )
+    return 2;
   return undefined;
 }

@@ -180,6 +180,8 @@ const keyring = (variable: string, minBytes: number, exactBytes?: number) =>
 export const secretsKeysSetting = { HOOKSTREAM_SECRETS_KEYS: keyring('HOOKSTREAM_SECRETS_KEYS', 32, 32) };
 /** Peppers of the inbound API key hashes (HMAC-SHA-256): `id:base64(≥32 bytes)`, comma-separated, newest first. */
 export const apiKeyPeppersSetting = { HOOKSTREAM_API_KEY_PEPPERS: keyring('HOOKSTREAM_API_KEY_PEPPERS', 32) };
+/** Keys that sign the partner portal's tokens (HS256): `id:base64(≥32 bytes)`, comma-separated, newest first (it signs; all verify). */
+export const portalTokenKeysSetting = { HOOKSTREAM_PORTAL_TOKEN_KEYS: keyring('HOOKSTREAM_PORTAL_TOKEN_KEYS', 32) };
 /**
  * How often a consumer service measures its groups' lag (and refreshes its DLQ gauges' view of
  * retention), in ms. Default 10000: fresh for a 15 s scrape, a handful of cheap requests each time.

@@ -36,6 +36,8 @@ export const ErrorCodes = {
   SSRF_REFUSED: 'HOOKSTREAM_SSRF_REFUSED',
   /** The ingress refuses or cannot take a webhook; the HTTP status and the contract's error_code say which. */
   INBOUND_REFUSED: 'HOOKSTREAM_INBOUND_REFUSED',
+  /** The delivery log's partner or operator API refuses a request; the HTTP status and error_code say which. */
+  API_REFUSED: 'HOOKSTREAM_API_REFUSED',
   /** A CLI command refuses the operator's input (a flag, a file, a field): exit 2, nothing written. */
   USAGE_INVALID: 'HOOKSTREAM_USAGE_INVALID',
   /** Ctrl-C (SIGINT) or SIGTERM stopped a CLI command before it finished: exit 130. */

@@ -17,6 +17,7 @@ export {
 // Configuration, logging, metrics and the process around a service.
 export {
   apiKeyPeppersSetting,
+  portalTokenKeysSetting,
   consumerLagSetting,
   kafkaSettingsSchema,
   loadConfig,
@@ -45,6 +46,7 @@ export {
 export { ssrfAllowSetting } from './http/ssrf-allow-setting';
 export { PartnerLimiter, type PartnerLimiterOptions } from './isolation/partner-limiter';
 export { createServiceRuntime, runService } from './service-runtime';
+export { errorBody, type ErrorBody } from './http/error-body';
 
 // A service run as a child process (the CLI's start, the benches, the tests), and a free port for it.
 export {
@@ -76,7 +78,7 @@ export { isKafkaClientError, isRetryableKafkaError } from './kafka/retryable';
 export { kafkaSecurity, kafkaSecurityConfig, type KafkaSecurity, type KafkaSecurityConfig } from './kafka/security';
 export { RecordWriter } from './kafka/record-writer';
 export { fitsInBatch, maxMessageBytesOf, recordSizeBound } from './kafka/write-limits';
-export { type GroupMember, type GroupSession, groupSessionOf } from './kafka/consumer';
+export { type GroupMember, type GroupSession, groupSessionOf, startConsumer } from './kafka/consumer';
 export { startManualCommitConsumer } from './kafka/manual-commit-consumer';
 export { TransactionalConsumer, type OutputRecord, type TransactionalConsumerOptions } from './kafka/transactional-consumer';
 export { ConcurrentConsumer, type ConsumedRecord } from './kafka/concurrent-consumer/index';
@@ -110,11 +112,12 @@ export {
   type Md5Part,
   type OutboundAuth,
   type Partner,
+  partnerFromRecord,
   secretContext,
 } from './partners/model';
 export { PartnerSpecError } from './partners/partner-spec-error';
 export { AUTH_METHODS } from './partners/outbound-auth-spec';
-export { type EncryptedSecret, generateKeyringValue, parseKeyring, SecretBox } from './partners/secret-box';
+export { type DataKey, type EncryptedSecret, generateKeyringValue, parseKeyring, SecretBox } from './partners/secret-box';
 export { ApiKeyHasher } from './partners/api-keys';
 export { policyBodyFieldPaths } from './partners/policy-fields';
 export { PartnerDirectory } from './partners/partner-directory';
@@ -148,3 +151,5 @@ export * from './retry-tiers';
 
 // Inbound documents: what the document-fetcher writes, keeps in its retry tiers and dead-letters.
 export { DocumentHeaders, type DocumentFetchRequestValue, type PartnerDocumentValue } from './documents/document-records';
+export { documentIdOf, webhookIdOf, type PartnerEventValue } from './documents/webhook-identity';
+export * from './dlq';

@@ -1,6 +1,6 @@
+import { readAudit, DlqSession } from '@hookstream/shared';
 import { Command } from 'commander';
-import { readAudit } from '../dlq/audit-reader';
-import { DlqSession } from '../dlq/dlq-session';
+import { environmentWithStackEnv } from '../paths';
 import { formatTable, printJson, printLine } from '../output';
 import { addTopicOption, limitFlag, timeFlag, topicFlag } from './dlq-flags';
 
@@ -21,7 +21,7 @@ export function auditCommand(): Command {
       const since = timeFlag('since', flags.since, now);
       const until = timeFlag('until', flags.until, now);
       const limit = limitFlag(flags.limit);
-      const session = await DlqSession.open(topicFlag(flags.topic));
+      const session = await DlqSession.open(topicFlag(flags.topic), environmentWithStackEnv());
       // Without --topic, the replays of every dead-letter topic.
       const source = flags.topic === undefined ? undefined : session.letters.source;
       const audit = await readAudit(session, since);

@@ -1,7 +1,5 @@
+import { DLQ_TOPIC_CHOICES, type DlqTopicChoice, type OffsetRange, type Selection } from '@hookstream/shared';
 import { CommanderError, type Command } from 'commander';
-import type { DlqTopicChoice } from '../dlq/dead-letter-topic';
-import { DLQ_TOPIC_CHOICES } from '../dlq/dlq-session';
-import type { OffsetRange, Selection } from '../dlq/selection';
 import { InputRefused } from '../refusals';
 
 /**

@@ -1,5 +1,4 @@
-import { coordinatesOf, type DeadLetter } from '../dlq/dead-letter';
-import { countOutcomes, type ReplayDecision } from '../dlq/replay-plan';
+import { coordinatesOf, type DeadLetter, countOutcomes, type ReplayDecision } from '@hookstream/shared';
 import { formatTable } from '../output';
 
 /** How `hookstream dlq` prints dead letters and replay decisions: one JSON shape and one table. */

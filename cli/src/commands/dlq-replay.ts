@@ -1,12 +1,9 @@
+import { DeadLetterReplay, DlqSession, countOutcomes, type PreparedReplay, type ReplayDecision } from '@hookstream/shared';
 import { userInfo } from 'node:os';
 import { createInterface } from 'node:readline/promises';
 import { SingleBar } from 'cli-progress';
 import { Command } from 'commander';
-import { DlqSession } from '../dlq/dlq-session';
-import { executeReplay } from '../dlq/replay-execution';
-import { prepareReplay, type PreparedReplay } from '../dlq/replay-preparation';
-import { countOutcomes, type ReplayDecision } from '../dlq/replay-plan';
-import { ReplayWriter } from '../dlq/replay-writer';
+import { environmentWithStackEnv } from '../paths';
 import { printJson, printLine } from '../output';
 import { InputRefused } from '../refusals';
 import { Interrupted, watchInterrupts } from '../stack/interruption';
@@ -56,30 +53,23 @@ export function replayCommand(): Command {
         throw new InputRefused('--yes is required when not on a terminal (nothing was replayed)');
       const operator = operatorFlag(flags.operator);
 
-      const session = await DlqSession.open(choice);
-      // Opened before the audit is read: it fences any other run of this topic (replay-writer.ts).
-      const writer = flags.dryRun ? undefined : await ReplayWriter.open(session);
+      const session = await DlqSession.open(choice, environmentWithStackEnv());
+      const request = { selection, reason, operator, force: flags.force ?? false, ratePerSecond };
+      const replay = await DeadLetterReplay.prepare(session, request, { dryRun: flags.dryRun ?? false });
       try {
-        const prepared = await prepareReplay(session, { selection, reason, operator, force: flags.force ?? false, ratePerSecond });
-        const toReplay = prepared.decisions.filter((d) => d.outcome === 'replayed').length;
-        if (!writer) {
+        const { prepared } = replay;
+        if (flags.dryRun) {
           report(prepared.decisions, 0, true, prepared, flags.json);
           return;
         }
+        const toReplay = prepared.decisions.filter((d) => d.outcome === 'replayed').length;
         if (toReplay > 0 && !flags.yes && !(await confirmed(prepared, session.topicName(session.letters.target)))) {
           throw new InputRefused('not confirmed: nothing was replayed');
         }
         const interrupts = watchInterrupts();
         const bar = progressBar(prepared.decisions.length, flags.json);
         try {
-          const result = await executeReplay({
-            session,
-            writer,
-            prepared,
-            ratePerSecond,
-            signal: interrupts.signal,
-            onProgress: (done) => bar?.increment(done),
-          });
+          const result = await replay.execute({ signal: interrupts.signal, onProgress: (done) => bar?.increment(done) });
           bar?.stop();
           report(result.decisions, result.interrupted.length, false, prepared, flags.json);
           if (result.interrupted.length > 0) throw new Interrupted();
@@ -89,7 +79,7 @@ export function replayCommand(): Command {
           interrupts.dispose();
         }
       } finally {
-        await writer?.close();
+        await replay.close();
       }
     });
 }

@@ -1,10 +1,15 @@
+import {
+  readAudit,
+  coordinatesOf,
+  readDeadLetters,
+  DlqSession,
+  readOutcomes,
+  readPartners,
+  type CallbackOutcome,
+  type Selection,
+} from '@hookstream/shared';
 import { Command } from 'commander';
-import { readAudit } from '../dlq/audit-reader';
-import { coordinatesOf } from '../dlq/dead-letter';
-import { readDeadLetters } from '../dlq/dead-letter-reader';
-import { DlqSession } from '../dlq/dlq-session';
-import { readOutcomes, readPartners, type CallbackOutcome } from '../dlq/related-records';
-import type { Selection } from '../dlq/selection';
+import { environmentWithStackEnv } from '../paths';
 import { formatTable, printJson, printLine } from '../output';
 import { InputRefused, NotFound } from '../refusals';
 import { addTopicOption, offsetsFlag, topicFlag } from './dlq-flags';
@@ -26,7 +31,7 @@ export function showCommand(): Command {
       const target = id.trim();
       if (target === '') throw new InputRefused('<id>: give a delivery id, an event id or partition:offset');
       const selection: Selection = /^\d+:\d+$/.test(target) ? { offsets: offsetsFlag(target) } : { anyIds: [target] };
-      const session = await DlqSession.open(choice);
+      const session = await DlqSession.open(choice, environmentWithStackEnv());
       const topic = session.topicName(session.letters.source);
       const { selected } = await readDeadLetters(session, selection, { keepRecords: true });
       const newest = selected.at(-1);

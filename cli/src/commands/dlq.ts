@@ -1,9 +1,6 @@
+import { readAudit, readDeadLetters, DlqSession, describeSelection, type DlqRecord } from '@hookstream/shared';
 import { Command } from 'commander';
-import { readAudit } from '../dlq/audit-reader';
-import type { DlqRecord } from '../dlq/dead-letter';
-import { readDeadLetters } from '../dlq/dead-letter-reader';
-import { DlqSession } from '../dlq/dlq-session';
-import { describeSelection } from '../dlq/selection';
+import { environmentWithStackEnv } from '../paths';
 import { printJson, printLine } from '../output';
 import { auditCommand } from './dlq-audit';
 import { addFilterOptions, limitFlag, refuseUsageErrors, selectionFromFlags, topicFlag, type FilterFlags } from './dlq-flags';
@@ -23,11 +20,14 @@ Examples:
   $ hookstream dlq audit --since 1d
   $ hookstream dlq export --undecodable --raw > undecodable.jsonl
   $ hookstream dlq list --topic policy-status --error-class UNKNOWN_PARTNER
+  $ hookstream dlq list --topic documents --since 1d
 `;
 
 export function dlqCommand(): Command {
   const dlq = refuseUsageErrors(
-    new Command('dlq').description('inspect, replay and audit dead letters (callback-dlq, policy-status-dlq)').addHelpText('after', HELP),
+    new Command('dlq')
+      .description('inspect, replay and audit dead letters (callback-dlq, policy-status-dlq, document-dlq)')
+      .addHelpText('after', HELP),
   );
 
   refuseUsageErrors(
@@ -38,7 +38,7 @@ export function dlqCommand(): Command {
     .action(async (flags: FilterFlags & { limit?: string }) => {
       const selection = selectionFromFlags(flags);
       const limit = limitFlag(flags.limit);
-      const session = await DlqSession.open(topicFlag(flags.topic));
+      const session = await DlqSession.open(topicFlag(flags.topic), environmentWithStackEnv());
       const [{ selected }, audit] = await Promise.all([readDeadLetters(session, selection, { keepRecords: false }), readAudit(session)]);
       const rows = (limit === undefined ? selected : selected.slice(-limit)).map(({ letter }) => ({
         letter,
@@ -74,7 +74,7 @@ export function dlqCommand(): Command {
     .option('--json', 'one JSON array instead of JSON lines')
     .action(async (flags: FilterFlags & { raw?: boolean }) => {
       const selection = selectionFromFlags(flags);
-      const session = await DlqSession.open(topicFlag(flags.topic));
+      const session = await DlqSession.open(topicFlag(flags.topic), environmentWithStackEnv());
       const { selected } = await readDeadLetters(session, selection, { keepRecords: true });
       const topic = session.topicName(session.letters.source);
       const exported = selected.map(({ letter, record }) =>

@@ -31,7 +31,7 @@ export function deadLetterGauges(registry: Registry): DeadLetterGauges {
     }),
     unreplayed: new Gauge({
       name: 'hookstream_dlq_unreplayed_records',
-      help: 'Dead letters held that no replay has re-queued (no "replayed" record for them on dlq-replay-audit)',
+      help: 'Dead letters held that no replay has settled: none re-queued them, or found them superseded (dlq-replay-audit)',
       labelNames: ['topic'] as const,
       registers: [registry],
     }),

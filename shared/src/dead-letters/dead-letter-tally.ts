@@ -10,8 +10,12 @@ export interface ReplayAuditFacts {
   sourceTopic: string;
   partition: number;
   offset: number;
-  /** A real (not dry-run) replay whose outcome was "replayed". */
-  replayed: boolean;
+  /**
+   * A real (not dry-run) replay settled it: re-queued it ("replayed"), or found it superseded
+   * ("skipped-superseded": a newer status reached the partner, so it must never be sent). Either
+   * way no person needs to act on it any more.
+   */
+  settled: boolean;
 }
 
 /**
@@ -28,24 +32,27 @@ export function replayAuditFacts(value: Record<string, unknown>): ReplayAuditFac
     sourceTopic: text('source_topic', 'callback-dlq'),
     partition: Number(value.source_partition),
     offset: Number(value.source_offset),
-    replayed: value.dry_run !== true && text('outcome', 'replayed') === 'replayed',
+    settled: value.dry_run !== true && SETTLING_OUTCOMES.has(text('outcome', 'replayed')),
   };
 }
+
+/** The replay outcomes after which a dead letter waits for nobody. */
+const SETTLING_OUTCOMES = new Set(['replayed', 'skipped-superseded']);
 
 export class DeadLetterTally {
   /** Per partition, the offsets of the dead letters held, ascending (records are added in offset order). */
   private readonly held = new Map<number, Set<number>>();
-  /** Per partition, the offsets audited as replayed (some may be gone already, or not read yet). */
-  private readonly replayed = new Map<number, Set<number>>();
+  /** Per partition, the offsets audited as settled (some may be gone already, or not read yet). */
+  private readonly settled = new Map<number, Set<number>>();
 
   /** A dead letter read from the topic. */
   add(partition: number, offset: number): void {
     setOf(this.held, partition).add(offset);
   }
 
-  /** An audit record: only replays with outcome "replayed" count, each dead letter once however often replayed. */
+  /** An audit record: only settling ones count, each dead letter once however often replayed. */
   audit(facts: ReplayAuditFacts): void {
-    if (facts.replayed) setOf(this.replayed, facts.partition).add(facts.offset);
+    if (facts.settled) setOf(this.settled, facts.partition).add(facts.offset);
   }
 
   /** Retention deleted the partition's records below `low`. */
@@ -66,14 +73,14 @@ export class DeadLetterTally {
     return count;
   }
 
-  /** Dead letters held that no replay has delivered again. */
+  /** Dead letters held that no replay has settled (re-queued, or found superseded). */
   get unreplayed(): number {
-    let replayedHeld = 0;
-    for (const [partition, offsets] of this.replayed) {
+    let settledHeld = 0;
+    for (const [partition, offsets] of this.settled) {
       const held = this.held.get(partition);
-      if (held) for (const offset of offsets) if (held.has(offset)) replayedHeld += 1;
+      if (held) for (const offset of offsets) if (held.has(offset)) settledHeld += 1;
     }
-    return this.depth - replayedHeld;
+    return this.depth - settledHeld;
   }
 }
 

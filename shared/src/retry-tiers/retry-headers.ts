@@ -17,6 +17,10 @@ export const RetryHeaders = {
   lastFailureAt: 'hookstream-last-failure-at',
   /** The last failure: `HTTP 500`, `TIMEOUT: …`; in a dead letter, why it was dead-lettered. */
   lastError: 'hookstream-last-error',
+  /** The partner's last HTTP answer to an attempt, kept through later attempts that got none (a timeout, an open circuit). */
+  lastHttpStatus: 'hookstream-last-http-status',
+  /** The failure class of the last attempt made (HTTP_STATUS, TIMEOUT …), kept through skips; a dead letter's own class may differ (CIRCUIT_OPEN). */
+  lastAttemptErrorClass: 'hookstream-last-attempt-error-class',
   /** Where the record was first read (callback-requests, partner-events): topic, partition, offset. */
   originalTopic: 'hookstream-original-topic',
   originalPartition: 'hookstream-original-partition',
@@ -104,6 +108,8 @@ export interface TierEntry {
   dueAt?: number;
   /** The failure to record as the last one; absent when it went back unattempted (the last one's are kept by the caller). */
   lastError?: string;
+  /** What the attempt just made got, when one was made: the partner's HTTP status (null: no answer) and the failure class. */
+  attempt?: { httpStatus: number | null; errorClass: string | null };
   now: number;
 }
 
@@ -122,5 +128,7 @@ export function retryHeaders(entry: TierEntry): IHeaders {
     headers[RetryHeaders.lastFailureAt] = String(now);
     headers[RetryHeaders.lastError] = entry.lastError.slice(0, 500);
   }
+  if (entry.attempt?.httpStatus != null) headers[RetryHeaders.lastHttpStatus] = String(entry.attempt.httpStatus);
+  if (entry.attempt?.errorClass != null) headers[RetryHeaders.lastAttemptErrorClass] = entry.attempt.errorClass;
   return headers;
 }

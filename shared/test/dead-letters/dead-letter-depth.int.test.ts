@@ -72,7 +72,7 @@ async function gauge(g: DeadLetterGauges['records']): Promise<number | undefined
   return (await g.get()).values[0]?.value;
 }
 
-test('when dead letters and replays are on the topics, then depth counts the records (not offsets) and unreplayed those without a real replay of this topic', async () => {
+test('when dead letters and replays are on the topics, then depth counts the records (not offsets) and unreplayed those no real replay of this topic settled (re-queued or found superseded)', async () => {
   const dlq = uniqueName('dlq');
   const auditTopic = uniqueName('audit');
   await createTopics(kafka, [{ topic: dlq, partitions: 2 }, { topic: auditTopic }]);
@@ -89,11 +89,13 @@ test('when dead letters and replays are on the topics, then depth counts the rec
   await send(auditTopic, [
     // Before source_topic and outcome: replays of callback-dlq. 0:2 replayed twice (forced) counts once; a dry run never.
     ...(await encoded(v1, [audit(0, 2), audit(0, 2), audit(0, 4, { dry_run: true })])),
-    // After: 1:0 replayed; 0:0 skipped as superseded; 0:0 of the other dead-letter topic replayed.
+    // After: 1:0 replayed; 0:4 skipped as already replayed (settles nothing); 0:0 skipped as superseded (settles it:
+    // it must never be sent); 0:4 of the other dead-letter topic replayed.
     ...(await encoded(v2, [
       audit(1, 0, { source_topic: 'callback-dlq', outcome: 'replayed' }),
+      audit(0, 4, { outcome: 'skipped-already-replayed' }),
       audit(0, 0, { outcome: 'skipped-superseded' }),
-      audit(0, 0, { source_topic: 'policy-status-dlq' }),
+      audit(0, 4, { source_topic: 'policy-status-dlq' }),
     ])),
   ]);
 
@@ -110,15 +112,15 @@ test('when dead letters and replays are on the topics, then depth counts the rec
   try {
     await depth.start();
     expect((await gauges.records.get()).values).toEqual([{ labels: { topic: dlq }, value: 4 }]);
-    expect(await gauge(gauges.unreplayed)).toBe(2); // 0:0 and 0:4
+    expect(await gauge(gauges.unreplayed)).toBe(1); // 0:4 (0:0 was found superseded)
 
     // A new dead letter, then its replay: the gauges follow. A replay whose transaction aborted does not count.
     await send(dlq, [{ value: 'dead-p1-late', partition: 1 }]);
     await waitFor(async () => (await gauge(gauges.records)) === 5, 'the new dead letter to count');
-    expect(await gauge(gauges.unreplayed)).toBe(3);
+    expect(await gauge(gauges.unreplayed)).toBe(2);
     await send(auditTopic, await encoded(v2, [audit(0, 4)]), 'abort');
     await send(auditTopic, await encoded(v2, [audit(1, 1, { source_topic: dlq })]), 'commit');
-    await waitFor(async () => (await gauge(gauges.unreplayed)) === 2, 'the replay to count');
+    await waitFor(async () => (await gauge(gauges.unreplayed)) === 1, 'the replay to count');
 
     // Retention deletes partition 0 below offset 3: 0:0 and 0:2 no longer count, and 0:2's replay with them.
     const admin = kafka.admin();

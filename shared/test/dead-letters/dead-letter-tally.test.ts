@@ -12,31 +12,36 @@ const oldAudit = (partition: number, offset: number, dryRun = false) => ({
 
 describe('replayAuditFacts', () => {
   test('when the record predates source_topic and outcome, then it is a replay of callback-dlq (the schema’s defaults)', () => {
-    expect(replayAuditFacts(oldAudit(2, 40))).toEqual({ sourceTopic: 'callback-dlq', partition: 2, offset: 40, replayed: true });
+    expect(replayAuditFacts(oldAudit(2, 40))).toEqual({ sourceTopic: 'callback-dlq', partition: 2, offset: 40, settled: true });
   });
 
   test('when the record names its source topic and outcome, then those are what it says', () => {
     expect(replayAuditFacts({ ...oldAudit(0, 1), source_topic: 'policy-status-dlq', outcome: 'replayed' })).toMatchObject({
       sourceTopic: 'policy-status-dlq',
-      replayed: true,
+      settled: true,
     });
   });
 
-  test.each(['skipped-superseded', 'skipped-already-replayed', 'skipped-replay-limit', 'failed'])(
-    'when the outcome is %s, then it is not a replay',
+  test.each(['skipped-already-replayed', 'skipped-replay-limit', 'failed'])(
+    'when the outcome is %s, then it settles nothing',
     (outcome) => {
-      expect(replayAuditFacts({ ...oldAudit(0, 1), outcome }).replayed).toBe(false);
+      expect(replayAuditFacts({ ...oldAudit(0, 1), outcome }).settled).toBe(false);
     },
   );
 
+  test('when a replay found the dead letter superseded, then it is settled: it must never be sent, so nobody waits on it', () => {
+    expect(replayAuditFacts({ ...oldAudit(0, 1), outcome: 'skipped-superseded' }).settled).toBe(true);
+  });
+
   test('when the record is of a dry run, then it never counts, whatever its outcome says', () => {
-    expect(replayAuditFacts(oldAudit(0, 1, true)).replayed).toBe(false);
-    expect(replayAuditFacts({ ...oldAudit(0, 1, true), outcome: 'replayed' }).replayed).toBe(false);
+    expect(replayAuditFacts(oldAudit(0, 1, true)).settled).toBe(false);
+    expect(replayAuditFacts({ ...oldAudit(0, 1, true), outcome: 'replayed' }).settled).toBe(false);
+    expect(replayAuditFacts({ ...oldAudit(0, 1, true), outcome: 'skipped-superseded' }).settled).toBe(false);
   });
 });
 
 describe('DeadLetterTally', () => {
-  const replayed = (partition: number, offset: number) => ({ sourceTopic: 'callback-dlq', partition, offset, replayed: true });
+  const replayed = (partition: number, offset: number) => ({ sourceTopic: 'callback-dlq', partition, offset, settled: true });
 
   test('when dead letters are read, then the depth counts them and all are unreplayed', () => {
     const tally = new DeadLetterTally();
@@ -58,7 +63,7 @@ describe('DeadLetterTally', () => {
   test('when an audit is not a replay, then it changes nothing', () => {
     const tally = new DeadLetterTally();
     tally.add(0, 0);
-    tally.audit({ ...replayed(0, 0), replayed: false });
+    tally.audit({ ...replayed(0, 0), settled: false });
     expect(tally.unreplayed).toBe(1);
   });
 

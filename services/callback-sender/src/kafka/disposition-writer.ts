@@ -75,6 +75,7 @@ export class DispositionWriter {
           error_class: errorClass,
           latency_ms: latencyMs,
           recorded_at: now,
+          tier: topics.tiers.tierOf(record.topic) ?? 0,
         })
         .then((value) => ({ topic: topics.outcomes, message: { key: request.policy_number, value } }));
     const observe = (latencyMs: number | null) => latencyMs !== null && metrics.attemptSeconds.observe({ partner }, latencyMs / 1000);
@@ -98,7 +99,7 @@ export class DispositionWriter {
             // Skipped or failed, the delivery has been waiting since then (the skips' deadline counts from it).
             firstFailureAt: history.firstFailureAt,
             dueAt: d.dueAt,
-            ...(d.skipped ? {} : { lastError: d.lastError ?? '' }),
+            ...(d.skipped ? {} : { lastError: d.lastError ?? '', attempt: { httpStatus: d.httpStatus, errorClass: d.errorClass } }),
             now,
           }),
         };
@@ -139,6 +140,8 @@ export class DispositionWriter {
             attempts: d.attempts,
             firstFailureAt: history.firstFailureAt,
             lastError: d.reason,
+            // A dead-lettering after a send: what that send got (else the last attempt's headers stay as they came).
+            ...(d.latencyMs !== null ? { attempt: { httpStatus: d.httpStatus, errorClass: d.errorClass } } : {}),
             now,
           }),
           [DeadLetterIdentityHeaders.partnerId]: partner,

@@ -91,7 +91,10 @@ export class DispositionWriter {
         logger.info({ ...log, reason: d.failure.reason, attempt: d.attempts, tier: d.tier }, 'document not retrieved; retrying later');
         const now = this.options.now();
         const past = { origin, attempts: d.attempts, firstFailureAt: history.firstFailureAt, now };
-        const headers = { ...retryHeaders({ ...past, dueAt: d.dueAt, lastError: d.failure.detail }), ...replayHeader(history) };
+        const headers = {
+          ...retryHeaders({ ...past, dueAt: d.dueAt, lastError: d.failure.detail, attempt: attemptOf(d.failure) }),
+          ...replayHeader(history),
+        };
         const topic = this.options.topics.tiers.topicOf(d.tier);
         const value = await this.options.codec.encode(topic, request);
         metrics.failures.inc({ partner, reason: d.failure.reason, outcome: 'retried' });
@@ -130,7 +133,7 @@ export class DispositionWriter {
       const past = { origin, attempts, firstFailureAt: history.firstFailureAt, now: value.fetched_at };
       const why = { errorClass: outcome.failure.reason, reason: value.error ?? outcome.failure.detail };
       const headers: IHeaders = {
-        ...retryHeaders({ ...past, lastError: outcome.failure.detail }),
+        ...retryHeaders({ ...past, lastError: outcome.failure.detail, attempt: attemptOf(outcome.failure) }),
         ...replayHeader(history),
         [DeadLetterIdentityHeaders.partnerId]: request.partner_id,
         ...this.dlqHeaders(origin, deadLettered, why),
@@ -152,4 +155,9 @@ export class DispositionWriter {
       ...why,
     });
   }
+}
+
+/** What the retrieval just failed with, for the headers `hookstream dlq` reads (the status of the source, the failure reason). */
+function attemptOf(failure: { httpStatus: number | null; reason: string }): { httpStatus: number | null; errorClass: string } {
+  return { httpStatus: failure.httpStatus, errorClass: failure.reason };
 }

@@ -1,4 +1,5 @@
-import { documentIdOf, documentRequestsOf, type PartnerEvent } from '../../src/domain/document-request';
+import { documentIdOf } from '@hookstream/shared';
+import { documentRequestsOf, type PartnerEvent } from '../../src/domain/document-request';
 
 const event: PartnerEvent = {
   partner_id: 'acme',

@@ -1,4 +1,4 @@
-import { ErrorCodes, HookstreamError } from '@hookstream/shared';
+import { ErrorCodes, HookstreamError, errorBody as sharedErrorBody, type ErrorBody as SharedErrorBody } from '@hookstream/shared';
 import type { AcceptedWebhook, WebhookOutcome } from '../domain/webhook-outcome';
 
 /**
@@ -25,13 +25,7 @@ export const InboundErrorCodes = {
 
 export type InboundErrorCode = (typeof InboundErrorCodes)[keyof typeof InboundErrorCodes];
 
-export interface ErrorBody {
-  status: 'failed';
-  data: null;
-  message: string;
-  code: number;
-  error_code: InboundErrorCode;
-}
+export type ErrorBody = SharedErrorBody<InboundErrorCode>;
 
 export interface SuccessBody {
   status: 'success';
@@ -47,9 +41,8 @@ export interface SuccessBody {
   request_id: string;
 }
 
-export function errorBody(code: number, errorCode: InboundErrorCode, message: string): ErrorBody {
-  return { status: 'failed', data: null, message, code, error_code: errorCode };
-}
+export const errorBody = (code: number, errorCode: InboundErrorCode, message: string): ErrorBody =>
+  sharedErrorBody(code, errorCode, message);
 
 export function successBody(requestId: string, transactionNumber: string, transactionType: 'POLICY' | 'CLAIM'): SuccessBody {
   return {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { InputRefused } from '../refusals';
+import { ReplayRefused } from './replay-refused';
 import { readAudit } from './audit-reader';
 import type { ReplayRun } from './audit-trail';
 import type { DlqRecord } from './dead-letter';
@@ -38,7 +38,7 @@ export async function prepareReplay(session: DlqSession, request: ReplayRequest,
   const { selected, unseen } = await readDeadLetters(session, request.selection, { keepRecords: true });
   if (unseen) {
     const where = request.selection.since === undefined ? '' : ' at or after --since';
-    throw new InputRefused(`${unseen.flag}: no dead letter in ${session.topicName(letters.source)}${where} has ${unseen.ids.join(', ')}`);
+    throw new ReplayRefused(`${unseen.flag}: no dead letter in ${session.topicName(letters.source)}${where} has ${unseen.ids.join(', ')}`);
   }
   const audit = await readAudit(session);
   const candidates = selected.filter((s) => s.letter.unreplayable === null);
@@ -62,7 +62,7 @@ export async function prepareReplay(session: DlqSession, request: ReplayRequest,
         return versions.newest(partnerId, endpointId, policyNumber);
       },
     },
-    { maxReplays: session.settings.DLQ_MAX_REPLAYS, force: request.force },
+    { maxReplays: session.maxReplays, force: request.force },
   );
   return {
     run: {

@@ -1,4 +1,6 @@
-import { describeError, KafkaUnavailableError, TopicNames, type Message, type Producer } from '@hookstream/shared';
+import { describeError, KafkaUnavailableError } from '../errors';
+import { type Message, type Producer } from '../kafka/client';
+import { TopicNames } from '../kafka/topics';
 import type { AuditEntry } from './audit-trail';
 import type { DlqSession } from './dlq-session';
 

@@ -1,4 +1,5 @@
-import { AvroInvalidError, TopicNames } from '@hookstream/shared';
+import { AvroInvalidError } from '../errors';
+import { TopicNames } from '../kafka/topics';
 import { AuditIndex, type AuditEntry } from './audit-trail';
 import type { DlqSession } from './dlq-session';
 import { scanTopic } from './topic-scan';

@@ -41,7 +41,8 @@ export function isSelected(letter: DeadLetter, selection: Selection): boolean {
   if (selection.offsets && !selection.offsets.some((range) => inRange(letter, range))) return false;
   return (
     anyOf(selection.partners, letter.partnerId) &&
-    anyOf(selection.errorClasses, letter.errorClass) &&
+    // The class it was dead-lettered for, or its last attempt's: 500s until the circuit opened are HTTP_STATUS too.
+    (anyOf(selection.errorClasses, letter.errorClass) || anyOf(selection.errorClasses, letter.lastAttemptErrorClass)) &&
     anyOf(selection.lastStatuses, letter.lastHttpStatus) &&
     anyOf(selection.policies, letter.policyNumber) &&
     anyOf(selection.eventIds, letter.eventId) &&

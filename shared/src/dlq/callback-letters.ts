@@ -1,21 +1,15 @@
-import {
-  AvroInvalidError,
-  CallbackRequestHeaders,
-  RetryHeaders,
-  headerCount,
-  headerText,
-  DeadLetterIdentityHeaders,
-  SpringDltHeaders,
-  TopicNames,
-  type CallbackRequestValue,
-  type Message,
-  type Partner,
-} from '@hookstream/shared';
+import { DeadLetterIdentityHeaders, SpringDltHeaders } from '../callbacks/callback-headers';
+import { CallbackRequestHeaders, type CallbackRequestValue } from '../callbacks/callback-request';
+import { AvroInvalidError } from '../errors';
+import { type Message } from '../kafka/client';
+import { TopicNames } from '../kafka/topics';
+import { type Partner } from '../partners/model';
+import { RetryHeaders, headerCount, headerText } from '../retry-tiers';
 import { coordinatesOf, letterAt, undecodable, type DeadLetter, type DlqRecord } from './dead-letter';
 import { ReplayHeaders, type DeadLetterTopic, type LetterCodecs, type LetterDetails } from './dead-letter-topic';
 import { describeHeaders, partnerNote } from './letter-notes';
 
-/** The sender's words for an HTTP failure (`HTTP 500`, `9 attempts failed; the last: HTTP 500`: send-callback.ts). */
+/** In the words of dead letters written before the sender recorded the status in a header (`9 attempts failed; the last: HTTP 500`). */
 const HTTP_STATUS = /\bHTTP (\d{3})\b/;
 
 /**
@@ -46,8 +40,10 @@ export class CallbackLetters implements DeadLetterTopic {
       deliveryId: headerText(h, DeadLetterIdentityHeaders.deliveryId) ?? null,
       endpointId: headerText(h, CallbackRequestHeaders.endpointId) ?? null,
       attempts: headerCount(h, RetryHeaders.attempts),
-      lastHttpStatus: Number(HTTP_STATUS.exec(reason ?? '')?.[1]) || null,
+      // The header; the reason's words only for dead letters written before the sender wrote it.
+      lastHttpStatus: headerCount(h, RetryHeaders.lastHttpStatus) ?? (Number(HTTP_STATUS.exec(reason ?? '')?.[1]) || null),
       errorClass: headerText(h, SpringDltHeaders.exceptionFqcn) ?? null,
+      lastAttemptErrorClass: headerText(h, RetryHeaders.lastAttemptErrorClass) ?? null,
       reason,
       replayCount: headerCount(h, CallbackRequestHeaders.replayCount) ?? 0,
     };

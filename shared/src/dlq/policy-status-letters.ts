@@ -1,13 +1,10 @@
-import {
-  AvroInvalidError,
-  buildCallbackBody,
-  describeError,
-  endpointWants,
-  TopicNames,
-  type Message,
-  type Partner,
-  type PolicyStatusEventValue,
-} from '@hookstream/shared';
+import { AvroInvalidError, describeError } from '../errors';
+import { type Message } from '../kafka/client';
+import { TopicNames } from '../kafka/topics';
+import { endpointWants } from '../partners/endpoint-subscription';
+import { type Partner } from '../partners/model';
+import { buildCallbackBody } from '../policy/callback-body';
+import { type PolicyStatusEventValue } from '../policy/policy-event-value';
 import { coordinatesOf, letterAt, undecodable, type DeadLetter, type DlqRecord } from './dead-letter';
 import { ReplayHeaders, type DeadLetterTopic, type LetterCodecs, type LetterDetails } from './dead-letter-topic';
 import { describeHeaders } from './letter-notes';

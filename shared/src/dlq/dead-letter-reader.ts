@@ -1,4 +1,4 @@
-import { InputRefused } from '../refusals';
+import { ReplayRefused } from './replay-refused';
 import { type DeadLetter, type DlqRecord } from './dead-letter';
 import type { DlqSession } from './dlq-session';
 import { isSelected, NamedIds, type Selection } from './selection';
@@ -41,7 +41,7 @@ export async function readDeadLetters(session: DlqSession, selection: Selection,
   });
   const missing = selection.offsets?.find((range) => range.partition >= partitions);
   if (missing) {
-    throw new InputRefused(
+    throw new ReplayRefused(
       `--offsets: ${session.topicName(letters.source)} has no partition ${missing.partition} (it has ${partitions}: 0 to ${partitions - 1})`,
     );
   }

@@ -19,6 +19,7 @@ export function deadLetter(overrides: Partial<DeadLetter> = {}): DeadLetter {
     attempts: 9,
     lastHttpStatus: 500,
     errorClass: 'HTTP_STATUS',
+    lastAttemptErrorClass: 'HTTP_STATUS',
     reason: '9 attempts failed; the last: HTTP 500',
     replayCount: 0,
     createdAt: Date.parse('2026-11-23T07:00:00Z'),

@@ -37,8 +37,10 @@ export interface DeadLetter {
   attempts: number | null;
   /** The partner's last HTTP answer, when the last failure was one. */
   lastHttpStatus: number | null;
-  /** The failure class: HTTP_STATUS, TIMEOUT, UNKNOWN_PARTNER, DECODE_ERROR … */
+  /** Why it was dead-lettered: HTTP_STATUS, TIMEOUT, CIRCUIT_OPEN, UNKNOWN_PARTNER, DECODE_ERROR … */
   errorClass: string | null;
+  /** The failure class of its last attempt, where that differs from why it was dead-lettered (HTTP_STATUS before an open circuit). */
+  lastAttemptErrorClass: string | null;
   /** Why it was dead-lettered, in words. */
   reason: string | null;
   /** Replays so far, as the record itself says (the header a replayed delivery carries). */
@@ -66,6 +68,7 @@ export function letterAt(source: string, record: DlqRecord): DeadLetter {
     attempts: null,
     lastHttpStatus: null,
     errorClass: null,
+    lastAttemptErrorClass: null,
     reason: null,
     replayCount: 0,
     createdAt: null,

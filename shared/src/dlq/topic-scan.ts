@@ -1,12 +1,8 @@
-import {
-  describeError,
-  KafkaUnavailableError,
-  TopicReader,
-  withTimeout,
-  type Kafka,
-  type KafkaMessage,
-  type Logger,
-} from '@hookstream/shared';
+import { withTimeout } from '../async';
+import { describeError, KafkaUnavailableError } from '../errors';
+import { type Kafka, type KafkaMessage } from '../kafka/client';
+import { TopicReader } from '../kafka/topic-reader';
+import { type Logger } from '../logging';
 import type { DlqRecord } from './dead-letter';
 
 /** How long a scan may take before the command gives up (a broker that answers nothing). */

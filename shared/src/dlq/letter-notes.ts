@@ -1,4 +1,6 @@
-import { SpringDltHeaders, type CallbackEndpoint, type CallbackRequestValue, type Partner } from '@hookstream/shared';
+import { SpringDltHeaders } from '../callbacks/callback-headers';
+import { type CallbackRequestValue } from '../callbacks/callback-request';
+import { type CallbackEndpoint, type Partner } from '../partners/model';
 
 /** Spring's binary dead-letter headers and their widths: 4-byte partition, 8-byte offset and timestamp. */
 const BINARY_HEADERS: Record<string, 4 | 8> = {

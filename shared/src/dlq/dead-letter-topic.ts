@@ -1,4 +1,6 @@
-import type { AvroCodec, Message, Partner } from '@hookstream/shared';
+import { type AvroCodec } from '../avro/registry-codec';
+import { type Message } from '../kafka/client';
+import { type Partner } from '../partners/model';
 import type { DeadLetter, DlqRecord } from './dead-letter';
 
 /** The --topic choices; each names one dead-letter topic with its adapter (dead-letter-topics.ts). */

@@ -1,17 +1,10 @@
-import {
-  AvroInvalidError,
-  RetryHeaders,
-  headerCount,
-  headerText,
-  DeadLetterIdentityHeaders,
-  DocumentHeaders,
-  SpringDltHeaders,
-  TopicNames,
-  documentRetryTopicName,
-  type DocumentFetchRequestValue,
-  type Message,
-  type Partner,
-} from '@hookstream/shared';
+import { DeadLetterIdentityHeaders, SpringDltHeaders } from '../callbacks/callback-headers';
+import { DocumentHeaders, type DocumentFetchRequestValue } from '../documents/document-records';
+import { AvroInvalidError } from '../errors';
+import { type Message } from '../kafka/client';
+import { TopicNames, documentRetryTopicName } from '../kafka/topics';
+import { type Partner } from '../partners/model';
+import { RetryHeaders, headerCount, headerText } from '../retry-tiers';
 import { coordinatesOf, letterAt, undecodable, type DeadLetter, type DlqRecord } from './dead-letter';
 import { ReplayHeaders, type DeadLetterTopic, type LetterCodecs, type LetterDetails } from './dead-letter-topic';
 import { describeHeaders } from './letter-notes';
@@ -46,8 +39,10 @@ export class DocumentLetters implements DeadLetterTopic {
       deliveryId: record.key?.toString('utf8') ?? null,
       policyNumber: null,
       attempts: headerCount(h, RetryHeaders.attempts),
-      lastHttpStatus: Number(HTTP_STATUS.exec(reason ?? '')?.[1]) || null,
+      // The header; the reason's words only for dead letters written before the fetcher wrote it.
+      lastHttpStatus: headerCount(h, RetryHeaders.lastHttpStatus) ?? (Number(HTTP_STATUS.exec(reason ?? '')?.[1]) || null),
       errorClass: headerText(h, SpringDltHeaders.exceptionFqcn) ?? null,
+      lastAttemptErrorClass: headerText(h, RetryHeaders.lastAttemptErrorClass) ?? null,
       reason,
       replayCount: headerCount(h, DocumentHeaders.replayCount) ?? 0,
     };

@@ -1,4 +1,7 @@
-import { EmittedPolicyVersions, PartnerDirectory, TopicNames, type Partner } from '@hookstream/shared';
+import { EmittedPolicyVersions } from '../callbacks/emitted-versions';
+import { TopicNames } from '../kafka/topics';
+import { type Partner } from '../partners/model';
+import { PartnerDirectory } from '../partners/partner-directory';
 import type { LetterDetails } from './dead-letter-topic';
 import type { DlqSession } from './dlq-session';
 import { scanTopic } from './topic-scan';

@@ -1,4 +1,6 @@
-import { describeError, sleepUnlessAborted, TopicNames } from '@hookstream/shared';
+import { sleepUnlessAborted } from '../async';
+import { describeError } from '../errors';
+import { TopicNames } from '../kafka/topics';
 import { auditEntryFor, type AuditEntry } from './audit-trail';
 import type { DlqSession } from './dlq-session';
 import type { PreparedReplay } from './replay-preparation';

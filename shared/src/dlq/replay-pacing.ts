@@ -1,4 +1,4 @@
-import { sleep } from '@hookstream/shared';
+import { sleep } from '../async';
 
 /**
  * Paces re-queued records at a fixed rate (--rate N/s): record i (0-based) is not written before
