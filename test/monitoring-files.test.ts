@@ -46,6 +46,7 @@ test('the rules file has the alerts the issue asks for', () => {
       'HookstreamConsumerLagHigh',
       'HookstreamConsumerLagSeconds',
       'HookstreamDLQGrowing',
+      'HookstreamDeliveryLogBehind',
       'HookstreamIngressServerErrors',
       'HookstreamIngressUnavailable',
       'HookstreamPartnerCircuitOpen',

@@ -36,6 +36,7 @@ let prometheus: RunningPrometheus;
 let partnerId: string;
 let documentHost: Server;
 const documentsDir = mkdtempSync(path.join(os.tmpdir(), 'hookstream-prometheus-documents-'));
+const deliveryLogDir = mkdtempSync(path.join(os.tmpdir(), 'hookstream-prometheus-delivery-log-'));
 let trafficDoneAt = 0;
 const setupStarted = Date.now();
 
@@ -61,11 +62,12 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => documentHost.listen(0, '127.0.0.1', resolve));
   const documentsUrl = `http://127.0.0.1:${(documentHost.address() as { port: number }).port}`;
-  const [ingress, consumer, sender, fetcher] = await Promise.all([
+  const [ingress, consumer, sender, fetcher, deliveryLog] = await Promise.all([
     outbound.startIngress(),
     outbound.startConsumer(),
     outbound.startSender(),
     outbound.startFetcher({ DOCUMENT_STORAGE_DIR: documentsDir }),
+    outbound.startDeliveryLog({ DELIVERY_LOG_DATA_DIR: deliveryLogDir }),
   ]);
   prometheus = await startPrometheus({
     executable: binaries.prometheus,
@@ -75,6 +77,7 @@ beforeAll(async () => {
       { service: 'policy-status-consumer', url: consumer.url },
       { service: 'callback-sender', url: sender.url },
       { service: 'document-fetcher', url: fetcher.url },
+      { service: 'delivery-log', url: deliveryLog.url },
     ],
   });
 
@@ -107,6 +110,7 @@ afterAll(async () => {
   await outbound?.close();
   await new Promise((resolve) => documentHost?.close(resolve));
   rmSync(documentsDir, { recursive: true, force: true });
+  rmSync(deliveryLogDir, { recursive: true, force: true });
 });
 
 test('when Prometheus scrapes the services, then every target is up and every alert rule is evaluated without error', async () => {
@@ -114,9 +118,15 @@ test('when Prometheus scrapes the services, then every target is up and every al
     const { activeTargets } = await prometheus.api<{
       activeTargets: Array<{ labels: { service: string }; health: string; lastError: string }>;
     }>('/api/v1/targets');
-    return activeTargets.length === 4 && activeTargets.every((t) => t.health === 'up') && activeTargets;
+    return activeTargets.length === 5 && activeTargets.every((t) => t.health === 'up') && activeTargets;
   }, 'every target to be scraped');
-  expect(targets.map((t) => t.labels.service).sort()).toEqual(['callback-sender', 'document-fetcher', 'ingress', 'policy-status-consumer']);
+  expect(targets.map((t) => t.labels.service).sort()).toEqual([
+    'callback-sender',
+    'delivery-log',
+    'document-fetcher',
+    'ingress',
+    'policy-status-consumer',
+  ]);
 
   type RuleState = { name: string; health: string; lastError?: string };
   const rules = await waitFor(async () => {

@@ -25,6 +25,7 @@ describe('hookstream start supervises', () => {
   const env = {
     ...isolatedStackEnv(`${stateDir}.env`),
     HOOKSTREAM_STATE_DIR: stateDir,
+    DELIVERY_LOG_DATA_DIR: path.join(stateDir, 'delivery-log'),
     TOPIC_PREFIX: prefix,
     TOPIC_PARTITIONS: '2',
   };
@@ -125,7 +126,7 @@ describe('hookstream start supervises', () => {
     await webhooks.stop();
     await events.stop();
     const services = childrenOf(run.child.pid!, '/dist/main.js');
-    expect(services).toHaveLength(4); // the restarted ones and the document-fetcher
+    expect(services).toHaveLength(5); // the restarted ones, the document-fetcher and the delivery-log
     run.child.kill('SIGINT');
     expect(await run.exited).toBe(0);
     expect(run.output()).toMatch(/stopped\s*$/);

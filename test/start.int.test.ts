@@ -23,9 +23,14 @@ function processesWithEnvironment(variable: string): number[] {
     .map(Number);
 }
 
+/** The delivery log's embedded stores of these runs (never a developer's own). */
+const deliveryLogDirs = mkdtempSync(path.join(os.tmpdir(), 'hookstream-start-delivery-log-'));
+afterAll(() => rmSync(deliveryLogDirs, { recursive: true, force: true }));
+
 // Free ports, never the usual ones a developer's own `hookstream start` may hold.
 const startEnv = (prefix: string, extra: NodeJS.ProcessEnv = {}) => ({
   ...process.env,
+  DELIVERY_LOG_DATA_DIR: path.join(deliveryLogDirs, prefix),
   HOOKSTREAM_PORTS: 'random',
   TOPIC_PREFIX: prefix,
   TOPIC_PARTITIONS: '2',
@@ -43,11 +48,12 @@ describe('hookstream start', () => {
       const ingress = /ingress \(partner webhooks\)\s+(http:\/\/\S+)\/api\/integration\/partner\/webhook/.exec(out)?.[1];
       const demo = /demo partner endpoint\s+(http:\/\/\S+)\/callbacks/.exec(out)?.[1];
       const ops = [
-        ...out.matchAll(/(?:policy-status-consumer|callback-sender|document-fetcher|ingress) ops\s+(http:\/\/\S+)\/metrics/g),
+        ...out.matchAll(/(?:policy-status-consumer|callback-sender|document-fetcher|delivery-log|ingress) ops\s+(http:\/\/\S+)\/metrics/g),
       ].map((m) => m[1]!);
       expect(ingress).toBeDefined();
       expect(demo).toBeDefined();
-      expect(ops).toHaveLength(4);
+      expect(ops).toHaveLength(5);
+      expect(out).toMatch(/partner API \(delivery log\)\s+http:\/\/\S+\/api\/portal\/v1/);
       expect(out).toContain(`${prefix}partner-events`); // topics ensure ran with the prefix
       expect(out).toMatch(/demo partner "demo-partner": callbacks go to http:\/\/127\.0\.0\.1:\d+\/callbacks/);
       const demoKey = /its API key \(x-api-key for the ingress\), shown once: (hsk_[A-Za-z0-9_-]{43})/.exec(out)?.[1];
@@ -74,7 +80,7 @@ describe('hookstream start', () => {
       expect(run.output()).not.toContain('do-not-print-me');
 
       const servicePids = [...run.output().matchAll(/"instance":"[^"]*-(\d+)"/g)].map((m) => Number(m[1]));
-      expect(new Set(servicePids).size).toBe(4);
+      expect(new Set(servicePids).size).toBe(5);
 
       run.child.kill('SIGINT');
       expect(await run.exited).toBe(0);

@@ -2,6 +2,7 @@ import { testKafka, uniqueName } from './infrastructure';
 import { TestFixture } from './fixture';
 import {
   CALLBACK_SENDER_ENTRY,
+  DELIVERY_LOG_ENTRY,
   DOCUMENT_FETCHER_ENTRY,
   POLICY_CONSUMER_ENTRY,
   PolicyEvents,
@@ -74,6 +75,11 @@ export class OutboundFixture extends TestFixture {
   /** Starts a document-fetcher process (compiled code) with `env` added and waits until it is ready. */
   startFetcher(env: NodeJS.ProcessEnv = {}): Promise<RunningService> {
     return this.track(startService(DOCUMENT_FETCHER_ENTRY, this.prefix, { ...this.env, ...env }));
+  }
+
+  /** Starts a delivery-log process with `env` added (its store: DELIVERY_LOG_DATABASE_URL or DELIVERY_LOG_DATA_DIR) and waits until it is ready. */
+  startDeliveryLog(env: NodeJS.ProcessEnv): Promise<RunningService> {
+    return this.track(startService(DELIVERY_LOG_ENTRY, this.prefix, { ...this.env, ...env }));
   }
 
   /** A partner's callback endpoint on loopback answering with `answer` (see startReceiver). */

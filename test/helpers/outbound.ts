@@ -8,6 +8,7 @@ import { REPO_ROOT, startReadyService, type RunningService } from './processes';
 export const POLICY_CONSUMER_ENTRY = path.join(REPO_ROOT, 'services', 'policy-status-consumer', 'dist', 'main.js');
 export const CALLBACK_SENDER_ENTRY = path.join(REPO_ROOT, 'services', 'callback-sender', 'dist', 'main.js');
 export const DOCUMENT_FETCHER_ENTRY = path.join(REPO_ROOT, 'services', 'document-fetcher', 'dist', 'main.js');
+export const DELIVERY_LOG_ENTRY = path.join(REPO_ROOT, 'services', 'delivery-log', 'dist', 'main.js');
 
 export type { RunningService } from './processes';
 

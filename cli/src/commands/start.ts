@@ -23,6 +23,7 @@ const SERVICES: ServiceSpec[] = [
   { name: 'policy-status-consumer', entry: 'services/policy-status-consumer/dist/main.js', defaultPort: 8091 },
   { name: 'callback-sender', entry: 'services/callback-sender/dist/main.js', defaultPort: 8092 },
   { name: 'document-fetcher', entry: 'services/document-fetcher/dist/main.js', defaultPort: 8093 },
+  { name: 'delivery-log', entry: 'services/delivery-log/dist/main.js', defaultPort: 8094 },
 ];
 
 /** Lines of the supervisor: what crashed, how, and when it is back. */
@@ -84,7 +85,7 @@ function checkSharedSettings(env: NodeJS.ProcessEnv, logLevel: string): void {
 export function startCommand(): Command {
   return new Command('start')
     .description(
-      'run the whole system: local Kafka and registry, topics, the four services and a demo partner endpoint; Ctrl-C stops everything',
+      'run the whole system: local Kafka and registry, topics, the five services and a demo partner endpoint; Ctrl-C stops everything',
     )
     .option('--log-level <level>', 'LOG_LEVEL of the services', 'info')
     .addHelpText('after', PORTS_HELP)
@@ -109,10 +110,13 @@ export function startCommand(): Command {
         const demoAllow = { SSRF_ALLOW: '127.0.0.0/8,::1/128' };
         // The document-fetcher stores in a local directory beside the stack's state (docs/documents.md).
         const documents = { DOCUMENT_STORAGE: 'local', DOCUMENT_STORAGE_DIR: path.join(path.dirname(defaultStateDir()), 'documents') };
+        // The delivery log keeps its embedded PostgreSQL (PGlite) there too (docs/delivery-log.md).
+        const deliveryLog = { DELIVERY_LOG_DATA_DIR: path.join(path.dirname(defaultStateDir()), 'delivery-log') };
         const env: NodeJS.ProcessEnv = {
           ...chosen.secrets,
           ...demoAllow,
           ...documents,
+          ...deliveryLog,
           ...process.env,
           ...settings,
           LOG_LEVEL: opts.logLevel,
@@ -151,14 +155,20 @@ export function startCommand(): Command {
         await orFailure(Promise.all(services.map((s) => readyWithin(s, 60_000, starting))));
         throwIfInterrupted(signal);
 
+        const serviceUrl = (name: string) => services.find((s) => s.spec.name === name)?.url ?? '';
         printLine();
         printLine(
           formatTable([
             ['what', 'where'],
             ['ingress (partner webhooks)', `${services[0]?.url}/api/integration/partner/webhook`],
+            ['partner API (delivery log)', `${serviceUrl('delivery-log')}/api/portal/v1  (spec: /openapi.json)`],
             ...services.map((s) => [`${s.spec.name} ops`, `${s.url}/metrics  /healthz  /readyz`]),
             ['demo partner endpoint', `${demo.url}/callbacks`],
             ['documents stored in', env.DOCUMENT_STORAGE === 'local' ? (env.DOCUMENT_STORAGE_DIR ?? '') : `s3://${env.DOCUMENT_S3_BUCKET}`],
+            [
+              'delivery log stored in',
+              env.DELIVERY_LOG_DATABASE_URL ? 'PostgreSQL (DELIVERY_LOG_DATABASE_URL)' : (env.DELIVERY_LOG_DATA_DIR ?? ''),
+            ],
             ['Kafka', settings.KAFKA_BROKERS],
             ['schema registry', settings.SCHEMA_REGISTRY_URL],
           ]),

@@ -14,9 +14,10 @@ export function writeStackEnv(file: string, info: StackRunInfo): void {
     `# Written by \`hookstream stack up\` at ${info.startedAt}; state in ${info.stateDir}.`,
     `KAFKA_BROKERS=${info.settings.KAFKA_BROKERS}`,
     `SCHEMA_REGISTRY_URL=${info.settings.SCHEMA_REGISTRY_URL}`,
-    '# Local-only keys for partner secrets and API key hashes (made once per state dir).',
+    '# Local-only keys for partner secrets, API key hashes and portal tokens (made once per state dir).',
     `HOOKSTREAM_SECRETS_KEYS=${secrets.HOOKSTREAM_SECRETS_KEYS}`,
     `HOOKSTREAM_API_KEY_PEPPERS=${secrets.HOOKSTREAM_API_KEY_PEPPERS}`,
+    `HOOKSTREAM_PORTAL_TOKEN_KEYS=${secrets.HOOKSTREAM_PORTAL_TOKEN_KEYS}`,
     '',
   ];
   writeFileSync(file, lines.join('\n'), { mode: 0o600 });

@@ -1,4 +1,5 @@
 import {
+  appendFileSync,
   closeSync,
   existsSync,
   mkdirSync,
@@ -7,7 +8,6 @@ import {
   readFileSync,
   readdirSync,
   rmSync,
-  writeFileSync,
   writeSync,
 } from 'node:fs';
 import os from 'node:os';
@@ -29,11 +29,14 @@ export function makeEphemeralStateDir(): string {
   return mkdtempSync(path.join(os.tmpdir(), 'hookstream-stack-'));
 }
 
-/** Keys the services need for partner secrets and API key hashes, local to one state dir. */
+/** Keys the services need for partner secrets, API key hashes and portal tokens, local to one state dir. */
 export interface LocalSecrets {
   HOOKSTREAM_SECRETS_KEYS: string;
   HOOKSTREAM_API_KEY_PEPPERS: string;
+  HOOKSTREAM_PORTAL_TOKEN_KEYS: string;
 }
+
+const SECRET_NAMES: Array<keyof LocalSecrets> = ['HOOKSTREAM_SECRETS_KEYS', 'HOOKSTREAM_API_KEY_PEPPERS', 'HOOKSTREAM_PORTAL_TOKEN_KEYS'];
 
 const SECRETS_FILE = 'secrets.env';
 
@@ -44,19 +47,15 @@ const SECRETS_FILE = 'secrets.env';
  */
 export function localSecrets(stateDir: string): LocalSecrets {
   const file = path.join(stateDir, SECRETS_FILE);
-  if (!existsSync(file)) {
-    mkdirSync(stateDir, { recursive: true });
-    writeFileSync(
-      file,
-      `HOOKSTREAM_SECRETS_KEYS=${generateKeyringValue('local-1')}\nHOOKSTREAM_API_KEY_PEPPERS=${generateKeyringValue('local-1')}\n`,
-      { mode: 0o600 },
-    );
+  mkdirSync(stateDir, { recursive: true });
+  const existing = existsSync(file) ? parseEnv(readFileSync(file, 'utf8')) : {};
+  // A key added in a later version is made beside the ones a state dir already has, never replacing them.
+  const missing = SECRET_NAMES.filter((name) => !existing[name]);
+  if (missing.length > 0) {
+    appendFileSync(file, missing.map((name) => `${name}=${generateKeyringValue('local-1')}\n`).join(''), { mode: 0o600 });
   }
   const values = parseEnv(readFileSync(file, 'utf8'));
-  return {
-    HOOKSTREAM_SECRETS_KEYS: values.HOOKSTREAM_SECRETS_KEYS ?? '',
-    HOOKSTREAM_API_KEY_PEPPERS: values.HOOKSTREAM_API_KEY_PEPPERS ?? '',
-  };
+  return Object.fromEntries(SECRET_NAMES.map((name) => [name, values[name] ?? ''])) as unknown as LocalSecrets;
 }
 
 /** Held while a stack starts from a state dir; holds the pid of the process starting it. */

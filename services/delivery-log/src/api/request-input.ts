@@ -1,0 +1,22 @@
+/*
+ * Reads a request's query string or body through its zod schema (schemas.ts): the typed value,
+ * or a 400 whose message names every field at fault, as the webhook's does.
+ */
+import type { z } from 'zod';
+import { ApiError, ApiErrorCodes } from './api-errors';
+
+export function parseInput<S extends z.ZodType>(schema: S, input: unknown, where: 'query' | 'body'): z.infer<S> {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  const problems = result.error.issues.map((issue) => {
+    const keys = issue.code === 'unrecognized_keys' ? issue.keys : [];
+    const field = keys.length > 0 ? keys.join(', ') : issue.path.length > 0 ? issue.path.join('.') : `(${where})`;
+    return `${field}: ${keys.length > 0 ? 'is not a known parameter' : issue.message}`;
+  });
+  throw new ApiError(400, ApiErrorCodes.VALIDATION, `invalid ${where}: ${problems.join('; ')}`);
+}
+
+/** A path parameter that can be an id at all (anything longer or stranger is no id of ours: 404). */
+export function idParam(value: string | undefined): string | undefined {
+  return value !== undefined && value.length > 0 && value.length <= 200 ? value : undefined;
+}

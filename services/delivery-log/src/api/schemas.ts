@@ -1,0 +1,161 @@
+/*
+ * What the partner and operator APIs take and answer, as zod schemas: the routes validate requests
+ * with them and openapi.ts describes them, so the documentation and the checks cannot disagree.
+ */
+import { z } from 'zod';
+import { DELIVERY_STATES } from '../store/tables';
+import { decodeCursor } from '../queries/page';
+
+const timestamp = z.iso.datetime({ offset: true }).meta({ description: 'RFC 3339 date-time', example: '2026-11-25T10:00:00Z' });
+
+/** Query parameters every list takes. */
+const pageQuery = {
+  cursor: z
+    .string()
+    .max(500)
+    .refine((text) => decodeCursor(text) !== null, 'is not a cursor this API gave')
+    .optional()
+    .meta({ description: 'next_cursor of the previous page' }),
+  limit: z.coerce.number().int().min(1).max(200).default(50).meta({ description: 'Items per page (1-200, default 50)' }),
+  from: timestamp.optional().meta({ description: 'Only items at or after this time' }),
+  to: timestamp.optional().meta({ description: 'Only items before this time' }),
+};
+
+export const DeliveryState = z.enum(DELIVERY_STATES).meta({
+  id: 'DeliveryState',
+  description:
+    'pending: not tried yet, or resent and not tried since; failing: the last attempt failed and retries remain; delivered: the partner ' +
+    'answered 200; dead_lettered: every retry failed; superseded: not sent, a newer version of the policy was delivered first',
+});
+
+export const DeliveryListQuery = z.strictObject({
+  status: DeliveryState.optional(),
+  policy_number: z.string().min(1).max(100).optional(),
+  endpoint_id: z.string().min(1).max(100).optional(),
+  ...pageQuery,
+});
+
+export const WebhookListQuery = z.strictObject({
+  transaction_number: z.string().min(1).max(100).optional(),
+  request_id: z.string().min(1).max(200).optional(),
+  ...pageQuery,
+});
+
+export const ResendBody = z
+  .strictObject({
+    reason: z.string().trim().min(1).max(500).optional().meta({ description: 'Why, for the audit (default: resent from the partner API)' }),
+  })
+  .meta({ id: 'ResendRequest' });
+
+export const Resent = z
+  .object({
+    delivery_id: z.string(),
+    replay_id: z.string().meta({ description: 'The audit id of this resend' }),
+    replay_count: z.number().int().meta({ description: 'Resends of this delivery so far, this one included' }),
+  })
+  .meta({ id: 'Resent' });
+
+export const DeliverySummary = z
+  .object({
+    delivery_id: z.string(),
+    partner_id: z.string(),
+    endpoint_id: z.string(),
+    event_id: z.string(),
+    policy_number: z.string(),
+    policy_version: z.number().int(),
+    policy_status: z.string().nullable().meta({ description: 'Status sent; null until the request itself was read' }),
+    state: DeliveryState,
+    created_at: timestamp,
+    attempt_count: z.number().int().meta({ description: 'Sends made (a resend starts again from 1 but the count goes on)' }),
+    last_attempt_at: timestamp.nullable(),
+    last_http_status: z.number().int().nullable().meta({ description: "The partner's last HTTP answer, even if later attempts got none" }),
+    last_error_class: z.string().nullable(),
+    dead_lettered_at: timestamp.nullable(),
+    replay_count: z.number().int().meta({ description: 'Times it was resent from the dead letters' }),
+  })
+  .meta({ id: 'DeliverySummary' });
+
+export const DeliveryAttempt = z
+  .object({
+    attempt: z.number().int().meta({ description: '1 is the first send; n the (n-1)th retry. A resend starts again at 1' }),
+    tier: z.number().int().meta({ description: 'Retry tier the request was read from: 0 for the first send (or a resend), n for retry n' }),
+    outcome: z.enum(['DELIVERED', 'FAILED_ATTEMPT', 'DEAD_LETTERED', 'SUPERSEDED', 'SKIPPED_CIRCUIT_OPEN']),
+    http_status: z.number().int().nullable(),
+    error_class: z.string().nullable(),
+    latency_ms: z.number().nullable(),
+    response_excerpt: z.string().nullable().meta({ description: "The start of the partner's answer, when recorded" }),
+    recorded_at: timestamp,
+  })
+  .meta({ id: 'DeliveryAttempt' });
+
+export const DeliveryReplay = z
+  .object({
+    replay_id: z.string(),
+    operator: z.string().meta({ description: 'Who resent it (an operator, or the partner itself)' }),
+    reason: z.string(),
+    outcome: z.string().meta({ description: 'replayed, or why it was not (skipped-superseded …)' }),
+    detail: z.string(),
+    replayed_at: timestamp,
+  })
+  .meta({ id: 'DeliveryReplay' });
+
+export const DeliveryDetail = DeliverySummary.extend({
+  body: z.string().nullable().meta({
+    description:
+      'The body exactly as sent to the partner, after its mapping (with the MD5 body-field method: before the signature field was added)',
+  }),
+  attempts: z.array(DeliveryAttempt),
+  replays: z.array(DeliveryReplay),
+}).meta({ id: 'DeliveryDetail' });
+
+export const WebhookSummary = z
+  .object({
+    webhook_id: z.string(),
+    partner_id: z.string(),
+    request_id: z.string().nullable(),
+    transaction_number: z.string(),
+    transaction_type: z.string(),
+    status: z.string(),
+    received_at: timestamp,
+  })
+  .meta({ id: 'WebhookSummary' });
+
+export const WebhookDocument = z
+  .object({
+    document_id: z.string(),
+    document_index: z.number().int(),
+    document_type: z.string(),
+    source_url: z.string(),
+    filename: z.string().nullable(),
+    outcome: z.enum(['PENDING', 'STORED', 'FAILED']),
+    content_type: z.string().nullable(),
+    size_bytes: z.number().int().nullable(),
+    sha256: z.string().nullable(),
+    error: z.string().nullable(),
+    failure_reason: z.string().nullable(),
+    http_status: z.number().int().nullable(),
+    attempts: z.number().int(),
+    fetched_at: timestamp.nullable(),
+  })
+  .meta({ id: 'WebhookDocument' });
+
+export const WebhookDetail = WebhookSummary.extend({
+  payload_fingerprint: z.string(),
+  documents: z.array(WebhookDocument),
+}).meta({ id: 'WebhookDetail' });
+
+/** A page of a list: its items and the cursor of the next page. */
+export const pageOf = <T extends z.ZodType>(item: T, id: string) =>
+  z.object({ data: z.array(item), next_cursor: z.string().nullable() }).meta({ id });
+
+export const one = <T extends z.ZodType>(item: T, id: string) => z.object({ data: item }).meta({ id });
+
+export const ErrorBody = z
+  .object({
+    status: z.literal('failed'),
+    data: z.null(),
+    message: z.string(),
+    code: z.number().int(),
+    error_code: z.string(),
+  })
+  .meta({ id: 'ErrorBody', description: "The inbound contract's error body" });

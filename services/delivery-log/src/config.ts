@@ -1,0 +1,33 @@
+import { z } from 'zod';
+import { apiKeyPeppersSetting, consumerLagSetting, portalTokenKeysSetting, serviceSchemaWithPort } from '@hookstream/shared';
+
+const positiveInt = z.coerce.number().int('must be a whole number').positive('must be greater than 0');
+
+/** The delivery log's settings (all in .env.example with their defaults). */
+export const configSchema = serviceSchemaWithPort(8094).extend({
+  ...consumerLagSetting,
+  ...apiKeyPeppersSetting,
+  ...portalTokenKeysSetting,
+  /**
+   * PostgreSQL to keep the log in (postgres://user:password@host:5432/db). Unset: an embedded
+   * PostgreSQL (PGlite) in DELIVERY_LOG_DATA_DIR, for one replica on one machine (`npm start`).
+   */
+  DELIVERY_LOG_DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\/\S+$/, 'must be a postgres:// or postgresql:// URL')
+    .optional(),
+  /** The embedded store's directory (relative to the working directory). Default .hookstream/delivery-log. */
+  DELIVERY_LOG_DATA_DIR: z.string().min(1).default('.hookstream/delivery-log'),
+  /** Connections to PostgreSQL per replica. Default 10. */
+  DELIVERY_LOG_DATABASE_CONNECTIONS: positiveInt.max(100).default(10),
+  /** How long the log keeps a delivery, webhook or dead letter, in days (pruned every 10 minutes). Default 30. */
+  DELIVERY_LOG_RETENTION_DAYS: positiveInt.max(3650).default(30),
+  /** Resends one partner may make in an hour through the partner API. Default 60. */
+  DELIVERY_LOG_RESENDS_PER_HOUR: positiveInt.max(100_000).default(60),
+  /** Replays of one delivery after which a resend is refused (as `hookstream dlq replay` without --force). Default 5. */
+  DLQ_MAX_REPLAYS: positiveInt.default(5),
+  /** Consumer group of the projection's replicas. Default hookstream-delivery-log. */
+  DELIVERY_LOG_GROUP: z.string().min(1).default('hookstream-delivery-log'),
+});
+
+export type DeliveryLogConfig = z.infer<typeof configSchema>;

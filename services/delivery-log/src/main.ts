@@ -1,0 +1,105 @@
+import {
+  ApiKeyHasher,
+  ConsumerLagMonitor,
+  DlqSession,
+  TopicNames,
+  consumerLagGauges,
+  createServiceRuntime,
+  groupSessionOf,
+  runService,
+} from '@hookstream/shared';
+import { apiRouter } from './api/api-router';
+import { PortalTokens } from './api/portal-tokens';
+import { DeliveryResender } from './resend/resend-delivery';
+import { Pruner } from './retention/pruner';
+import { configSchema } from './config';
+import { createDeliveryLogMetrics } from './metrics';
+import { DeliveryLogProjection } from './projection/projection';
+import { openStore, type StoreLocation } from './store/database';
+
+export { configSchema } from './config';
+
+/** Every topic the delivery log reads (logical names). */
+const PROJECTED_TOPICS = [
+  TopicNames.partnerConfig,
+  TopicNames.partnerEvents,
+  TopicNames.partnerDocuments,
+  TopicNames.documentDlq,
+  TopicNames.callbackRequests,
+  TopicNames.callbackOutcomes,
+  TopicNames.callbackDlq,
+  TopicNames.policyStatusDlq,
+  TopicNames.dlqReplayAudit,
+];
+
+/** Composition root of the delivery log: the projection of the topics into its store, and the APIs that read it. */
+export async function main(env: NodeJS.ProcessEnv = process.env) {
+  const runtime = await createServiceRuntime({
+    service: 'delivery-log',
+    configSchema,
+    topics: PROJECTED_TOPICS,
+    // Partners sign in to the portal with their inbound API key.
+    apiKeyHasher: (config) => new ApiKeyHasher(config.HOOKSTREAM_API_KEY_PEPPERS),
+    env,
+  });
+  const { config, logger } = runtime;
+  const location: StoreLocation = config.DELIVERY_LOG_DATABASE_URL
+    ? {
+        kind: 'postgresql',
+        url: config.DELIVERY_LOG_DATABASE_URL,
+        maxConnections: config.DELIVERY_LOG_DATABASE_CONNECTIONS,
+        onIdleConnectionError: (error) =>
+          logger.warn({ err: error }, 'a PostgreSQL connection of the delivery log failed while idle; it is replaced'),
+      }
+    : { kind: 'pglite', dataDir: config.DELIVERY_LOG_DATA_DIR };
+  const store = await openStore(location);
+  runtime.shutdown.onStop('delivery log store', () => store.close(), 'connections');
+  logger.info({ store: store.kind }, 'delivery log store open and migrated');
+
+  runtime.startMonitor(
+    'retention',
+    new Pruner({ db: store.db, logger, retentionDays: config.DELIVERY_LOG_RETENTION_DAYS, intervalMs: 10 * 60_000 }),
+  );
+
+  const groupId = `${config.TOPIC_PREFIX}${config.DELIVERY_LOG_GROUP}`;
+  const topics = new Map(PROJECTED_TOPICS.map((name) => [runtime.topics.get(name)!.topic, name]));
+  const projection = new DeliveryLogProjection({
+    kafka: runtime.kafka,
+    codec: runtime.codec,
+    db: store.db,
+    logger,
+    metrics: createDeliveryLogMetrics(runtime.metrics),
+    groupId,
+    session: groupSessionOf(config),
+    topics,
+    concurrency: store.kind === 'pglite' ? 1 : 4,
+  });
+  runtime.startInBackground('projection', projection, () => projection.joined);
+  runtime.startMonitor(
+    'consumer-lag',
+    new ConsumerLagMonitor({
+      kafka: runtime.kafka,
+      logger,
+      groups: [{ groupId, topics: [...topics.keys()] }],
+      gauges: consumerLagGauges(runtime.metrics),
+      intervalMs: config.CONSUMER_LAG_INTERVAL_MS,
+    }),
+  );
+  const deadLetters = await DlqSession.attach(
+    { kafka: runtime.kafka, codec: runtime.codec, logger, topicPrefix: config.TOPIC_PREFIX, maxReplays: config.DLQ_MAX_REPLAYS },
+    'callback',
+  );
+  const api = apiRouter({
+    db: store.db,
+    partners: runtime.partners,
+    portalTokens: new PortalTokens(config.HOOKSTREAM_PORTAL_TOKEN_KEYS),
+    resender: new DeliveryResender(store.db, deadLetters, { perHour: config.DELIVERY_LOG_RESENDS_PER_HOUR }),
+    logger,
+    draining: () => runtime.shutdown.draining,
+  });
+  runtime.app.use(api.router);
+  const server = await runtime.listen({ notFound: api.notFound, onError: api.onError });
+  return { runtime, server, projection, store };
+}
+
+if (require.main === module) runService('delivery-log', () => main());

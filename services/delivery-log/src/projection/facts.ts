@@ -1,0 +1,144 @@
+/*
+ * What the projection learns from one record of each topic it reads: a fact in the delivery log's
+ * terms, carrying what identifies it in the topics (a delivery id, a document id, the record's
+ * partition and offset). fact-writer.ts writes facts; nothing here touches the database.
+ */
+import {
+  DeadLetterIdentityHeaders,
+  RetryHeaders,
+  SpringDltHeaders,
+  TopicNames,
+  headerCount,
+  headerText,
+  partnerFromRecord,
+  type CallbackRequestValue,
+  type IHeaders,
+  type Partner,
+  type PartnerDocumentValue,
+  type PartnerEventValue,
+  documentIdOf,
+  webhookIdOf,
+} from '@hookstream/shared';
+
+/** A record as the projection reads it: its topic's logical name and its decoded value (null for a tombstone). */
+export interface ProjectedRecord {
+  topic: string;
+  partition: number;
+  offset: string;
+  /** The record's timestamp (epoch ms). */
+  timestamp: number;
+  key: string | null;
+  headers: IHeaders | undefined;
+  value: unknown;
+}
+
+/** A callback-outcomes value (schemas/callback-outcome.avsc). */
+export interface CallbackOutcomeValue {
+  delivery_id: string;
+  event_id: string;
+  partner_id: string;
+  endpoint_id: string;
+  policy_number: string;
+  policy_version: number;
+  attempt: number;
+  outcome: string;
+  http_status: number | null;
+  error_class: string | null;
+  latency_ms: number | null;
+  recorded_at: number;
+  /** Null in records written before the sender recorded it. */
+  tier: number | null;
+}
+
+/** A dlq-replay-audit value (schemas/dlq-replay-audit.avsc). */
+export interface ReplayAuditValue {
+  replay_id: string;
+  operator: string;
+  dry_run: boolean;
+  delivery_id: string;
+  source_partition: number;
+  source_offset: number;
+  replayed_at: number;
+  replay_count: number;
+  source_topic: string;
+  reason: string;
+  outcome: string;
+  detail: string;
+}
+
+export type Fact =
+  | { kind: 'partner'; partnerId: string; partner: Partner | null }
+  | { kind: 'delivery'; request: CallbackRequestValue }
+  | { kind: 'attempt'; partition: number; offset: string; outcome: CallbackOutcomeValue }
+  | { kind: 'dead-letter'; deadLetter: DeadLetterFact; request: CallbackRequestValue | null }
+  | { kind: 'replay'; replay: ReplayAuditValue }
+  | { kind: 'webhook'; webhookId: string; event: PartnerEventValue; documentIds: string[] }
+  | { kind: 'document'; document: PartnerDocumentValue };
+
+export interface DeadLetterFact {
+  sourceTopic: string;
+  partition: number;
+  offset: string;
+  subjectId: string | null;
+  partnerId: string | null;
+  attempts: number | null;
+  errorClass: string | null;
+  reason: string | null;
+  deadLetteredAt: number;
+}
+
+/** The fact a record states, or null for records that state none (a dry run's audit record). */
+export function factOf(record: ProjectedRecord): Fact | null {
+  switch (record.topic) {
+    case TopicNames.partnerConfig:
+      return {
+        kind: 'partner',
+        partnerId: record.key ?? '',
+        partner: record.value === null ? null : partnerFromRecord(record.value as Record<string, unknown>),
+      };
+    case TopicNames.callbackRequests:
+      return { kind: 'delivery', request: record.value as CallbackRequestValue };
+    case TopicNames.callbackOutcomes:
+      return { kind: 'attempt', partition: record.partition, offset: record.offset, outcome: record.value as CallbackOutcomeValue };
+    case TopicNames.callbackDlq:
+      return { kind: 'dead-letter', deadLetter: deadLetterOf(record), request: record.value as CallbackRequestValue | null };
+    case TopicNames.documentDlq:
+    case TopicNames.policyStatusDlq:
+      return { kind: 'dead-letter', deadLetter: deadLetterOf(record), request: null };
+    case TopicNames.dlqReplayAudit: {
+      const replay = record.value as ReplayAuditValue;
+      return replay.dry_run ? null : { kind: 'replay', replay };
+    }
+    case TopicNames.partnerEvents: {
+      const event = record.value as PartnerEventValue;
+      return { kind: 'webhook', webhookId: webhookIdOf(event), event, documentIds: event.documents.map((_, i) => documentIdOf(event, i)) };
+    }
+    case TopicNames.partnerDocuments:
+      return { kind: 'document', document: record.value as PartnerDocumentValue };
+    default:
+      return null;
+  }
+}
+
+/** Who a dead letter is about and why, from the headers every dead-letter topic's records carry. */
+function deadLetterOf(record: ProjectedRecord): DeadLetterFact {
+  const h = record.headers;
+  const value = record.value as Record<string, unknown> | null;
+  const subjectId =
+    record.topic === TopicNames.callbackDlq
+      ? ((value?.['delivery_id'] as string | undefined) ?? headerText(h, DeadLetterIdentityHeaders.deliveryId))
+      : record.topic === TopicNames.documentDlq
+        ? (value?.['document_id'] as string | undefined)
+        : headerText(h, DeadLetterIdentityHeaders.eventId);
+  return {
+    sourceTopic: record.topic,
+    partition: record.partition,
+    offset: record.offset,
+    subjectId: subjectId ?? null,
+    partnerId: (value?.['partner_id'] as string | undefined) ?? headerText(h, DeadLetterIdentityHeaders.partnerId) ?? null,
+    attempts: headerCount(h, RetryHeaders.attempts),
+    errorClass: headerText(h, SpringDltHeaders.exceptionFqcn) ?? null,
+    reason: headerText(h, SpringDltHeaders.exceptionMessage) ?? headerText(h, RetryHeaders.lastError) ?? null,
+    deadLetteredAt: record.timestamp,
+  };
+}

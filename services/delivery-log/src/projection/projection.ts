@@ -1,0 +1,131 @@
+/*
+ * The delivery log's projection: a member of its own consumer group, reading read_committed every
+ * topic that says something about a webhook, a delivery, a document, a dead letter, a replay or a
+ * partner, and writing each fetched batch's facts in one database transaction. Offsets are
+ * committed (automatically, every few seconds) only for batches whose transaction committed, so a
+ * crash repeats at most the batches since the last commit, which fact-writer.ts writes again to
+ * the same rows: no record is lost and none is counted twice.
+ */
+import {
+  startConsumer,
+  type AvroCodec,
+  type Batch,
+  type GroupMember,
+  type GroupSession,
+  type Kafka,
+  type Logger,
+} from '@hookstream/shared';
+import type { DeliveryLogDb } from '../store/database';
+import type { DeliveryLogMetrics } from '../metrics';
+import { writeFacts } from './fact-writer';
+import { factOf, type Fact } from './facts';
+
+export interface ProjectionOptions {
+  kafka: Kafka;
+  codec: AvroCodec;
+  db: DeliveryLogDb;
+  logger: Logger;
+  metrics: DeliveryLogMetrics;
+  groupId: string;
+  session: GroupSession;
+  /** Real topic name → logical name, of every topic read. */
+  topics: Map<string, string>;
+  /** Batches written side by side (1 on PGlite, whose one session takes one at a time anyway). */
+  concurrency: number;
+}
+
+/** How long a batch that could not be written waits before it is read and tried again. */
+const RETRY_PAUSE_MS = 1000;
+
+export class DeliveryLogProjection {
+  private member: GroupMember | undefined;
+  private readonly logger: Logger;
+  private readonly stopping = new AbortController();
+
+  constructor(private readonly options: ProjectionOptions) {
+    this.logger = options.logger.child({ module: 'projection' });
+  }
+
+  async start(): Promise<void> {
+    const { kafka, groupId, session, topics, concurrency } = this.options;
+    this.member = await startConsumer({
+      kafka,
+      logger: this.logger,
+      config: {
+        groupId,
+        readUncommitted: false,
+        fromBeginning: true,
+        autoCommit: true,
+        ...session,
+        // Under load a fetch brings many records, written in one transaction; idle, a record waits at most 100 ms more.
+        minBytes: 64 * 1024,
+        maxWaitMs: 100,
+      },
+      topics: [...topics.keys()],
+      run: { partitionsConsumedConcurrently: concurrency, eachBatch: ({ batch }) => this.project(batch) },
+    });
+  }
+
+  /** True while this replica holds an assignment in its group. */
+  get joined(): boolean {
+    return this.member?.joined ?? false;
+  }
+
+  async stop(): Promise<void> {
+    this.stopping.abort();
+    await this.member?.stop();
+  }
+
+  /** One batch: its records' facts, written in one transaction; a failure reads the batch again after a pause. */
+  private async project(batch: Batch): Promise<void> {
+    const topic = this.options.topics.get(batch.topic) ?? batch.topic;
+    const facts: Fact[] = [];
+    for (const message of batch.messages) {
+      const fact = await this.factOfMessage(batch.topic, topic, batch.partition, message);
+      if (fact) facts.push(fact);
+    }
+    const timer = this.options.metrics.batchSeconds.startTimer();
+    try {
+      await writeFacts(this.options.db, facts);
+    } catch (error) {
+      this.options.metrics.batchFailures.inc();
+      this.logger.warn({ err: error, topic, partition: batch.partition }, 'could not write a batch to the delivery log; reading it again');
+      await pause(RETRY_PAUSE_MS, this.stopping.signal);
+      throw error;
+    }
+    timer();
+    this.options.metrics.records.inc({ topic }, batch.messages.length);
+  }
+
+  private async factOfMessage(
+    realTopic: string,
+    topic: string,
+    partition: number,
+    message: Batch['messages'][number],
+  ): Promise<Fact | null> {
+    try {
+      const value = message.value === null ? null : await this.options.codec.decode(message.value, realTopic);
+      return factOf({
+        topic,
+        partition,
+        offset: message.offset,
+        timestamp: Number(message.timestamp),
+        key: message.key?.toString() ?? null,
+        headers: message.headers,
+        value,
+      });
+    } catch (error) {
+      // A record no schema reads (or a value its topic should not carry) is left out, counted and logged; the log goes on.
+      this.options.metrics.skipped.inc({ topic });
+      this.logger.warn({ err: error, topic, partition, offset: message.offset }, 'a record the delivery log cannot read was skipped');
+      return null;
+    }
+  }
+}
+
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+  });
+}

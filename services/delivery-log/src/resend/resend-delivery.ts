@@ -1,0 +1,126 @@
+/*
+ * A partner resends one of its dead-lettered callbacks: the same replay `hookstream dlq replay`
+ * runs (DeadLetterReplay, its plan and its audit), selected to that delivery's dead letters, with
+ * the partner as the operator. The delivery keeps its id; the sender delivers it again from
+ * attempt 1. Refused, with the reason, when there is nothing to resend: not dead-lettered, a newer
+ * status of the policy was delivered since (superseded), already resent, or resent too often.
+ */
+import { DeadLetterReplay, TopicNames, type DlqSession, type ReplayDecision } from '@hookstream/shared';
+import type { DeliveryLogDb } from '../store/database';
+import { findDelivery } from '../queries/delivery-queries';
+import { ApiError, ApiErrorCodes, notFound } from '../api/api-errors';
+
+export interface ResendSettings {
+  /** Resends one partner may make in an hour (counted in the audit the log holds, so across replicas). */
+  perHour: number;
+}
+
+export interface Resent {
+  delivery_id: string;
+  replay_id: string;
+  /** Resends of this delivery so far, this one included. */
+  replay_count: number;
+}
+
+/** The audit's operator name of a partner's own resends. */
+export const partnerOperator = (partnerId: string) => `partner:${partnerId}`;
+
+export class DeliveryResender {
+  /** One resend at a time per replica: every replay run of callback-dlq fences the one before it. */
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly db: DeliveryLogDb,
+    private readonly session: DlqSession,
+    private readonly settings: ResendSettings,
+  ) {}
+
+  async resend(partnerId: string, deliveryId: string, reason: string, now = new Date()): Promise<Resent> {
+    const delivery = await findDelivery(this.db, deliveryId, partnerId);
+    if (!delivery) throw notFound('delivery');
+    if (delivery.state === 'superseded') {
+      throw new ApiError(
+        409,
+        ApiErrorCodes.CONFLICT,
+        'superseded: a newer status of this policy was delivered to this endpoint first, so it is not sent again',
+      );
+    }
+    const letters = await this.db
+      .selectFrom('dead_letters')
+      .select(['source_partition', 'source_offset'])
+      .where('subject_id', '=', deliveryId)
+      .where('source_topic', '=', TopicNames.callbackDlq)
+      .execute();
+    if (delivery.state !== 'dead_lettered' || letters.length === 0) {
+      throw new ApiError(409, ApiErrorCodes.CONFLICT, `only a dead-lettered delivery can be resent; this one is ${delivery.state}`);
+    }
+    await this.refuseOverLimit(partnerId, now);
+    const run = this.queue.then(() => this.replay(partnerId, deliveryId, reason, letters));
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async refuseOverLimit(partnerId: string, now: Date): Promise<void> {
+    const since = new Date(now.getTime() - 3600_000);
+    const recent = await this.db
+      .selectFrom('replays')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('operator', '=', partnerOperator(partnerId))
+      .where('outcome', '=', 'replayed')
+      .where('replayed_at', '>=', since)
+      .executeTakeFirstOrThrow();
+    if (Number(recent.n) >= this.settings.perHour) {
+      throw new ApiError(429, ApiErrorCodes.RATE_LIMITED, `at most ${this.settings.perHour} resends an hour; retry later`, 60);
+    }
+  }
+
+  private async replay(
+    partnerId: string,
+    deliveryId: string,
+    reason: string,
+    letters: Array<{ source_partition: number; source_offset: number }>,
+  ): Promise<Resent> {
+    const selection = {
+      deliveryIds: [deliveryId],
+      // Read only where the log says its dead letters are, not the whole topic.
+      offsets: letters.map((l) => ({ partition: l.source_partition, from: BigInt(l.source_offset), to: BigInt(l.source_offset) })),
+    };
+    const request = { selection, reason, operator: partnerOperator(partnerId), force: false, ratePerSecond: 10 };
+    const replay = await DeadLetterReplay.prepare(this.session, request, { dryRun: false });
+    try {
+      const planned = chosen(replay.prepared.decisions);
+      if (planned.outcome !== 'replayed') throw refusal(planned);
+      const result = await replay.execute();
+      const done = chosen(result.decisions);
+      if (done.outcome !== 'replayed') throw new ApiError(503, ApiErrorCodes.UNAVAILABLE, `not resent: ${done.detail}; retry later`, 5);
+      return { delivery_id: deliveryId, replay_id: replay.prepared.run.replayId, replay_count: done.replayCount };
+    } finally {
+      await replay.close();
+    }
+  }
+}
+
+/** Of a delivery's dead letters, the one being replayed, else the newest's decision. */
+function chosen(decisions: readonly ReplayDecision[]): ReplayDecision {
+  const replayed = decisions.find((d) => d.outcome === 'replayed');
+  const newest = decisions.at(-1);
+  if (!replayed && !newest) throw new ApiError(409, ApiErrorCodes.CONFLICT, 'no dead letter of this delivery is left to resend');
+  return replayed ?? newest!;
+}
+
+function refusal(decision: ReplayDecision): ApiError {
+  switch (decision.outcome) {
+    case 'skipped-superseded':
+      return new ApiError(409, ApiErrorCodes.CONFLICT, `superseded: ${decision.detail}`);
+    case 'skipped-already-replayed':
+      return new ApiError(409, ApiErrorCodes.CONFLICT, `already resent and not dead-lettered again since: ${decision.detail}`);
+    case 'skipped-replay-limit':
+      return new ApiError(
+        409,
+        ApiErrorCodes.CONFLICT,
+        `resent ${decision.replayCount} times already, the most allowed; the insurer's operators can still replay it`,
+      );
+    default:
+      return new ApiError(503, ApiErrorCodes.UNAVAILABLE, `not resent: ${decision.detail}; retry later`, 5);
+  }
+}

@@ -1,0 +1,102 @@
+/*
+ * Retention of the delivery log: rows older than DELIVERY_LOG_RETENTION_DAYS go, a delivery with
+ * its attempts and replays, a webhook with its documents, a dead letter on its own. Deleted a
+ * thousand at a time, each batch its own short transaction, so the projection's writes (and, on
+ * PGlite, its one session) wait at most for one small batch, never for a whole day's worth.
+ */
+import { sql } from 'kysely';
+import type { Logger } from '@hookstream/shared';
+import type { DeliveryLogDb } from '../store/database';
+
+/** Rows removed per statement. */
+const BATCH = 1000;
+const DAY_MS = 24 * 3600_000;
+
+export interface PrunerOptions {
+  db: DeliveryLogDb;
+  logger: Logger;
+  retentionDays: number;
+  /** How often to prune. */
+  intervalMs: number;
+  now?: () => number;
+}
+
+/** What one pass removed. */
+export interface Pruned {
+  deliveries: number;
+  webhooks: number;
+  deadLetters: number;
+}
+
+export class Pruner {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<unknown> = Promise.resolve();
+  private stopped = false;
+
+  constructor(private readonly options: PrunerOptions) {}
+
+  start(): Promise<void> {
+    this.schedule(5_000);
+    return Promise.resolve();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+
+  /** One pass: everything older than the retention, batch by batch. */
+  async prune(): Promise<Pruned> {
+    const cutoff = new Date((this.options.now ?? Date.now)() - this.options.retentionDays * DAY_MS);
+    const { db } = this.options;
+    const pruned: Pruned = { deliveries: 0, webhooks: 0, deadLetters: 0 };
+    pruned.deliveries = await this.inBatches(async () => {
+      const result = await sql<{ n: number }>`
+        with doomed as (select delivery_id from deliveries where created_at < ${cutoff} limit ${BATCH}),
+          attempts as (delete from delivery_attempts where delivery_id in (select delivery_id from doomed)),
+          replays as (delete from replays where subject_id in (select delivery_id from doomed))
+        delete from deliveries where delivery_id in (select delivery_id from doomed)`.execute(db);
+      return Number(result.numAffectedRows ?? 0);
+    });
+    pruned.webhooks = await this.inBatches(async () => {
+      const result = await sql`
+        with doomed as (select webhook_id from webhooks where received_at < ${cutoff} limit ${BATCH}),
+          documents as (delete from documents where webhook_id in (select webhook_id from doomed))
+        delete from webhooks where webhook_id in (select webhook_id from doomed)`.execute(db);
+      return Number(result.numAffectedRows ?? 0);
+    });
+    pruned.deadLetters = await this.inBatches(async () => {
+      const result = await sql`
+        delete from dead_letters where (source_topic, source_partition, source_offset) in (
+          select source_topic, source_partition, source_offset from dead_letters where dead_lettered_at < ${cutoff} limit ${BATCH})`.execute(
+        db,
+      );
+      return Number(result.numAffectedRows ?? 0);
+    });
+    return pruned;
+  }
+
+  private async inBatches(batch: () => Promise<number>): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const removed = await batch();
+      total += removed;
+      if (removed < BATCH || this.stopped) return total;
+      // Let the projection's next write in before the next batch.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.running = this.prune()
+        .then((pruned) => {
+          if (pruned.deliveries + pruned.webhooks + pruned.deadLetters > 0) this.options.logger.info({ pruned }, 'delivery log pruned');
+        })
+        .catch((error: unknown) => this.options.logger.warn({ err: error }, 'pruning the delivery log failed; trying again later'))
+        .finally(() => this.schedule(this.options.intervalMs));
+    }, delayMs).unref();
+  }
+}

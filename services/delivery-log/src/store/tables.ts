@@ -1,0 +1,132 @@
+/*
+ * The delivery log's tables as Kysely sees them (migrations.ts makes them). Times are
+ * timestamptz (Date); bigint columns are read as numbers on both stores (database.ts).
+ */
+import type { ColumnType, Generated } from 'kysely';
+
+type Timestamp = ColumnType<Date, Date | string, Date | string>;
+type BigintColumn = ColumnType<number, number | string, number | string>;
+type Json<T> = ColumnType<T, string, string>;
+
+/** The callback endpoints a partner has, without their secrets. */
+export interface EndpointSummary {
+  endpoint_id: string;
+  url: string;
+  statuses: string[];
+  ordering: string;
+}
+
+/** The states of a delivery, from what its records say (delivery-summary.ts). */
+export type DeliveryState = 'pending' | 'failing' | 'delivered' | 'dead_lettered' | 'superseded';
+export const DELIVERY_STATES: readonly DeliveryState[] = ['pending', 'failing', 'delivered', 'dead_lettered', 'superseded'];
+
+export interface PartnersTable {
+  partner_id: string;
+  name: string;
+  status: string;
+  revision: BigintColumn;
+  updated_at: Timestamp;
+  endpoints: Json<EndpointSummary[]>;
+  outbound_auth_method: string | null;
+}
+
+export interface DeliveriesTable {
+  delivery_id: string;
+  partner_id: string;
+  endpoint_id: string;
+  event_id: string;
+  policy_number: string;
+  policy_version: BigintColumn;
+  policy_status: string | null;
+  body: string | null;
+  created_at: Timestamp;
+  state: DeliveryState;
+  attempt_count: Generated<number>;
+  last_attempt_at: Timestamp | null;
+  last_http_status: number | null;
+  last_error_class: string | null;
+  dead_lettered_at: Timestamp | null;
+  replay_count: Generated<number>;
+}
+
+export interface DeliveryAttemptsTable {
+  source_partition: number;
+  source_offset: BigintColumn;
+  delivery_id: string;
+  attempt: number;
+  outcome: string;
+  http_status: number | null;
+  error_class: string | null;
+  latency_ms: number | null;
+  tier: number;
+  response_excerpt: string | null;
+  recorded_at: Timestamp;
+}
+
+export interface DeadLettersTable {
+  source_topic: string;
+  source_partition: number;
+  source_offset: BigintColumn;
+  subject_id: string | null;
+  partner_id: string | null;
+  attempts: number | null;
+  error_class: string | null;
+  reason: string | null;
+  dead_lettered_at: Timestamp;
+}
+
+export interface ReplaysTable {
+  replay_id: string;
+  source_topic: string;
+  source_partition: number;
+  source_offset: BigintColumn;
+  subject_id: string;
+  operator: string;
+  reason: string;
+  outcome: string;
+  detail: string;
+  replay_count: number;
+  replayed_at: Timestamp;
+}
+
+export interface WebhooksTable {
+  webhook_id: string;
+  partner_id: string;
+  request_id: string | null;
+  transaction_number: string;
+  transaction_type: string;
+  status: string;
+  payload_fingerprint: string;
+  received_at: Timestamp;
+}
+
+export interface DocumentsTable {
+  document_id: string;
+  webhook_id: string | null;
+  partner_id: string;
+  document_index: number;
+  document_type: string;
+  source_url: string;
+  filename: string | null;
+  outcome: string;
+  storage_uri: string | null;
+  content_type: string | null;
+  size_bytes: BigintColumn | null;
+  sha256: string | null;
+  error: string | null;
+  failure_reason: string | null;
+  http_status: number | null;
+  attempts: number;
+  replay: number;
+  fetched_at: Timestamp | null;
+}
+
+export interface DeliveryLogTables {
+  partners: PartnersTable;
+  deliveries: DeliveriesTable;
+  delivery_attempts: DeliveryAttemptsTable;
+  dead_letters: DeadLettersTable;
+  replays: ReplaysTable;
+  webhooks: WebhooksTable;
+  documents: DocumentsTable;
+}

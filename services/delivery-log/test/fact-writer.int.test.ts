@@ -1,0 +1,203 @@
+/**
+ * The projection's writes on both stores (PGlite and a real PostgreSQL server): what a delivery's
+ * records make of it, in any order and any number of times.
+ */
+import { TopicNames, documentIdOf, webhookIdOf, type CallbackRequestValue } from '@hookstream/shared';
+import type { DeliveryLogStore } from '../src/store/database';
+import { writeFacts } from '../src/projection/fact-writer';
+import type { Fact } from '../src/projection/facts';
+import { storesUnderTest } from './support/stores';
+import { tableRows } from './support/table-rows';
+
+const T0 = Date.parse('2026-11-25T10:00:00Z');
+const request: CallbackRequestValue = {
+  delivery_id: 'd-1',
+  event_id: 'e-1',
+  partner_id: 'acme',
+  endpoint_id: 'main',
+  policy_number: 'P-1',
+  policy_version: 3,
+  policy_status: 'POLICY_ACTIVE',
+  body: '{"policy_number":"P-1"}',
+  created_at: T0,
+};
+let offset = 0;
+const attempt = (n: number, outcome: string, http_status: number | null, at: number): Fact => ({
+  kind: 'attempt',
+  partition: 2,
+  offset: String(offset++),
+  outcome: {
+    ...request,
+    attempt: n,
+    outcome,
+    http_status,
+    error_class: outcome === 'DELIVERED' ? null : http_status ? 'HTTP_STATUS' : 'CIRCUIT_OPEN',
+    latency_ms: http_status ? 12.5 : null,
+    recorded_at: at,
+    tier: outcome === 'SKIPPED_CIRCUIT_OPEN' ? 2 : n - 1,
+  },
+});
+const deadLetter = (at: number): Fact => ({
+  kind: 'dead-letter',
+  request,
+  deadLetter: {
+    sourceTopic: TopicNames.callbackDlq,
+    partition: 2,
+    offset: String(at - T0),
+    subjectId: 'd-1',
+    partnerId: 'acme',
+    attempts: 3,
+    errorClass: 'CIRCUIT_OPEN',
+    reason: '3 attempts failed',
+    deadLetteredAt: at,
+  },
+});
+const replay = (at: number): Fact => ({
+  kind: 'replay',
+  replay: {
+    replay_id: `r-${at}`,
+    operator: 'sre',
+    dry_run: false,
+    delivery_id: 'd-1',
+    source_partition: 2,
+    source_offset: 7,
+    replayed_at: at,
+    replay_count: 1,
+    source_topic: TopicNames.callbackDlq,
+    reason: 'partner fixed',
+    outcome: 'replayed',
+    detail: '',
+  },
+});
+
+// A delivery's life: a 500, an open circuit, dead-lettered, replayed, delivered.
+const life: Fact[][] = [
+  [{ kind: 'delivery', request }],
+  [attempt(1, 'FAILED_ATTEMPT', 500, T0 + 1000)],
+  [attempt(2, 'SKIPPED_CIRCUIT_OPEN', null, T0 + 2000), attempt(3, 'DEAD_LETTERED', null, T0 + 3000), deadLetter(T0 + 3001)],
+  [replay(T0 + 60_000)],
+  [attempt(1, 'DELIVERED', 200, T0 + 61_000)],
+];
+const statesAlong = ['pending', 'failing', 'dead_lettered', 'pending', 'delivered'];
+
+for (const [name, store] of storesUnderTest()) {
+  describe(`the projection's writes on ${name}`, () => {
+    const open: DeliveryLogStore[] = [];
+    const fresh = async () => {
+      const s = await store.fresh();
+      open.push(s);
+      return s;
+    };
+    afterAll(async () => {
+      await Promise.all(open.map((s) => s.close()));
+      await store.stop();
+    });
+
+    test('a delivery failing, dead-lettered, replayed and delivered is in each state in turn, its attempts in order', async () => {
+      const { db } = await fresh();
+      const seen: string[] = [];
+      for (const batch of life) {
+        await writeFacts(db, batch);
+        seen.push((await db.selectFrom('deliveries').select('state').executeTakeFirstOrThrow()).state);
+      }
+      expect(seen).toEqual(statesAlong);
+      const delivery = await db.selectFrom('deliveries').selectAll().executeTakeFirstOrThrow();
+      expect(delivery).toMatchObject({ attempt_count: 2, last_http_status: 200, replay_count: 1, body: request.body, policy_version: 3 });
+      const attempts = await db.selectFrom('delivery_attempts').select(['attempt', 'outcome']).orderBy('recorded_at').execute();
+      expect(attempts.map((a) => `${a.attempt}:${a.outcome}`)).toEqual([
+        '1:FAILED_ATTEMPT',
+        '2:SKIPPED_CIRCUIT_OPEN',
+        '3:DEAD_LETTERED',
+        '1:DELIVERED',
+      ]);
+    });
+
+    test("a dead letter whose last attempts got no answer keeps the partner's last HTTP status", async () => {
+      const { db } = await fresh();
+      for (const batch of life.slice(0, 3)) await writeFacts(db, batch);
+      expect(await db.selectFrom('deliveries').select(['state', 'last_http_status', 'last_error_class']).executeTakeFirstOrThrow()).toEqual(
+        {
+          state: 'dead_lettered',
+          last_http_status: 500,
+          last_error_class: 'CIRCUIT_OPEN',
+        },
+      );
+    });
+
+    test('the same records written twice, or one by one in reverse order, give the same rows', async () => {
+      const inOrder = await fresh();
+      for (const batch of life) await writeFacts(inOrder.db, batch);
+      const expected = await tableRows(inOrder.db);
+
+      const twice = await fresh();
+      for (const batch of [...life, ...life]) await writeFacts(twice.db, batch);
+      expect(await tableRows(twice.db)).toEqual(expected);
+
+      const reversed = await fresh();
+      for (const fact of life.flat().reverse()) await writeFacts(reversed.db, [fact]);
+      expect(await tableRows(reversed.db)).toEqual(expected);
+      expect(expected['deliveries']).toHaveLength(1);
+      expect(expected['delivery_attempts']).toHaveLength(4);
+    });
+
+    test("a webhook written twice is one, its documents pending until recorded, and an older replay's record never wins", async () => {
+      const { db } = await fresh();
+      const event = {
+        partner_id: 'acme',
+        request_id: 'req-1',
+        transaction_number: 'TRX-1',
+        transaction_type: 'POLICY' as const,
+        status: 'ISSUED',
+        documents: [
+          { type: 'POLICY_CERTIFICATE', url: 'https://docs.example/a.pdf', filename: 'a.pdf' },
+          { type: 'INVOICE', url: 'https://docs.example/b.pdf', filename: null },
+        ],
+        received_at: T0,
+        payload_fingerprint: 'f'.repeat(64),
+        ingress_instance: null,
+      };
+      const webhook: Fact = {
+        kind: 'webhook',
+        webhookId: webhookIdOf(event),
+        event,
+        documentIds: [0, 1].map((i) => documentIdOf(event, i)),
+      };
+      await writeFacts(db, [webhook, webhook]);
+      await writeFacts(db, [webhook]);
+      const document = (replay: number, outcome: 'STORED' | 'FAILED'): Fact => ({
+        kind: 'document',
+        document: {
+          ...event,
+          document_type: 'POLICY_CERTIFICATE',
+          source_url: 'https://docs.example/a.pdf',
+          filename: 'a.pdf',
+          outcome,
+          storage_uri: outcome === 'STORED' ? 's3://docs/a' : null,
+          content_type: null,
+          size_bytes: outcome === 'STORED' ? 1234 : null,
+          sha256: null,
+          error: outcome === 'FAILED' ? 'HTTP 404' : null,
+          fetched_at: T0 + 1000 * (replay + 1),
+          document_id: documentIdOf(event, 0),
+          document_index: 0,
+          failure_reason: outcome === 'FAILED' ? 'HTTP_STATUS' : null,
+          http_status: outcome === 'FAILED' ? 404 : null,
+          attempts: 1,
+          replay,
+        },
+      });
+      await writeFacts(db, [document(1, 'STORED')]);
+      await writeFacts(db, [document(0, 'FAILED')]);
+      expect(await db.selectFrom('webhooks').select('webhook_id').execute()).toHaveLength(1);
+      const documents = await db
+        .selectFrom('documents')
+        .select(['document_index', 'outcome', 'webhook_id', 'size_bytes'])
+        .orderBy('document_index')
+        .execute();
+      expect(documents).toEqual([
+        { document_index: 0, outcome: 'STORED', webhook_id: webhookIdOf(event), size_bytes: 1234 },
+        { document_index: 1, outcome: 'PENDING', webhook_id: webhookIdOf(event), size_bytes: null },
+      ]);
+    });
+  });
+}

@@ -1,0 +1,199 @@
+/**
+ * The partner API on the embedded store (PGlite in the service process), fed by the real pipeline:
+ * a partner sees its dead-lettered callback with every attempt in order and the body exactly as it
+ * received it, resends it and sees it delivered; another partner's credentials find none of it on
+ * any route of the served spec; every answer fits that spec; bad input is refused naming the field.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseKeyring } from '@hookstream/shared';
+import { PortalTokens } from '../src/api/portal-tokens';
+import { OutboundFixture, retryTierDelays, uniquePartnerId } from '../../../test/helpers/outbound-fixture';
+import { DELIVERY_LOG_ENTRY, policyEvent, startService, type Receiver, type RunningService } from '../../../test/helpers/outbound';
+import { postWebhook, webhook } from '../../../test/helpers/ingress';
+import { waitFor } from '../../../test/helpers/infrastructure';
+import { ApiClient } from './support/api-client';
+
+let fixture: OutboundFixture;
+let api: ApiClient;
+let dataDir: string;
+const partnerA = uniquePartnerId('portal-a');
+const partnerB = uniquePartnerId('portal-b');
+let keyA: string;
+let keyB: string;
+let failing: Receiver;
+let log: RunningService;
+
+const asA = () => ({ 'x-api-key': keyA });
+const asB = () => ({ 'x-api-key': keyB });
+const tokens = () => new PortalTokens(parseKeyring(process.env['HOOKSTREAM_PORTAL_TOKEN_KEYS'] ?? '', 'HOOKSTREAM_PORTAL_TOKEN_KEYS', 32));
+
+beforeAll(async () => {
+  fixture = await OutboundFixture.open('portal-api', { retryDelaysMs: retryTierDelays(50), breaker: { failures: 1000, openMs: 100 } });
+  // Partner A's endpoint fails the first send and its eight retries, then answers 200 (to the resend).
+  failing = await fixture.receiver((_request, index) => (index < 9 ? 500 : 200));
+  const answering = await fixture.receiver(() => 200);
+  const outbound = { outbound_auth: { method: 'API_KEY', api_key: 'k' } };
+  keyA = await fixture.partners.create(partnerA, { callback_endpoints: [{ endpoint_id: 'main', url: failing.url }], ...outbound });
+  keyB = await fixture.partners.create(partnerB, { callback_endpoints: [{ endpoint_id: 'main', url: answering.url }], ...outbound });
+  dataDir = mkdtempSync(path.join(os.tmpdir(), 'hookstream-delivery-log-'));
+  const [ingress, started] = await Promise.all([
+    fixture.startIngress(),
+    startService(DELIVERY_LOG_ENTRY, fixture.prefix, { ...fixture.env, DELIVERY_LOG_DATA_DIR: dataDir, HTTP_PORT: '0' }),
+    fixture.startConsumer(),
+    fixture.startSender(),
+  ]);
+  log = started;
+  await fixture.events.publish([
+    policyEvent(partnerA, {}, { policy_number: 'P-A-1' }),
+    ...[1, 2, 3, 4, 5].map((n) => policyEvent(partnerB, {}, { policy_number: `P-B-${n}` })),
+  ]);
+  expect((await postWebhook(ingress.webhookUrl, keyA, webhook({ transaction_number: 'TRX-A-1' }))).status).toBe(200);
+  api = await ApiClient.open(log.url);
+});
+
+afterAll(async () => {
+  await log?.stop();
+  await fixture?.close();
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+});
+
+test('a callback failing until dead-lettered shows every attempt in order, and the body the partner received', async () => {
+  const list = await waitFor(
+    async () => {
+      const answer = await api.get('/api/portal/v1/deliveries?status=dead_lettered', asA());
+      const page = answer.json as { data: Array<{ delivery_id: string; policy_number: string }> };
+      return page.data.length === 1 ? page : undefined;
+    },
+    'the dead-lettered delivery in the portal',
+    60_000,
+  );
+  expect(list.data[0]!.policy_number).toBe('P-A-1');
+  const detail = await api.get(`/api/portal/v1/deliveries/${list.data[0]!.delivery_id}`, asA());
+  const delivery = (detail.json as { data: Record<string, unknown> & { attempts: Array<Record<string, unknown>> } }).data;
+  // Nine sends, each from its tier, then the dead-lettering after the last.
+  expect(delivery.attempts.map((a) => [a['outcome'], a['attempt'], a['tier'], a['http_status']])).toEqual([
+    ...[1, 2, 3, 4, 5, 6, 7, 8, 9].map((n) => ['FAILED_ATTEMPT', n, n - 1, 500]),
+    ['DEAD_LETTERED', 9, 8, 500],
+  ]);
+  expect(delivery).toMatchObject({ state: 'dead_lettered', attempt_count: 9, last_http_status: 500 });
+  expect(delivery['body']).toBe(failing.requests[0]!.raw.toString('utf8'));
+});
+
+test('the partner resends its dead-lettered callback: the same delivery, delivered at the first attempt after the nine failed', async () => {
+  const [dead] = ((await api.get('/api/portal/v1/deliveries?status=dead_lettered', asA())).json as { data: Array<{ delivery_id: string }> })
+    .data;
+  const id = dead!.delivery_id;
+  const resent = await api.post(`/api/portal/v1/deliveries/${id}/resend`, asA(), { reason: 'endpoint fixed (ticket 42)' });
+  expect(resent.status).toBe(202);
+  expect(resent.json).toMatchObject({ data: { delivery_id: id, replay_count: 1 } });
+  const delivered = await waitFor(
+    async () => {
+      const answer = (await api.get(`/api/portal/v1/deliveries/${id}`, asA())).json as {
+        data: Record<string, unknown> & { state: string };
+      };
+      return answer.data.state === 'delivered' ? answer.data : undefined;
+    },
+    'the resent delivery delivered',
+    60_000,
+  );
+  const attempts = delivered['attempts'] as Array<{ attempt: number; outcome: string; http_status: number }>;
+  expect(attempts.map((a) => `${a.outcome} ${a.attempt}:${a.http_status}`)).toEqual([
+    ...[1, 2, 3, 4, 5, 6, 7, 8, 9].map((n) => `FAILED_ATTEMPT ${n}:500`),
+    'DEAD_LETTERED 9:500',
+    'DELIVERED 1:200',
+  ]);
+  expect(delivered['attempt_count']).toBe(10);
+  expect(delivered['replays']).toEqual([
+    expect.objectContaining({ operator: `partner:${partnerA}`, reason: 'endpoint fixed (ticket 42)', outcome: 'replayed' }),
+  ]);
+  expect(failing.requests).toHaveLength(10);
+  expect(failing.requests[9]!.raw.equals(failing.requests[0]!.raw)).toBe(true);
+
+  // Delivered now: nothing to resend, and it says why.
+  const again = await api.post(`/api/portal/v1/deliveries/${id}/resend`, asA(), {});
+  expect(again.status).toBe(409);
+  expect((again.json as { message: string }).message).toContain('delivered');
+});
+
+test("another partner's key or token finds none of a partner's deliveries or webhooks, on every route of the spec", async () => {
+  const deliveries = (await api.get('/api/portal/v1/deliveries', asA())).json as { data: Array<{ delivery_id: string }> };
+  const webhooks = await waitFor(
+    async () => {
+      const page = (await api.get('/api/portal/v1/webhooks', asA())).json as {
+        data: Array<{ webhook_id: string; transaction_number: string }>;
+      };
+      return page.data.length === 1 ? page : undefined;
+    },
+    "partner A's webhook in the portal",
+    30_000,
+  );
+  expect(webhooks.data[0]!.transaction_number).toBe('TRX-A-1');
+  const ids: Record<string, string> = { deliveryId: deliveries.data[0]!.delivery_id, webhookId: webhooks.data[0]!.webhook_id };
+  const { token: tokenB } = await tokens().issue(partnerB, 300);
+  const operations = Object.entries(api.openapi.paths)
+    .filter(([route]) => route.startsWith('/api/portal/v1/'))
+    .flatMap(([route, methods]) => Object.keys(methods).map((method) => ({ route, method })));
+  expect(operations.map((o) => `${o.method} ${o.route}`)).toEqual(
+    expect.arrayContaining(['get /api/portal/v1/deliveries/{deliveryId}', 'post /api/portal/v1/deliveries/{deliveryId}/resend']),
+  );
+  for (const credentials of [asB(), { authorization: `Bearer ${tokenB}` }]) {
+    for (const { route, method } of operations) {
+      const params = [...route.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
+      const url = route.replace(/\{([^}]+)\}/g, (_, name: string) => ids[name]!);
+      const answer = method === 'post' ? await api.post(url, credentials, {}) : await api.get(url, credentials);
+      if (params.length > 0) expect([method, url, answer.status]).toEqual([method, url, 404]);
+      else expect(JSON.stringify(answer.json)).not.toContain(partnerA);
+    }
+  }
+  // A's own token opens what B's could not.
+  const { token: tokenA } = await tokens().issue(partnerA, 300);
+  expect((await api.get(`/api/portal/v1/webhooks/${ids['webhookId']}`, { authorization: `Bearer ${tokenA}` })).status).toBe(200);
+});
+
+test('no credentials, a wrong key, a forged or expired token: 401 in the error body, and nothing else said', async () => {
+  const expired = await tokens().issue(partnerA, 60, new Date(Date.now() - 3600_000));
+  const forged = await new PortalTokens(parseKeyring(`x:${Buffer.alloc(32, 7).toString('base64')}`, 'k', 32)).issue(partnerA, 300);
+  const refused: Array<Record<string, string>> = [
+    {},
+    { 'x-api-key': 'hs_wrong' },
+    { authorization: `Bearer ${expired.token}` },
+    { authorization: `Bearer ${forged.token}` },
+  ];
+  for (const headers of refused) {
+    const answer = await api.get('/api/portal/v1/deliveries', headers);
+    expect(answer.status).toBe(401);
+    expect(answer.json).toMatchObject({ status: 'failed', code: 401, error_code: 'INVALID_API_KEY_ERR' });
+  }
+});
+
+test('invalid query parameters are refused with 400 naming each field', async () => {
+  const answer = await api.get('/api/portal/v1/deliveries?limit=0&status=lost&colour=red&cursor=zzz', asA());
+  expect(answer.status).toBe(400);
+  const message = (answer.json as { message: string }).message;
+  for (const field of ['limit', 'status', 'colour', 'cursor']) expect(message).toContain(field);
+});
+
+test('pages follow each other by cursor, newest first, without repeating or skipping a delivery', async () => {
+  await waitFor(
+    async () =>
+      ((await api.get('/api/portal/v1/deliveries?status=delivered', asB())).json as { data: unknown[] }).data.length === 5 || undefined,
+    "partner B's five deliveries in the portal",
+    30_000,
+  );
+  const seen: Array<{ policy_number: string; created_at: string }> = [];
+  let cursor: string | null = null;
+  do {
+    const query: string = cursor ? `&cursor=${cursor}` : '';
+    const page = (await api.get(`/api/portal/v1/deliveries?limit=2${query}`, asB())).json as {
+      data: Array<{ policy_number: string; created_at: string }>;
+      next_cursor: string | null;
+    };
+    seen.push(...page.data);
+    cursor = page.next_cursor;
+  } while (cursor);
+  expect(seen.map((d) => d.policy_number).sort()).toEqual(['P-B-1', 'P-B-2', 'P-B-3', 'P-B-4', 'P-B-5']);
+  const times = seen.map((d) => d.created_at);
+  expect([...times].sort().reverse()).toEqual(times);
+});

@@ -1,0 +1,80 @@
+/**
+ * Retention on both stores: what is older than the retention goes with everything that hangs off
+ * it (a delivery's attempts and replays, a webhook's documents), batch after batch; the rest stays.
+ */
+import { createLogger, type CallbackRequestValue } from '@hookstream/shared';
+import type { DeliveryLogStore } from '../src/store/database';
+import { writeFacts } from '../src/projection/fact-writer';
+import type { Fact } from '../src/projection/facts';
+import { Pruner } from '../src/retention/pruner';
+import { storesUnderTest } from './support/stores';
+
+const DAY = 24 * 3600_000;
+const NOW = Date.parse('2026-11-25T12:00:00Z');
+
+const request = (id: string, createdAt: number): CallbackRequestValue => ({
+  delivery_id: id,
+  event_id: `e-${id}`,
+  partner_id: 'acme',
+  endpoint_id: 'main',
+  policy_number: `P-${id}`,
+  policy_version: 1,
+  policy_status: 'POLICY_ACTIVE',
+  body: '{}',
+  created_at: createdAt,
+});
+
+function deliveryWithAttempt(id: string, at: number, offset: number): Fact[] {
+  const r = request(id, at);
+  return [
+    { kind: 'delivery', request: r },
+    {
+      kind: 'attempt',
+      partition: 0,
+      offset: String(offset),
+      outcome: {
+        ...r,
+        attempt: 1,
+        outcome: 'DELIVERED',
+        http_status: 200,
+        error_class: null,
+        latency_ms: 5,
+        recorded_at: at + 10,
+        tier: 0,
+      },
+    },
+  ];
+}
+
+for (const [name, store] of storesUnderTest()) {
+  describe(`retention on ${name}`, () => {
+    let s: DeliveryLogStore;
+    beforeAll(async () => {
+      s = await store.fresh();
+    });
+    afterAll(async () => {
+      await s?.close();
+      await store.stop();
+    });
+
+    test('deliveries older than the retention go with their attempts, across several batches; younger ones stay', async () => {
+      // 2,100 old deliveries (three batches of at most 1,000) and 3 recent ones.
+      const old = Array.from({ length: 2100 }, (_, i) => deliveryWithAttempt(`old-${i}`, NOW - 40 * DAY + i, i)).flat();
+      const recent = Array.from({ length: 3 }, (_, i) => deliveryWithAttempt(`new-${i}`, NOW - 2 * DAY, 10_000 + i)).flat();
+      await writeFacts(s.db, [...old, ...recent]);
+      const pruner = new Pruner({
+        db: s.db,
+        logger: createLogger({ service: 'test', level: 'silent' }),
+        retentionDays: 30,
+        intervalMs: 60_000,
+        now: () => NOW,
+      });
+      expect(await pruner.prune()).toEqual({ deliveries: 2100, webhooks: 0, deadLetters: 0 });
+      const left = await s.db.selectFrom('deliveries').select('delivery_id').orderBy('delivery_id').execute();
+      expect(left.map((r) => r.delivery_id)).toEqual(['new-0', 'new-1', 'new-2']);
+      const attempts = await s.db.selectFrom('delivery_attempts').select('delivery_id').execute();
+      expect(attempts.map((a) => a.delivery_id).sort()).toEqual(['new-0', 'new-1', 'new-2']);
+      expect(await pruner.prune()).toEqual({ deliveries: 0, webhooks: 0, deadLetters: 0 });
+    });
+  });
+}

@@ -1,0 +1,27 @@
+import type { DeliveryLogDb } from '../../src/store/database';
+import type { DeliveryLogTables } from '../../src/store/tables';
+
+const ORDER: Record<keyof DeliveryLogTables, string[]> = {
+  partners: ['partner_id'],
+  deliveries: ['delivery_id'],
+  delivery_attempts: ['source_partition', 'source_offset'],
+  dead_letters: ['source_topic', 'source_partition', 'source_offset'],
+  replays: ['replay_id', 'source_topic', 'source_partition', 'source_offset'],
+  webhooks: ['webhook_id'],
+  documents: ['document_id'],
+};
+
+/** Every row of every table in key order, with times as ISO text: comparable across stores and runs. */
+export async function tableRows(db: DeliveryLogDb): Promise<Record<string, unknown[]>> {
+  const all: Record<string, unknown[]> = {};
+  for (const [table, keys] of Object.entries(ORDER) as Array<[keyof DeliveryLogTables, string[]]>) {
+    let query = db.selectFrom(table).selectAll();
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the key columns differ per table
+    for (const key of keys) query = query.orderBy(key as any);
+    const rows = (await query.execute()) as Array<Record<string, unknown>>;
+    all[table] = rows.map((row) =>
+      Object.fromEntries(Object.entries(row).map(([column, value]) => [column, value instanceof Date ? value.toISOString() : value])),
+    );
+  }
+  return all;
+}
