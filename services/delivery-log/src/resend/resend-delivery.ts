@@ -47,7 +47,7 @@ export class DeliveryResender {
     }
     const letters = await this.db
       .selectFrom('dead_letters')
-      .select(['source_partition', 'source_offset'])
+      .select(['source_partition', 'source_offset', 'dead_lettered_at'])
       .where('subject_id', '=', deliveryId)
       .where('source_topic', '=', TopicNames.callbackDlq)
       .execute();
@@ -78,12 +78,14 @@ export class DeliveryResender {
     partnerId: string,
     deliveryId: string,
     reason: string,
-    letters: Array<{ source_partition: number; source_offset: number }>,
+    letters: Array<{ source_partition: number; source_offset: number; dead_lettered_at: Date }>,
   ): Promise<Resent> {
+    const oldest = Math.min(...letters.map((l) => l.dead_lettered_at.getTime()));
     const selection = {
       deliveryIds: [deliveryId],
-      // Read only where the log says its dead letters are, not the whole topic.
+      // Its dead letters where the log says they are; callback-dlq is read from a minute before the oldest, not whole.
       offsets: letters.map((l) => ({ partition: l.source_partition, from: BigInt(l.source_offset), to: BigInt(l.source_offset) })),
+      since: oldest - 60_000,
     };
     const request = { selection, reason, operator: partnerOperator(partnerId), force: false, ratePerSecond: 10 };
     const replay = await DeadLetterReplay.prepare(this.session, request, { dryRun: false });
