@@ -1,7 +1,7 @@
 # syntax=docker/dockerfile:1
 #
 # One image for every Hookstream Node process: the ingress, the policy-status consumer, the
-# callback sender, the document fetcher and the `hookstream` CLI (topics job, demo partner). docker-compose.yml picks
+# callback sender, the document fetcher, the delivery log and the `hookstream` CLI (topics job, demo partner). docker-compose.yml picks
 # the process with `command:`. See ops/README.md.
 #
 #   docker build -t hookstream:local .
@@ -61,12 +61,14 @@ COPY --from=build /app/services/ingress/dist                 ./services/ingress/
 COPY --from=build /app/services/policy-status-consumer/dist  ./services/policy-status-consumer/dist
 COPY --from=build /app/services/callback-sender/dist         ./services/callback-sender/dist
 COPY --from=build /app/services/document-fetcher/dist        ./services/document-fetcher/dist
+COPY --from=build /app/services/delivery-log/dist            ./services/delivery-log/dist
 
 # Files stay owned by root (read-only for the app); the process runs as `node` (uid 1000).
 USER node
 
-# ingress API + ops, policy-status-consumer ops, callback-sender ops, document-fetcher ops, demo partner.
-EXPOSE 8080 8091 8092 8093 9999
+# ingress API + ops, policy-status-consumer ops, callback-sender ops, document-fetcher ops,
+# delivery-log (partner API + ops), demo partner.
+EXPOSE 8080 8091 8092 8093 8094 9999
 
 # Liveness of whichever service runs here, on its own HTTP_PORT (compose always sets it). The slim
 # image has no curl, so Node's built-in fetch does the request. The topics job and the demo
