@@ -3,7 +3,7 @@
  * place where refusals and failures become answers (the inbound contract's error body; a 500 says
  * nothing of its cause, which is logged).
  */
-import { ReplayRefused, type Logger, type PartnerDirectory } from '@hookstream/shared';
+import { HookstreamError, ReplayRefused, type Logger, type PartnerDirectory } from '@hookstream/shared';
 import { Router, type ErrorRequestHandler, type RequestHandler } from 'express';
 import type { DeliveryLogDb } from '../store/database';
 import { ApiError, ApiErrorCodes } from './api-errors';
@@ -44,13 +44,17 @@ export function apiRouter(options: ApiOptions): { router: Router; notFound: Requ
       next(error);
       return;
     }
+    const e = error as { type?: string; status?: number; code?: string } | undefined;
     let refusal: ApiError;
     if (error instanceof ApiError) refusal = error;
     else if (error instanceof ReplayRefused) refusal = new ApiError(409, ApiErrorCodes.CONFLICT, error.message);
-    else if ((error as { type?: string }).type === 'entity.too.large')
-      refusal = new ApiError(413, ApiErrorCodes.VALIDATION, 'the body is too large');
-    else if ((error as { status?: number }).status === 400) refusal = new ApiError(400, ApiErrorCodes.VALIDATION, 'the body is not JSON');
-    else {
+    else if (e?.type === 'entity.too.large') refusal = new ApiError(413, ApiErrorCodes.VALIDATION, 'the body is too large');
+    else if (e?.status === 400) refusal = new ApiError(400, ApiErrorCodes.VALIDATION, 'the body is not JSON');
+    else if ((error instanceof HookstreamError && error.retryable) || isStoreUnavailable(e?.code)) {
+      // Kafka or the database away: the same request may succeed in a moment.
+      logger.warn({ err: error, method: req.method, path: req.path }, 'a dependency is unavailable; answered 503');
+      refusal = new ApiError(503, ApiErrorCodes.UNAVAILABLE, 'a store the answer needs is unavailable; retry later', 2);
+    } else {
       logger.error({ err: error, method: req.method, path: req.path }, 'unexpected error answering a request');
       refusal = new ApiError(500, ApiErrorCodes.INTERNAL, 'unexpected server error; retry later');
     }
@@ -60,4 +64,9 @@ export function apiRouter(options: ApiOptions): { router: Router; notFound: Requ
   };
 
   return { router, notFound, onError };
+}
+
+/** A connection to PostgreSQL refused, cut or closed by a server shutting down (node errors, SQLSTATE classes 08 and 57P). */
+function isStoreUnavailable(code: string | undefined): boolean {
+  return code !== undefined && (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE'].includes(code) || /^(08|57P)/.test(code));
 }
