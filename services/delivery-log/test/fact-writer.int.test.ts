@@ -57,6 +57,9 @@ const replay = (at: number): Fact => ({
   replay: {
     replay_id: `r-${at}`,
     operator: 'sre',
+    started_at: at,
+    selector_json: '{}',
+    target_topic: TopicNames.callbackRequests,
     dry_run: false,
     delivery_id: 'd-1',
     source_partition: 2,

@@ -39,6 +39,8 @@ export interface CallbackOutcome {
   error_class: string | null;
   latency_ms: number | null;
   recorded_at: number;
+  /** The retry tier the request was read from (0: the first send); null in records written before the field existed. */
+  tier: number | null;
 }
 
 /**

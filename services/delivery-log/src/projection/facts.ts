@@ -11,6 +11,8 @@ import {
   headerCount,
   headerText,
   partnerFromRecord,
+  type AuditEntry,
+  type CallbackOutcome,
   type CallbackRequestValue,
   type IHeaders,
   type Partner,
@@ -32,46 +34,12 @@ export interface ProjectedRecord {
   value: unknown;
 }
 
-/** A callback-outcomes value (schemas/callback-outcome.avsc). */
-export interface CallbackOutcomeValue {
-  delivery_id: string;
-  event_id: string;
-  partner_id: string;
-  endpoint_id: string;
-  policy_number: string;
-  policy_version: number;
-  attempt: number;
-  outcome: string;
-  http_status: number | null;
-  error_class: string | null;
-  latency_ms: number | null;
-  recorded_at: number;
-  /** Null in records written before the sender recorded it. */
-  tier: number | null;
-}
-
-/** A dlq-replay-audit value (schemas/dlq-replay-audit.avsc). */
-export interface ReplayAuditValue {
-  replay_id: string;
-  operator: string;
-  dry_run: boolean;
-  delivery_id: string;
-  source_partition: number;
-  source_offset: number;
-  replayed_at: number;
-  replay_count: number;
-  source_topic: string;
-  reason: string;
-  outcome: string;
-  detail: string;
-}
-
 export type Fact =
   | { kind: 'partner'; partnerId: string; partner: Partner | null }
   | { kind: 'delivery'; request: CallbackRequestValue }
-  | { kind: 'attempt'; partition: number; offset: string; outcome: CallbackOutcomeValue }
+  | { kind: 'attempt'; partition: number; offset: string; outcome: CallbackOutcome }
   | { kind: 'dead-letter'; deadLetter: DeadLetterFact; request: CallbackRequestValue | null }
-  | { kind: 'replay'; replay: ReplayAuditValue }
+  | { kind: 'replay'; replay: AuditEntry }
   | { kind: 'webhook'; webhookId: string; event: PartnerEventValue; documentIds: string[] }
   | { kind: 'document'; document: PartnerDocumentValue };
 
@@ -99,14 +67,14 @@ export function factOf(record: ProjectedRecord): Fact | null {
     case TopicNames.callbackRequests:
       return { kind: 'delivery', request: record.value as CallbackRequestValue };
     case TopicNames.callbackOutcomes:
-      return { kind: 'attempt', partition: record.partition, offset: record.offset, outcome: record.value as CallbackOutcomeValue };
+      return { kind: 'attempt', partition: record.partition, offset: record.offset, outcome: record.value as CallbackOutcome };
     case TopicNames.callbackDlq:
       return { kind: 'dead-letter', deadLetter: deadLetterOf(record), request: record.value as CallbackRequestValue | null };
     case TopicNames.documentDlq:
     case TopicNames.policyStatusDlq:
       return { kind: 'dead-letter', deadLetter: deadLetterOf(record), request: null };
     case TopicNames.dlqReplayAudit: {
-      const replay = record.value as ReplayAuditValue;
+      const replay = record.value as AuditEntry;
       return replay.dry_run ? null : { kind: 'replay', replay };
     }
     case TopicNames.partnerEvents: {

@@ -3,7 +3,8 @@
  * for operators) and one delivery with everything that happened to it.
  */
 import type { DeliveryLogDb } from '../store/database';
-import type { DeliveryState } from '../store/tables';
+import type { Selectable } from 'kysely';
+import type { DeliveriesTable, DeliveryAttemptsTable, DeliveryState, ReplaysTable } from '../store/tables';
 import { pageOf, type Page, type PageCursor } from './page';
 
 export interface DeliveryFilter {
@@ -18,50 +19,6 @@ export interface DeliveryFilter {
   to?: Date;
   cursor?: PageCursor;
   limit: number;
-}
-
-export interface DeliverySummary {
-  delivery_id: string;
-  partner_id: string;
-  endpoint_id: string;
-  event_id: string;
-  policy_number: string;
-  policy_version: number;
-  policy_status: string | null;
-  state: DeliveryState;
-  created_at: Date;
-  attempt_count: number;
-  last_attempt_at: Date | null;
-  last_http_status: number | null;
-  last_error_class: string | null;
-  dead_lettered_at: Date | null;
-  replay_count: number;
-}
-
-export interface DeliveryAttempt {
-  attempt: number;
-  outcome: string;
-  http_status: number | null;
-  error_class: string | null;
-  latency_ms: number | null;
-  tier: number;
-  response_excerpt: string | null;
-  recorded_at: Date;
-}
-
-export interface DeliveryReplay {
-  replay_id: string;
-  operator: string;
-  reason: string;
-  outcome: string;
-  detail: string;
-  replayed_at: Date;
-}
-
-export interface DeliveryDetail extends DeliverySummary {
-  body: string | null;
-  attempts: DeliveryAttempt[];
-  replays: DeliveryReplay[];
 }
 
 const SUMMARY_COLUMNS = [
@@ -82,6 +39,29 @@ const SUMMARY_COLUMNS = [
   'replay_count',
 ] as const;
 
+const ATTEMPT_COLUMNS = [
+  'attempt',
+  'tier',
+  'outcome',
+  'http_status',
+  'error_class',
+  'latency_ms',
+  'response_excerpt',
+  'recorded_at',
+] as const;
+const REPLAY_COLUMNS = ['replay_id', 'operator', 'reason', 'outcome', 'detail', 'replayed_at'] as const;
+
+/** A delivery as lists show it (no body). */
+export type DeliverySummary = Pick<Selectable<DeliveriesTable>, (typeof SUMMARY_COLUMNS)[number]>;
+export type DeliveryAttempt = Pick<Selectable<DeliveryAttemptsTable>, (typeof ATTEMPT_COLUMNS)[number]>;
+export type DeliveryReplay = Pick<Selectable<ReplaysTable>, (typeof REPLAY_COLUMNS)[number]>;
+
+export interface DeliveryDetail extends DeliverySummary {
+  body: string | null;
+  attempts: DeliveryAttempt[];
+  replays: DeliveryReplay[];
+}
+
 export async function listDeliveries(db: DeliveryLogDb, filter: DeliveryFilter): Promise<Page<DeliverySummary>> {
   let query = db.selectFrom('deliveries').select(SUMMARY_COLUMNS);
   if (filter.partnerId !== undefined) query = query.where('partner_id', '=', filter.partnerId);
@@ -97,7 +77,7 @@ export async function listDeliveries(db: DeliveryLogDb, filter: DeliveryFilter):
     .orderBy('delivery_id', 'desc')
     .limit(filter.limit + 1)
     .execute();
-  return pageOf(rows as DeliverySummary[], filter.limit, (row) => ({ at: row.created_at, id: row.delivery_id }));
+  return pageOf(rows, filter.limit, (row) => ({ at: row.created_at, id: row.delivery_id }));
 }
 
 /** One delivery with its attempts and replays in the order they happened; undefined when unknown, or another partner's. */
@@ -112,18 +92,13 @@ export async function findDelivery(db: DeliveryLogDb, deliveryId: string, partne
   const [attempts, replays] = await Promise.all([
     db
       .selectFrom('delivery_attempts')
-      .select(['attempt', 'tier', 'outcome', 'http_status', 'error_class', 'latency_ms', 'response_excerpt', 'recorded_at'])
+      .select(ATTEMPT_COLUMNS)
       .where('delivery_id', '=', deliveryId)
       .orderBy('recorded_at')
       .orderBy('source_partition')
       .orderBy('source_offset')
       .execute(),
-    db
-      .selectFrom('replays')
-      .select(['replay_id', 'operator', 'reason', 'outcome', 'detail', 'replayed_at'])
-      .where('subject_id', '=', deliveryId)
-      .orderBy('replayed_at')
-      .execute(),
+    db.selectFrom('replays').select(REPLAY_COLUMNS).where('subject_id', '=', deliveryId).orderBy('replayed_at').execute(),
   ]);
-  return { ...(delivery as DeliverySummary & { body: string | null }), attempts, replays };
+  return { ...delivery, attempts, replays };
 }

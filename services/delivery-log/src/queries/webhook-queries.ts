@@ -2,7 +2,9 @@
  * The questions asked of inbound webhooks: a filtered page (a partner's own, or across partners
  * for operators), and one webhook with what became of each of its documents.
  */
+import type { Selectable } from 'kysely';
 import type { DeliveryLogDb } from '../store/database';
+import type { DocumentsTable, WebhooksTable } from '../store/tables';
 import { pageOf, type Page, type PageCursor } from './page';
 
 export interface WebhookFilter {
@@ -15,38 +17,6 @@ export interface WebhookFilter {
   limit: number;
 }
 
-export interface WebhookSummary {
-  webhook_id: string;
-  partner_id: string;
-  request_id: string | null;
-  transaction_number: string;
-  transaction_type: string;
-  status: string;
-  received_at: Date;
-}
-
-export interface WebhookDocument {
-  document_id: string;
-  document_index: number;
-  document_type: string;
-  source_url: string;
-  filename: string | null;
-  outcome: string;
-  content_type: string | null;
-  size_bytes: number | null;
-  sha256: string | null;
-  error: string | null;
-  failure_reason: string | null;
-  http_status: number | null;
-  attempts: number;
-  fetched_at: Date | null;
-}
-
-export interface WebhookDetail extends WebhookSummary {
-  payload_fingerprint: string;
-  documents: WebhookDocument[];
-}
-
 const SUMMARY_COLUMNS = [
   'webhook_id',
   'partner_id',
@@ -56,6 +26,30 @@ const SUMMARY_COLUMNS = [
   'status',
   'received_at',
 ] as const;
+const DOCUMENT_COLUMNS = [
+  'document_id',
+  'document_index',
+  'document_type',
+  'source_url',
+  'filename',
+  'outcome',
+  'content_type',
+  'size_bytes',
+  'sha256',
+  'error',
+  'failure_reason',
+  'http_status',
+  'attempts',
+  'fetched_at',
+] as const;
+
+export type WebhookSummary = Pick<Selectable<WebhooksTable>, (typeof SUMMARY_COLUMNS)[number]>;
+export type WebhookDocument = Pick<Selectable<DocumentsTable>, (typeof DOCUMENT_COLUMNS)[number]>;
+
+export interface WebhookDetail extends WebhookSummary {
+  payload_fingerprint: string;
+  documents: WebhookDocument[];
+}
 
 export async function listWebhooks(db: DeliveryLogDb, filter: WebhookFilter): Promise<Page<WebhookSummary>> {
   let query = db.selectFrom('webhooks').select(SUMMARY_COLUMNS);
@@ -71,7 +65,7 @@ export async function listWebhooks(db: DeliveryLogDb, filter: WebhookFilter): Pr
     .orderBy('webhook_id', 'desc')
     .limit(filter.limit + 1)
     .execute();
-  return pageOf(rows as WebhookSummary[], filter.limit, (row) => ({ at: row.received_at, id: row.webhook_id }));
+  return pageOf(rows, filter.limit, (row) => ({ at: row.received_at, id: row.webhook_id }));
 }
 
 /** One webhook with its documents in the order it listed them; undefined when unknown, or another partner's. */
@@ -85,22 +79,7 @@ export async function findWebhook(db: DeliveryLogDb, webhookId: string, partnerI
   if (!webhook) return undefined;
   const documents = await db
     .selectFrom('documents')
-    .select([
-      'document_id',
-      'document_index',
-      'document_type',
-      'source_url',
-      'filename',
-      'outcome',
-      'content_type',
-      'size_bytes',
-      'sha256',
-      'error',
-      'failure_reason',
-      'http_status',
-      'attempts',
-      'fetched_at',
-    ])
+    .select(DOCUMENT_COLUMNS)
     .where('webhook_id', '=', webhookId)
     .orderBy('document_index')
     .execute();

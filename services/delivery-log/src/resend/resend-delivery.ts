@@ -7,7 +7,6 @@
  */
 import { DeadLetterReplay, TopicNames, type DlqSession, type ReplayDecision } from '@hookstream/shared';
 import type { DeliveryLogDb } from '../store/database';
-import { findDelivery } from '../queries/delivery-queries';
 import { ApiError, ApiErrorCodes, notFound } from '../api/api-errors';
 
 export interface ResendSettings {
@@ -36,7 +35,13 @@ export class DeliveryResender {
   ) {}
 
   async resend(partnerId: string, deliveryId: string, reason: string, now = new Date()): Promise<Resent> {
-    const delivery = await findDelivery(this.db, deliveryId, partnerId);
+    // Only its state: the body, attempts and replays are not needed to decide.
+    const delivery = await this.db
+      .selectFrom('deliveries')
+      .select('state')
+      .where('delivery_id', '=', deliveryId)
+      .where('partner_id', '=', partnerId)
+      .executeTakeFirst();
     if (!delivery) throw notFound('delivery');
     if (delivery.state === 'superseded') {
       throw new ApiError(
