@@ -1,8 +1,7 @@
 import type { Kafka } from '../kafka/client';
 import type { Logger } from 'pino';
 import type { AvroCodec } from '../avro/registry-codec';
-import { describeError } from '../errors';
-import { TopicReader } from '../kafka/topic-reader';
+import { CompactedView } from '../kafka/compacted-view';
 import { ApiKeyHasher, looksLikeApiKey } from './api-keys';
 import { partnerFromRecord, type InboundApiKey, type Partner } from './model';
 
@@ -22,67 +21,71 @@ export interface PartnerDirectoryOptions {
 
 /**
  * Every partner, materialised from the compacted `partner-config` topic: the single source of
- * truth, no database. Each process reads the whole topic (a TopicReader: no consumer
- * group, no committed offsets) from the beginning at start, is ready once it has read up to the end
- * offsets seen at start, and then applies changes as they arrive (within about a second).
+ * truth, no database. Each process reads the whole topic (a CompactedView: no consumer group, no
+ * committed offsets) from the beginning at start, is ready once it has read up to the end offsets
+ * seen at start, and then applies changes as they arrive (within about a second).
  *
  * Memory: one Partner object per partner (about 1-3 KB with a few keys and endpoints) plus one
  * index entry per API key: O(partners × (keys + endpoints)); 10,000 partners ≈ 20-30 MB.
  */
 export class PartnerDirectory {
-  private readonly partners = new Map<string, Partner>();
+  private readonly view: CompactedView<Partner>;
   /** API key hash → where it belongs; rebuilt per partner on every change. */
   private readonly keyIndex = new Map<string, { partnerId: string; keyId: string }>();
-  private readonly listeners = new Set<(partner: Partner | undefined, partnerId: string) => void>();
-  private reader: TopicReader | undefined;
-  private loaded = false;
-  private readonly readyWaiters: Array<() => void> = [];
+  /** Partner id → the hashes it has in keyIndex, to drop them when it changes. */
+  private readonly indexedHashes = new Map<string, string[]>();
   private readonly logger: Logger;
 
   constructor(private readonly options: PartnerDirectoryOptions) {
     this.logger = options.logger.child({ module: 'partner-directory' });
+    this.view = new CompactedView({ ...options, parse: partnerFromRecord });
+    // Registered first, so the index is current before any other listener hears of the change.
+    this.view.onChange((partner, partnerId) => {
+      for (const hash of this.indexedHashes.get(partnerId) ?? []) this.keyIndex.delete(hash);
+      this.indexedHashes.delete(partnerId);
+      if (partner) {
+        for (const key of partner.api_keys) this.keyIndex.set(key.key_hash, { partnerId, keyId: key.key_id });
+        this.indexedHashes.set(
+          partnerId,
+          partner.api_keys.map((k) => k.key_hash),
+        );
+      }
+      if (this.view.ready)
+        this.logger.info({ partnerId, revision: partner?.revision ?? null, deleted: !partner }, 'partner-config changed');
+    });
   }
 
   /** True once the topic has been read up to where it ended at start. */
   get ready(): boolean {
-    return this.loaded;
+    return this.view.ready;
   }
 
   get(partnerId: string): Partner | undefined {
-    return this.partners.get(partnerId);
+    return this.view.get(partnerId);
   }
 
   /** Resolves once the topic has been read up to where it ended at start. */
   whenReady(): Promise<void> {
-    if (this.loaded) return Promise.resolve();
-    return new Promise((resolve) => this.readyWaiters.push(resolve));
+    return this.view.whenReady();
   }
 
   /** The partner once known, or undefined if it is not known within `timeoutMs` (e.g. an event racing the partner's onboarding). */
   waitFor(partnerId: string, timeoutMs: number): Promise<Partner | undefined> {
-    const known = this.partners.get(partnerId);
-    if (known || timeoutMs <= 0) return Promise.resolve(known);
-    return new Promise((resolve) => {
-      const finish = () => {
-        clearTimeout(timer);
-        unsubscribe();
-        resolve(this.partners.get(partnerId));
-      };
-      const timer = setTimeout(finish, timeoutMs);
-      const unsubscribe = this.onChange((partner, id) => {
-        if (id === partnerId && partner) finish();
-      });
-    });
+    return this.view.waitFor(partnerId, () => true, timeoutMs);
+  }
+
+  /** The partner once this process has read revision `revision` or a later one (reading one's own write), else undefined after `timeoutMs`. */
+  waitForRevision(partnerId: string, revision: number, timeoutMs: number): Promise<Partner | undefined> {
+    return this.view.waitFor(partnerId, (p) => p.revision >= revision, timeoutMs);
   }
 
   list(): Partner[] {
-    return [...this.partners.values()].sort((a, b) => a.partner_id.localeCompare(b.partner_id));
+    return this.view.all().sort((a, b) => a.partner_id.localeCompare(b.partner_id));
   }
 
   /** Called after each applied change (undefined partner: deleted). */
   onChange(listener: (partner: Partner | undefined, partnerId: string) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.view.onChange(listener);
   }
 
   /**
@@ -98,7 +101,7 @@ export class PartnerDirectory {
     for (const candidate of hasher.candidates(presented)) {
       const entry = this.keyIndex.get(candidate.hash);
       if (!entry) continue;
-      const partner = this.partners.get(entry.partnerId);
+      const partner = this.view.get(entry.partnerId);
       const key = partner?.api_keys.find((k) => k.key_id === entry.keyId && k.hash_key_id === candidate.pepperId);
       if (!partner || !key || !ApiKeyHasher.same(key.key_hash, candidate.hash)) continue;
       if (key.revoked_at !== null && key.revoked_at <= now) return { ok: false, reason: 'revoked', partnerId: partner.partner_id };
@@ -111,50 +114,11 @@ export class PartnerDirectory {
 
   /** Reads the topic to its end; resolves once loaded, then keeps applying changes until `stop()`. */
   async start(): Promise<void> {
-    const { kafka, topic } = this.options;
-    this.reader = new TopicReader({
-      kafka,
-      logger: this.logger,
-      topic,
-      maxWaitMs: 500,
-      apply: async (messages) => {
-        for (const message of messages) await this.apply(message.key?.toString('utf8') ?? '', message.value, message.offset);
-      },
-    });
-    await this.reader.start();
-    this.loaded = true;
-    for (const wake of this.readyWaiters.splice(0)) wake();
-    this.logger.info({ partners: this.partners.size }, 'partner-config loaded');
+    await this.view.start();
+    this.logger.info({ partners: this.view.all().length }, 'partner-config loaded');
   }
 
   async stop(): Promise<void> {
-    await this.reader?.stop();
-  }
-
-  private async apply(partnerId: string, value: Buffer | null, offset: string): Promise<void> {
-    if (!partnerId) {
-      this.logger.error({ offset }, 'partner-config record without a key: skipped');
-      return;
-    }
-    let partner: Partner | undefined;
-    if (value !== null) {
-      try {
-        partner = partnerFromRecord((await this.options.codec.decode(value, this.options.topic)) as Record<string, unknown>);
-      } catch (error) {
-        // Keep the last good version rather than stopping every service on one bad record.
-        this.logger.error({ partnerId, offset, err: describeError(error) }, 'undecodable partner-config record: kept the previous version');
-        return;
-      }
-    }
-    const previous = this.partners.get(partnerId);
-    for (const key of previous?.api_keys ?? []) this.keyIndex.delete(key.key_hash);
-    if (partner) {
-      this.partners.set(partnerId, partner);
-      for (const key of partner.api_keys) this.keyIndex.set(key.key_hash, { partnerId, keyId: key.key_id });
-    } else {
-      this.partners.delete(partnerId);
-    }
-    if (this.loaded) this.logger.info({ partnerId, revision: partner?.revision ?? null, deleted: !partner }, 'partner-config changed');
-    for (const listener of this.listeners) listener(partner, partnerId);
+    await this.view.stop();
   }
 }
