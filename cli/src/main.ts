@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { HookstreamError, describeError, routeProcessWarnings } from '@hookstream/shared';
 import { demoPartnerCommand } from './commands/demo-partner';
 import { dlqCommand } from './commands/dlq';
+import { operatorsCommand } from './commands/operators';
 import { partnersCommand } from './commands/partners';
 import { policyCommand } from './commands/policy';
 import { stackCommand } from './commands/stack';
@@ -21,6 +22,7 @@ export function buildProgram(): Command {
     .addCommand(stackCommand())
     .addCommand(topicsCommand())
     .addCommand(partnersCommand())
+    .addCommand(operatorsCommand())
     .addCommand(policyCommand())
     .addCommand(dlqCommand())
     .addCommand(demoPartnerCommand());

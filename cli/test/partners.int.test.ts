@@ -25,9 +25,11 @@ const OUTBOUND_SECRET = 'hmac-secret-abcdefghij';
 describe('hookstream partners', () => {
   const prefix = `${uniqueName('partners')}.`;
   const topic = `${prefix}partner-config`;
+  const auditTopic = `${prefix}admin-audit`;
   const env = { ...process.env, TOPIC_PREFIX: prefix };
   let kafka: Kafka;
   let directory: PartnerDirectory;
+  let codec: AvroCodec;
   const cliOutput: string[] = [];
 
   const cli = async (...args: string[]) => {
@@ -48,12 +50,28 @@ describe('hookstream partners', () => {
     return p!.high;
   };
 
+  const readRaw = async (from: string, count: number) => {
+    const raw: Buffer[] = [];
+    const consumer = kafka.consumer({ groupId: uniqueName('raw'), fromBeginning: true });
+    await consumer.connect();
+    await consumer.subscribe({ topics: [from] });
+    await consumer.run({ eachMessage: async ({ message }) => void raw.push(message.value ?? Buffer.alloc(0)) });
+    await waitFor(() => raw.length >= count, `the records of ${from}`);
+    await consumer.disconnect();
+    return raw;
+  };
+  const readAll = async (from: string, count: number) =>
+    Promise.all((await readRaw(from, count)).map(async (value) => (await codec.decode(value, from)) as Record<string, unknown>));
+
   beforeAll(async () => {
     const { registryUrl } = testInfrastructure();
     kafka = testKafka();
-    await createTopics(kafka, [{ topic, config: { 'cleanup.policy': 'compact' } }]);
-    const codec = new AvroCodec(registryUrl, defaultSchemasDir());
-    await codec.registerTopics([{ topic, schemaFile: 'partner-config.avsc' }]);
+    await createTopics(kafka, [{ topic, config: { 'cleanup.policy': 'compact' } }, { topic: auditTopic }]);
+    codec = new AvroCodec(registryUrl, defaultSchemasDir());
+    await codec.registerTopics([
+      { topic, schemaFile: 'partner-config.avsc' },
+      { topic: auditTopic, schemaFile: 'admin-audit.avsc' },
+    ]);
     const peppers = loadConfig(z.object(apiKeyPeppersSetting), process.env).HOOKSTREAM_API_KEY_PEPPERS;
     directory = new PartnerDirectory({
       kafka,
@@ -131,7 +149,7 @@ describe('hookstream partners', () => {
       expect(directory.checkApiKey(firstKey)).toEqual({ ok: false, reason: 'revoked', partnerId: 'acme' });
       expect(directory.checkApiKey(secondKey).ok).toBe(true);
 
-      await json('disable', 'acme');
+      await json('disable', 'acme', '--reason', 'contract paused');
       await waitFor(() => directory.get('acme')?.status === 'DISABLED', 'the disable', 10_000);
       expect(directory.checkApiKey(secondKey)).toEqual({ ok: false, reason: 'partner_disabled', partnerId: 'acme' });
 
@@ -139,8 +157,34 @@ describe('hookstream partners', () => {
       await waitFor(() => directory.get('acme')?.status === 'ACTIVE', 'the enable', 10_000);
       expect(directory.checkApiKey(secondKey).ok).toBe(true);
 
+      // Rotation: a new key, and the other one expires after the overlap (the same use case as the partner API's).
+      const rotated = await json('rotate-key', 'acme', '--overlap-hours', '2');
+      await waitFor(() => directory.get('acme')?.revision === 7, 'the rotation', 10_000);
+      expect(rotated.retiring).toEqual([{ key_id: second.key_id, expires_at: expect.any(String) }]);
+      const overlapMs = Date.parse((rotated.retiring as Array<{ expires_at: string }>)[0]!.expires_at) - Date.now();
+      expect(overlapMs).toBeGreaterThan(7_100_000);
+      expect(overlapMs).toBeLessThanOrEqual(7_200_000);
+      expect(directory.checkApiKey(secondKey).ok).toBe(true);
+      expect(directory.checkApiKey(secondKey, Date.now() + 7_200_001)).toEqual({ ok: false, reason: 'expired', partnerId: 'acme' });
+      expect(directory.checkApiKey(rotated.api_key as string).ok).toBe(true);
+
       const listed = await json('list');
-      expect(listed).toEqual([expect.objectContaining({ partner_id: 'acme', revision: 6 })]);
+      expect(listed).toEqual([expect.objectContaining({ partner_id: 'acme', revision: 7 })]);
+
+      // Every change has its audit record, written in the change's own transaction: who (the CLI's user@host), what, why.
+      const audit = await readAll(auditTopic, 7);
+      expect(audit.map((a) => a['action'])).toEqual([
+        'partner.create',
+        'partner.update',
+        'partner.add-key',
+        'partner.revoke-key',
+        'partner.disable',
+        'partner.enable',
+        'partner.rotate-key',
+      ]);
+      expect(audit.every((a) => a['actor_type'] === 'cli' && a['subject_id'] === 'acme' && /@/.test(String(a['actor_id'])))).toBe(true);
+      expect(audit[4]).toMatchObject({ reason: 'contract paused' });
+      expect(audit[0]).toMatchObject({ reason: 'from the CLI' });
 
       // The ingress process applied every change without a restart, and is ready.
       await waitFor(
@@ -150,21 +194,14 @@ describe('hookstream partners', () => {
       );
 
       // No plaintext secret in the topic's raw bytes...
-      const raw: Buffer[] = [];
-      const consumer = kafka.consumer({ groupId: uniqueName('raw'), fromBeginning: true });
-      await consumer.connect();
-      await consumer.subscribe({ topics: [topic] });
-      await consumer.run({ eachMessage: async ({ message }) => void raw.push(message.value ?? Buffer.alloc(0)) });
-      await waitFor(() => raw.length >= 6, 'the raw records');
-      await consumer.disconnect();
-      const bytes = Buffer.concat(raw).toString('latin1');
+      const bytes = Buffer.concat([...(await readRaw(topic, 7)), ...(await readRaw(auditTopic, 7))]).toString('latin1');
       // ...nor in any log or CLI output (the API keys appear only in the one output that issued each).
       const logs = ingress.output();
       const later = cliOutput
         .slice(2)
         .filter((o) => !o.includes(secondKey))
         .join('\n');
-      for (const secret of [firstKey, secondKey, OUTBOUND_KEY, OUTBOUND_SECRET]) {
+      for (const secret of [firstKey, secondKey, rotated.api_key as string, OUTBOUND_KEY, OUTBOUND_SECRET]) {
         expect(bytes).not.toContain(secret);
         expect(logs).not.toContain(secret);
       }

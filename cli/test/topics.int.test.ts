@@ -22,8 +22,8 @@ describe('hookstream topics ensure', () => {
       true,
     );
     // The catalogue's topics (with the 8 callback retry tiers), the policy-status DLQ, the replay audit trail,
-    // and the document-fetcher's 4 retry tiers and DLQ: 10 + 8 + 5.
-    expect(wanted).toHaveLength(23);
+    // the document-fetcher's 4 retry tiers and DLQ, the operators and the admin audit trail: 10 + 8 + 5 + 2.
+    expect(wanted).toHaveLength(25);
 
     const admin = testKafka().admin();
     await admin.connect();

@@ -116,6 +116,7 @@ export {
   secretContext,
 } from './partners/model';
 export { PartnerSpecError } from './partners/partner-spec-error';
+export { partnerSpecSchema } from './partners/partner-spec-schema';
 export { AUTH_METHODS } from './partners/outbound-auth-spec';
 export { type DataKey, type EncryptedSecret, generateKeyringValue, parseKeyring, SecretBox } from './partners/secret-box';
 export { ApiKeyHasher } from './partners/api-keys';
@@ -128,10 +129,24 @@ export {
   createPartner,
   describePartner,
   type PartnerAdminDeps,
+  MAX_ROTATION_OVERLAP_MS,
   revokeApiKey,
+  rotateApiKey,
   setPartnerStatus,
   updatePartner,
 } from './partners/partner-admin';
+
+// Operators of the operator API, and changes written with their audit record (CLI and APIs alike).
+export { describeOperator, type Operator, type OperatorRole, OPERATOR_ROLES } from './operators/operator';
+export { OperatorInputError } from './operators/operator-admin';
+export { OperatorDirectory } from './operators/operator-directory';
+export { type Actor, type AdminAuditEntry, type AuditedChange, cliActor } from './admin/audit-entry';
+export { AuditedWriter, type ChangedRecord } from './admin/audited-writer';
+export { NotFoundError } from './admin/not-found';
+export { OperatorChanges } from './admin/operator-changes';
+export { PartnerChanges } from './admin/partner-changes';
+export { FieldProblemsError, type FieldProblem } from './field-problems';
+export { CompactedView } from './kafka/compacted-view';
 
 // Policy-status events and the callback bodies mapped from them.
 export { type PolicyStatusEventValue } from './policy/policy-event-value';

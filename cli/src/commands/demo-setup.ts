@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { addApiKey, createPartner, revokeApiKey, updatePartner } from '@hookstream/shared';
+import { cliActor } from '@hookstream/shared';
 import { withPartners } from './partner-session';
 
 export const DEMO_PARTNER_ID = 'demo-partner';
@@ -7,16 +7,15 @@ export const DEMO_PARTNER_ID = 'demo-partner';
 /**
  * Makes the demo partner whose callbacks go to the demo endpoint, and returns a fresh API key
  * for it. On a later start the partner is kept, its callback URL follows the endpoint's port,
- * and its earlier keys are revoked (a key is shown only once, so each start issues one).
+ * and its earlier keys expire (a key is shown only once, so each start issues one).
  */
 export async function ensureDemoPartner(env: NodeJS.ProcessEnv, callbackUrl: string): Promise<string> {
   return withPartners(
     true,
-    async ({ directory, store, deps }) => {
-      const d = deps();
-      const existing = directory.get(DEMO_PARTNER_ID);
-      if (!existing) {
-        const { partner, apiKey } = createPartner(
+    async ({ directory, changes }) => {
+      const reason = 'demo partner of hookstream start';
+      if (!directory.get(DEMO_PARTNER_ID)) {
+        const { apiKey } = await changes.create(
           {
             partner_id: DEMO_PARTNER_ID,
             name: 'Demo partner',
@@ -27,15 +26,14 @@ export async function ensureDemoPartner(env: NodeJS.ProcessEnv, callbackUrl: str
               secret: randomBytes(32).toString('base64'),
             },
           },
-          d,
+          cliActor(),
+          reason,
         );
-        await store.write(partner);
         return apiKey.key;
       }
-      let next = updatePartner(existing, { status: 'ACTIVE', callback_endpoints: [{ url: callbackUrl }] }, d);
-      for (const key of next.api_keys) if (key.revoked_at === null) next = revokeApiKey(next, key.key_id, d);
-      const { partner, apiKey } = addApiKey(next, d);
-      await store.write(partner);
+      await changes.update(DEMO_PARTNER_ID, { status: 'ACTIVE', callback_endpoints: [{ url: callbackUrl }] }, cliActor(), reason);
+      // Overlap 0: the keys of earlier starts stop working now.
+      const { apiKey } = await changes.rotateKey(DEMO_PARTNER_ID, cliActor(), reason, { overlapMs: 0 });
       return apiKey.key;
     },
     env,

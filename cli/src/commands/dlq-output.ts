@@ -1,34 +1,9 @@
 import { coordinatesOf, type DeadLetter, countOutcomes, type ReplayDecision } from '@hookstream/shared';
+
+export { decisionJson, letterJson } from '@hookstream/shared';
 import { formatTable } from '../output';
 
 /** How `hookstream dlq` prints dead letters and replay decisions: one JSON shape and one table. */
-
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
-
-/** A dead letter as JSON (snake_case, as every --json of the CLI). */
-export function letterJson(letter: DeadLetter, replayed?: boolean): Record<string, unknown> {
-  return {
-    topic: letter.source,
-    partition: letter.partition,
-    offset: letter.offset,
-    dead_lettered_at: iso(letter.deadLetteredAt),
-    partner_id: letter.partnerId,
-    policy_number: letter.policyNumber,
-    policy_status: letter.policyStatus,
-    policy_version: letter.policyVersion,
-    event_id: letter.eventId,
-    delivery_id: letter.deliveryId,
-    endpoint_id: letter.endpointId,
-    attempts: letter.attempts,
-    last_http_status: letter.lastHttpStatus,
-    error_class: letter.errorClass,
-    reason: letter.reason,
-    replay_count: letter.replayCount,
-    created_at: iso(letter.createdAt),
-    undecodable: letter.undecodable,
-    ...(replayed === undefined ? {} : { replayed }),
-  };
-}
 
 /** What `list` shows of the last failure: the HTTP status when it was one, else the failure class. */
 function lastFailure(letter: DeadLetter): string {
@@ -42,7 +17,7 @@ export function letterTable(rows: Array<{ letter: DeadLetter; replayed: boolean 
   return formatTable([
     ['dead-lettered at', 'partner', 'policy', 'status', 'attempts', 'last', idHeader, 'partition:offset', 'replayed'],
     ...rows.map(({ letter, replayed }) => [
-      iso(letter.deadLetteredAt)!,
+      new Date(letter.deadLetteredAt).toISOString(),
       letter.partnerId ?? '?',
       letter.policyNumber ?? '?',
       letter.undecodable !== null ? 'UNDECODABLE' : (letter.policyStatus ?? '?'),
@@ -53,22 +28,6 @@ export function letterTable(rows: Array<{ letter: DeadLetter; replayed: boolean 
       replayed ? 'yes' : 'no',
     ]),
   ]);
-}
-
-/** A replay decision as JSON. */
-export function decisionJson(decision: ReplayDecision): Record<string, unknown> {
-  return {
-    outcome: decision.outcome,
-    detail: decision.detail,
-    replay_count: decision.replayCount,
-    partition: decision.letter.partition,
-    offset: decision.letter.offset,
-    delivery_id: decision.letter.deliveryId,
-    event_id: decision.letter.eventId,
-    partner_id: decision.letter.partnerId,
-    policy_number: decision.letter.policyNumber,
-    policy_version: decision.letter.policyVersion,
-  };
 }
 
 /** One line per decision: what a replay does (or did) with each dead letter, and why. */

@@ -1,4 +1,4 @@
-import { DeadLetterReplay, DlqSession, countOutcomes, type PreparedReplay, type ReplayDecision } from '@hookstream/shared';
+import { DeadLetterReplay, DlqSession, cliActor, countOutcomes, type PreparedReplay, type ReplayDecision } from '@hookstream/shared';
 import { userInfo } from 'node:os';
 import { createInterface } from 'node:readline/promises';
 import { SingleBar } from 'cli-progress';
@@ -54,7 +54,7 @@ export function replayCommand(): Command {
       const operator = operatorFlag(flags.operator);
 
       const session = await DlqSession.open(choice, environmentWithStackEnv());
-      const request = { selection, reason, operator, force: flags.force ?? false, ratePerSecond };
+      const request = { selection, reason, actor: { ...cliActor(), name: operator }, force: flags.force ?? false, ratePerSecond };
       const replay = await DeadLetterReplay.prepare(session, request, { dryRun: flags.dryRun ?? false });
       try {
         const { prepared } = replay;
@@ -136,7 +136,7 @@ function report(
     printJson({
       replay_id: dryRun ? null : prepared.run.replayId,
       dry_run: dryRun,
-      operator: prepared.run.operator,
+      operator: prepared.run.actor.name,
       reason: prepared.run.reason,
       selection: JSON.parse(prepared.run.selectorJson) as unknown,
       counts: countOutcomes(decisions),

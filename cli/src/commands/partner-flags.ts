@@ -126,6 +126,13 @@ export function expiryFlag(value: string | undefined): number | null {
   return at;
 }
 
+/** --overlap-hours: how long rotated-out keys keep working, in ms (the range is the use case's to refuse). */
+export function overlapFlag(value: string): number {
+  const hours = Number(value);
+  if (value.trim() === '' || !Number.isFinite(hours)) throw new InputRefused(`--overlap-hours: "${value}" is not a number of hours`);
+  return Math.round(hours * 3_600_000);
+}
+
 export function addSpecOptions(command: Command): Command {
   return command
     .option('--file <path>', 'partner spec as JSON or YAML (- for stdin); flags below override it')
@@ -153,5 +160,6 @@ export function addSpecOptions(command: Command): Command {
     .option('--auth-algorithm <alg>', 'BEARER_JWT: HS256 (default), HS384 or HS512')
     .option('--auth-token-url <url>', "BEARER_FETCHED: the partner's token endpoint")
     .option('--body-shape <shape>', 'full (default), simplified_policies or mapped (mapping rules need --file)')
+    .option('--reason <text>', 'why, for the audit trail (admin-audit)')
     .option('--json', 'one JSON document, for scripts');
 }

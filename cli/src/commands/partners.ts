@@ -1,9 +1,15 @@
 import { Command } from 'commander';
-import { addApiKey, createPartner, describePartner, revokeApiKey, setPartnerStatus, updatePartner, type Partner } from '@hookstream/shared';
+import { cliActor, describePartner, type Partner } from '@hookstream/shared';
 import { formatTable, printJson, printLine } from '../output';
 import { InputRefused } from '../refusals';
-import { addSpecOptions, expiryFlag, specFromFlags, type SpecFlags } from './partner-flags';
+import { addSpecOptions, expiryFlag, overlapFlag, specFromFlags, type SpecFlags } from './partner-flags';
 import { requirePartner, withPartners } from './partner-session';
+
+interface ReasonFlag {
+  reason?: string;
+}
+const REASON_HELP = 'why, for the audit trail (admin-audit)';
+const reasonOf = (flags: ReasonFlag) => flags.reason?.trim() || 'from the CLI';
 
 function printPartner(partner: Partner): void {
   const view = describePartner(partner);
@@ -21,12 +27,12 @@ export function partnersCommand(): Command {
   addSpecOptions(partners.command('create').description('create a partner and its first API key (shown once)'))
     .option('--id <partnerId>', 'partner id (default: from the name)')
     .option('--key-expires-at <iso>', 'expiry of the first API key (default: none)')
-    .action(async (flags: SpecFlags & { json?: boolean; keyExpiresAt?: string }) => {
+    .action(async (flags: SpecFlags & ReasonFlag & { json?: boolean; keyExpiresAt?: string }) => {
       const spec = specFromFlags(flags);
-      await withPartners(true, async ({ directory, store, deps }) => {
-        const { partner, apiKey } = createPartner(spec, deps(), { keyExpiresAt: expiryFlag(flags.keyExpiresAt) });
-        if (directory.get(partner.partner_id)) throw new InputRefused(`partner_id: "${partner.partner_id}" exists already`);
-        await store.write(partner);
+      await withPartners(true, async ({ changes }) => {
+        const { partner, apiKey } = await changes.create(spec, cliActor(), reasonOf(flags), {
+          keyExpiresAt: expiryFlag(flags.keyExpiresAt),
+        });
         if (flags.json) {
           printJson({ partner_id: partner.partner_id, api_key: apiKey.key, key_id: apiKey.keyId, partner: describePartner(partner) });
         } else {
@@ -85,12 +91,11 @@ export function partnersCommand(): Command {
 
   addSpecOptions(partners.command('update').description('change a partner: each field given replaces the current one'))
     .argument('<partnerId>')
-    .action(async (partnerId: string, flags: SpecFlags & { json?: boolean }) => {
+    .action(async (partnerId: string, flags: SpecFlags & ReasonFlag & { json?: boolean }) => {
       const patch = specFromFlags(flags);
       if (Object.keys(patch).length === 0) throw new InputRefused('nothing to change: give --file or flags');
-      await withPartners(true, async ({ directory, store, deps }) => {
-        const next = updatePartner(requirePartner(directory, partnerId), patch, deps());
-        await store.write(next);
+      await withPartners(true, async ({ changes }) => {
+        const next = await changes.update(partnerId, patch, cliActor(), reasonOf(flags));
         if (flags.json) printJson(describePartner(next));
         else printLine(`updated ${next.partner_id} (revision ${next.revision})`);
       });
@@ -101,14 +106,35 @@ export function partnersCommand(): Command {
     .description('issue another API key (rotation: it works beside the old ones until they are revoked)')
     .argument('<partnerId>')
     .option('--expires-at <iso>', 'expiry (default: none)')
+    .option('--reason <text>', REASON_HELP)
     .option('--json', 'one JSON document, for scripts')
-    .action(async (partnerId: string, flags: { expiresAt?: string; json?: boolean }) => {
+    .action(async (partnerId: string, flags: ReasonFlag & { expiresAt?: string; json?: boolean }) => {
       const expiresAt = expiryFlag(flags.expiresAt);
-      await withPartners(true, async ({ directory, store, deps }) => {
-        const { partner, apiKey } = addApiKey(requirePartner(directory, partnerId), deps(), { expiresAt });
-        await store.write(partner);
+      await withPartners(true, async ({ changes }) => {
+        const { partner, apiKey } = await changes.addKey(partnerId, cliActor(), reasonOf(flags), { expiresAt });
         if (flags.json) printJson({ partner_id: partner.partner_id, api_key: apiKey.key, key_id: apiKey.keyId });
         else printLine(`API key ${apiKey.keyId} for ${partner.partner_id}, shown only now: ${apiKey.key}`);
+      });
+    });
+
+  partners
+    .command('rotate-key')
+    .description('issue a new API key and let every other valid key expire after an overlap (the partner API does the same)')
+    .argument('<partnerId>')
+    .option('--overlap-hours <hours>', 'how long the old keys keep working (0-720)', '24')
+    .option('--expires-at <iso>', 'expiry of the new key (default: none)')
+    .option('--reason <text>', REASON_HELP)
+    .option('--json', 'one JSON document, for scripts')
+    .action(async (partnerId: string, flags: ReasonFlag & { overlapHours: string; expiresAt?: string; json?: boolean }) => {
+      const options = { overlapMs: overlapFlag(flags.overlapHours), expiresAt: expiryFlag(flags.expiresAt) };
+      await withPartners(true, async ({ changes }) => {
+        const { partner, apiKey, retiring } = await changes.rotateKey(partnerId, cliActor(), reasonOf(flags), options);
+        const old = retiring.map((k) => ({ key_id: k.key_id, expires_at: new Date(k.expires_at).toISOString() }));
+        if (flags.json) printJson({ partner_id: partner.partner_id, api_key: apiKey.key, key_id: apiKey.keyId, retiring: old });
+        else {
+          printLine(`API key ${apiKey.keyId} for ${partner.partner_id}, shown only now: ${apiKey.key}`);
+          for (const k of old) printLine(`${k.key_id} keeps working until ${k.expires_at}`);
+        }
       });
     });
 
@@ -117,11 +143,11 @@ export function partnersCommand(): Command {
     .description('stop accepting one API key')
     .argument('<partnerId>')
     .argument('<keyId>')
+    .option('--reason <text>', REASON_HELP)
     .option('--json', 'one JSON document, for scripts')
-    .action(async (partnerId: string, keyId: string, flags: { json?: boolean }) => {
-      await withPartners(false, async ({ directory, store }) => {
-        const next = revokeApiKey(requirePartner(directory, partnerId), keyId, {});
-        await store.write(next);
+    .action(async (partnerId: string, keyId: string, flags: ReasonFlag & { json?: boolean }) => {
+      await withPartners(false, async ({ changes }) => {
+        const next = await changes.revokeKey(partnerId, keyId, cliActor(), reasonOf(flags));
         if (flags.json) printJson(describePartner(next));
         else printLine(`revoked ${keyId} of ${partnerId} (revision ${next.revision})`);
       });
@@ -135,11 +161,11 @@ export function partnersCommand(): Command {
       .command(name)
       .description(what)
       .argument('<partnerId>')
+      .option('--reason <text>', REASON_HELP)
       .option('--json', 'one JSON document, for scripts')
-      .action(async (partnerId: string, flags: { json?: boolean }) => {
-        await withPartners(false, async ({ directory, store }) => {
-          const next = setPartnerStatus(requirePartner(directory, partnerId), status, {});
-          await store.write(next);
+      .action(async (partnerId: string, flags: ReasonFlag & { json?: boolean }) => {
+        await withPartners(false, async ({ changes }) => {
+          const next = await changes.setStatus(partnerId, status, cliActor(), reasonOf(flags));
           if (flags.json) printJson(describePartner(next));
           else printLine(`${partnerId} is now ${status} (revision ${next.revision})`);
         });

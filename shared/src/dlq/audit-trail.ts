@@ -1,3 +1,4 @@
+import type { Actor } from '../admin/audit-entry';
 import { coordinatesOf, type DeadLetter } from './dead-letter';
 import type { ReplayDecision } from './replay-plan';
 
@@ -21,12 +22,15 @@ export interface AuditEntry {
   reason: string;
   outcome: string;
   detail: string;
+  actor_type: string;
+  actor_id: string;
 }
 
 /** What is the same for every audit record of one replay run. */
 export interface ReplayRun {
   replayId: string;
-  operator: string;
+  /** Who replays; the audit's `operator` is its name. */
+  actor: Actor;
   startedAt: number;
   reason: string;
   /** The selection and flags, as JSON text. */
@@ -45,7 +49,7 @@ export function auditIdOf(letter: DeadLetter): string {
 export function auditEntryFor(run: ReplayRun, decision: ReplayDecision, now: number): AuditEntry {
   return {
     replay_id: run.replayId,
-    operator: run.operator,
+    operator: run.actor.name,
     started_at: run.startedAt,
     selector_json: run.selectorJson,
     dry_run: false,
@@ -59,6 +63,8 @@ export function auditEntryFor(run: ReplayRun, decision: ReplayDecision, now: num
     reason: run.reason,
     outcome: decision.outcome,
     detail: decision.detail,
+    actor_type: run.actor.type,
+    actor_id: run.actor.id,
   };
 }
 

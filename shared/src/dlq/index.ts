@@ -5,6 +5,7 @@ export * from './callback-letters';
 export * from './dead-letter-reader';
 export * from './dead-letter-topic';
 export * from './dead-letter';
+export * from './dlq-json';
 export * from './dlq-session';
 export * from './document-letters';
 export * from './letter-notes';

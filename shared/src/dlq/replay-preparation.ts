@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Actor } from '../admin/audit-entry';
 import { ReplayRefused } from './replay-refused';
 import { readAudit } from './audit-reader';
 import type { ReplayRun } from './audit-trail';
@@ -15,7 +16,8 @@ const VERSIONS_MARGIN_MS = 60 * 60_000;
 export interface ReplayRequest {
   selection: Selection;
   reason: string;
-  operator: string;
+  /** Who replays, for the audit (the CLI's user, an operator, a partner resending its own). */
+  actor: Actor;
   force: boolean;
   ratePerSecond: number;
 }
@@ -67,7 +69,7 @@ export async function prepareReplay(session: DlqSession, request: ReplayRequest,
   return {
     run: {
       replayId: randomUUID(),
-      operator: request.operator,
+      actor: request.actor,
       startedAt: now,
       reason: request.reason,
       selectorJson: JSON.stringify({

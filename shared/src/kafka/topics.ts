@@ -20,6 +20,8 @@ export const TopicNames = {
   callbackOutcomes: 'callback-outcomes',
   callbackDlq: 'callback-dlq',
   dlqReplayAudit: 'dlq-replay-audit',
+  operators: 'operators',
+  adminAudit: 'admin-audit',
 } as const;
 
 /** Number of retry tiers of outbound callbacks (spec section 8: "up to 8"). */
@@ -179,6 +181,20 @@ export function topicCatalogue(settings: TopicCatalogueSettings = {}): ResolvedT
       name: TopicNames.dlqReplayAudit,
       schemaFile: 'dlq-replay-audit.avsc',
       description: 'audit trail of DLQ replays by SREs',
+      partitioning: 'single',
+      config: deleteAfter(365 * DAY_MS),
+    },
+    {
+      name: TopicNames.operators,
+      schemaFile: 'operator.avsc',
+      description: 'operators of the operator API, their roles and hashed tokens; keyed by operator id',
+      partitioning: 'single',
+      config: { 'cleanup.policy': 'compact', 'delete.retention.ms': String(DAY_MS), 'min.compaction.lag.ms': '0' },
+    },
+    {
+      name: TopicNames.adminAudit,
+      schemaFile: 'admin-audit.avsc',
+      description: 'who changed what and why: partners, operators, portal tokens, replays; keyed by subject id',
       partitioning: 'single',
       config: deleteAfter(365 * DAY_MS),
     },

@@ -187,6 +187,34 @@ export function addApiKey(
   };
 }
 
+/**
+ * Rotation in one step: a new key, and every other key still valid expires `overlapMs` from now
+ * (or keeps an earlier expiry), so the partner has that long to switch. The new key is shown once.
+ */
+export function rotateApiKey(
+  current: Partner,
+  deps: PartnerAdminDeps,
+  options: { overlapMs: number; expiresAt?: number | null },
+): { partner: Partner; apiKey: NewApiKey; retiring: Array<{ key_id: string; expires_at: number }> } {
+  const now = (deps.now ?? Date.now)();
+  if (!Number.isFinite(options.overlapMs) || options.overlapMs < 0 || options.overlapMs > MAX_ROTATION_OVERLAP_MS) {
+    throw new PartnerSpecError([{ field: 'overlap_hours', message: `must be between 0 and ${MAX_ROTATION_OVERLAP_MS / 3_600_000}` }]);
+  }
+  const { partner, apiKey } = addApiKey(current, deps, { expiresAt: options.expiresAt ?? null });
+  const until = now + options.overlapMs;
+  const retiring: Array<{ key_id: string; expires_at: number }> = [];
+  const apiKeys = partner.api_keys.map((k) => {
+    const valid = k.revoked_at === null && (k.expires_at === null || k.expires_at > now);
+    if (k.key_id === apiKey.keyId || !valid || (k.expires_at !== null && k.expires_at <= until)) return k;
+    retiring.push({ key_id: k.key_id, expires_at: until });
+    return { ...k, expires_at: until };
+  });
+  return { partner: { ...partner, api_keys: apiKeys }, apiKey, retiring };
+}
+
+/** The longest a rotated-out key may keep working beside its successor: 30 days. */
+export const MAX_ROTATION_OVERLAP_MS = 30 * 24 * 3_600_000;
+
 /** Rotation, step two: the old key stops working (it stays in the record for the audit trail). */
 export function revokeApiKey(current: Partner, keyId: string, deps: Pick<PartnerAdminDeps, 'now'>): Partner {
   const key = current.api_keys.find((k) => k.key_id === keyId);

@@ -3,7 +3,7 @@ import { deadLetter } from './letters';
 
 const run = {
   replayId: 'run-1',
-  operator: 'sre',
+  actor: { type: 'cli' as const, id: 'sre@host', name: 'sre' },
   startedAt: 1,
   reason: 'fixed',
   selectorJson: '{}',
@@ -33,6 +33,8 @@ test('auditEntryFor records who, when, why, the coordinates and the outcome of o
     reason: 'fixed',
     outcome: 'skipped-superseded',
     detail: 'newer',
+    actor_type: 'cli',
+    actor_id: 'sre@host',
   });
 });
 
