@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { apiKeyPeppersSetting, consumerLagSetting, portalTokenKeysSetting, serviceSchemaWithPort } from '@hookstream/shared';
+import {
+  apiKeyPeppersSetting,
+  consumerLagSetting,
+  portalTokenKeysSetting,
+  secretsKeysSetting,
+  serviceSchemaWithPort,
+} from '@hookstream/shared';
 
 const positiveInt = z.coerce.number().int('must be a whole number').positive('must be greater than 0');
 
@@ -8,6 +14,8 @@ export const configSchema = serviceSchemaWithPort(8094).extend({
   ...consumerLagSetting,
   ...apiKeyPeppersSetting,
   ...portalTokenKeysSetting,
+  // Onboarding through the operator API encrypts a partner's outbound secrets, as the CLI does.
+  ...secretsKeysSetting,
   /**
    * PostgreSQL to keep the log in (postgres://user:password@host:5432/db). Unset: an embedded
    * PostgreSQL (PGlite) in DELIVERY_LOG_DATA_DIR, for one replica on one machine (`npm start`).
@@ -26,6 +34,8 @@ export const configSchema = serviceSchemaWithPort(8094).extend({
   DELIVERY_LOG_RESENDS_PER_HOUR: positiveInt.max(100_000).default(60),
   /** Replays of one delivery after which a resend is refused (as `hookstream dlq replay` without --force). Default 5. */
   DLQ_MAX_REPLAYS: positiveInt.default(5),
+  /** How long a partner's other API keys keep working after it rotates its key through the partner API, in hours. Default 24. */
+  DELIVERY_LOG_KEY_ROTATION_OVERLAP_HOURS: z.coerce.number().min(0).max(720).default(24),
   /** Consumer group of the projection's replicas. Default hookstream-delivery-log. */
   DELIVERY_LOG_GROUP: z.string().min(1).default('hookstream-delivery-log'),
 });

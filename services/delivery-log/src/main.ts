@@ -1,8 +1,15 @@
 import {
   ApiKeyHasher,
+  AuditedWriter,
   ConsumerLagMonitor,
   DlqSession,
+  OperatorDirectory,
+  PartnerChanges,
+  SecretBox,
   TopicNames,
+  defaultSchemasDir,
+  policyBodyFieldPaths,
+  type DlqTopicChoice,
   consumerLagGauges,
   createServiceRuntime,
   groupSessionOf,
@@ -11,6 +18,7 @@ import {
 import { apiRouter } from './api/api-router';
 import { PortalTokens } from './api/portal-tokens';
 import { DeliveryResender } from './resend/resend-delivery';
+import { ReplayLanes } from './resend/replay-lanes';
 import { Pruner } from './retention/pruner';
 import { configSchema } from './config';
 import { createDeliveryLogMetrics } from './metrics';
@@ -30,6 +38,7 @@ const PROJECTED_TOPICS = [
   TopicNames.callbackDlq,
   TopicNames.policyStatusDlq,
   TopicNames.dlqReplayAudit,
+  TopicNames.adminAudit,
 ];
 
 /** Composition root of the delivery log: the projection of the topics into its store, and the APIs that read it. */
@@ -37,7 +46,8 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
   const runtime = await createServiceRuntime({
     service: 'delivery-log',
     configSchema,
-    topics: PROJECTED_TOPICS,
+    // Also read whole (operators) and written (with admin-audit) by the operator API.
+    topics: [...PROJECTED_TOPICS, TopicNames.operators],
     // Partners sign in to the portal with their inbound API key.
     apiKeyHasher: (config) => new ApiKeyHasher(config.HOOKSTREAM_API_KEY_PEPPERS),
     env,
@@ -85,15 +95,51 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
       intervalMs: config.CONSUMER_LAG_INTERVAL_MS,
     }),
   );
-  const deadLetters = await DlqSession.attach(
-    { kafka: runtime.kafka, codec: runtime.codec, logger, topicPrefix: config.TOPIC_PREFIX, maxReplays: config.DLQ_MAX_REPLAYS },
-    'callback',
-  );
+  const hasher = new ApiKeyHasher(config.HOOKSTREAM_API_KEY_PEPPERS);
+  const operators = new OperatorDirectory({
+    kafka: runtime.kafka,
+    codec: runtime.codec,
+    topic: runtime.topics.get(TopicNames.operators)!.topic,
+    logger,
+    hasher,
+  });
+  runtime.startInBackground('operators', operators, () => operators.ready);
+  const audit = new AuditedWriter(runtime.kafka, runtime.codec, config.TOPIC_PREFIX);
+  runtime.shutdown.onStop('audited writer', () => audit.close(), 'producers');
+  const policyPaths = policyBodyFieldPaths(defaultSchemasDir(env));
+  const changes = new PartnerChanges(runtime.partners, audit, () => ({
+    box: new SecretBox(config.HOOKSTREAM_SECRETS_KEYS),
+    hasher,
+    policyPaths,
+  }));
+
+  const sessionParts = {
+    kafka: runtime.kafka,
+    codec: runtime.codec,
+    logger,
+    topicPrefix: config.TOPIC_PREFIX,
+    maxReplays: config.DLQ_MAX_REPLAYS,
+  };
+  const sessions = new Map<DlqTopicChoice, Promise<DlqSession>>();
+  const sessionOf = (topic: DlqTopicChoice) => {
+    const session = sessions.get(topic) ?? DlqSession.attach(sessionParts, topic);
+    sessions.set(topic, session);
+    // A failed attach (the registry away) is tried again by the next request.
+    session.catch(() => sessions.delete(topic));
+    return session;
+  };
+  const lanes = new ReplayLanes();
   const api = apiRouter({
     db: store.db,
     partners: runtime.partners,
+    operators,
     portalTokens: new PortalTokens(config.HOOKSTREAM_PORTAL_TOKEN_KEYS),
-    resender: new DeliveryResender(store.db, deadLetters, { perHour: config.DELIVERY_LOG_RESENDS_PER_HOUR }),
+    resender: new DeliveryResender(store.db, await sessionOf('callback'), lanes, { perHour: config.DELIVERY_LOG_RESENDS_PER_HOUR }),
+    lanes,
+    changes,
+    audit,
+    keyRotationOverlapHours: config.DELIVERY_LOG_KEY_ROTATION_OVERLAP_HOURS,
+    deadLetters: sessionOf,
     logger,
     draining: () => runtime.shutdown.draining,
   });

@@ -57,6 +57,8 @@ const replay = (at: number): Fact => ({
   replay: {
     replay_id: `r-${at}`,
     operator: 'sre',
+    actor_type: 'cli',
+    actor_id: 'sre@host',
     started_at: at,
     selector_json: '{}',
     target_topic: TopicNames.callbackRequests,

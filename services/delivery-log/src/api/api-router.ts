@@ -1,23 +1,36 @@
 /*
- * The delivery log's HTTP surface: the partner API under /api/portal/v1, /openapi.json, and the one
- * place where refusals and failures become answers (the inbound contract's error body; a 500 says
- * nothing of its cause, which is logged).
+ * The delivery log's HTTP surface: the partner API under /api/portal/v1, the operator API under
+ * /api/admin/v1, /openapi.json, and the one place where refusals and failures become answers (the
+ * inbound contract's error body; a 500 says nothing of its cause, which is logged).
  */
-import { HookstreamError, ReplayRefused, type Logger, type PartnerDirectory } from '@hookstream/shared';
+import {
+  FieldProblemsError,
+  HookstreamError,
+  NotFoundError,
+  ReplayRefused,
+  type Logger,
+  type OperatorDirectory,
+  type PartnerDirectory,
+} from '@hookstream/shared';
 import { Router, type ErrorRequestHandler, type RequestHandler } from 'express';
 import type { DeliveryLogDb } from '../store/database';
-import { ApiError, ApiErrorCodes } from './api-errors';
+import { adminDlqRoutes } from './admin-dlq-routes';
+import { adminPartnerRoutes, type AdminPartnerDeps } from './admin-partner-routes';
+import { adminSearchRoutes } from './admin-search-routes';
+import { ApiError, ApiErrorCodes, notFound } from './api-errors';
 import { deliveryLogOpenApi } from './openapi';
+import { authenticateOperator } from './operator-auth';
 import { authenticatePartner } from './partner-auth';
-import { PORTAL_BASE, portalRoutes } from './portal-routes';
+import { ADMIN_BASE, PORTAL_BASE } from './paths';
+import { portalRoutes, type PortalDeps } from './portal-routes';
 import type { PortalTokens } from './portal-tokens';
-import type { DeliveryResender } from '../resend/resend-delivery';
 
-export interface ApiOptions {
+export interface ApiOptions extends PortalDeps, Omit<AdminPartnerDeps, 'partners'> {
   db: DeliveryLogDb;
   partners: PartnerDirectory;
+  operators: OperatorDirectory;
   portalTokens: PortalTokens;
-  resender: DeliveryResender;
+  deadLetters: Parameters<typeof adminDlqRoutes>[0];
   logger: Logger;
   draining: () => boolean;
 }
@@ -27,43 +40,75 @@ export function apiRouter(options: ApiOptions): { router: Router; notFound: Requ
   const router = Router();
   const openapi = deliveryLogOpenApi();
   router.get('/openapi.json', (_req, res) => res.json(openapi));
-  router.use(PORTAL_BASE, (_req, _res, next) => {
+  const unlessDraining: RequestHandler = (_req, _res, next) => {
     next(options.draining() ? new ApiError(503, ApiErrorCodes.UNAVAILABLE, 'the service is shutting down; retry later', 1) : undefined);
-  });
-  router.use(PORTAL_BASE, authenticatePartner(options.partners, options.portalTokens), portalRoutes(options.db, options.resender));
+  };
+  router.use(PORTAL_BASE, unlessDraining, authenticatePartner(options.partners, options.portalTokens), portalRoutes(options));
+  router.use(
+    ADMIN_BASE,
+    unlessDraining,
+    authenticateOperator(options.operators),
+    adminSearchRoutes(options.db),
+    adminPartnerRoutes(options),
+    adminDlqRoutes(options.deadLetters, options.lanes),
+  );
 
-  const notFound: RequestHandler = (req, _res, next) =>
-    next(
-      req.method === 'GET' || req.method === 'HEAD'
-        ? new ApiError(404, ApiErrorCodes.NOT_FOUND, 'no such resource')
-        : new ApiError(405, ApiErrorCodes.METHOD_NOT_ALLOWED, `${req.method} is not allowed here`),
-    );
+  const allowedMethods = methodsByPath(openapi as { paths: Record<string, Record<string, unknown>> });
+  const notFoundHere: RequestHandler = (req, res, next) => {
+    const allowed = allowedMethods(req.path);
+    if (allowed.length === 0) {
+      next(new ApiError(404, ApiErrorCodes.NOT_FOUND, 'no such resource'));
+      return;
+    }
+    res.setHeader('Allow', allowed.join(', '));
+    next(new ApiError(405, ApiErrorCodes.METHOD_NOT_ALLOWED, `${req.method} is not allowed here; ${allowed.join(', ')} is`));
+  };
 
   const onError: ErrorRequestHandler = (error: unknown, req, res, next) => {
     if (res.headersSent) {
       next(error);
       return;
     }
-    const e = error as { type?: string; status?: number; code?: string } | undefined;
-    let refusal: ApiError;
-    if (error instanceof ApiError) refusal = error;
-    else if (error instanceof ReplayRefused) refusal = new ApiError(409, ApiErrorCodes.CONFLICT, error.message);
-    else if (e?.type === 'entity.too.large') refusal = new ApiError(413, ApiErrorCodes.VALIDATION, 'the body is too large');
-    else if (e?.status === 400) refusal = new ApiError(400, ApiErrorCodes.VALIDATION, 'the body is not JSON');
-    else if ((error instanceof HookstreamError && error.retryable) || isStoreUnavailable(e?.code)) {
-      // Kafka or the database away: the same request may succeed in a moment.
-      logger.warn({ err: error, method: req.method, path: req.path }, 'a dependency is unavailable; answered 503');
-      refusal = new ApiError(503, ApiErrorCodes.UNAVAILABLE, 'a store the answer needs is unavailable; retry later', 2);
-    } else {
-      logger.error({ err: error, method: req.method, path: req.path }, 'unexpected error answering a request');
-      refusal = new ApiError(500, ApiErrorCodes.INTERNAL, 'unexpected server error; retry later');
-    }
+    const refusal = refusalOf(error, (cause) => {
+      if (cause === 'unavailable')
+        logger.warn({ err: error, method: req.method, path: req.path }, 'a dependency is unavailable; answered 503');
+      else logger.error({ err: error, method: req.method, path: req.path }, 'unexpected error answering a request');
+    });
     if (refusal.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(refusal.retryAfterSeconds));
-    if (refusal.httpStatus === 405) res.setHeader('Allow', req.path.endsWith('/resend') ? 'POST' : 'GET');
     res.status(refusal.httpStatus).json(refusal.body());
   };
 
-  return { router, notFound, onError };
+  return { router, notFound: notFoundHere, onError };
+}
+
+/** What a thrown error answers: refusals as they are, the use cases' own by their kind, anything else a 503 or a 500. */
+function refusalOf(error: unknown, log: (cause: 'unavailable' | 'unexpected') => void): ApiError {
+  const e = error as { type?: string; status?: number; code?: string } | undefined;
+  if (error instanceof ApiError) return error;
+  if (error instanceof FieldProblemsError) {
+    const problems = error.problems.map((p) => `${p.field}: ${p.message}`).join('; ');
+    return new ApiError(400, ApiErrorCodes.VALIDATION, `invalid body: ${problems}`);
+  }
+  if (error instanceof NotFoundError) return notFound(error.kind);
+  if (error instanceof ReplayRefused) return new ApiError(409, ApiErrorCodes.CONFLICT, error.message);
+  if (e?.type === 'entity.too.large') return new ApiError(413, ApiErrorCodes.VALIDATION, 'the body is too large');
+  if (e?.status === 400) return new ApiError(400, ApiErrorCodes.VALIDATION, 'the body is not JSON');
+  if ((error instanceof HookstreamError && error.retryable) || isStoreUnavailable(e?.code)) {
+    // Kafka or the database away: the same request may succeed in a moment.
+    log('unavailable');
+    return new ApiError(503, ApiErrorCodes.UNAVAILABLE, 'a store the answer needs is unavailable; retry later', 2);
+  }
+  log('unexpected');
+  return new ApiError(500, ApiErrorCodes.INTERNAL, 'unexpected server error; retry later');
+}
+
+/** The methods the API document gives the path a request names (none: no such path). */
+function methodsByPath(document: { paths: Record<string, Record<string, unknown>> }): (path: string) => string[] {
+  const templates = Object.entries(document.paths).map(([template, operations]) => ({
+    pattern: new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}/?$`),
+    methods: Object.keys(operations).map((m) => m.toUpperCase()),
+  }));
+  return (path) => templates.find((t) => t.pattern.test(path))?.methods ?? [];
 }
 
 /** A connection to PostgreSQL refused, cut or closed by a server shutting down (node errors, SQLSTATE classes 08 and 57P). */

@@ -1,20 +1,32 @@
 /*
  * The partner API (/api/portal/v1): a partner's own deliveries, each with every attempt, a resend
- * of a dead-lettered one, and its own inbound webhooks with their documents. The caller's partner id (partner-auth.ts) scopes every
+ * of a dead-lettered one, its own inbound webhooks with their documents, its endpoints' health,
+ * and the rotation of its own API key. The caller's partner id (partner-auth.ts) scopes every
  * query, so another partner's id answers 404 exactly as an unknown one does.
  */
+import type { PartnerChanges } from '@hookstream/shared';
 import express, { Router, type Request } from 'express';
 import type { DeliveryLogDb } from '../store/database';
 import { findDelivery, listDeliveries } from '../queries/delivery-queries';
 import { findWebhook, listWebhooks } from '../queries/webhook-queries';
+import { endpointHealth } from '../queries/endpoint-health';
+import { newKeyAnswer } from './admin-partner-routes';
 import { decodeCursor } from '../queries/page';
 import { notFound } from './api-errors';
 import { partnerCallerOf } from './partner-auth';
 import { idParam, parseInput } from './request-input';
-import { DeliveryListQuery, ResendBody, WebhookListQuery } from './schemas';
-import type { DeliveryResender } from '../resend/resend-delivery';
+import { DeliveryListQuery, KeyRotationBody, ResendBody, WebhookListQuery } from './schemas';
+import { partnerOperator, type DeliveryResender } from '../resend/resend-delivery';
+import type { ReplayLanes } from '../resend/replay-lanes';
 
-export const PORTAL_BASE = '/api/portal/v1';
+export interface PortalDeps {
+  db: DeliveryLogDb;
+  resender: DeliveryResender;
+  lanes: ReplayLanes;
+  changes: PartnerChanges;
+  /** How long a partner's other keys keep working after it rotates its key itself. */
+  keyRotationOverlapHours: number;
+}
 
 /** Paging and time range of a list query, as the queries take them. */
 export function pageFilter(query: { cursor?: string | undefined; limit: number; from?: string | undefined; to?: string | undefined }) {
@@ -26,7 +38,7 @@ export function pageFilter(query: { cursor?: string | undefined; limit: number; 
   };
 }
 
-export function portalRoutes(db: DeliveryLogDb, resender: DeliveryResender): Router {
+export function portalRoutes({ db, resender, changes, keyRotationOverlapHours }: PortalDeps): Router {
   const router = Router();
   const partnerOf = (req: Request) => partnerCallerOf(req.res!.locals).partnerId;
 
@@ -73,6 +85,21 @@ export function portalRoutes(db: DeliveryLogDb, resender: DeliveryResender): Rou
     const webhook = id && (await findWebhook(db, id, partnerOf(req)));
     if (!webhook) throw notFound('webhook');
     res.json({ data: webhook });
+  });
+
+  router.get('/endpoints', async (req, res) => {
+    const health = await endpointHealth(db, partnerOf(req));
+    res.json({ data: { ...health, circuit_as_of: health.circuit_as_of?.toISOString() ?? null } });
+  });
+
+  router.post('/api-keys/rotate', express.json({ limit: '16kb', type: () => true }), async (req, res) => {
+    const body = parseInput(KeyRotationBody, req.body ?? {}, 'body');
+    const partnerId = partnerOf(req);
+    const actor = { type: 'partner' as const, id: partnerId, name: partnerOperator(partnerId) };
+    const rotated = await changes.rotateKey(partnerId, actor, body.reason ?? 'rotated from the partner API', {
+      overlapMs: keyRotationOverlapHours * 3_600_000,
+    });
+    res.status(201).json({ data: newKeyAnswer(rotated) });
   });
 
   return router;

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { DELIVERY_STATES } from '../store/tables';
 import { decodeCursor } from '../queries/page';
 
-const timestamp = z.iso.datetime({ offset: true }).meta({ description: 'RFC 3339 date-time', example: '2026-11-25T10:00:00Z' });
+export const timestamp = z.iso.datetime({ offset: true }).meta({ description: 'RFC 3339 date-time', example: '2026-11-25T10:00:00Z' });
 
 /** Query parameters every list takes. */
 const pageQuery = {
@@ -159,3 +159,59 @@ export const ErrorBody = z
     error_code: z.string(),
   })
   .meta({ id: 'ErrorBody', description: "The inbound contract's error body" });
+
+export const KeyRotationBody = z
+  .strictObject({
+    reason: z
+      .string()
+      .trim()
+      .min(1)
+      .max(500)
+      .optional()
+      .meta({ description: 'Why, for the audit (default: rotated from the partner API)' }),
+  })
+  .meta({ id: 'KeyRotationRequest' });
+
+export const RotatedKey = z
+  .object({
+    partner_id: z.string(),
+    key_id: z.string(),
+    api_key: z.string().meta({ description: 'The new key, shown only now' }),
+    retiring: z
+      .array(z.object({ key_id: z.string(), expires_at: timestamp }))
+      .meta({ description: 'The other keys, each working until expires_at, so requests can switch over' }),
+  })
+  .meta({ id: 'RotatedKey' });
+
+const windowHealth = z
+  .object({
+    sends: z.number().int().meta({ description: 'HTTP requests made (circuit-open skips are not sends)' }),
+    delivered: z.number().int().meta({ description: 'Of them, answered 200' }),
+    success_rate: z.number().nullable().meta({ description: 'delivered / sends; null without sends' }),
+    p95_latency_ms: z.number().nullable(),
+  })
+  .meta({ id: 'WindowHealth' });
+
+export const EndpointsHealth = z
+  .object({
+    circuit_state: z.enum(['open', 'closed', 'unknown']).meta({
+      description:
+        'open: the sender’s latest record for the partner is an attempt skipped because its circuit was open (no requests for a while, then one probe); closed: it is a send; unknown: nothing in the last day',
+    }),
+    circuit_as_of: timestamp.nullable(),
+    endpoints: z.array(
+      z.object({
+        endpoint_id: z.string(),
+        url: z.string().nullable().meta({ description: 'null for an endpoint since removed' }),
+        last_hour: windowHealth,
+        last_day: windowHealth,
+      }),
+    ),
+  })
+  .meta({ id: 'EndpointsHealth' });
+
+/** Answers both APIs give, each declared once: the document may name a schema id only once. */
+export const DeliveryPage = pageOf(DeliverySummary, 'DeliveryPage');
+export const DeliveryAnswer = one(DeliveryDetail, 'DeliveryAnswer');
+export const WebhookPage = pageOf(WebhookSummary, 'WebhookPage');
+export const WebhookAnswer = one(WebhookDetail, 'WebhookAnswer');

@@ -11,6 +11,7 @@ import {
   headerCount,
   headerText,
   partnerFromRecord,
+  type AdminAuditEntry,
   type AuditEntry,
   type CallbackOutcome,
   type CallbackRequestValue,
@@ -41,7 +42,8 @@ export type Fact =
   | { kind: 'dead-letter'; deadLetter: DeadLetterFact; request: CallbackRequestValue | null }
   | { kind: 'replay'; replay: AuditEntry }
   | { kind: 'webhook'; webhookId: string; event: PartnerEventValue; documentIds: string[] }
-  | { kind: 'document'; document: PartnerDocumentValue };
+  | { kind: 'document'; document: PartnerDocumentValue }
+  | { kind: 'audit'; entry: AdminAuditEntry };
 
 export interface DeadLetterFact {
   sourceTopic: string;
@@ -83,6 +85,8 @@ export function factOf(record: ProjectedRecord): Fact | null {
     }
     case TopicNames.partnerDocuments:
       return { kind: 'document', document: record.value as PartnerDocumentValue };
+    case TopicNames.adminAudit:
+      return { kind: 'audit', entry: record.value as AdminAuditEntry };
     default:
       return null;
   }

@@ -63,6 +63,8 @@ export async function writeAttempts(trx: Trx, facts: FactOf<'attempt'>[]): Promi
     source_partition: partition,
     source_offset: offset,
     delivery_id: o.delivery_id,
+    partner_id: o.partner_id,
+    endpoint_id: o.endpoint_id,
     attempt: o.attempt,
     outcome: o.outcome,
     http_status: o.http_status,
@@ -111,6 +113,8 @@ export async function writeReplays(trx: Trx, facts: FactOf<'replay'>[]): Promise
     source_offset: r.source_offset,
     subject_id: r.delivery_id,
     operator: r.operator,
+    actor_type: r.actor_type,
+    actor_id: r.actor_id,
     reason: r.reason,
     outcome: r.outcome,
     detail: r.detail,
@@ -124,4 +128,33 @@ export async function writeReplays(trx: Trx, facts: FactOf<'replay'>[]): Promise
       .onConflict((oc) => oc.columns(['replay_id', 'source_topic', 'source_partition', 'source_offset']).doNothing())
       .execute(),
   );
+  // The run in the audit trail: every record of a run carries its actor, reason, selection and start.
+  const runs = lastByKey(facts, (f) => f.replay.replay_id).map(({ replay: r }) => ({
+    audit_id: r.replay_id,
+    at: new Date(r.started_at),
+    actor_type: r.actor_type,
+    actor_id: r.actor_id,
+    actor_name: r.operator,
+    action: 'dead-letters.replay',
+    subject_type: 'dead-letters',
+    subject_id: r.replay_id,
+    reason: r.reason,
+    detail: JSON.stringify({ topic: r.source_topic, selection: parsedSelection(r.selector_json) }),
+  }));
+  await insertChunked(runs, (chunk) =>
+    trx
+      .insertInto('audit_log')
+      .values(chunk)
+      .onConflict((oc) => oc.column('audit_id').doNothing())
+      .execute(),
+  );
+}
+
+/** The run's selection as JSON, or the text itself when an old record's is not JSON. */
+function parsedSelection(selectorJson: string): unknown {
+  try {
+    return JSON.parse(selectorJson) as unknown;
+  } catch {
+    return selectorJson;
+  }
 }

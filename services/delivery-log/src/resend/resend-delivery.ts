@@ -8,6 +8,7 @@
 import { DeadLetterReplay, TopicNames, type DlqSession, type ReplayDecision } from '@hookstream/shared';
 import type { DeliveryLogDb } from '../store/database';
 import { ApiError, ApiErrorCodes, notFound } from '../api/api-errors';
+import type { ReplayLanes } from './replay-lanes';
 
 export interface ResendSettings {
   /** Resends one partner may make in an hour (counted in the audit the log holds, so across replicas). */
@@ -25,12 +26,10 @@ export interface Resent {
 export const partnerOperator = (partnerId: string) => `partner:${partnerId}`;
 
 export class DeliveryResender {
-  /** One resend at a time per replica: every replay run of callback-dlq fences the one before it. */
-  private queue: Promise<unknown> = Promise.resolve();
-
   constructor(
     private readonly db: DeliveryLogDb,
     private readonly session: DlqSession,
+    private readonly lanes: ReplayLanes,
     private readonly settings: ResendSettings,
   ) {}
 
@@ -60,9 +59,7 @@ export class DeliveryResender {
       throw new ApiError(409, ApiErrorCodes.CONFLICT, `only a dead-lettered delivery can be resent; this one is ${delivery.state}`);
     }
     await this.refuseOverLimit(partnerId, now);
-    const run = this.queue.then(() => this.replay(partnerId, deliveryId, reason, letters));
-    this.queue = run.catch(() => undefined);
-    return run;
+    return this.lanes.run('callback', () => this.replay(partnerId, deliveryId, reason, letters));
   }
 
   private async refuseOverLimit(partnerId: string, now: Date): Promise<void> {
@@ -70,7 +67,8 @@ export class DeliveryResender {
     const recent = await this.db
       .selectFrom('replays')
       .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('operator', '=', partnerOperator(partnerId))
+      .where('actor_type', '=', 'partner')
+      .where('actor_id', '=', partnerId)
       .where('outcome', '=', 'replayed')
       .where('replayed_at', '>=', since)
       .executeTakeFirstOrThrow();
@@ -92,7 +90,8 @@ export class DeliveryResender {
       offsets: letters.map((l) => ({ partition: l.source_partition, from: BigInt(l.source_offset), to: BigInt(l.source_offset) })),
       since: oldest - 60_000,
     };
-    const request = { selection, reason, operator: partnerOperator(partnerId), force: false, ratePerSecond: 10 };
+    const actor = { type: 'partner' as const, id: partnerId, name: partnerOperator(partnerId) };
+    const request = { selection, reason, actor, force: false, ratePerSecond: 10 };
     const replay = await DeadLetterReplay.prepare(this.session, request, { dryRun: false });
     try {
       const planned = chosen(replay.prepared.decisions);

@@ -53,6 +53,9 @@ export interface DeliveryAttemptsTable {
   source_partition: number;
   source_offset: BigintColumn;
   delivery_id: string;
+  /** Null in rows projected before migration 0002. */
+  partner_id: string | null;
+  endpoint_id: string | null;
   attempt: number;
   outcome: string;
   http_status: number | null;
@@ -82,6 +85,9 @@ export interface ReplaysTable {
   source_offset: BigintColumn;
   subject_id: string;
   operator: string;
+  /** cli, operator or partner (the dlq-replay-audit record's actor_type). */
+  actor_type: string;
+  actor_id: string;
   reason: string;
   outcome: string;
   detail: string;
@@ -121,6 +127,19 @@ export interface DocumentsTable {
   fetched_at: Timestamp | null;
 }
 
+export interface AuditLogTable {
+  audit_id: string;
+  at: Timestamp;
+  actor_type: string;
+  actor_id: string;
+  actor_name: string;
+  action: string;
+  subject_type: string;
+  subject_id: string;
+  reason: string;
+  detail: Json<Record<string, unknown>>;
+}
+
 export interface DeliveryLogTables {
   partners: PartnersTable;
   deliveries: DeliveriesTable;
@@ -129,4 +148,5 @@ export interface DeliveryLogTables {
   replays: ReplaysTable;
   webhooks: WebhooksTable;
   documents: DocumentsTable;
+  audit_log: AuditLogTable;
 }

@@ -16,7 +16,12 @@ export interface ApiAnswer {
  * OpenAPI document the service serves: its status is documented for the route, and its body fits.
  */
 export class ApiClient {
-  private readonly ajv = new Ajv2020({ strict: false, allErrors: true });
+  private readonly ajv = new Ajv2020({
+    strict: false,
+    allErrors: true,
+    // RFC 3339 date-times, as the spec's timestamps say (ajv knows no formats by itself).
+    formats: { 'date-time': /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/ },
+  });
 
   private constructor(
     readonly baseUrl: string,
@@ -38,15 +43,24 @@ export class ApiClient {
   }
 
   post(path: string, headers: Record<string, string>, body?: unknown): Promise<ApiAnswer> {
+    return this.send('post', path, headers, body);
+  }
+
+  patch(path: string, headers: Record<string, string>, body?: unknown): Promise<ApiAnswer> {
+    return this.send('patch', path, headers, body);
+  }
+
+  /** A request with a JSON body (or none), by the spec's lower-case method name. */
+  send(method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<ApiAnswer> {
     return this.call(
-      'post',
+      method,
       path,
       { ...headers, 'content-type': 'application/json' },
       body === undefined ? undefined : JSON.stringify(body),
     );
   }
 
-  private async call(method: 'get' | 'post', path: string, headers: Record<string, string>, body?: string): Promise<ApiAnswer> {
+  private async call(method: string, path: string, headers: Record<string, string>, body?: string): Promise<ApiAnswer> {
     const response = await fetch(`${this.baseUrl}${path}`, {
       method: method.toUpperCase(),
       headers,

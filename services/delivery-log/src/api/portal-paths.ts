@@ -1,0 +1,113 @@
+/*
+ * The partner API's paths in the OpenAPI document (openapi.ts).
+ */
+import { z } from 'zod';
+import type { ZodOpenApiOperationObject, ZodOpenApiPathsObject } from 'zod-openapi';
+import { ApiErrorCodes } from './api-errors';
+import { badBody, badQuery, json, refusal, unavailable } from './openapi-parts';
+import { PORTAL_BASE } from './paths';
+import {
+  DeliveryAnswer,
+  DeliveryListQuery,
+  DeliveryPage,
+  EndpointsHealth,
+  KeyRotationBody,
+  ResendBody,
+  Resent,
+  RotatedKey,
+  WebhookAnswer,
+  WebhookListQuery,
+  WebhookPage,
+  one,
+} from './schemas';
+
+const partnerRefusals = {
+  '401': refusal('No x-api-key or portal token, or one that is unknown, revoked or expired', [ApiErrorCodes.UNAUTHENTICATED]),
+  ...unavailable,
+};
+const listRefusals = { ...partnerRefusals, ...badQuery };
+const oneRefusals = { ...partnerRefusals, '404': refusal('No such id among the caller’s own', [ApiErrorCodes.NOT_FOUND]) };
+
+const operation = (summary: string, operation: Omit<ZodOpenApiOperationObject, 'summary'>): ZodOpenApiOperationObject => ({
+  summary,
+  tags: ['partner'],
+  security: [{ partnerApiKey: [] }, { portalToken: [] }],
+  ...operation,
+});
+
+export const portalPaths: ZodOpenApiPathsObject = {
+  [`${PORTAL_BASE}/deliveries`]: {
+    get: operation('The partner’s callback deliveries', {
+      operationId: 'listDeliveries',
+      requestParams: { query: DeliveryListQuery },
+      responses: {
+        '200': { description: 'A page of deliveries, newest first', ...json(DeliveryPage) },
+        ...listRefusals,
+      },
+    }),
+  },
+  [`${PORTAL_BASE}/deliveries/{deliveryId}`]: {
+    get: operation('One delivery with every attempt and the body as sent', {
+      operationId: 'getDelivery',
+      requestParams: { path: z.object({ deliveryId: z.string() }) },
+      responses: { '200': { description: 'The delivery', ...json(DeliveryAnswer) }, ...oneRefusals },
+    }),
+  },
+  [`${PORTAL_BASE}/deliveries/{deliveryId}/resend`]: {
+    post: operation('Resend a dead-lettered delivery', {
+      operationId: 'resendDelivery',
+      description:
+        'Queues the delivery again with the same delivery_id; it is sent from attempt 1 within seconds. Audited with the partner as the ' +
+        'operator. Refused with 409 and the reason when it is not dead-lettered, was superseded by a newer status of the policy, was ' +
+        'already resent, or was resent the most times allowed; 429 past the hourly number of resends.',
+      requestParams: { path: z.object({ deliveryId: z.string() }) },
+      requestBody: { required: false, ...json(ResendBody) },
+      responses: {
+        '202': { description: 'Queued for delivery', ...json(one(Resent, 'ResendAnswer')) },
+        ...oneRefusals,
+        ...badBody,
+        '409': refusal('Nothing to resend: the message says why', [ApiErrorCodes.CONFLICT]),
+        '429': refusal('Too many resends this hour; retry after Retry-After', [ApiErrorCodes.RATE_LIMITED]),
+      },
+    }),
+  },
+  [`${PORTAL_BASE}/webhooks`]: {
+    get: operation('The partner’s inbound webhooks', {
+      operationId: 'listWebhooks',
+      requestParams: { query: WebhookListQuery },
+      responses: {
+        '200': { description: 'A page of webhooks, newest first', ...json(WebhookPage) },
+        ...listRefusals,
+      },
+    }),
+  },
+  [`${PORTAL_BASE}/webhooks/{webhookId}`]: {
+    get: operation('One webhook with what became of each document', {
+      operationId: 'getWebhook',
+      requestParams: { path: z.object({ webhookId: z.string() }) },
+      responses: { '200': { description: 'The webhook', ...json(WebhookAnswer) }, ...oneRefusals },
+    }),
+  },
+  [`${PORTAL_BASE}/endpoints`]: {
+    get: operation('The partner’s endpoints’ health', {
+      operationId: 'getEndpointsHealth',
+      description:
+        'Per callback endpoint, the share of requests the partner answered with 200 and the 95th percentile of their latency, over ' +
+        'the last hour and the last day; and the partner’s circuit as the sender last recorded it.',
+      responses: {
+        '200': { description: 'Health of each endpoint', ...json(one(EndpointsHealth, 'EndpointsHealthAnswer')) },
+        ...partnerRefusals,
+      },
+    }),
+  },
+  [`${PORTAL_BASE}/api-keys/rotate`]: {
+    post: operation('Rotate the partner’s own inbound API key', {
+      operationId: 'rotateApiKey',
+      description:
+        'Issues a new x-api-key, shown only in this answer; every other key of the partner keeps working until the expires_at ' +
+        'given for it (the overlap, 24 hours unless the insurer configured another), so the partner can switch without a gap. Audited.',
+      requestBody: { required: false, ...json(KeyRotationBody) },
+      responses: { '201': { description: 'The new key', ...json(one(RotatedKey, 'RotatedKeyAnswer')) }, ...partnerRefusals, ...badBody },
+    }),
+  },
+};
