@@ -35,6 +35,8 @@ const attempt = (n: number, outcome: string, http_status: number | null, at: num
     latency_ms: http_status ? 12.5 : null,
     recorded_at: at,
     tier: outcome === 'SKIPPED_CIRCUIT_OPEN' ? 2 : n - 1,
+    // What the sender keeps of an answer; no answer, no excerpt.
+    response_excerpt: http_status ? `{"status":${http_status}}` : null,
   },
 });
 const deadLetter = (at: number): Fact => ({
