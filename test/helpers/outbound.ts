@@ -33,13 +33,16 @@ export interface Receiver {
   close: () => Promise<void>;
 }
 
+/** What a test receiver answers: a status, a status with headers or a body of its own, or no answer at all. */
+export type ReceiverAnswer = number | 'hang' | { status: number; headers?: Record<string, string>; body?: string };
+
+/** The body a receiver answers when its answer gives none. */
+export const RECEIVER_DEFAULT_BODY = '{"ok":true}';
+
 /**
  * A partner's callback endpoint on loopback: records every request and answers with `answer`
  * (a status, or 'hang' to accept the connection and never answer).
  */
-/** What a test receiver answers: a status, a status with headers, or no answer at all. */
-export type ReceiverAnswer = number | 'hang' | { status: number; headers: Record<string, string> };
-
 export async function startReceiver(answer: (request: ReceivedRequest, index: number) => ReceiverAnswer = () => 200): Promise<Receiver> {
   const requests: ReceivedRequest[] = [];
   const server: Server = createServer((req, res) => {
@@ -57,8 +60,8 @@ export async function startReceiver(answer: (request: ReceivedRequest, index: nu
       requests.push(request);
       const answered = answer(request, requests.length - 1);
       if (answered === 'hang') return;
-      const { status, headers } = typeof answered === 'number' ? { status: answered, headers: {} } : answered;
-      res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(status === 204 ? undefined : '{"ok":true}');
+      const { status, headers = {}, body: reply = RECEIVER_DEFAULT_BODY } = typeof answered === 'number' ? { status: answered } : answered;
+      res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(status === 204 ? undefined : reply);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -7,7 +7,7 @@ import { jwtVerify } from 'jose';
 import { Webhook } from 'standardwebhooks';
 import { parse as parseYaml } from 'yaml';
 import { waitFor } from '../../../test/helpers/infrastructure';
-import { policyEvent, readTopicUntil } from '../../../test/helpers/outbound';
+import { RECEIVER_DEFAULT_BODY, policyEvent, readTopicUntil } from '../../../test/helpers/outbound';
 import { OutboundFixture, retryTierDelays, uniquePartnerId } from '../../../test/helpers/outbound-fixture';
 
 /**
@@ -229,8 +229,10 @@ describe('when the partner has a body mapping, then the body follows it (spec 2.
 });
 
 describe('when the partner answers, then only a 200 is delivered and the outcome is on callback-outcomes (spec 4.1, 7.2)', () => {
-  test('a 201, a 204, a 500, a timeout and a refused connection are failed attempts; a 200 is delivered', async () => {
-    const answers = { s200: 200, s201: 201, s204: 204, s500: 500 } as const;
+  test('a 201, a 204, a 500, a timeout and a refused connection are failed attempts; a 200 is delivered; each answer its excerpt', async () => {
+    // The 500's answer is longer than the excerpt, a 2-byte 'é' across its 1,024th byte: it is cut before the 'é'.
+    const long = `${'E'.repeat(1023)}é and more`;
+    const answers = { s200: 200, s201: 201, s204: 204, s500: { status: 500, body: long } } as const;
     const target = await outbound.receiver((request) =>
       request.url === '/hang' ? 'hang' : answers[request.url.slice(1) as keyof typeof answers],
     );
@@ -255,6 +257,7 @@ describe('when the partner answers, then only a 200 is delivered and the outcome
       http_status: number | null;
       error_class: string | null;
       attempt: number;
+      response_excerpt: string | null;
     };
     const outcomes = await readTopicUntil<Outcome>(
       `${outbound.prefix}callback-outcomes`,
@@ -263,15 +266,18 @@ describe('when the partner answers, then only a 200 is delivered and the outcome
     const byEndpoint = Object.fromEntries(
       outcomes
         .filter((r) => r.value.partner_id === partnerId)
-        .map((r) => [r.value.endpoint_id, [r.value.outcome, r.value.http_status, r.value.error_class, r.value.attempt]]),
+        .map((r) => [
+          r.value.endpoint_id,
+          [r.value.outcome, r.value.http_status, r.value.error_class, r.value.attempt, r.value.response_excerpt],
+        ]),
     );
     expect(byEndpoint).toEqual({
-      s200: ['DELIVERED', 200, null, 1],
-      s201: ['FAILED_ATTEMPT', 201, 'HTTP_STATUS', 1],
-      s204: ['FAILED_ATTEMPT', 204, 'HTTP_STATUS', 1],
-      s500: ['FAILED_ATTEMPT', 500, 'HTTP_STATUS', 1],
-      hang: ['FAILED_ATTEMPT', null, 'TIMEOUT', 1],
-      refused: ['FAILED_ATTEMPT', null, 'CONNECTION_REFUSED', 1],
+      s200: ['DELIVERED', 200, null, 1, RECEIVER_DEFAULT_BODY],
+      s201: ['FAILED_ATTEMPT', 201, 'HTTP_STATUS', 1, RECEIVER_DEFAULT_BODY],
+      s204: ['FAILED_ATTEMPT', 204, 'HTTP_STATUS', 1, ''],
+      s500: ['FAILED_ATTEMPT', 500, 'HTTP_STATUS', 1, 'E'.repeat(1023)],
+      hang: ['FAILED_ATTEMPT', null, 'TIMEOUT', 1, null],
+      refused: ['FAILED_ATTEMPT', null, 'CONNECTION_REFUSED', 1, null],
     });
     // Each failure waits in the first retry tier with what happened in its headers.
     const retries = await readTopicUntil<{ partner_id: string; endpoint_id: string }>(

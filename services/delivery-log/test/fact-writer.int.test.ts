@@ -35,6 +35,8 @@ const attempt = (n: number, outcome: string, http_status: number | null, at: num
     latency_ms: http_status ? 12.5 : null,
     recorded_at: at,
     tier: outcome === 'SKIPPED_CIRCUIT_OPEN' ? 2 : n - 1,
+    // What the sender keeps of an answer; no answer, no excerpt.
+    response_excerpt: http_status ? `{"status":${http_status}}` : null,
   },
 });
 const deadLetter = (at: number): Fact => ({
@@ -98,7 +100,7 @@ for (const [name, store] of storesUnderTest()) {
       await store.stop();
     });
 
-    test('a delivery failing, dead-lettered, replayed and delivered is in each state in turn, its attempts in order', async () => {
+    test("a delivery failing, dead-lettered, replayed and delivered is in each state in turn, its attempts in order with the partner's answers", async () => {
       const { db } = await fresh();
       const seen: string[] = [];
       for (const batch of life) {
@@ -108,12 +110,16 @@ for (const [name, store] of storesUnderTest()) {
       expect(seen).toEqual(statesAlong);
       const delivery = await db.selectFrom('deliveries').selectAll().executeTakeFirstOrThrow();
       expect(delivery).toMatchObject({ attempt_count: 2, last_http_status: 200, replay_count: 1, body: request.body, policy_version: 3 });
-      const attempts = await db.selectFrom('delivery_attempts').select(['attempt', 'outcome']).orderBy('recorded_at').execute();
-      expect(attempts.map((a) => `${a.attempt}:${a.outcome}`)).toEqual([
-        '1:FAILED_ATTEMPT',
-        '2:SKIPPED_CIRCUIT_OPEN',
-        '3:DEAD_LETTERED',
-        '1:DELIVERED',
+      const attempts = await db
+        .selectFrom('delivery_attempts')
+        .select(['attempt', 'outcome', 'response_excerpt'])
+        .orderBy('recorded_at')
+        .execute();
+      expect(attempts.map((a) => [`${a.attempt}:${a.outcome}`, a.response_excerpt])).toEqual([
+        ['1:FAILED_ATTEMPT', '{"status":500}'],
+        ['2:SKIPPED_CIRCUIT_OPEN', null],
+        ['3:DEAD_LETTERED', null],
+        ['1:DELIVERED', '{"status":200}'],
       ]);
     });
 

@@ -10,7 +10,14 @@ import path from 'node:path';
 import { parseKeyring } from '@hookstream/shared';
 import { PortalTokens } from '../src/api/portal-tokens';
 import { OutboundFixture, retryTierDelays, uniquePartnerId } from '../../../test/helpers/outbound-fixture';
-import { DELIVERY_LOG_ENTRY, policyEvent, startService, type Receiver, type RunningService } from '../../../test/helpers/outbound';
+import {
+  DELIVERY_LOG_ENTRY,
+  RECEIVER_DEFAULT_BODY,
+  policyEvent,
+  startService,
+  type Receiver,
+  type RunningService,
+} from '../../../test/helpers/outbound';
 import { postWebhook, webhook } from '../../../test/helpers/ingress';
 import { waitFor } from '../../../test/helpers/infrastructure';
 import { ApiClient } from './support/api-client';
@@ -27,12 +34,14 @@ let log: RunningService;
 
 const asA = () => ({ 'x-api-key': keyA });
 const asB = () => ({ 'x-api-key': keyB });
+/** What partner A's endpoint answers while it fails. */
+const FAILURE_ANSWER = '{"error":"policy service unavailable"}';
 const tokens = () => new PortalTokens(parseKeyring(process.env['HOOKSTREAM_PORTAL_TOKEN_KEYS'] ?? '', 'HOOKSTREAM_PORTAL_TOKEN_KEYS', 32));
 
 beforeAll(async () => {
   fixture = await OutboundFixture.open('portal-api', { retryDelaysMs: retryTierDelays(50), breaker: { failures: 1000, openMs: 100 } });
   // Partner A's endpoint fails the first send and its eight retries, then answers 200 (to the resend).
-  failing = await fixture.receiver((_request, index) => (index < 9 ? 500 : 200));
+  failing = await fixture.receiver((_request, index) => (index < 9 ? { status: 500, body: FAILURE_ANSWER } : 200));
   const answering = await fixture.receiver(() => 200);
   const outbound = { outbound_auth: { method: 'API_KEY', api_key: 'k' } };
   keyA = await fixture.partners.create(partnerA, { callback_endpoints: [{ endpoint_id: 'main', url: failing.url }], ...outbound });
@@ -72,10 +81,10 @@ test('a callback failing until dead-lettered shows every attempt in order, and t
   expect(list.data[0]!.policy_number).toBe('P-A-1');
   const detail = await api.get(`/api/portal/v1/deliveries/${list.data[0]!.delivery_id}`, asA());
   const delivery = (detail.json as { data: Record<string, unknown> & { attempts: Array<Record<string, unknown>> } }).data;
-  // Nine sends, each from its tier, then the dead-lettering after the last.
-  expect(delivery.attempts.map((a) => [a['outcome'], a['attempt'], a['tier'], a['http_status']])).toEqual([
-    ...[1, 2, 3, 4, 5, 6, 7, 8, 9].map((n) => ['FAILED_ATTEMPT', n, n - 1, 500]),
-    ['DEAD_LETTERED', 9, 8, 500],
+  // Nine sends, each from its tier and with the partner's answer, then the dead-lettering after the last.
+  expect(delivery.attempts.map((a) => [a['outcome'], a['attempt'], a['tier'], a['http_status'], a['response_excerpt']])).toEqual([
+    ...[1, 2, 3, 4, 5, 6, 7, 8, 9].map((n) => ['FAILED_ATTEMPT', n, n - 1, 500, FAILURE_ANSWER]),
+    ['DEAD_LETTERED', 9, 8, 500, null],
   ]);
   expect(delivery).toMatchObject({ state: 'dead_lettered', attempt_count: 9, last_http_status: 500 });
   expect(delivery['body']).toBe(failing.requests[0]!.raw.toString('utf8'));
@@ -98,12 +107,18 @@ test('the partner resends its dead-lettered callback: the same delivery, deliver
     'the resent delivery delivered',
     60_000,
   );
-  const attempts = delivered['attempts'] as Array<{ attempt: number; outcome: string; http_status: number }>;
+  const attempts = delivered['attempts'] as Array<{
+    attempt: number;
+    outcome: string;
+    http_status: number;
+    response_excerpt: string | null;
+  }>;
   expect(attempts.map((a) => `${a.outcome} ${a.attempt}:${a.http_status}`)).toEqual([
     ...[1, 2, 3, 4, 5, 6, 7, 8, 9].map((n) => `FAILED_ATTEMPT ${n}:500`),
     'DEAD_LETTERED 9:500',
     'DELIVERED 1:200',
   ]);
+  expect(attempts.at(-1)?.response_excerpt).toBe(RECEIVER_DEFAULT_BODY);
   expect(delivered['attempt_count']).toBe(10);
   expect(delivered['replays']).toEqual([
     expect.objectContaining({ operator: `partner:${partnerA}`, reason: 'endpoint fixed (ticket 42)', outcome: 'replayed' }),

@@ -41,6 +41,7 @@ function deliveryWithAttempt(id: string, at: number, offset: number): Fact[] {
         latency_ms: 5,
         recorded_at: at + 10,
         tier: 0,
+        response_excerpt: '{"ok":true}',
       },
     },
   ];

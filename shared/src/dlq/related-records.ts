@@ -41,6 +41,8 @@ export interface CallbackOutcome {
   recorded_at: number;
   /** The retry tier the request was read from (0: the first send); null in records written before the field existed. */
   tier: number | null;
+  /** The start of the partner's answer to this send (schemas/callback-outcome.avsc); null without one, and in records written before the field existed. */
+  response_excerpt: string | null;
 }
 
 /**

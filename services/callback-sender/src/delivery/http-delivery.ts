@@ -1,10 +1,15 @@
 import { errors, request, type Dispatcher } from 'undici';
 import { createSsrfGuardedAgent, isSsrfRefused, type SsrfPolicy } from '@hookstream/shared';
 import type { SignedCallback } from '../signing';
+import { ResponseExcerpt } from './response-excerpt';
 
-/** What one POST to a partner came to. Only a 200 is success (spec 4.1, 7.2). */
+/**
+ * What one POST to a partner came to. Only a 200 is success (spec 4.1, 7.2). A response carries the
+ * start of its body (response-excerpt.ts), empty when it had none. A body declared longer than
+ * maxResponseBytes is dropped unread: its excerpt is what arrived with the headers, maybe nothing.
+ */
 export type AttemptResult =
-  | { kind: 'response'; status: number; latencyMs: number; retryAfterMs?: number }
+  | { kind: 'response'; status: number; latencyMs: number; retryAfterMs?: number; responseExcerpt: string }
   | { kind: 'error'; errorClass: DeliveryErrorClass; message: string; latencyMs: number };
 
 export type DeliveryErrorClass =
@@ -61,7 +66,7 @@ export class CallbackHttpClient {
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
       });
-      await this.drain(response.body);
+      const responseExcerpt = await this.drain(response.body);
       const retryAfterMs =
         response.statusCode === 429 || response.statusCode === 503 ? retryAfter(response.headers['retry-after']) : undefined;
       return {
@@ -69,6 +74,7 @@ export class CallbackHttpClient {
         status: response.statusCode,
         latencyMs: latency(),
         ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+        responseExcerpt,
       };
     } catch (error) {
       return { kind: 'error', ...classify(error, signal.aborted), latencyMs: latency() };
@@ -84,10 +90,16 @@ export class CallbackHttpClient {
     await this.dispatcher.destroy();
   }
 
-  /** Reads at most maxResponseBytes (undici's dump drops the connection beyond), discarding it. */
-  private async drain(body: Dispatcher.ResponseData['body']): Promise<void> {
-    // The status has arrived; a broken body does not change the outcome.
+  /**
+   * Reads at most maxResponseBytes (undici's dump drops the connection beyond), keeping the start as
+   * the excerpt and discarding the rest.
+   */
+  private async drain(body: Dispatcher.ResponseData['body']): Promise<string> {
+    const excerpt = new ResponseExcerpt();
+    body.on('data', excerpt.onData);
+    // The status has arrived; a broken body does not change the outcome (the excerpt is what came).
     await body.dump({ limit: this.options.maxResponseBytes }).catch(() => undefined);
+    return excerpt.text();
   }
 }
 

@@ -14,7 +14,7 @@ export const DeliveryHeaders = {
 } as const;
 
 /**
- * What one attempt came to:
+ * What one attempt came to (with the start of the partner's answer where it answered: responseExcerpt):
  * - delivered: the partner answered 200;
  * - failed: anything else that may succeed later (another status, a timeout, a refused connection,
  *   a token endpoint down): the record goes on to the next retry tier;
@@ -22,8 +22,16 @@ export const DeliveryHeaders = {
  *   disabled, the auth cannot be used): straight to the dead-letter topic, no retries burnt.
  */
 export type DeliveryOutcome =
-  | { kind: 'delivered'; httpStatus: number; latencyMs: number }
-  | { kind: 'failed'; httpStatus: number | null; errorClass: string; detail: string; latencyMs: number | null; retryAfterMs?: number }
+  | { kind: 'delivered'; httpStatus: number; latencyMs: number; responseExcerpt: string }
+  | {
+      kind: 'failed';
+      httpStatus: number | null;
+      errorClass: string;
+      detail: string;
+      latencyMs: number | null;
+      retryAfterMs?: number;
+      responseExcerpt: string | null;
+    }
   | { kind: 'undeliverable'; errorClass: string; detail: string }
   /** Not attempted: the partner's circuit opened while the record waited for a concurrency slot. */
   | { kind: 'circuit-open' };
@@ -63,7 +71,7 @@ export async function deliverCallback(request: CallbackRequest, attempt: number,
       if (error instanceof CallbackSigningError) {
         const errorClass = error.code.replace(/^HOOKSTREAM_/, '');
         return error.retryable
-          ? { kind: 'failed', httpStatus: null, errorClass, detail: error.message, latencyMs: null }
+          ? { kind: 'failed', httpStatus: null, errorClass, detail: error.message, latencyMs: null, responseExcerpt: null }
           : { kind: 'undeliverable', errorClass, detail: error.message };
       }
       return { kind: 'undeliverable', errorClass: 'SIGNING_FAILED', detail: describeError(error) };
@@ -82,7 +90,7 @@ export async function deliverCallback(request: CallbackRequest, attempt: number,
   switch (result.kind) {
     case 'response':
       return result.status === 200
-        ? { kind: 'delivered', httpStatus: 200, latencyMs: result.latencyMs }
+        ? { kind: 'delivered', httpStatus: 200, latencyMs: result.latencyMs, responseExcerpt: result.responseExcerpt }
         : {
             kind: 'failed',
             httpStatus: result.status,
@@ -90,11 +98,19 @@ export async function deliverCallback(request: CallbackRequest, attempt: number,
             detail: `HTTP ${result.status}`,
             latencyMs: result.latencyMs,
             ...(result.retryAfterMs === undefined ? {} : { retryAfterMs: result.retryAfterMs }),
+            responseExcerpt: result.responseExcerpt,
           };
     case 'error':
       // A URL the SSRF guard refuses can never succeed as configured: no retries are burnt on it.
       if (result.errorClass === 'SSRF_REFUSED') return { kind: 'undeliverable', errorClass: result.errorClass, detail: result.message };
-      return { kind: 'failed', httpStatus: null, errorClass: result.errorClass, detail: result.message, latencyMs: result.latencyMs };
+      return {
+        kind: 'failed',
+        httpStatus: null,
+        errorClass: result.errorClass,
+        detail: result.message,
+        latencyMs: result.latencyMs,
+        responseExcerpt: null,
+      };
     default:
       return result;
   }

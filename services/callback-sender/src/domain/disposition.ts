@@ -1,8 +1,11 @@
 /* What became of one callback record: the use case's answer (send-callback.ts), written by kafka/disposition-writer.ts. */
 
-/** Where one callback record goes after it was handled. */
+/**
+ * Where one callback record goes after it was handled. responseExcerpt: the start of the partner's
+ * answer to the attempt made (domain/deliver-callback), null when none was made or answered.
+ */
 export type Disposition =
-  | { kind: 'delivered'; attempt: number; httpStatus: number; latencyMs: number }
+  | { kind: 'delivered'; attempt: number; httpStatus: number; latencyMs: number; responseExcerpt: string }
   /** Back into a retry tier: after a failed attempt, or without one while the partner's circuit is open. */
   | {
       kind: 'retry';
@@ -17,6 +20,15 @@ export type Disposition =
       errorClass: string | null;
       lastError: string | null;
       latencyMs: number | null;
+      responseExcerpt: string | null;
     }
-  | { kind: 'dead-letter'; attempts: number; httpStatus: number | null; errorClass: string; reason: string; latencyMs: number | null }
+  | {
+      kind: 'dead-letter';
+      attempts: number;
+      httpStatus: number | null;
+      errorClass: string;
+      reason: string;
+      latencyMs: number | null;
+      responseExcerpt: string | null;
+    }
   | { kind: 'superseded'; attempts: number };

@@ -67,7 +67,13 @@ export async function sendCallback(request: CallbackRequest, history: RetryHisto
       return skipped();
     case 'delivered':
       breaker.recordAttempt(outcome, attempt);
-      return { kind: 'delivered', attempt, httpStatus: outcome.httpStatus, latencyMs: outcome.latencyMs };
+      return {
+        kind: 'delivered',
+        attempt,
+        httpStatus: outcome.httpStatus,
+        latencyMs: outcome.latencyMs,
+        responseExcerpt: outcome.responseExcerpt,
+      };
     case 'undeliverable':
       // A configuration problem, not the partner's health: the breaker learns nothing from it.
       breaker.recordAttempt(outcome, attempt);
@@ -78,6 +84,7 @@ export async function sendCallback(request: CallbackRequest, history: RetryHisto
         errorClass: outcome.errorClass,
         reason: outcome.detail,
         latencyMs: null,
+        responseExcerpt: null,
       };
     case 'failed': {
       // Counted as a failure or not by what it was (isolation/attempt-verdict): a quick error answer to a first attempt is not.
@@ -94,6 +101,7 @@ export async function sendCallback(request: CallbackRequest, history: RetryHisto
           errorClass: outcome.errorClass,
           reason: `${attempt} attempts failed; the last: ${lastError}`,
           latencyMs: outcome.latencyMs,
+          responseExcerpt: outcome.responseExcerpt,
         };
       }
       return {
@@ -107,6 +115,7 @@ export async function sendCallback(request: CallbackRequest, history: RetryHisto
         errorClass: outcome.errorClass,
         lastError,
         latencyMs: outcome.latencyMs,
+        responseExcerpt: outcome.responseExcerpt,
       };
     }
   }
@@ -136,6 +145,7 @@ function skip(history: RetryHistory, breaker: CircuitBreaker, deps: SendCallback
       errorClass: 'CIRCUIT_OPEN',
       reason: `the partner's circuit stayed open for the whole retry schedule (${Math.round(schedule / 1000)} s since the first failure); ${history.attempts} attempts made`,
       latencyMs: null,
+      responseExcerpt: null,
     };
   }
   const wait = Math.max((breaker.retryAt ?? now) - now, delays[Math.min(history.skips, delays.length - 1)]!);
@@ -151,5 +161,6 @@ function skip(history: RetryHistory, breaker: CircuitBreaker, deps: SendCallback
     errorClass: 'CIRCUIT_OPEN',
     lastError: null,
     latencyMs: null,
+    responseExcerpt: null,
   };
 }

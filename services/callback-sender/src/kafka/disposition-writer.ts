@@ -60,6 +60,7 @@ export class DispositionWriter {
       httpStatus: number | null,
       errorClass: string | null,
       latencyMs: number | null,
+      responseExcerpt: string | null,
     ): Promise<OutputRecord> =>
       this.options.codec
         .encode(topics.outcomes, {
@@ -76,6 +77,7 @@ export class DispositionWriter {
           latency_ms: latencyMs,
           recorded_at: now,
           tier: topics.tiers.tierOf(record.topic) ?? 0,
+          response_excerpt: responseExcerpt,
         })
         .then((value) => ({ topic: topics.outcomes, message: { key: request.policy_number, value } }));
     const observe = (latencyMs: number | null) => latencyMs !== null && metrics.attemptSeconds.observe({ partner }, latencyMs / 1000);
@@ -84,10 +86,10 @@ export class DispositionWriter {
       case 'delivered':
         observe(d.latencyMs);
         metrics.attempts.inc({ partner, outcome: 'delivered' });
-        return Promise.all([outcome('DELIVERED', d.attempt, d.httpStatus, null, d.latencyMs)]);
+        return Promise.all([outcome('DELIVERED', d.attempt, d.httpStatus, null, d.latencyMs, d.responseExcerpt)]);
       case 'superseded':
         metrics.superseded.inc({ partner });
-        return Promise.all([outcome('SUPERSEDED', d.attempts, null, null, null)]);
+        return Promise.all([outcome('SUPERSEDED', d.attempts, null, null, null, null)]);
       case 'retry': {
         const headers: IHeaders = {
           // A skipped delivery keeps its last failure's headers: only an attempt records one.
@@ -121,6 +123,7 @@ export class DispositionWriter {
             d.httpStatus,
             d.errorClass,
             d.latencyMs,
+            d.responseExcerpt,
           ),
           Promise.resolve(this.produce(topics.tiers.topicOf(d.tier), record, headers)),
         ]);
@@ -150,8 +153,11 @@ export class DispositionWriter {
           ...this.dlqHeaders(record, d),
         };
         return Promise.all([
-          ...(d.latencyMs !== null ? [outcome('FAILED_ATTEMPT', d.attempts, d.httpStatus, d.errorClass, d.latencyMs)] : []),
-          outcome('DEAD_LETTERED', d.attempts, d.httpStatus, d.errorClass, null),
+          ...(d.latencyMs !== null
+            ? [outcome('FAILED_ATTEMPT', d.attempts, d.httpStatus, d.errorClass, d.latencyMs, d.responseExcerpt)]
+            : []),
+          // The answer's excerpt is on the FAILED_ATTEMPT above: the dead-lettering is no send of its own.
+          outcome('DEAD_LETTERED', d.attempts, d.httpStatus, d.errorClass, null, null),
           Promise.resolve(this.produce(topics.deadLetters, record, headers)),
         ]);
       }

@@ -45,13 +45,20 @@ const failed = (extra: Partial<Extract<DeliveryOutcome, { kind: 'failed' }>> = {
   errorClass: 'HTTP_STATUS',
   detail: 'HTTP 500',
   latencyMs: 3,
+  responseExcerpt: '{"error":"busy"}',
   ...extra,
 });
 
 describe('sendCallback', () => {
-  test('a 200 is delivered, as attempt attemptsSoFar + 1', async () => {
-    const { d, attempts } = deps({ kind: 'delivered', httpStatus: 200, latencyMs: 2 });
-    expect(await sendCallback(request, after(2), d)).toEqual({ kind: 'delivered', attempt: 3, httpStatus: 200, latencyMs: 2 });
+  test("a 200 is delivered, as attempt attemptsSoFar + 1, with the start of the partner's answer", async () => {
+    const { d, attempts } = deps({ kind: 'delivered', httpStatus: 200, latencyMs: 2, responseExcerpt: 'thanks' });
+    expect(await sendCallback(request, after(2), d)).toEqual({
+      kind: 'delivered',
+      attempt: 3,
+      httpStatus: 200,
+      latencyMs: 2,
+      responseExcerpt: 'thanks',
+    });
     expect(attempts).toEqual([3]);
   });
 
@@ -63,12 +70,14 @@ describe('sendCallback', () => {
       attempts: 1,
       skipped: false,
       lastError: 'HTTP 500',
+      responseExcerpt: '{"error":"busy"}',
     });
     expect(await sendCallback(request, after(8), deps(failed()).d)).toMatchObject({
       kind: 'dead-letter',
       attempts: 9,
       errorClass: 'HTTP_STATUS',
       reason: '9 attempts failed; the last: HTTP 500',
+      responseExcerpt: '{"error":"busy"}',
     });
   });
 
@@ -89,6 +98,7 @@ describe('sendCallback', () => {
       errorClass: 'SSRF_REFUSED',
       reason: '10.0.0.1 is private',
       latencyMs: null,
+      responseExcerpt: null,
     });
   });
 
@@ -142,6 +152,7 @@ describe('sendCallback', () => {
       errorClass: 'CIRCUIT_OPEN',
       reason: "the partner's circuit stayed open for the whole retry schedule (38555 s since the first failure); 2 attempts made",
       latencyMs: null,
+      responseExcerpt: null,
     });
   });
 
@@ -207,14 +218,19 @@ describe('sendCallback', () => {
         },
       },
     };
-    expect(await sendCallback(request, after(2), opening)).toMatchObject({ kind: 'retry', attempts: 2, skipped: true });
+    expect(await sendCallback(request, after(2), opening)).toMatchObject({
+      kind: 'retry',
+      attempts: 2,
+      skipped: true,
+      responseExcerpt: null,
+    });
     expect(attempts).toEqual([]);
   });
 
   test('an endpoint in ordering mode NONE is never superseded: a newer version does not hold back an older one', async () => {
     const none = { callback_endpoints: [{ endpoint_id: 'ep-1', ordering: 'NONE' }] };
     const { d, attempts } = deps(
-      { kind: 'delivered', httpStatus: 200, latencyMs: 2 },
+      { kind: 'delivered', httpStatus: 200, latencyMs: 2, responseExcerpt: '' },
       {
         partners: { get: () => none as unknown as ReturnType<SendCallbackDeps['partners']['get']> },
         versions: { isSuperseded: () => true },

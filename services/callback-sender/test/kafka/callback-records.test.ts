@@ -54,6 +54,7 @@ test.each([
         errorClass: 'CIRCUIT_OPEN',
         lastError: null,
         latencyMs: null,
+        responseExcerpt: null,
       }),
     );
     const before = Date.now();

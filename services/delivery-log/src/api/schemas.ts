@@ -83,7 +83,10 @@ export const DeliveryAttempt = z
     http_status: z.number().int().nullable(),
     error_class: z.string().nullable(),
     latency_ms: z.number().nullable(),
-    response_excerpt: z.string().nullable().meta({ description: "The start of the partner's answer, when recorded" }),
+    response_excerpt: z.string().nullable().meta({
+      description:
+        "The first 1,024 bytes of the partner's answer to this send, as UTF-8 text (no headers; a body that is not text shows replacement characters). Null when it did not answer, and for outcomes that are not a send",
+    }),
     recorded_at: timestamp,
   })
   .meta({ id: 'DeliveryAttempt' });

@@ -70,7 +70,7 @@ export async function writeAttempts(trx: Trx, facts: FactOf<'attempt'>[]): Promi
     http_status: o.http_status,
     error_class: o.error_class,
     latency_ms: o.latency_ms,
-    response_excerpt: null,
+    response_excerpt: o.response_excerpt,
     // Records from before the sender wrote the tier: attempt n came from tier n - 1 unless a circuit was open.
     tier: o.tier ?? o.attempt - 1,
     recorded_at: new Date(o.recorded_at),
