@@ -22,8 +22,8 @@ describe('hookstream topics ensure', () => {
       true,
     );
     // The catalogue's topics (with the 8 callback retry tiers), the policy-status DLQ, the replay audit trail,
-    // and the document-fetcher's 4 retry tiers and DLQ: 10 + 8 + 5.
-    expect(wanted).toHaveLength(23);
+    // the document-fetcher's 4 retry tiers and DLQ, and the ingress's rejections: 10 + 8 + 5 + 1.
+    expect(wanted).toHaveLength(24);
 
     const admin = testKafka().admin();
     await admin.connect();
