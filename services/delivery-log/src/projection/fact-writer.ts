@@ -9,7 +9,7 @@ import { TopicNames } from '@hookstream/shared';
 import type { DeliveryLogDb } from '../store/database';
 import { summarizeDeliveries } from './delivery-summary';
 import type { Fact } from './facts';
-import { writeDocuments, writePartners, writeWebhooks } from './inbound-writes';
+import { writeDocuments, writePartners, writeRejectedWebhooks, writeWebhooks } from './inbound-writes';
 import { writeAttempts, writeDeadLetters, writeDeliveries, writeReplays } from './outbound-writes';
 
 type FactOf<K extends Fact['kind']> = Extract<Fact, { kind: K }>;
@@ -33,6 +33,7 @@ export async function writeFacts(db: DeliveryLogDb, facts: Fact[]): Promise<void
     await writeReplays(trx, replays);
     await writeWebhooks(trx, of('webhook'));
     await writeDocuments(trx, of('document'));
+    await writeRejectedWebhooks(trx, of('rejected-webhook'));
     const touched = new Set([
       ...requests.map((request) => request.delivery_id),
       ...attempts.map((fact) => fact.outcome.delivery_id),

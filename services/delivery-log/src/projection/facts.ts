@@ -15,6 +15,7 @@ import {
   type CallbackOutcome,
   type CallbackRequestValue,
   type IHeaders,
+  type InboundRejectionValue,
   type Partner,
   type PartnerDocumentValue,
   type PartnerEventValue,
@@ -41,7 +42,8 @@ export type Fact =
   | { kind: 'dead-letter'; deadLetter: DeadLetterFact; request: CallbackRequestValue | null }
   | { kind: 'replay'; replay: AuditEntry }
   | { kind: 'webhook'; webhookId: string; event: PartnerEventValue; documentIds: string[] }
-  | { kind: 'document'; document: PartnerDocumentValue };
+  | { kind: 'document'; document: PartnerDocumentValue }
+  | { kind: 'rejected-webhook'; partition: number; offset: string; rejection: InboundRejectionValue };
 
 export interface DeadLetterFact {
   sourceTopic: string;
@@ -83,6 +85,13 @@ export function factOf(record: ProjectedRecord): Fact | null {
     }
     case TopicNames.partnerDocuments:
       return { kind: 'document', document: record.value as PartnerDocumentValue };
+    case TopicNames.inboundRejections:
+      return {
+        kind: 'rejected-webhook',
+        partition: record.partition,
+        offset: record.offset,
+        rejection: record.value as InboundRejectionValue,
+      };
     default:
       return null;
   }

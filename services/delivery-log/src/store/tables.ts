@@ -121,6 +121,22 @@ export interface DocumentsTable {
   fetched_at: Timestamp | null;
 }
 
+/** A known partner's webhook the ingress refused (400, 409), as recorded on inbound-rejections (keyed by that record). */
+export interface RejectedWebhooksTable {
+  source_partition: number;
+  source_offset: BigintColumn;
+  rejection_id: string;
+  partner_id: string;
+  received_at: Timestamp;
+  http_status: number;
+  error_code: string;
+  message: string;
+  fields: Json<string[]>;
+  request_id: string | null;
+  transaction_number: string | null;
+  payload_fingerprint: string | null;
+}
+
 export interface DeliveryLogTables {
   partners: PartnersTable;
   deliveries: DeliveriesTable;
@@ -129,4 +145,5 @@ export interface DeliveryLogTables {
   replays: ReplaysTable;
   webhooks: WebhooksTable;
   documents: DocumentsTable;
+  rejected_webhooks: RejectedWebhooksTable;
 }

@@ -9,6 +9,7 @@ const ORDER: Record<keyof DeliveryLogTables, string[]> = {
   replays: ['replay_id', 'source_topic', 'source_partition', 'source_offset'],
   webhooks: ['webhook_id'],
   documents: ['document_id'],
+  rejected_webhooks: ['source_partition', 'source_offset'],
 };
 
 /** Every row of every table in key order, with times as ISO text: comparable across stores and runs. */
