@@ -11,6 +11,8 @@ import {
   DeliveryListQuery,
   DeliverySummary,
   ErrorBody,
+  RejectedWebhook,
+  RejectedWebhookListQuery,
   ResendBody,
   Resent,
   WebhookDetail,
@@ -116,6 +118,20 @@ export function deliveryLogOpenApi(): object {
           operationId: 'getWebhook',
           requestParams: { path: z.object({ webhookId: z.string() }) },
           responses: { '200': { description: 'The webhook', ...json(one(WebhookDetail, 'WebhookAnswer')) }, ...oneRefusals },
+        }),
+      },
+      [`${PORTAL_BASE}/rejected-webhooks`]: {
+        get: operation('The partner’s webhooks the ingress refused (400, 409)', {
+          operationId: 'listRejectedWebhooks',
+          description:
+            'What each refused webhook was answered (status, error_code, the message and the fields it named) and what could be ' +
+            'read of its body (request_id, transaction_number). Of a flood of refusals only part is recorded (the first 20, then about ' +
+            'one a second); a 401 (an unknown key) is never recorded.',
+          requestParams: { query: RejectedWebhookListQuery },
+          responses: {
+            '200': { description: 'A page of refused webhooks, newest first', ...json(pageOf(RejectedWebhook, 'RejectedWebhookPage')) },
+            ...listRefusals,
+          },
         }),
       },
     },

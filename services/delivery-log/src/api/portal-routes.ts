@@ -1,17 +1,18 @@
 /*
  * The partner API (/api/portal/v1): a partner's own deliveries, each with every attempt, a resend
- * of a dead-lettered one, and its own inbound webhooks with their documents. The caller's partner id (partner-auth.ts) scopes every
+ * of a dead-lettered one, its own inbound webhooks with their documents, and those refused. The caller's partner id (partner-auth.ts) scopes every
  * query, so another partner's id answers 404 exactly as an unknown one does.
  */
 import express, { Router, type Request } from 'express';
 import type { DeliveryLogDb } from '../store/database';
 import { findDelivery, listDeliveries } from '../queries/delivery-queries';
 import { findWebhook, listWebhooks } from '../queries/webhook-queries';
+import { listRejectedWebhooks } from '../queries/rejected-webhook-queries';
 import { decodeCursor } from '../queries/page';
 import { notFound } from './api-errors';
 import { partnerCallerOf } from './partner-auth';
 import { idParam, parseInput } from './request-input';
-import { DeliveryListQuery, ResendBody, WebhookListQuery } from './schemas';
+import { DeliveryListQuery, RejectedWebhookListQuery, ResendBody, WebhookListQuery } from './schemas';
 import type { DeliveryResender } from '../resend/resend-delivery';
 
 export const PORTAL_BASE = '/api/portal/v1';
@@ -73,6 +74,16 @@ export function portalRoutes(db: DeliveryLogDb, resender: DeliveryResender): Rou
     const webhook = id && (await findWebhook(db, id, partnerOf(req)));
     if (!webhook) throw notFound('webhook');
     res.json({ data: webhook });
+  });
+
+  router.get('/rejected-webhooks', async (req, res) => {
+    const query = parseInput(RejectedWebhookListQuery, req.query, 'query');
+    const page = await listRejectedWebhooks(db, {
+      partnerId: partnerOf(req),
+      ...(query.request_id ? { requestId: query.request_id } : {}),
+      ...pageFilter(query),
+    });
+    res.json({ data: page.items, next_cursor: page.nextCursor });
   });
 
   return router;
