@@ -168,3 +168,6 @@ export * from './retry-tiers';
 export { DocumentHeaders, type DocumentFetchRequestValue, type PartnerDocumentValue } from './documents/document-records';
 export { documentIdOf, webhookIdOf, type PartnerEventValue } from './documents/webhook-identity';
 export * from './dlq';
+
+// Inbound webhooks refused an authenticated partner: what the ingress records and the delivery log shows the partner.
+export { type InboundRejectionValue } from './inbound/inbound-rejection';

@@ -32,6 +32,7 @@ const PROJECTED_TOPICS = [
   TopicNames.partnerConfig,
   TopicNames.partnerEvents,
   TopicNames.partnerDocuments,
+  TopicNames.inboundRejections,
   TopicNames.documentDlq,
   TopicNames.callbackRequests,
   TopicNames.callbackOutcomes,

@@ -1,8 +1,8 @@
 /**
  * The projection's writes on both stores (PGlite and a real PostgreSQL server): what a delivery's
- * records make of it, in any order and any number of times.
+ * records make of it, in any order and any number of times; webhooks, documents and refused webhooks written again.
  */
-import { TopicNames, documentIdOf, webhookIdOf, type CallbackRequestValue } from '@hookstream/shared';
+import { TopicNames, documentIdOf, webhookIdOf, type CallbackRequestValue, type InboundRejectionValue } from '@hookstream/shared';
 import type { DeliveryLogStore } from '../src/store/database';
 import { writeFacts } from '../src/projection/fact-writer';
 import type { Fact } from '../src/projection/facts';
@@ -208,6 +208,49 @@ for (const [name, store] of storesUnderTest()) {
       expect(documents).toEqual([
         { document_index: 0, outcome: 'STORED', webhook_id: webhookIdOf(event), size_bytes: 1234 },
         { document_index: 1, outcome: 'PENDING', webhook_id: webhookIdOf(event), size_bytes: null },
+      ]);
+    });
+
+    test('a refused webhook written twice, or read again in a later batch, is one row; another record of the same refusal is another', async () => {
+      const { db } = await fresh();
+      const rejection: InboundRejectionValue = {
+        rejection_id: '7d0e8f52-3c1a-4a55-9f0e-2b7c1d9e6a01',
+        partner_id: 'acme',
+        received_at: T0,
+        http_status: 400,
+        error_code: 'INVALID_PAYLOAD_VALIDATION_ERR',
+        message: 'transaction_number is required; documents[0].url must be an absolute http or https URL',
+        fields: ['transaction_number', 'documents[0].url'],
+        request_id: 'req-9',
+        transaction_number: null,
+        payload_fingerprint: 'e'.repeat(64),
+        ingress_instance: 'ingress-1',
+      };
+      const refused = (offset: string): Fact => ({ kind: 'rejected-webhook', partition: 4, offset, rejection });
+      await writeFacts(db, [refused('41'), refused('41')]);
+      await writeFacts(db, [refused('41')]);
+      const rows = await db.selectFrom('rejected_webhooks').selectAll().execute();
+      expect(rows).toEqual([
+        {
+          source_partition: 4,
+          source_offset: 41,
+          rejection_id: rejection.rejection_id,
+          partner_id: 'acme',
+          received_at: new Date(T0),
+          http_status: 400,
+          error_code: 'INVALID_PAYLOAD_VALIDATION_ERR',
+          message: rejection.message,
+          fields: ['transaction_number', 'documents[0].url'],
+          request_id: 'req-9',
+          transaction_number: null,
+          payload_fingerprint: 'e'.repeat(64),
+        },
+      ]);
+      // The position identifies the record: the same content at another offset is another record.
+      await writeFacts(db, [refused('42')]);
+      expect(await db.selectFrom('rejected_webhooks').select('source_offset').orderBy('source_offset').execute()).toEqual([
+        { source_offset: 41 },
+        { source_offset: 42 },
       ]);
     });
   });

@@ -1,8 +1,9 @@
 /**
  * The partner API on the embedded store (PGlite in the service process), fed by the real pipeline:
  * a partner sees its dead-lettered callback with every attempt in order and the body exactly as it
- * received it, resends it and sees it delivered; another partner's credentials find none of it on
- * any route of the served spec; every answer fits that spec; bad input is refused naming the field.
+ * received it, resends it and sees it delivered, and sees why its refused webhook was refused;
+ * another partner's credentials find none of it on any route of the served spec; every answer fits
+ * that spec; bad input is refused naming the field.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -59,6 +60,9 @@ beforeAll(async () => {
     ...[1, 2, 3, 4, 5].map((n) => policyEvent(partnerB, {}, { policy_number: `P-B-${n}` })),
   ]);
   expect((await postWebhook(ingress.webhookUrl, keyA, webhook({ transaction_number: 'TRX-A-1' }))).status).toBe(200);
+  // One refused webhook each: A's without a transaction_number, B's without documents.
+  expect((await postWebhook(ingress.webhookUrl, keyA, webhook({ request_id: 'REJ-A-1', transaction_number: undefined }))).status).toBe(400);
+  expect((await postWebhook(ingress.webhookUrl, keyB, webhook({ request_id: 'REJ-B-1', documents: [] }))).status).toBe(400);
   api = await ApiClient.open(log.url);
 });
 
@@ -132,6 +136,40 @@ test('the partner resends its dead-lettered callback: the same delivery, deliver
   expect((again.json as { message: string }).message).toContain('delivered');
 });
 
+test('a partner sees why its webhook was refused, and only its own refusals', async () => {
+  type Page = { data: Array<Record<string, unknown>>; next_cursor: string | null };
+  const ofA = await waitFor(
+    async () => {
+      const page = (await api.get('/api/portal/v1/rejected-webhooks', asA())).json as Page;
+      return page.data.length > 0 ? page : undefined;
+    },
+    "partner A's refused webhook in the portal",
+    30_000,
+  );
+  expect(ofA.data).toEqual([
+    expect.objectContaining({
+      partner_id: partnerA,
+      request_id: 'REJ-A-1',
+      http_status: 400,
+      error_code: 'INVALID_PAYLOAD_VALIDATION_ERR',
+      message: 'transaction_number is required',
+      fields: ['transaction_number'],
+      transaction_number: null,
+    }),
+  ]);
+  const ofB = await waitFor(
+    async () => {
+      const page = (await api.get('/api/portal/v1/rejected-webhooks?request_id=REJ-B-1', asB())).json as Page;
+      return page.data.length > 0 ? page : undefined;
+    },
+    "partner B's refused webhook in the portal",
+    30_000,
+  );
+  expect(ofB.data.map((r) => [r['partner_id'], r['request_id'], r['fields']])).toEqual([[partnerB, 'REJ-B-1', ['documents']]]);
+  // A's request_id asked for by B: nothing.
+  expect(((await api.get('/api/portal/v1/rejected-webhooks?request_id=REJ-A-1', asB())).json as Page).data).toEqual([]);
+});
+
 test("another partner's key or token finds none of a partner's deliveries or webhooks, on every route of the spec", async () => {
   const deliveries = (await api.get('/api/portal/v1/deliveries', asA())).json as { data: Array<{ delivery_id: string }> };
   const webhooks = await waitFor(
@@ -151,7 +189,11 @@ test("another partner's key or token finds none of a partner's deliveries or web
     .filter(([route]) => route.startsWith('/api/portal/v1/'))
     .flatMap(([route, methods]) => Object.keys(methods).map((method) => ({ route, method })));
   expect(operations.map((o) => `${o.method} ${o.route}`)).toEqual(
-    expect.arrayContaining(['get /api/portal/v1/deliveries/{deliveryId}', 'post /api/portal/v1/deliveries/{deliveryId}/resend']),
+    expect.arrayContaining([
+      'get /api/portal/v1/deliveries/{deliveryId}',
+      'post /api/portal/v1/deliveries/{deliveryId}/resend',
+      'get /api/portal/v1/rejected-webhooks',
+    ]),
   );
   for (const credentials of [asB(), { authorization: `Bearer ${tokenB}` }]) {
     for (const { route, method } of operations) {

@@ -2,7 +2,7 @@
  * Retention on both stores: what is older than the retention goes with everything that hangs off
  * it (a delivery's attempts and replays, a webhook's documents), batch after batch; the rest stays.
  */
-import { createLogger, type CallbackRequestValue } from '@hookstream/shared';
+import { createLogger, type CallbackRequestValue, type InboundRejectionValue } from '@hookstream/shared';
 import type { DeliveryLogStore } from '../src/store/database';
 import { writeFacts } from '../src/projection/fact-writer';
 import type { Fact } from '../src/projection/facts';
@@ -47,6 +47,24 @@ function deliveryWithAttempt(id: string, at: number, offset: number): Fact[] {
   ];
 }
 
+/** A refused webhook received at `at`, at `offset` of inbound-rejections. */
+function rejectedWebhook(at: number, offset: number): Fact {
+  const rejection: InboundRejectionValue = {
+    rejection_id: `rej-${offset}`,
+    partner_id: 'acme',
+    received_at: at,
+    http_status: 409,
+    error_code: 'IDEMPOTENCY_KEY_REUSED_ERR',
+    message: 'request_id was already used with a different payload',
+    fields: ['request_id'],
+    request_id: `req-${offset}`,
+    transaction_number: 'TRX-1',
+    payload_fingerprint: null,
+    ingress_instance: null,
+  };
+  return { kind: 'rejected-webhook', partition: 0, offset: String(offset), rejection };
+}
+
 for (const [name, store] of storesUnderTest()) {
   describe(`retention on ${name}`, () => {
     let s: DeliveryLogStore;
@@ -58,11 +76,12 @@ for (const [name, store] of storesUnderTest()) {
       await store.stop();
     });
 
-    test('deliveries older than the retention go with their attempts, across several batches; younger ones stay', async () => {
+    test('deliveries older than the retention go with their attempts, across several batches, refused webhooks too; younger ones stay', async () => {
       // 2,100 old deliveries (three batches of at most 1,000) and 3 recent ones.
       const old = Array.from({ length: 2100 }, (_, i) => deliveryWithAttempt(`old-${i}`, NOW - 40 * DAY + i, i)).flat();
       const recent = Array.from({ length: 3 }, (_, i) => deliveryWithAttempt(`new-${i}`, NOW - 2 * DAY, 10_000 + i)).flat();
-      await writeFacts(s.db, [...old, ...recent]);
+      const refused = [rejectedWebhook(NOW - 31 * DAY, 1), rejectedWebhook(NOW - 31 * DAY, 2), rejectedWebhook(NOW - DAY, 3)];
+      await writeFacts(s.db, [...old, ...recent, ...refused]);
       const pruner = new Pruner({
         db: s.db,
         logger: createLogger({ service: 'test', level: 'silent' }),
@@ -70,12 +89,14 @@ for (const [name, store] of storesUnderTest()) {
         intervalMs: 60_000,
         now: () => NOW,
       });
-      expect(await pruner.prune()).toEqual({ deliveries: 2100, webhooks: 0, deadLetters: 0 });
+      expect(await pruner.prune()).toEqual({ deliveries: 2100, webhooks: 0, deadLetters: 0, rejectedWebhooks: 2 });
       const left = await s.db.selectFrom('deliveries').select('delivery_id').orderBy('delivery_id').execute();
       expect(left.map((r) => r.delivery_id)).toEqual(['new-0', 'new-1', 'new-2']);
       const attempts = await s.db.selectFrom('delivery_attempts').select('delivery_id').execute();
       expect(attempts.map((a) => a.delivery_id).sort()).toEqual(['new-0', 'new-1', 'new-2']);
-      expect(await pruner.prune()).toEqual({ deliveries: 0, webhooks: 0, deadLetters: 0 });
+      const refusedLeft = await s.db.selectFrom('rejected_webhooks').select('rejection_id').execute();
+      expect(refusedLeft).toEqual([{ rejection_id: 'rej-3' }]);
+      expect(await pruner.prune()).toEqual({ deliveries: 0, webhooks: 0, deadLetters: 0, rejectedWebhooks: 0 });
     });
   });
 }

@@ -1,10 +1,11 @@
-import { ApiKeyHasher, RecordWriter, TopicNames, createServiceRuntime, runService } from '@hookstream/shared';
+import { ApiKeyHasher, RecordWriter, TopicNames, createServiceRuntime, runService, topicCatalogue } from '@hookstream/shared';
 import { answerParserRefusalsWithJson } from './http/client-errors';
 import { configSchema } from './config';
 import { createWebhookRoutes } from './http/webhook-routes';
 import { ingressOpenApi } from './http/openapi';
 import { IdempotencyLedger } from './idempotency/ledger';
 import { createIngressMetrics } from './metrics';
+import { RejectionPublisher } from './rejections/rejection-publisher';
 
 export { configSchema } from './config';
 
@@ -42,6 +43,23 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
   runtime.startInBackground('idempotency-ledger', ledger, () => ledger.ready);
 
   const metrics = createIngressMetrics(runtime.metrics, () => ledger.size);
+
+  // Not among the runtime's topics, whose leaders decide readiness: a webhook is never refused for want of a place to record refusals.
+  const rejectionsTopic = topicCatalogue({ prefix: config.TOPIC_PREFIX }).find((t) => t.name === TopicNames.inboundRejections)!;
+  await codec.registerTopics([rejectionsTopic]);
+  const rejectionsProducer = kafka.producer();
+  await rejectionsProducer.connect();
+  runtime.shutdown.onStop('rejections producer', () => rejectionsProducer.disconnect(), 'producers');
+  const rejections = new RejectionPublisher({
+    producer: rejectionsProducer,
+    codec,
+    topic: rejectionsTopic.topic,
+    instanceId,
+    logger,
+    metrics,
+  });
+  runtime.shutdown.onStop('pending rejections', () => rejections.flush(), 'producers');
+
   const routes = createWebhookRoutes({
     basePath: config.INGRESS_BASE_PATH,
     bodyLimitBytes: config.INGRESS_BODY_LIMIT_BYTES,
@@ -51,6 +69,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
     metrics,
     logger,
     openapi: ingressOpenApi(config.INGRESS_BASE_PATH),
+    rejections,
     accept: {
       ledger,
       codec,

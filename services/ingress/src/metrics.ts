@@ -38,6 +38,18 @@ export function createIngressMetrics(registry: Registry, ledgerSize: () => numbe
       buckets: LATENCY_BUCKETS_SECONDS,
       registers: [registry],
     }),
+    rejectionsRecorded: new Counter({
+      name: 'hookstream_ingress_rejections_recorded_total',
+      help: "Authenticated partners' 400s and 409s written to inbound-rejections",
+      registers: [registry],
+    }),
+    // By reason only: the partner of a refusal is on hookstream_ingress_requests_total already.
+    rejectionsDropped: new Counter({
+      name: 'hookstream_ingress_rejections_dropped_total',
+      help: "Authenticated partners' 400s and 409s not written to inbound-rejections, by reason",
+      labelNames: ['reason'] as const,
+      registers: [registry],
+    }),
     ledgerKeys: new Gauge({
       name: 'hookstream_ingress_idempotency_keys',
       help: 'request_ids remembered by this replica',

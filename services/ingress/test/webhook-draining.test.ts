@@ -28,6 +28,7 @@ describe('webhook route while draining', () => {
       metrics: createIngressMetrics(new Registry(), () => 0),
       logger: createLogger({ service: 'test', level: 'silent' }),
       openapi: {},
+      rejections: { record: (partnerId) => touched.push(`rejections.${partnerId}`) },
     });
     const app = express();
     app.use(routes.router);

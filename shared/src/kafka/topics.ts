@@ -11,6 +11,7 @@ const DAY_MS = 24 * HOUR_MS;
 export const TopicNames = {
   partnerEvents: 'partner-events',
   ingressIdempotency: 'ingress-idempotency',
+  inboundRejections: 'inbound-rejections',
   partnerDocuments: 'partner-documents',
   documentDlq: 'document-dlq',
   partnerConfig: 'partner-config',
@@ -105,6 +106,14 @@ export function topicCatalogue(settings: TopicCatalogueSettings = {}): ResolvedT
         'segment.ms': String(Math.min(idempotencyRetentionMs, 6 * HOUR_MS)),
         'min.compaction.lag.ms': '0',
       },
+    },
+    {
+      name: TopicNames.inboundRejections,
+      schemaFile: 'inbound-rejection.avsc',
+      description: "authenticated partners' webhooks refused with 400 or 409 (what they were told), keyed by partner id",
+      partitioning: 'data',
+      // As long as the webhooks themselves: the delivery log keeps them longer for partners.
+      config: deleteAfter(7 * DAY_MS),
     },
     {
       name: TopicNames.partnerDocuments,

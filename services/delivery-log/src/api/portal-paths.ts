@@ -12,6 +12,8 @@ import {
   DeliveryPage,
   EndpointsHealth,
   KeyRotationBody,
+  RejectedWebhook,
+  RejectedWebhookListQuery,
   ResendBody,
   Resent,
   RotatedKey,
@@ -19,6 +21,7 @@ import {
   WebhookListQuery,
   WebhookPage,
   one,
+  pageOf,
 } from './schemas';
 
 const partnerRefusals = {
@@ -86,6 +89,20 @@ export const portalPaths: ZodOpenApiPathsObject = {
       operationId: 'getWebhook',
       requestParams: { path: z.object({ webhookId: z.string() }) },
       responses: { '200': { description: 'The webhook', ...json(WebhookAnswer) }, ...oneRefusals },
+    }),
+  },
+  [`${PORTAL_BASE}/rejected-webhooks`]: {
+    get: operation('The partner’s webhooks the ingress refused (400, 409)', {
+      operationId: 'listRejectedWebhooks',
+      description:
+        'What each refused webhook was answered (status, error_code, the message and the fields it named) and what could be ' +
+        'read of its body (request_id, transaction_number). Of a flood of refusals only part is recorded (the first 20, then about ' +
+        'one a second); a 401 (an unknown key) is never recorded.',
+      requestParams: { query: RejectedWebhookListQuery },
+      responses: {
+        '200': { description: 'A page of refused webhooks, newest first', ...json(pageOf(RejectedWebhook, 'RejectedWebhookPage')) },
+        ...listRefusals,
+      },
     }),
   },
   [`${PORTAL_BASE}/endpoints`]: {

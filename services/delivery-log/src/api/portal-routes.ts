@@ -1,7 +1,7 @@
 /*
  * The partner API (/api/portal/v1): a partner's own deliveries, each with every attempt, a resend
- * of a dead-lettered one, its own inbound webhooks with their documents, its endpoints' health,
- * and the rotation of its own API key. The caller's partner id (partner-auth.ts) scopes every
+ * of a dead-lettered one, its own inbound webhooks with their documents and those refused, its
+ * endpoints' health, and the rotation of its own API key. The caller's partner id (partner-auth.ts) scopes every
  * query, so another partner's id answers 404 exactly as an unknown one does.
  */
 import type { PartnerChanges } from '@hookstream/shared';
@@ -11,11 +11,12 @@ import { findDelivery, listDeliveries } from '../queries/delivery-queries';
 import { findWebhook, listWebhooks } from '../queries/webhook-queries';
 import { endpointHealth } from '../queries/endpoint-health';
 import { newKeyAnswer } from './admin-partner-routes';
+import { listRejectedWebhooks } from '../queries/rejected-webhook-queries';
 import { decodeCursor } from '../queries/page';
 import { notFound } from './api-errors';
 import { partnerCallerOf } from './partner-auth';
 import { idParam, parseInput } from './request-input';
-import { DeliveryListQuery, KeyRotationBody, ResendBody, WebhookListQuery } from './schemas';
+import { DeliveryListQuery, KeyRotationBody, RejectedWebhookListQuery, ResendBody, WebhookListQuery } from './schemas';
 import { partnerOperator, type DeliveryResender } from '../resend/resend-delivery';
 import type { ReplayLanes } from '../resend/replay-lanes';
 
@@ -85,6 +86,16 @@ export function portalRoutes({ db, resender, changes, keyRotationOverlapHours }:
     const webhook = id && (await findWebhook(db, id, partnerOf(req)));
     if (!webhook) throw notFound('webhook');
     res.json({ data: webhook });
+  });
+
+  router.get('/rejected-webhooks', async (req, res) => {
+    const query = parseInput(RejectedWebhookListQuery, req.query, 'query');
+    const page = await listRejectedWebhooks(db, {
+      partnerId: partnerOf(req),
+      ...(query.request_id ? { requestId: query.request_id } : {}),
+      ...pageFilter(query),
+    });
+    res.json({ data: page.items, next_cursor: page.nextCursor });
   });
 
   router.get('/endpoints', async (req, res) => {

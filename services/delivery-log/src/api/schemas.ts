@@ -147,6 +147,26 @@ export const WebhookDetail = WebhookSummary.extend({
   documents: z.array(WebhookDocument),
 }).meta({ id: 'WebhookDetail' });
 
+export const RejectedWebhookListQuery = z.strictObject({
+  request_id: z.string().min(1).max(200).optional(),
+  ...pageQuery,
+});
+
+export const RejectedWebhook = z
+  .object({
+    rejection_id: z.string(),
+    partner_id: z.string(),
+    received_at: timestamp,
+    http_status: z.number().int().meta({ description: 'What the webhook was answered: 400 or 409' }),
+    error_code: z.string().meta({ description: 'The answer’s error_code, e.g. INVALID_PAYLOAD_VALIDATION_ERR' }),
+    message: z.string().meta({ description: 'The answer’s message, naming every problem (at most 2000 characters)' }),
+    fields: z.array(z.string()).meta({ description: 'Paths of the fields the answer named (documents[0].url; request_id for a 409)' }),
+    request_id: z.string().nullable().meta({ description: 'The body’s request_id, when it could be read' }),
+    transaction_number: z.string().nullable().meta({ description: 'The body’s transaction_number, when it could be read' }),
+    payload_fingerprint: z.string().nullable().meta({ description: 'SHA-256 of the body’s canonical JSON; null when it was not JSON' }),
+  })
+  .meta({ id: 'RejectedWebhook' });
+
 /** A page of a list: its items and the cursor of the next page. */
 export const pageOf = <T extends z.ZodType>(item: T, id: string) =>
   z.object({ data: z.array(item), next_cursor: z.string().nullable() }).meta({ id });

@@ -16,6 +16,7 @@ import {
   type CallbackOutcome,
   type CallbackRequestValue,
   type IHeaders,
+  type InboundRejectionValue,
   type Partner,
   type PartnerDocumentValue,
   type PartnerEventValue,
@@ -43,7 +44,8 @@ export type Fact =
   | { kind: 'replay'; replay: AuditEntry }
   | { kind: 'webhook'; webhookId: string; event: PartnerEventValue; documentIds: string[] }
   | { kind: 'document'; document: PartnerDocumentValue }
-  | { kind: 'audit'; entry: AdminAuditEntry };
+  | { kind: 'audit'; entry: AdminAuditEntry }
+  | { kind: 'rejected-webhook'; partition: number; offset: string; rejection: InboundRejectionValue };
 
 export interface DeadLetterFact {
   sourceTopic: string;
@@ -87,6 +89,13 @@ export function factOf(record: ProjectedRecord): Fact | null {
       return { kind: 'document', document: record.value as PartnerDocumentValue };
     case TopicNames.adminAudit:
       return { kind: 'audit', entry: record.value as AdminAuditEntry };
+    case TopicNames.inboundRejections:
+      return {
+        kind: 'rejected-webhook',
+        partition: record.partition,
+        offset: record.offset,
+        rejection: record.value as InboundRejectionValue,
+      };
     default:
       return null;
   }

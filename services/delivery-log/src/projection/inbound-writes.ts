@@ -1,6 +1,7 @@
 /*
  * The inbound side's facts and the partners as rows: webhooks with a PENDING row per document,
- * what became of each document (its latest replay's record wins), and partners without secrets.
+ * what became of each document (its latest replay's record wins), refused webhooks, and partners
+ * without secrets.
  */
 import type { Insertable, Transaction } from 'kysely';
 import type { DeliveryLogTables, DocumentsTable, EndpointSummary } from '../store/tables';
@@ -144,6 +145,31 @@ export async function writeDocuments(trx: Trx, facts: FactOf<'document'>[]): Pro
           .doUpdateSet((eb) => Object.fromEntries(updated.map((column) => [column, eb.ref(`excluded.${column}`)])))
           .where('documents.replay', '<', (eb) => eb.ref('excluded.replay')),
       )
+      .execute(),
+  );
+}
+
+/** Refused webhooks, one row per inbound-rejections record (keyed by its position, so a record read again writes nothing). */
+export async function writeRejectedWebhooks(trx: Trx, facts: FactOf<'rejected-webhook'>[]): Promise<void> {
+  const rows = facts.map(({ partition, offset, rejection: r }) => ({
+    source_partition: partition,
+    source_offset: offset,
+    rejection_id: r.rejection_id,
+    partner_id: r.partner_id,
+    received_at: new Date(r.received_at),
+    http_status: r.http_status,
+    error_code: r.error_code,
+    message: r.message,
+    fields: JSON.stringify(r.fields),
+    request_id: r.request_id,
+    transaction_number: r.transaction_number,
+    payload_fingerprint: r.payload_fingerprint,
+  }));
+  await insertChunked(rows, (chunk) =>
+    trx
+      .insertInto('rejected_webhooks')
+      .values(chunk)
+      .onConflict((oc) => oc.columns(['source_partition', 'source_offset']).doNothing())
       .execute(),
   );
 }

@@ -1,6 +1,6 @@
 /*
  * Retention of the delivery log: rows older than DELIVERY_LOG_RETENTION_DAYS go, a delivery with
- * its attempts and replays, a webhook with its documents, a dead letter on its own. Deleted a
+ * its attempts and replays, a webhook with its documents, a dead letter or a refused webhook on its own. Deleted a
  * thousand at a time, each batch its own short transaction, so the projection's writes (and, on
  * PGlite, its one session) wait at most for one small batch, never for a whole day's worth.
  */
@@ -26,6 +26,7 @@ export interface Pruned {
   deliveries: number;
   webhooks: number;
   deadLetters: number;
+  rejectedWebhooks: number;
 }
 
 export class Pruner {
@@ -50,7 +51,7 @@ export class Pruner {
   async prune(): Promise<Pruned> {
     const cutoff = new Date((this.options.now ?? Date.now)() - this.options.retentionDays * DAY_MS);
     const { db } = this.options;
-    const pruned: Pruned = { deliveries: 0, webhooks: 0, deadLetters: 0 };
+    const pruned: Pruned = { deliveries: 0, webhooks: 0, deadLetters: 0, rejectedWebhooks: 0 };
     pruned.deliveries = await this.inBatches(async () => {
       const result = await sql<{ n: number }>`
         with doomed as (select delivery_id from deliveries where created_at < ${cutoff} limit ${BATCH}),
@@ -74,6 +75,12 @@ export class Pruner {
       );
       return Number(result.numAffectedRows ?? 0);
     });
+    pruned.rejectedWebhooks = await this.inBatches(async () => {
+      const result = await sql`
+        delete from rejected_webhooks where (source_partition, source_offset) in (
+          select source_partition, source_offset from rejected_webhooks where received_at < ${cutoff} limit ${BATCH})`.execute(db);
+      return Number(result.numAffectedRows ?? 0);
+    });
     return pruned;
   }
 
@@ -93,7 +100,7 @@ export class Pruner {
     this.timer = setTimeout(() => {
       this.running = this.prune()
         .then((pruned) => {
-          if (pruned.deliveries + pruned.webhooks + pruned.deadLetters > 0) this.options.logger.info({ pruned }, 'delivery log pruned');
+          if (Object.values(pruned).some((n) => n > 0)) this.options.logger.info({ pruned }, 'delivery log pruned');
         })
         .catch((error: unknown) => this.options.logger.warn({ err: error }, 'pruning the delivery log failed; trying again later'))
         .finally(() => this.schedule(this.options.intervalMs));

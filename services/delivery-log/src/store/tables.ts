@@ -140,6 +140,22 @@ export interface AuditLogTable {
   detail: Json<Record<string, unknown>>;
 }
 
+/** A known partner's webhook the ingress refused (400, 409), as recorded on inbound-rejections (keyed by that record). */
+export interface RejectedWebhooksTable {
+  source_partition: number;
+  source_offset: BigintColumn;
+  rejection_id: string;
+  partner_id: string;
+  received_at: Timestamp;
+  http_status: number;
+  error_code: string;
+  message: string;
+  fields: Json<string[]>;
+  request_id: string | null;
+  transaction_number: string | null;
+  payload_fingerprint: string | null;
+}
+
 export interface DeliveryLogTables {
   partners: PartnersTable;
   deliveries: DeliveriesTable;
@@ -149,4 +165,5 @@ export interface DeliveryLogTables {
   webhooks: WebhooksTable;
   documents: DocumentsTable;
   audit_log: AuditLogTable;
+  rejected_webhooks: RejectedWebhooksTable;
 }

@@ -10,6 +10,7 @@ const ORDER: Record<keyof DeliveryLogTables, string[]> = {
   webhooks: ['webhook_id'],
   documents: ['document_id'],
   audit_log: ['audit_id'],
+  rejected_webhooks: ['source_partition', 'source_offset'],
 };
 
 /** Every row of every table in key order, with times as ISO text: comparable across stores and runs. */

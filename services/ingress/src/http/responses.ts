@@ -63,6 +63,7 @@ export function successBody(requestId: string, transactionNumber: string, transa
 /**
  * A refusal the HTTP layer turns into the contract's error response (spec 2.4): its HTTP status,
  * the contract's error_code, and Retry-After for a 503. Retryable exactly when it is a 503.
+ * `fields` are the paths of the fields its message names, for the record of the rejection.
  */
 export class InboundError extends HookstreamError {
   constructor(
@@ -70,6 +71,7 @@ export class InboundError extends HookstreamError {
     readonly errorCode: InboundErrorCode,
     message: string,
     readonly retryAfterSeconds?: number,
+    readonly fields: readonly string[] = [],
   ) {
     super(ErrorCodes.INBOUND_REFUSED, message, { retryable: httpStatus === 503, details: { httpStatus, errorCode } });
   }
@@ -91,7 +93,13 @@ export function responseTo(outcome: WebhookOutcome): { status: 200; body: string
     case 'replayed':
       return { status: 200, body: acceptedBody(outcome.webhook) };
     case 'conflict':
-      throw new InboundError(409, InboundErrorCodes.IDEMPOTENCY_CONFLICT, 'request_id was already used with a different payload');
+      throw new InboundError(
+        409,
+        InboundErrorCodes.IDEMPOTENCY_CONFLICT,
+        'request_id was already used with a different payload',
+        undefined,
+        ['request_id'],
+      );
     case 'in-progress':
       throw new InboundError(503, InboundErrorCodes.IN_PROGRESS, outcome.message, 1);
     case 'unavailable':

@@ -2,6 +2,7 @@ import express, { type ErrorRequestHandler, type Request, type RequestHandler, t
 import { withTimeout, type Logger, type PartnerDirectory } from '@hookstream/shared';
 import { acceptWebhook, type AcceptWebhookDeps } from '../domain/accept-webhook';
 import { payloadFingerprint, validateWebhookPayload } from '../domain/webhook-payload';
+import { RECORDED_STATUSES, rejectionOf, type BodyAsRead, type RejectionRecorder } from '../domain/webhook-rejection';
 import type { IngressMetrics } from '../metrics';
 import { InboundError, InboundErrorCodes, errorBody, responseTo, type ErrorBody } from './responses';
 
@@ -21,6 +22,8 @@ export interface WebhookRoutesOptions {
   metrics: IngressMetrics;
   logger: Logger;
   openapi: object;
+  /** Told of an authenticated partner's 400s and 409s, after the answer is sent. */
+  rejections: RejectionRecorder;
 }
 
 /**
@@ -123,6 +126,7 @@ export function createWebhookRoutes(options: WebhookRoutesOptions): {
       return;
     }
     res.locals.partner = check.partner;
+    res.locals.receivedAt = Date.now();
     if (!isJsonContentType(req.get('content-type'))) {
       next(new InboundError(415, InboundErrorCodes.UNSUPPORTED_MEDIA_TYPE, 'Content-Type must be application/json'));
       return;
@@ -139,23 +143,38 @@ export function createWebhookRoutes(options: WebhookRoutesOptions): {
     try {
       const partner = res.locals.partner as NonNullable<ReturnType<PartnerDirectory['get']>>;
       const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+      // What is read so far, for the record of a refusal (onError).
+      const body: BodyAsRead = {};
+      res.locals.body = body;
       let text: string;
       try {
         text = strictUtf8.decode(raw);
       } catch {
         throw new InboundError(400, InboundErrorCodes.VALIDATION, 'the body is not valid UTF-8 (RFC 8259 requires JSON to be UTF-8)');
       }
+      body.text = text;
       let parsed: unknown;
       try {
         parsed = JSON.parse(text);
       } catch (error) {
         throw new InboundError(400, InboundErrorCodes.VALIDATION, `the body is not valid JSON: ${(error as Error).message}`);
       }
+      body.parsed = parsed;
       const validated = validateWebhookPayload(parsed, text);
-      if (!validated.ok) throw new InboundError(400, InboundErrorCodes.VALIDATION, validated.problems.map((p) => p.message).join('; '));
+      if (!validated.ok) {
+        const { problems } = validated;
+        throw new InboundError(
+          400,
+          InboundErrorCodes.VALIDATION,
+          problems.map((p) => p.message).join('; '),
+          undefined,
+          problems.map((p) => p.path),
+        );
+      }
       res.locals.requestId = validated.payload.request_id;
+      body.fingerprint = payloadFingerprint(parsed, text);
       const outcome = await withTimeout(
-        acceptWebhook(partner, validated.payload, payloadFingerprint(parsed, text), options.accept),
+        acceptWebhook(partner, validated.payload, body.fingerprint, options.accept),
         options.writeTimeoutMs,
         'write timeout',
       ).catch((error: unknown) => {
@@ -218,6 +237,13 @@ export function createWebhookRoutes(options: WebhookRoutesOptions): {
       );
     }
     send(res, outcome.httpStatus, errorBody(outcome.httpStatus, outcome.errorCode, outcome.message), outcome.retryAfterSeconds);
+    // After the answer, so it never waits for this; only a known partner's (an unknown key's 401 is only counted, above).
+    const partner = res.locals.partner as { partner_id: string } | undefined;
+    if (partner && req.path === path && RECORDED_STATUSES.has(outcome.httpStatus)) {
+      options.rejections.record(partner.partner_id, () =>
+        rejectionOf(partner.partner_id, res.locals.receivedAt as number, outcome, res.locals.body as BodyAsRead | undefined),
+      );
+    }
   };
 
   return { router, notFound, onError };

@@ -1,0 +1,74 @@
+import type { InboundRejectionValue } from '@hookstream/shared';
+import { payloadFingerprint } from './webhook-payload';
+
+/*
+ * A webhook refused an authenticated partner, described so the partner can later see why
+ * (inbound-rejections, then the delivery log's partner API): what it was told and what could be
+ * read of the body, never the body itself. Only 400s (the body or its fields) and 409s (a
+ * request_id reused) are worth it: the other refusals say nothing about what the partner sent.
+ */
+
+/** The answers whose refusals are recorded. */
+export const RECORDED_STATUSES: ReadonlySet<number> = new Set([400, 409]);
+
+/** A refusal as answered: the HTTP status, the contract's error_code, its message and the fields it names. */
+export interface Refusal {
+  httpStatus: number;
+  errorCode: string;
+  message: string;
+  fields: readonly string[];
+}
+
+/** What the ingress had read of the body when it refused it: the text once UTF-8, the value once JSON, the fingerprint once computed. */
+export interface BodyAsRead {
+  text?: string;
+  parsed?: unknown;
+  fingerprint?: string;
+}
+
+/** What a rejection says about the request; the recorder adds its own id and the replica's. */
+export type WebhookRejection = Omit<InboundRejectionValue, 'rejection_id' | 'ingress_instance'>;
+
+/**
+ * Where rejections go. `record` returns at once and never throws: the answer never waits for it.
+ * `describe` is called only for a rejection that is kept, so one dropped costs no fingerprint.
+ */
+export interface RejectionRecorder {
+  record(partnerId: string, describe: () => WebhookRejection): void;
+}
+
+/*
+ * Bounds of what is recorded: a refused body is the partner's, not ours, so each piece read from
+ * it is capped (a message echoes field names, which may be as long as the body).
+ */
+const MESSAGE_MAX_CHARACTERS = 2000;
+const FIELDS_MAX = 50;
+const FIELD_MAX_CHARACTERS = 200;
+/** A request_id or transaction_number longer than this is left out rather than cut: a cut one would match no search. */
+const IDENTIFIER_MAX_CHARACTERS = 200;
+
+/** Text that fits Avro (UTF-8, so no lone surrogate) and `max` UTF-16 units. */
+const bounded = (text: string, max: number) => text.toWellFormed().slice(0, max).toWellFormed();
+
+/** A string field of the body when it is one (the body may be any JSON, or none), within bounds. */
+function identifierOf(body: unknown, field: 'request_id' | 'transaction_number'): string | null {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return null;
+  const value = (body as Record<string, unknown>)[field];
+  return typeof value === 'string' && value.length <= IDENTIFIER_MAX_CHARACTERS && value.isWellFormed() ? value : null;
+}
+
+/** The rejection of a request refused with `refusal` after `body` was read. */
+export function rejectionOf(partnerId: string, receivedAt: number, refusal: Refusal, body: BodyAsRead = {}): WebhookRejection {
+  const isJson = body.text !== undefined && 'parsed' in body;
+  return {
+    partner_id: partnerId,
+    received_at: receivedAt,
+    http_status: refusal.httpStatus,
+    error_code: refusal.errorCode,
+    message: bounded(refusal.message, MESSAGE_MAX_CHARACTERS),
+    fields: refusal.fields.slice(0, FIELDS_MAX).map((field) => bounded(field, FIELD_MAX_CHARACTERS)),
+    request_id: identifierOf(body.parsed, 'request_id'),
+    transaction_number: identifierOf(body.parsed, 'transaction_number'),
+    payload_fingerprint: body.fingerprint ?? (isJson ? payloadFingerprint(body.parsed, body.text) : null),
+  };
+}
