@@ -162,6 +162,7 @@ export function startCommand(): Command {
             ['what', 'where'],
             ['ingress (partner webhooks)', `${services[0]?.url}/api/integration/partner/webhook`],
             ['partner API (delivery log)', `${serviceUrl('delivery-log')}/api/portal/v1  (spec: /openapi.json)`],
+            ['operator API (delivery log)', `${serviceUrl('delivery-log')}/api/admin/v1  (token: hookstream operators create)`],
             ...services.map((s) => [`${s.spec.name} ops`, `${s.url}/metrics  /healthz  /readyz`]),
             ['demo partner endpoint', `${demo.url}/callbacks`],
             ['documents stored in', env.DOCUMENT_STORAGE === 'local' ? (env.DOCUMENT_STORAGE_DIR ?? '') : `s3://${env.DOCUMENT_S3_BUCKET}`],

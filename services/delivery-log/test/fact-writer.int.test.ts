@@ -151,6 +151,41 @@ for (const [name, store] of storesUnderTest()) {
       expect(expected['delivery_attempts']).toHaveLength(4);
     });
 
+    test('the audit trail holds each change once and each replay run once, with who and why', async () => {
+      const { db } = await fresh();
+      const change: Fact = {
+        kind: 'audit',
+        entry: {
+          ...{ audit_id: 'a-1', at: T0, actor_type: 'operator', actor_id: 'op_1', actor_name: 'Ada', action: 'partner.disable' },
+          ...{ subject_type: 'partner', subject_id: 'acme', reason: 'contract ended', detail_json: '{"revision":4}' },
+        },
+      };
+      // Two decisions of one run (two records), and the same records read again.
+      const decisions = [
+        replay(T0 + 1000),
+        { ...replay(T0 + 1000), replay: { ...(replay(T0 + 1000) as { replay: object }).replay, source_offset: 8 } },
+      ];
+      await writeFacts(db, [change, ...decisions] as Fact[]);
+      await writeFacts(db, [change, ...decisions] as Fact[]);
+      const trail = await db.selectFrom('audit_log').selectAll().orderBy('at').execute();
+      expect(trail.map((a) => [a.action, a.actor_type, a.actor_id, a.actor_name, a.subject_id, a.reason, a.detail])).toEqual([
+        ['partner.disable', 'operator', 'op_1', 'Ada', 'acme', 'contract ended', { revision: 4 }],
+        [
+          'dead-letters.replay',
+          'cli',
+          'sre@host',
+          'sre',
+          `r-${T0 + 1000}`,
+          'partner fixed',
+          { topic: TopicNames.callbackDlq, selection: {} },
+        ],
+      ]);
+      expect(await db.selectFrom('replays').select(['actor_type', 'actor_id']).execute()).toEqual([
+        { actor_type: 'cli', actor_id: 'sre@host' },
+        { actor_type: 'cli', actor_id: 'sre@host' },
+      ]);
+    });
+
     test("a webhook written twice is one, its documents pending until recorded, and an older replay's record never wins", async () => {
       const { db } = await fresh();
       const event = {

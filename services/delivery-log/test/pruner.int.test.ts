@@ -65,6 +65,17 @@ function rejectedWebhook(at: number, offset: number): Fact {
   return { kind: 'rejected-webhook', partition: 0, offset: String(offset), rejection };
 }
 
+/** An operator's change audited at `at`. */
+function audited(id: string, at: number): Fact {
+  return {
+    kind: 'audit',
+    entry: {
+      ...{ audit_id: id, at, actor_type: 'operator', actor_id: 'op_1', actor_name: 'Ada', action: 'partner.update' },
+      ...{ subject_type: 'partner', subject_id: 'acme', reason: 'rebrand', detail_json: '{"revision":2}' },
+    },
+  };
+}
+
 for (const [name, store] of storesUnderTest()) {
   describe(`retention on ${name}`, () => {
     let s: DeliveryLogStore;
@@ -81,7 +92,9 @@ for (const [name, store] of storesUnderTest()) {
       const old = Array.from({ length: 2100 }, (_, i) => deliveryWithAttempt(`old-${i}`, NOW - 40 * DAY + i, i)).flat();
       const recent = Array.from({ length: 3 }, (_, i) => deliveryWithAttempt(`new-${i}`, NOW - 2 * DAY, 10_000 + i)).flat();
       const refused = [rejectedWebhook(NOW - 31 * DAY, 1), rejectedWebhook(NOW - 31 * DAY, 2), rejectedWebhook(NOW - DAY, 3)];
-      await writeFacts(s.db, [...old, ...recent, ...refused]);
+      // The audit trail outlives the log's retention: a year, as its topics keep it.
+      const audit = [audited('a-old', NOW - 366 * DAY), audited('a-kept', NOW - 40 * DAY)];
+      await writeFacts(s.db, [...old, ...recent, ...refused, ...audit]);
       const pruner = new Pruner({
         db: s.db,
         logger: createLogger({ service: 'test', level: 'silent' }),
@@ -89,14 +102,17 @@ for (const [name, store] of storesUnderTest()) {
         intervalMs: 60_000,
         now: () => NOW,
       });
-      expect(await pruner.prune()).toEqual({ deliveries: 2100, webhooks: 0, deadLetters: 0, rejectedWebhooks: 2 });
+      expect(await pruner.prune()).toEqual({ deliveries: 2100, webhooks: 0, deadLetters: 0, rejectedWebhooks: 2, auditRecords: 1 });
+      expect(await s.db.selectFrom('audit_log').select(['audit_id', 'reason']).execute()).toEqual([
+        { audit_id: 'a-kept', reason: 'rebrand' },
+      ]);
       const left = await s.db.selectFrom('deliveries').select('delivery_id').orderBy('delivery_id').execute();
       expect(left.map((r) => r.delivery_id)).toEqual(['new-0', 'new-1', 'new-2']);
       const attempts = await s.db.selectFrom('delivery_attempts').select('delivery_id').execute();
       expect(attempts.map((a) => a.delivery_id).sort()).toEqual(['new-0', 'new-1', 'new-2']);
       const refusedLeft = await s.db.selectFrom('rejected_webhooks').select('rejection_id').execute();
       expect(refusedLeft).toEqual([{ rejection_id: 'rej-3' }]);
-      expect(await pruner.prune()).toEqual({ deliveries: 0, webhooks: 0, deadLetters: 0, rejectedWebhooks: 0 });
+      expect(await pruner.prune()).toEqual({ deliveries: 0, webhooks: 0, deadLetters: 0, rejectedWebhooks: 0, auditRecords: 0 });
     });
   });
 }

@@ -7,6 +7,7 @@ import type { ZodOpenApiOperationObject, ZodOpenApiPathsObject } from 'zod-opena
 import { ApiErrorCodes } from './api-errors';
 import {
   AdminDeliveryListQuery,
+  AdminRejectedWebhookListQuery,
   AdminWebhookListQuery,
   AuditListQuery,
   AuditRecord,
@@ -26,7 +27,7 @@ import {
 } from './admin-schemas';
 import { badBody, badQuery, json, refusal, unavailable } from './openapi-parts';
 import { ADMIN_BASE } from './paths';
-import { DeliveryAnswer, DeliveryPage, WebhookAnswer, WebhookPage, one, pageOf } from './schemas';
+import { DeliveryAnswer, DeliveryPage, RejectedWebhookPage, WebhookAnswer, WebhookPage, one, pageOf } from './schemas';
 
 const readRefusals = {
   '401': refusal('No operator token, or one that is unknown or revoked', [ApiErrorCodes.UNAUTHENTICATED]),
@@ -94,6 +95,13 @@ export const adminPaths: ZodOpenApiPathsObject = {
         ...readRefusals,
         ...notFound('webhook'),
       },
+    }),
+  },
+  [`${ADMIN_BASE}/rejected-webhooks`]: {
+    get: operation('Webhooks the ingress refused, across partners', {
+      operationId: 'adminListRejectedWebhooks',
+      requestParams: { query: AdminRejectedWebhookListQuery },
+      responses: { '200': { description: 'A page of refused webhooks', ...json(RejectedWebhookPage) }, ...readRefusals, ...badQuery },
     }),
   },
   [`${ADMIN_BASE}/partners`]: {

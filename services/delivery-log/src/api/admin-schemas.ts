@@ -6,7 +6,7 @@
  */
 import { DLQ_TOPIC_CHOICES, OPERATOR_ROLES, partnerSpecSchema, type DlqTopicChoice } from '@hookstream/shared';
 import { z } from 'zod';
-import { DeliveryListQuery, WebhookListQuery, timestamp } from './schemas';
+import { DeliveryListQuery, RejectedWebhookListQuery, WebhookListQuery, timestamp } from './schemas';
 
 /** Why, for the audit trail: every write of an operator gives one. */
 const reason = z
@@ -20,6 +20,7 @@ const partnerFilter = { partner_id: z.string().min(1).max(100).optional().meta({
 
 export const AdminDeliveryListQuery = DeliveryListQuery.extend(partnerFilter);
 export const AdminWebhookListQuery = WebhookListQuery.extend(partnerFilter);
+export const AdminRejectedWebhookListQuery = RejectedWebhookListQuery.extend(partnerFilter);
 
 export const AuditListQuery = z.strictObject({
   actor_id: z.string().min(1).max(200).optional(),

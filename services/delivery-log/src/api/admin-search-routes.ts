@@ -1,6 +1,6 @@
 /*
  * The operator API's reading side: deliveries and webhooks across partners (the partner API's
- * filters plus partner_id), the audit trail, and who the caller is. The same queries as the partner API's, unscoped.
+ * filters plus partner_id), webhooks the ingress refused, the audit trail, and who the caller is. The same queries as the partner API's, unscoped.
  */
 import { describeOperator } from '@hookstream/shared';
 import { Router } from 'express';
@@ -8,8 +8,9 @@ import type { DeliveryLogDb } from '../store/database';
 import { listAudit } from '../queries/audit-queries';
 import { findDelivery, listDeliveries } from '../queries/delivery-queries';
 import { findWebhook, listWebhooks } from '../queries/webhook-queries';
+import { listRejectedWebhooks } from '../queries/rejected-webhook-queries';
 import { notFound } from './api-errors';
-import { AdminDeliveryListQuery, AdminWebhookListQuery, AuditListQuery } from './admin-schemas';
+import { AdminDeliveryListQuery, AdminRejectedWebhookListQuery, AdminWebhookListQuery, AuditListQuery } from './admin-schemas';
 import { operatorOf } from './operator-auth';
 import { pageFilter } from './portal-routes';
 import { idParam, parseInput } from './request-input';
@@ -52,6 +53,16 @@ export function adminSearchRoutes(db: DeliveryLogDb): Router {
     const webhook = id && (await findWebhook(db, id));
     if (!webhook) throw notFound('webhook');
     res.json({ data: webhook });
+  });
+
+  router.get('/rejected-webhooks', async (req, res) => {
+    const query = parseInput(AdminRejectedWebhookListQuery, req.query, 'query');
+    const page = await listRejectedWebhooks(db, {
+      ...(query.partner_id ? { partnerId: query.partner_id } : {}),
+      ...(query.request_id ? { requestId: query.request_id } : {}),
+      ...pageFilter(query),
+    });
+    res.json({ data: page.items, next_cursor: page.nextCursor });
   });
 
   router.get('/audit', async (req, res) => {

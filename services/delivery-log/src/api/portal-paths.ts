@@ -12,8 +12,8 @@ import {
   DeliveryPage,
   EndpointsHealth,
   KeyRotationBody,
-  RejectedWebhook,
   RejectedWebhookListQuery,
+  RejectedWebhookPage,
   ResendBody,
   Resent,
   RotatedKey,
@@ -21,7 +21,6 @@ import {
   WebhookListQuery,
   WebhookPage,
   one,
-  pageOf,
 } from './schemas';
 
 const partnerRefusals = {
@@ -100,7 +99,7 @@ export const portalPaths: ZodOpenApiPathsObject = {
         'one a second); a 401 (an unknown key) is never recorded.',
       requestParams: { query: RejectedWebhookListQuery },
       responses: {
-        '200': { description: 'A page of refused webhooks, newest first', ...json(pageOf(RejectedWebhook, 'RejectedWebhookPage')) },
+        '200': { description: 'A page of refused webhooks, newest first', ...json(RejectedWebhookPage) },
         ...listRefusals,
       },
     }),

@@ -238,3 +238,4 @@ export const DeliveryPage = pageOf(DeliverySummary, 'DeliveryPage');
 export const DeliveryAnswer = one(DeliveryDetail, 'DeliveryAnswer');
 export const WebhookPage = pageOf(WebhookSummary, 'WebhookPage');
 export const WebhookAnswer = one(WebhookDetail, 'WebhookAnswer');
+export const RejectedWebhookPage = pageOf(RejectedWebhook, 'RejectedWebhookPage');

@@ -1,5 +1,6 @@
 /*
- * The question asked of refused webhooks: a partner's own, newest first, a page at a time.
+ * The question asked of refused webhooks: a partner's own (or across partners, for operators),
+ * newest first, a page at a time.
  */
 import type { Selectable } from 'kysely';
 import type { DeliveryLogDb } from '../store/database';
@@ -7,7 +8,8 @@ import type { RejectedWebhooksTable } from '../store/tables';
 import { pageOf, type Page, type PageCursor } from './page';
 
 export interface RejectedWebhookFilter {
-  partnerId: string;
+  /** Only this partner's (always set for a partner; optional for operators). */
+  partnerId?: string;
   requestId?: string;
   from?: Date;
   to?: Date;
@@ -31,7 +33,8 @@ const COLUMNS = [
 export type RejectedWebhook = Pick<Selectable<RejectedWebhooksTable>, (typeof COLUMNS)[number]>;
 
 export async function listRejectedWebhooks(db: DeliveryLogDb, filter: RejectedWebhookFilter): Promise<Page<RejectedWebhook>> {
-  let query = db.selectFrom('rejected_webhooks').select(COLUMNS).where('partner_id', '=', filter.partnerId);
+  let query = db.selectFrom('rejected_webhooks').select(COLUMNS);
+  if (filter.partnerId !== undefined) query = query.where('partner_id', '=', filter.partnerId);
   if (filter.requestId !== undefined) query = query.where('request_id', '=', filter.requestId);
   if (filter.from !== undefined) query = query.where('received_at', '>=', filter.from);
   if (filter.to !== undefined) query = query.where('received_at', '<', filter.to);

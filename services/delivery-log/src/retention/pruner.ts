@@ -27,7 +27,11 @@ export interface Pruned {
   webhooks: number;
   deadLetters: number;
   rejectedWebhooks: number;
+  auditRecords: number;
 }
+
+/** The audit trail is kept as long as its topics keep it (admin-audit, dlq-replay-audit: 365 days), whatever the log's retention. */
+const AUDIT_RETENTION_DAYS = 365;
 
 export class Pruner {
   private timer: NodeJS.Timeout | undefined;
@@ -51,7 +55,7 @@ export class Pruner {
   async prune(): Promise<Pruned> {
     const cutoff = new Date((this.options.now ?? Date.now)() - this.options.retentionDays * DAY_MS);
     const { db } = this.options;
-    const pruned: Pruned = { deliveries: 0, webhooks: 0, deadLetters: 0, rejectedWebhooks: 0 };
+    const pruned: Pruned = { deliveries: 0, webhooks: 0, deadLetters: 0, rejectedWebhooks: 0, auditRecords: 0 };
     pruned.deliveries = await this.inBatches(async () => {
       const result = await sql<{ n: number }>`
         with doomed as (select delivery_id from deliveries where created_at < ${cutoff} limit ${BATCH}),
@@ -79,6 +83,12 @@ export class Pruner {
       const result = await sql`
         delete from rejected_webhooks where (source_partition, source_offset) in (
           select source_partition, source_offset from rejected_webhooks where received_at < ${cutoff} limit ${BATCH})`.execute(db);
+      return Number(result.numAffectedRows ?? 0);
+    });
+    const auditCutoff = new Date((this.options.now ?? Date.now)() - Math.max(AUDIT_RETENTION_DAYS, this.options.retentionDays) * DAY_MS);
+    pruned.auditRecords = await this.inBatches(async () => {
+      const result = await sql`
+        delete from audit_log where audit_id in (select audit_id from audit_log where at < ${auditCutoff} limit ${BATCH})`.execute(db);
       return Number(result.numAffectedRows ?? 0);
     });
     return pruned;
