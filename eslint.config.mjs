@@ -68,4 +68,11 @@ export default tseslint.config(
       '@typescript-eslint/prefer-promise-reject-errors': 'off',
     },
   },
+  {
+    // The console (a browser bundle): type-checked against its own tsconfig (DOM, JSX for Preact).
+    files: ['services/delivery-log/console/**/*.{ts,tsx}'],
+    languageOptions: {
+      parserOptions: { project: './services/delivery-log/console/tsconfig.json', tsconfigRootDir: import.meta.dirname },
+    },
+  },
 );

@@ -14,15 +14,21 @@ const SHOWN_HEADERS = [
 ];
 const SECRET_HEADERS = ['authorization', 'x-api-key', 'x-signature', 'webhook-signature'];
 
+/** A policy number with this in it gets 503 to its first FLAKY_FAILURES sends, then 200: the demo's retries to look at. */
+export const FLAKY_MARK = 'FLAKY';
+const FLAKY_FAILURES = 2;
+
 /**
  * A stand-in partner for demos: accepts callbacks on any path, logs one line per callback
- * (never printing credentials), and answers 200 so the delivery counts as a success.
+ * (never printing credentials), and answers 200 so the delivery counts as a success; a delivery
+ * of a policy whose number holds FLAKY_MARK is refused twice first (a retrying delivery).
  */
 export async function startDemoPartner(settings: { host: string; port: number; log?: (line: string) => void }): Promise<RunningHttpServer> {
   const log = settings.log ?? printLine;
   const app = express();
   app.disable('x-powered-by');
   app.use(express.text({ type: '*/*', limit: '5mb' }));
+  const sends = new Map<string, number>();
   app.all('/{*path}', (req, res) => {
     const headers: Record<string, string> = {};
     for (const name of SHOWN_HEADERS) if (req.headers[name]) headers[name] = String(req.headers[name]);
@@ -36,6 +42,16 @@ export async function startDemoPartner(settings: { host: string; port: number; l
         body: typeof req.body === 'string' ? req.body : '',
       }),
     );
+    const body = typeof req.body === 'string' ? req.body : '';
+    const delivery = String(req.headers['x-hookstream-delivery-id'] ?? '');
+    if (body.includes(FLAKY_MARK) && delivery) {
+      const seen = (sends.get(delivery) ?? 0) + 1;
+      sends.set(delivery, seen);
+      if (seen <= FLAKY_FAILURES) {
+        res.status(503).json({ status: 'unavailable', message: `demo: refusing send ${seen} of ${FLAKY_FAILURES}` });
+        return;
+      }
+    }
     res.status(200).json({ status: 'received' });
   });
   return startHttpServer(app, settings);

@@ -19,7 +19,8 @@ interface Session {
   changes: OperatorChanges;
 }
 
-async function withOperators<T>(work: (session: Session) => Promise<T>, env = environmentWithStackEnv()): Promise<T> {
+/** Connects, reads every operator, runs `work` with the audited operator changes, and disconnects. */
+export async function withOperators<T>(work: (session: Session) => Promise<T>, env = environmentWithStackEnv()): Promise<T> {
   const config = loadConfig(kafkaSettingsSchema.extend(apiKeyPeppersSetting), env);
   return withAdminConnection(config, [TopicNames.operators], env, async ({ kafka, codec, logger, writer, topic }) => {
     const hasher = new ApiKeyHasher(config.HOOKSTREAM_API_KEY_PEPPERS);

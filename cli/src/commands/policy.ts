@@ -47,7 +47,8 @@ export function policyCommand(): Command {
     .action(async (flags: { file?: string; json?: boolean }) => {
       // A refusal (InputRefused, PolicyEventError) ends the command with exit 2 and its message (main.ts).
       const event: PolicyStatusEventValue = parsePolicyEventJson(await readEventJson(flags.file));
-      const published = await publishPolicyEvent(event);
+      const [published] = await publishPolicyEvents([event]);
+      if (!published) throw new Error('nothing was published');
       if (flags.json) printJson(published);
       else {
         printLine(
@@ -94,19 +95,19 @@ export interface PublishedPolicyEvent {
 }
 
 /**
- * Encodes the event with the registry's schema for policy-status and produces it keyed by
+ * Encodes the events with the registry's schema for policy-status and produces each keyed by its
  * policy_number with an idempotent producer (acks=all), so a retry inside the producer never
- * writes it twice.
+ * writes one twice; in their order.
  */
-async function publishPolicyEvent(
-  event: PolicyStatusEventValue,
+export async function publishPolicyEvents(
+  events: PolicyStatusEventValue[],
   env: NodeJS.ProcessEnv = environmentWithStackEnv(),
-): Promise<PublishedPolicyEvent> {
+): Promise<PublishedPolicyEvent[]> {
   const config = loadConfig(kafkaSettingsSchema, env);
   const topic = topicCatalogue({ prefix: config.TOPIC_PREFIX }).find((t) => t.name === TopicNames.policyStatus)!;
   const codec = new AvroCodec(config.SCHEMA_REGISTRY_URL, defaultSchemasDir(env));
   await codec.registerTopics([topic]);
-  const value = await codec.encode(topic.topic, event);
+  const values = await Promise.all(events.map((event) => codec.encode(topic.topic, event)));
 
   const kafka = createKafkaClient({
     brokers: config.KAFKA_BROKERS,
@@ -130,16 +131,20 @@ async function publishPolicyEvent(
     );
   }
   try {
-    const [written] = await producer.send({ topic: topic.topic, messages: [{ key: event.policy.policy_number, value }] });
-    if (!written) throw new Error(`Kafka acknowledged nothing for ${topic.topic}`);
-    return {
-      event_id: event.event_id,
-      policy_number: event.policy.policy_number,
-      version: event.version,
-      topic: topic.topic,
-      partition: written.partition,
-      offset: written.baseOffset ?? written.offset ?? '?',
-    };
+    const published: PublishedPolicyEvent[] = [];
+    for (const [i, event] of events.entries()) {
+      const [written] = await producer.send({ topic: topic.topic, messages: [{ key: event.policy.policy_number, value: values[i]! }] });
+      if (!written) throw new Error(`Kafka acknowledged nothing for ${topic.topic}`);
+      published.push({
+        event_id: event.event_id,
+        policy_number: event.policy.policy_number,
+        version: event.version,
+        topic: topic.topic,
+        partition: written.partition,
+        offset: written.baseOffset ?? written.offset ?? '?',
+      });
+    }
+    return published;
   } catch (error) {
     const missingTopic = /UNKNOWN_TOPIC_OR_PARTITION|does not host this topic-partition/i.test(describeError(error));
     if (missingTopic) throw new KafkaUnavailableError(`topic ${topic.topic} does not exist: run \`hookstream topics ensure\``, error);

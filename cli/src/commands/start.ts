@@ -14,6 +14,7 @@ import { defaultStateDir, localSecrets } from '../stack/state-dir';
 import { type ServiceSpec } from '../supervisor/service-process';
 import { CONFIG_REFUSED, refusedConfig, superviseService, type SupervisedService } from '../supervisor/service-supervision';
 import { StackAvailability, superviseStack } from '../supervisor/stack-supervision';
+import { demoOperatorToken, seedDemoHistory } from './demo-history';
 import { startDemoPartner } from './demo-partner';
 import { DEMO_PARTNER_ID, ensureDemoPartner } from './demo-setup';
 import { topicSettingsSchema } from './topics';
@@ -156,11 +157,14 @@ export function startCommand(): Command {
         throwIfInterrupted(signal);
 
         const serviceUrl = (name: string) => services.find((s) => s.spec.name === name)?.url ?? '';
+        const ingressUrl = `${services[0]?.url}/api/integration/partner/webhook`;
+        const [operatorToken] = await orFailure(Promise.all([demoOperatorToken(env), seedDemoHistory(env, ingressUrl, demoApiKey)]));
         printLine();
         printLine(
           formatTable([
             ['what', 'where'],
-            ['ingress (partner webhooks)', `${services[0]?.url}/api/integration/partner/webhook`],
+            ['console', `${serviceUrl('delivery-log')}/console/`],
+            ['ingress (partner webhooks)', ingressUrl],
             ['partner API (delivery log)', `${serviceUrl('delivery-log')}/api/portal/v1  (spec: /openapi.json)`],
             ['operator API (delivery log)', `${serviceUrl('delivery-log')}/api/admin/v1  (token: hookstream operators create)`],
             ...services.map((s) => [`${s.spec.name} ops`, `${s.url}/metrics  /healthz  /readyz`]),
@@ -178,6 +182,8 @@ export function startCommand(): Command {
         printLine(`demo partner "${DEMO_PARTNER_ID}": callbacks go to ${demo.url}/callbacks (HMAC_SHA256)`);
         printLine(`its API key (x-api-key for the ingress), shown once: ${demoApiKey}`);
         printLine('send it a policy status callback: npx hookstream policy publish --file examples/events/demo-policy-active.json');
+        printLine(`console: ${serviceUrl('delivery-log')}/console/  sign in as an operator with ${operatorToken}`);
+        printLine('  (or as the demo partner with its API key above); it already has a few callbacks, one of them retrying');
         printLine();
         printLine(
           `ready in ${((Date.now() - began) / 1000).toFixed(1)} s; a crashed service${chosen.stateDir ? ', broker or registry' : ''} is restarted; press Ctrl-C to stop everything`,

@@ -17,6 +17,7 @@ import {
 } from '@hookstream/shared';
 import { apiRouter } from './api/api-router';
 import { PortalTokens } from './api/portal-tokens';
+import { ConsoleSessions } from './console/console-sessions';
 import { DeliveryResender } from './resend/resend-delivery';
 import { ReplayLanes } from './resend/replay-lanes';
 import { Pruner } from './retention/pruner';
@@ -135,6 +136,8 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
     partners: runtime.partners,
     operators,
     portalTokens: new PortalTokens(config.HOOKSTREAM_PORTAL_TOKEN_KEYS),
+    // Console sessions are signed with the portal token keys, for another audience.
+    sessions: new ConsoleSessions(config.HOOKSTREAM_PORTAL_TOKEN_KEYS),
     resender: new DeliveryResender(store.db, await sessionOf('callback'), lanes, { perHour: config.DELIVERY_LOG_RESENDS_PER_HOUR }),
     lanes,
     changes,

@@ -27,7 +27,8 @@ let asOperator: Record<string, string>;
 let operatorId: string;
 
 const cli = async (...args: string[]) => {
-  const result = await runCli(args, { env: { ...fixture.env, TOPIC_PREFIX: fixture.prefix } });
+  // The stack's settings are in this process's environment (stack exec), the fixture's on top.
+  const result = await runCli(args, { env: { ...process.env, ...fixture.env, TOPIC_PREFIX: fixture.prefix } });
   return { ...result, json: () => JSON.parse(result.stdout) as Record<string, unknown> };
 };
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });

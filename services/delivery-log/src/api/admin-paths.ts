@@ -27,7 +27,16 @@ import {
 } from './admin-schemas';
 import { badBody, badQuery, json, refusal, unavailable } from './openapi-parts';
 import { ADMIN_BASE } from './paths';
-import { DeliveryAnswer, DeliveryPage, RejectedWebhookPage, WebhookAnswer, WebhookPage, one, pageOf } from './schemas';
+import {
+  DeliveryAnswer,
+  DeliveryPage,
+  EndpointsHealthAnswer,
+  RejectedWebhookPage,
+  WebhookAnswer,
+  WebhookPage,
+  one,
+  pageOf,
+} from './schemas';
 
 const readRefusals = {
   '401': refusal('No operator token, or one that is unknown or revoked', [ApiErrorCodes.UNAUTHENTICATED]),
@@ -145,6 +154,17 @@ export const adminPaths: ZodOpenApiPathsObject = {
       },
     ]),
   ),
+  [`${ADMIN_BASE}/partners/{partnerId}/endpoints`]: {
+    get: operation('A partner’s endpoints’ health (as the partner API shows it)', {
+      operationId: 'adminGetEndpointsHealth',
+      requestParams: partnerPath,
+      responses: {
+        '200': { description: 'Health of each endpoint', ...json(EndpointsHealthAnswer) },
+        ...readRefusals,
+        ...notFound('partner'),
+      },
+    }),
+  },
   [`${ADMIN_BASE}/partners/{partnerId}/api-keys/rotate`]: {
     post: operation('Issue a new API key; the others expire after the overlap', {
       operationId: 'adminRotateApiKey',

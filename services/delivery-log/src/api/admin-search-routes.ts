@@ -6,6 +6,7 @@ import { describeOperator } from '@hookstream/shared';
 import { Router } from 'express';
 import type { DeliveryLogDb } from '../store/database';
 import { listAudit } from '../queries/audit-queries';
+import { endpointHealth } from '../queries/endpoint-health';
 import { findDelivery, listDeliveries } from '../queries/delivery-queries';
 import { findWebhook, listWebhooks } from '../queries/webhook-queries';
 import { listRejectedWebhooks } from '../queries/rejected-webhook-queries';
@@ -63,6 +64,14 @@ export function adminSearchRoutes(db: DeliveryLogDb): Router {
       ...pageFilter(query),
     });
     res.json({ data: page.items, next_cursor: page.nextCursor });
+  });
+
+  router.get('/partners/:partnerId/endpoints', async (req, res) => {
+    const id = idParam(req.params.partnerId);
+    if (!id || !(await db.selectFrom('partners').select('partner_id').where('partner_id', '=', id).executeTakeFirst())) {
+      throw notFound('partner');
+    }
+    res.json({ data: await endpointHealth(db, id) });
   });
 
   router.get('/audit', async (req, res) => {

@@ -1,6 +1,6 @@
 /*
  * The delivery log's HTTP surface: the partner API under /api/portal/v1, the operator API under
- * /api/admin/v1, /openapi.json, and the one place where refusals and failures become answers (the
+ * /api/admin/v1, the console under /console/, /openapi.json, and the one place where refusals and failures become answers (the
  * inbound contract's error body; a 500 says nothing of its cause, which is logged).
  */
 import {
@@ -24,12 +24,15 @@ import { authenticatePartner } from './partner-auth';
 import { ADMIN_BASE, PORTAL_BASE } from './paths';
 import { portalRoutes, type PortalDeps } from './portal-routes';
 import type { PortalTokens } from './portal-tokens';
+import { consoleRoutes } from '../console/console-routes';
+import type { ConsoleSessions } from '../console/console-sessions';
 
 export interface ApiOptions extends PortalDeps, Omit<AdminPartnerDeps, 'partners'> {
   db: DeliveryLogDb;
   partners: PartnerDirectory;
   operators: OperatorDirectory;
   portalTokens: PortalTokens;
+  sessions: ConsoleSessions;
   deadLetters: Parameters<typeof adminDlqRoutes>[0];
   logger: Logger;
   draining: () => boolean;
@@ -43,11 +46,17 @@ export function apiRouter(options: ApiOptions): { router: Router; notFound: Requ
   const unlessDraining: RequestHandler = (_req, _res, next) => {
     next(options.draining() ? new ApiError(503, ApiErrorCodes.UNAVAILABLE, 'the service is shutting down; retry later', 1) : undefined);
   };
-  router.use(PORTAL_BASE, unlessDraining, authenticatePartner(options.partners, options.portalTokens), portalRoutes(options));
+  router.use(consoleRoutes(options));
+  router.use(
+    PORTAL_BASE,
+    unlessDraining,
+    authenticatePartner(options.partners, options.portalTokens, options.sessions),
+    portalRoutes(options),
+  );
   router.use(
     ADMIN_BASE,
     unlessDraining,
-    authenticateOperator(options.operators),
+    authenticateOperator(options.operators, options.sessions),
     adminSearchRoutes(options.db),
     adminPartnerRoutes(options),
     adminDlqRoutes(options.deadLetters, options.lanes),

@@ -5,6 +5,7 @@
  */
 import { createDocument } from 'zod-openapi';
 import { adminPaths } from './admin-paths';
+import { consolePaths } from './console-paths';
 import { portalPaths } from './portal-paths';
 
 export function deliveryLogOpenApi(): object {
@@ -26,6 +27,7 @@ export function deliveryLogOpenApi(): object {
     tags: [
       { name: 'partner', description: 'A partner’s own data (/api/portal/v1)' },
       { name: 'operator', description: 'The insurer’s operators (/api/admin/v1)' },
+      { name: 'console', description: 'Signing in to the web console at /console/' },
     ],
     components: {
       securitySchemes: {
@@ -43,6 +45,6 @@ export function deliveryLogOpenApi(): object {
         },
       },
     },
-    paths: { ...portalPaths, ...adminPaths },
+    paths: { ...portalPaths, ...adminPaths, ...consolePaths },
   });
 }

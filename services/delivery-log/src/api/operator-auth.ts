@@ -1,33 +1,48 @@
 /*
  * Who is calling the operator API: an operator, by the token `hookstream operators create` gave
- * (Authorization: Bearer hso_…). Anything else answers 401 with the same words whatever the
- * reason. A viewer may read (GET); a write by a viewer answers 403 before any route runs, so no
- * route can forget the check.
+ * (Authorization: Bearer hso_…) or by the console's session cookie opened with it (then every
+ * write carries the session's x-csrf-token). Anything else answers 401 with the same words
+ * whatever the reason. A viewer may read (GET); a write by a viewer answers 403 before any route
+ * runs, so no route can forget the check. The role and revocation are read from the operators
+ * topic on every request, so a revoked operator's session ends at once.
  */
 import type { Actor, Operator, OperatorDirectory } from '@hookstream/shared';
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
+import type { ConsoleSessions } from '../console/console-sessions';
 import { ApiError, ApiErrorCodes } from './api-errors';
+import { refuseWithoutCsrf } from './partner-auth';
 
 const BEARER = /^Bearer (\S+)$/;
 
-export function authenticateOperator(operators: OperatorDirectory): RequestHandler {
+export function authenticateOperator(operators: OperatorDirectory, sessions: ConsoleSessions): RequestHandler {
   return (req, res, next) => {
-    if (!operators.ready) {
-      next(new ApiError(503, ApiErrorCodes.UNAVAILABLE, 'the service is starting; retry later', 2));
-      return;
-    }
-    const operator = operators.check(BEARER.exec(req.get('authorization') ?? '')?.[1]);
-    if (!operator) {
-      next(new ApiError(401, ApiErrorCodes.UNAUTHENTICATED, 'Authorization: Bearer with an operator token is missing, unknown or revoked'));
-      return;
-    }
-    if (operator.role !== 'operator' && req.method !== 'GET' && req.method !== 'HEAD') {
-      next(new ApiError(403, ApiErrorCodes.FORBIDDEN, `${operator.name} is a ${operator.role}: reading only`));
-      return;
-    }
-    res.locals['operator'] = operator;
-    next();
+    void (async () => {
+      if (!operators.ready) throw new ApiError(503, ApiErrorCodes.UNAVAILABLE, 'the service is starting; retry later', 2);
+      const operator = await operatorOfRequest(req, operators, sessions);
+      if (!operator) {
+        throw new ApiError(
+          401,
+          ApiErrorCodes.UNAUTHENTICATED,
+          'Authorization: Bearer with an operator token is missing, unknown or revoked',
+        );
+      }
+      if (operator.role !== 'operator' && req.method !== 'GET' && req.method !== 'HEAD') {
+        throw new ApiError(403, ApiErrorCodes.FORBIDDEN, `${operator.name} is a ${operator.role}: reading only`);
+      }
+      res.locals['operator'] = operator;
+    })().then(() => next(), next);
   };
+}
+
+async function operatorOfRequest(req: Request, operators: OperatorDirectory, sessions: ConsoleSessions): Promise<Operator | undefined> {
+  const authorization = req.get('authorization');
+  if (authorization !== undefined) return operators.check(BEARER.exec(authorization)?.[1]);
+  const session = await sessions.read(req.get('cookie'));
+  if (session?.kind !== 'operator') return undefined;
+  const operator = operators.get(session.operatorId);
+  if (!operator || operator.revoked_at !== null) return undefined;
+  refuseWithoutCsrf(req, session);
+  return operator;
 }
 
 /** The operator an authenticated request is from. */

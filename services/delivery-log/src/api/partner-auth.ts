@@ -1,11 +1,13 @@
 /*
  * Who is calling the partner API: a partner, by its inbound API key (x-api-key, exactly as on the
- * webhook) or by a portal token an operator issued for it (Authorization: Bearer). Every route
+ * webhook), by a portal token an operator issued for it (Authorization: Bearer), or by the
+ * console's session cookie (then every write must carry the session's x-csrf-token). Every route
  * after this sees only that partner's rows; anything else answers 401 with the same words whatever
  * the reason, so a caller learns nothing about keys or partners it does not hold.
  */
 import type { PartnerDirectory } from '@hookstream/shared';
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
+import { csrfMatches, type ConsoleSession, type ConsoleSessions } from '../console/console-sessions';
 import { ApiError, ApiErrorCodes } from './api-errors';
 import type { PortalTokens } from './portal-tokens';
 
@@ -13,15 +15,15 @@ const BEARER = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/;
 
 export interface PartnerCaller {
   partnerId: string;
-  /** How it proved who it is: its API key, or a portal token. */
-  via: 'api_key' | 'portal_token';
+  /** How it proved who it is: its API key, a portal token, or a console session opened with either. */
+  via: 'api_key' | 'portal_token' | 'console';
 }
 
-export function authenticatePartner(partners: PartnerDirectory, tokens: PortalTokens): RequestHandler {
+export function authenticatePartner(partners: PartnerDirectory, tokens: PortalTokens, sessions: ConsoleSessions): RequestHandler {
   return (req, res, next) => {
     void (async () => {
       if (!partners.ready) throw new ApiError(503, ApiErrorCodes.UNAVAILABLE, 'the service is starting; retry later', 2);
-      const caller = await callerOf(req.get('authorization'), req.get('x-api-key'), partners, tokens);
+      const caller = await callerOf(req, partners, tokens, sessions);
       if (!caller)
         throw new ApiError(401, ApiErrorCodes.UNAUTHENTICATED, 'x-api-key or a portal token is missing, unknown, revoked or expired');
       res.locals['caller'] = caller;
@@ -30,11 +32,19 @@ export function authenticatePartner(partners: PartnerDirectory, tokens: PortalTo
 }
 
 async function callerOf(
-  authorization: string | undefined,
-  apiKey: string | undefined,
+  req: Request,
   partners: PartnerDirectory,
   tokens: PortalTokens,
+  sessions: ConsoleSessions,
 ): Promise<PartnerCaller | null> {
+  const authorization = req.get('authorization');
+  const apiKey = req.get('x-api-key');
+  if (authorization === undefined && apiKey === undefined) {
+    const session = await sessions.read(req.get('cookie'));
+    if (session?.kind !== 'partner' || !partnerSessionHolds(session, partners)) return null;
+    refuseWithoutCsrf(req, session);
+    return { partnerId: session.partnerId, via: 'console' };
+  }
   if (authorization !== undefined) {
     const token = BEARER.exec(authorization)?.[1];
     const partnerId = token ? await tokens.partnerOf(token) : null;
@@ -43,6 +53,27 @@ async function callerOf(
   }
   const check = partners.checkApiKey(apiKey);
   return check.ok ? { partnerId: check.partner.partner_id, via: 'api_key' } : null;
+}
+
+/** Whether what a partner's session was opened with still holds: the partner active, and the API key (if one) neither revoked nor expired. */
+export function partnerSessionHolds(
+  session: Extract<ConsoleSession, { kind: 'partner' }>,
+  partners: PartnerDirectory,
+  now = Date.now(),
+): boolean {
+  const partner = partners.get(session.partnerId);
+  if (partner?.status !== 'ACTIVE') return false;
+  if (session.keyId === null) return true;
+  const key = partner.api_keys.find((k) => k.key_id === session.keyId);
+  return key !== undefined && (key.revoked_at === null || key.revoked_at > now) && (key.expires_at === null || key.expires_at > now);
+}
+
+/** A write made with a session cookie must carry the session's CSRF value (x-csrf-token): else 403. */
+export function refuseWithoutCsrf(req: Request, session: ConsoleSession): void {
+  if (req.method === 'GET' || req.method === 'HEAD') return;
+  if (!csrfMatches(session, req.get('x-csrf-token'))) {
+    throw new ApiError(403, ApiErrorCodes.FORBIDDEN, 'x-csrf-token is missing or not this session’s: reload the console and try again');
+  }
 }
 
 /** The partner an authenticated request is from. */

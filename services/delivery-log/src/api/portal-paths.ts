@@ -10,7 +10,7 @@ import {
   DeliveryAnswer,
   DeliveryListQuery,
   DeliveryPage,
-  EndpointsHealth,
+  EndpointsHealthAnswer,
   KeyRotationBody,
   RejectedWebhookListQuery,
   RejectedWebhookPage,
@@ -111,7 +111,7 @@ export const portalPaths: ZodOpenApiPathsObject = {
         'Per callback endpoint, the share of requests the partner answered with 200 and the 95th percentile of their latency, over ' +
         'the last hour and the last day; and the partner’s circuit as the sender last recorded it.',
       responses: {
-        '200': { description: 'Health of each endpoint', ...json(one(EndpointsHealth, 'EndpointsHealthAnswer')) },
+        '200': { description: 'Health of each endpoint', ...json(EndpointsHealthAnswer) },
         ...partnerRefusals,
       },
     }),

@@ -99,8 +99,7 @@ export function portalRoutes({ db, resender, changes, keyRotationOverlapHours }:
   });
 
   router.get('/endpoints', async (req, res) => {
-    const health = await endpointHealth(db, partnerOf(req));
-    res.json({ data: { ...health, circuit_as_of: health.circuit_as_of?.toISOString() ?? null } });
+    res.json({ data: await endpointHealth(db, partnerOf(req)) });
   });
 
   router.post('/api-keys/rotate', express.json({ limit: '16kb', type: () => true }), async (req, res) => {

@@ -38,6 +38,11 @@ export class PortalTokens {
 
   /** The partner id a valid token names; null for a token that is malformed, forged, expired, or signed by a key no longer listed. */
   async partnerOf(token: string): Promise<string | null> {
+    return (await this.verify(token))?.partnerId ?? null;
+  }
+
+  /** The partner a valid token names and when it expires; null as partnerOf. */
+  async verify(token: string): Promise<{ partnerId: string; expiresAt: Date } | null> {
     try {
       const { payload } = await jwtVerify(
         token,
@@ -48,7 +53,8 @@ export class PortalTokens {
         },
         { issuer: ISSUER, audience: AUDIENCE, algorithms: ['HS256'] },
       );
-      return typeof payload.sub === 'string' && payload.sub.length > 0 ? payload.sub : null;
+      if (typeof payload.sub !== 'string' || payload.sub.length === 0 || payload.exp === undefined) return null;
+      return { partnerId: payload.sub, expiresAt: new Date(payload.exp * 1000) };
     } catch {
       return null;
     }

@@ -228,6 +228,16 @@ export const EndpointsHealth = z
         url: z.string().nullable().meta({ description: 'null for an endpoint since removed' }),
         last_hour: windowHealth,
         last_day: windowHealth,
+        hourly: z
+          .array(
+            z.object({
+              hour: timestamp,
+              sends: z.number().int(),
+              delivered: z.number().int(),
+              p95_latency_ms: z.number().nullable(),
+            }),
+          )
+          .meta({ description: 'The last day hour by hour, oldest first; hours without sends are left out' }),
       }),
     ),
   })
@@ -239,3 +249,29 @@ export const DeliveryAnswer = one(DeliveryDetail, 'DeliveryAnswer');
 export const WebhookPage = pageOf(WebhookSummary, 'WebhookPage');
 export const WebhookAnswer = one(WebhookDetail, 'WebhookAnswer');
 export const RejectedWebhookPage = pageOf(RejectedWebhook, 'RejectedWebhookPage');
+
+/** How a person signs in to the console: exactly one of the three credentials. */
+export const SignInBody = z
+  .strictObject({
+    api_key: z.string().min(1).max(200).optional().meta({ description: 'A partner’s x-api-key' }),
+    portal_token: z.string().min(1).max(4000).optional().meta({ description: 'The token of a portal link an operator issued' }),
+    operator_token: z.string().min(1).max(200).optional().meta({ description: 'An operator token (hookstream operators create)' }),
+  })
+  .refine((body) => [body.api_key, body.portal_token, body.operator_token].filter((v) => v !== undefined).length === 1, {
+    message: 'give exactly one of api_key, portal_token, operator_token',
+  })
+  .meta({ id: 'SignInRequest' });
+
+export const ConsoleSessionView = z
+  .object({
+    kind: z.enum(['partner', 'operator']),
+    partner_id: z.string().optional(),
+    partner_name: z.string().optional(),
+    operator_id: z.string().optional(),
+    name: z.string().optional(),
+    role: z.enum(['viewer', 'operator']).optional(),
+    csrf_token: z.string().meta({ description: 'Send it as x-csrf-token on every write made with the session cookie' }),
+    expires_at: timestamp,
+  })
+  .meta({ id: 'ConsoleSession' });
+export const EndpointsHealthAnswer = one(EndpointsHealth, 'EndpointsHealthAnswer');

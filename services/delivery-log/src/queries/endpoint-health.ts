@@ -20,11 +20,21 @@ export interface WindowHealth {
   p95_latency_ms: number | null;
 }
 
+export interface HourHealth {
+  /** The hour's start. */
+  hour: Date;
+  sends: number;
+  delivered: number;
+  p95_latency_ms: number | null;
+}
+
 export interface EndpointHealth {
   endpoint_id: string;
   url: string | null;
   last_hour: WindowHealth;
   last_day: WindowHealth;
+  /** The last day hour by hour, oldest first; hours without sends are left out. */
+  hourly: HourHealth[];
 }
 
 export interface PartnerHealth {
@@ -40,7 +50,7 @@ export interface PartnerHealth {
 export async function endpointHealth(db: DeliveryLogDb, partnerId: string, now = new Date()): Promise<PartnerHealth> {
   const dayAgo = new Date(now.getTime() - 24 * 3600_000);
   const hourAgo = new Date(now.getTime() - 3600_000);
-  const [partner, windows, latest] = await Promise.all([
+  const [partner, windows, hours, latest] = await Promise.all([
     db.selectFrom('partners').select('endpoints').where('partner_id', '=', partnerId).executeTakeFirst(),
     sql<{
       endpoint_id: string;
@@ -61,6 +71,14 @@ export async function endpointHealth(db: DeliveryLogDb, partnerId: string, now =
       from delivery_attempts
       where partner_id = ${partnerId} and recorded_at >= ${dayAgo} and recorded_at <= ${now} and outcome in (${sql.join([...SENDS])})
       group by endpoint_id`.execute(db),
+    sql<{ endpoint_id: string; hour: Date; sends: number; delivered: number; p95: number | null }>`
+      select endpoint_id, date_trunc('hour', recorded_at) as hour, count(*) as sends,
+        count(*) filter (where outcome = 'DELIVERED') as delivered,
+        percentile_cont(0.95) within group (order by latency_ms) as p95
+      from delivery_attempts
+      where partner_id = ${partnerId} and recorded_at >= ${dayAgo} and recorded_at <= ${now} and outcome in (${sql.join([...SENDS])})
+      group by endpoint_id, hour
+      order by hour`.execute(db),
     db
       .selectFrom('delivery_attempts')
       .select(['outcome', 'recorded_at'])
@@ -92,6 +110,10 @@ export async function endpointHealth(db: DeliveryLogDb, partnerId: string, now =
         ...e,
         last_hour: window(row?.hour_sends ?? 0, row?.hour_delivered ?? 0, row?.hour_p95 ?? null),
         last_day: window(row?.day_sends ?? 0, row?.day_delivered ?? 0, row?.day_p95 ?? null),
+        hourly: hours.rows
+          .filter((h) => h.endpoint_id === e.endpoint_id)
+          .map((h) => ({ hour: new Date(h.hour), ...window(h.sends, h.delivered, h.p95) }))
+          .map(({ hour, sends, delivered, p95_latency_ms }) => ({ hour, sends, delivered, p95_latency_ms })),
       };
     }),
   };

@@ -1,0 +1,192 @@
+/*
+ * Dead letters by topic, as `hookstream dlq list` shows them, and their replay: first a dry run
+ * that says what would be replayed and what skipped (and why), then the replay itself with a
+ * reason, which the audit trail records.
+ */
+import { useState } from 'preact/hooks';
+import { api, query, type Session } from '../api';
+import { Badge, Failure, Section } from '../components/basics';
+import { Filters, type FilterField } from '../components/filters';
+import { when } from '../format';
+import { formText } from '../form-text';
+import { link, type Route } from '../router';
+import { useApi } from '../use-api';
+
+interface DeadLetter {
+  partition: number;
+  offset: string;
+  dead_lettered_at: string;
+  partner_id: string | null;
+  policy_number: string | null;
+  delivery_id: string | null;
+  event_id: string | null;
+  attempts: number | null;
+  last_http_status: number | null;
+  error_class: string | null;
+  reason: string | null;
+  replayed: boolean;
+}
+
+interface ReplayAnswer {
+  dry_run: boolean;
+  replay_id: string | null;
+  counts: Record<string, number>;
+  decisions: Array<{
+    outcome: string;
+    detail: string;
+    delivery_id: string | null;
+    event_id: string | null;
+    partner_id: string | null;
+    policy_number: string | null;
+  }>;
+}
+
+const FIELDS: FilterField[] = [
+  { name: 'topic', label: 'Topic', options: ['callback', 'policy-status', 'documents'] },
+  { name: 'partner_id', label: 'Partner' },
+  { name: 'error_class', label: 'Error class' },
+  { name: 'last_status', label: 'Last HTTP status' },
+  { name: 'policy_number', label: 'Policy number' },
+  { name: 'delivery_id', label: 'Delivery id' },
+];
+
+export function DeadLettersPage({ session, route }: { session: Session; route: Route }) {
+  const filters = Object.fromEntries(FIELDS.map((f) => [f.name, route.params.get(f.name) ?? undefined]));
+  const selection = { ...filters, topic: filters['topic'] ?? 'callback' };
+  const { data, error, reload } = useApi<{ topic: string; selected: number; not_replayed: number; dead_letters: DeadLetter[] }>(
+    `/api/admin/v1/dead-letters${query(selection)}`,
+  );
+  const [plan, setPlan] = useState<ReplayAnswer | undefined>(undefined);
+  const [result, setResult] = useState<ReplayAnswer | undefined>(undefined);
+  const [failure, setFailure] = useState<Error | undefined>(undefined);
+  const [busy, setBusy] = useState(false);
+  const body = (dryRun: boolean, reason?: string) => ({
+    ...Object.fromEntries(Object.entries(selection).filter(([, v]) => v !== undefined)),
+    dry_run: dryRun,
+    ...(reason ? { reason } : {}),
+  });
+  const run = async (dryRun: boolean, reason?: string) => {
+    setBusy(true);
+    setFailure(undefined);
+    try {
+      const answer = await api.post<ReplayAnswer>('/api/admin/v1/dead-letters/replay', body(dryRun, reason));
+      if (dryRun) setPlan(answer);
+      else {
+        setResult(answer);
+        setPlan(undefined);
+        void reload();
+      }
+    } catch (e) {
+      setFailure(e as Error);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const writer = session.kind === 'operator' && session.role === 'operator';
+  return (
+    <>
+      <h1>Dead letters</h1>
+      <Filters segments={['dead-letters']} fields={FIELDS} values={filters} />
+      <Failure error={error} />
+      {data && (
+        <p>
+          {data.selected} selected in <code>{data.topic}</code>, {data.not_replayed} not replayed (newest {data.dead_letters.length} shown).
+        </p>
+      )}
+      <div class="table-wrap">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Dead-lettered</th>
+              <th scope="col">Partner</th>
+              <th scope="col">Policy</th>
+              <th scope="col">Why</th>
+              <th scope="col">Attempts</th>
+              <th scope="col">Replayed</th>
+            </tr>
+          </thead>
+          <tbody>
+            {data?.dead_letters.map((l) => (
+              <tr key={`${l.partition}:${l.offset}`}>
+                <td>{when(l.dead_lettered_at)}</td>
+                <td>{l.partner_id ?? '?'}</td>
+                <td>
+                  {l.delivery_id ? (
+                    <a href={link('deliveries', l.delivery_id)}>{l.policy_number ?? l.delivery_id}</a>
+                  ) : (
+                    (l.policy_number ?? l.event_id)
+                  )}
+                </td>
+                <td>
+                  <code>{l.error_class ?? '?'}</code> {l.last_http_status ? `(last answer ${l.last_http_status})` : ''}
+                  <div class="muted">{l.reason}</div>
+                </td>
+                <td class="num">{l.attempts ?? '–'}</td>
+                <td>{l.replayed ? 'yes' : 'no'}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        {data?.dead_letters.length === 0 && <p class="empty">No dead letters match.</p>}
+      </div>
+      {writer && (
+        <Section title="Replay the selected dead letters">
+          <p>First a dry run: it says what would be replayed and what skipped, and writes nothing.</p>
+          <button type="button" disabled={busy} onClick={() => void run(true)}>
+            Dry run
+          </button>
+          <Failure error={failure} />
+          {plan && <Decisions answer={plan} />}
+          {plan && (plan.counts['replayed'] ?? 0) > 0 && (
+            <form
+              class="inline-form"
+              onSubmit={(event) => {
+                event.preventDefault();
+                void run(false, formText(event.currentTarget, 'reason'));
+              }}
+            >
+              <label>
+                <span>Reason (required, for the audit trail)</span>
+                <input name="reason" required placeholder="partner fixed its endpoint" />
+              </label>
+              <button type="submit" disabled={busy}>
+                Replay {plan.counts['replayed']}
+              </button>
+            </form>
+          )}
+          {result && (
+            <div class="ok" role="status">
+              <p>
+                Replayed: run <code>{result.replay_id}</code>. It is in the <a href={link('audit')}>audit trail</a>.
+              </p>
+              <Decisions answer={result} />
+            </div>
+          )}
+        </Section>
+      )}
+    </>
+  );
+}
+
+function Decisions({ answer }: { answer: ReplayAnswer }) {
+  return (
+    <>
+      <p>
+        {answer.dry_run ? 'Would do: ' : 'Done: '}
+        {Object.entries(answer.counts)
+          .filter(([, n]) => n > 0)
+          .map(([outcome, n]) => `${n} ${outcome}`)
+          .join(', ') || 'nothing selected'}
+      </p>
+      <ul class="decisions">
+        {answer.decisions.map((d, i) => (
+          <li key={i}>
+            <Badge value={d.outcome === 'replayed' ? 'delivered' : d.outcome === 'failed' ? 'FAILED' : 'superseded'} /> {d.outcome}:{' '}
+            {d.partner_id} {d.policy_number} <code>{d.delivery_id ?? d.event_id}</code>
+            {d.detail && <span class="muted"> — {d.detail}</span>}
+          </li>
+        ))}
+      </ul>
+    </>
+  );
+}

@@ -1,0 +1,146 @@
+/*
+ * One delivery: what it is now, the timeline of every attempt (tier, HTTP status, latency, error,
+ * the start of the partner's answer), the body exactly as sent, how to verify its signature, and a
+ * resend (a partner's own) or a replay (an operator's) of a dead-lettered one, with the reason
+ * when it is refused.
+ */
+import { useState } from 'preact/hooks';
+import type { z } from 'zod';
+import type { DeliveryAnswer } from '../../../src/api/schemas';
+import { api, apiBase, type Session } from '../api';
+import { Badge, Facts, Failure, Section } from '../components/basics';
+import { Verification } from '../components/verification';
+import { ms, pretty, when } from '../format';
+import { useApi } from '../use-api';
+
+type Delivery = z.infer<typeof DeliveryAnswer>['data'];
+
+export function DeliveryPage({ session, deliveryId }: { session: Session; deliveryId: string }) {
+  const url = `${apiBase(session)}/deliveries/${encodeURIComponent(deliveryId)}`;
+  const { data, error, reload, live } = useApi<{ data: Delivery }>(url, (d) => d.data.state === 'pending' || d.data.state === 'failing');
+  if (error) return <Failure error={error} />;
+  if (!data) return <p>Loading…</p>;
+  const d = data.data;
+  return (
+    <>
+      <h1>
+        Delivery of {d.policy_number} <span class="muted">v{d.policy_version}</span> <Badge value={d.state} />
+      </h1>
+      {live && (
+        <p class="live" aria-live="polite">
+          Updating while the delivery is in progress…
+        </p>
+      )}
+      <Section title="Summary">
+        <Facts
+          rows={[
+            ['Delivery id', <code>{d.delivery_id}</code>],
+            ['Partner', d.partner_id],
+            ['Endpoint', d.endpoint_id],
+            ['Status sent', d.policy_status],
+            ['Created', when(d.created_at)],
+            ['Sends', d.attempt_count],
+            ['Last HTTP status', d.last_http_status ?? '–'],
+            ['Last error', d.last_error_class ?? '–'],
+            ['Dead-lettered', when(d.dead_lettered_at)],
+            ['Resent', `${d.replay_count} times`],
+          ]}
+        />
+        {d.state === 'dead_lettered' && <Resend session={session} delivery={d} onDone={() => void reload()} />}
+        {d.state === 'superseded' && (
+          <p class="note">Not sent, and it cannot be resent: a newer status of this policy reached the endpoint first.</p>
+        )}
+      </Section>
+      <Section title="Attempts">
+        <ol class="timeline">
+          {d.attempts.map((a, i) => (
+            <li key={i}>
+              <div class="timeline-head">
+                <Badge value={a.outcome} /> <strong>attempt {a.attempt}</strong> <span class="muted">tier {a.tier}</span>{' '}
+                <time dateTime={a.recorded_at}>{when(a.recorded_at)}</time>
+              </div>
+              <Facts
+                rows={[
+                  ['HTTP status', a.http_status ?? '–'],
+                  ['Latency', ms(a.latency_ms)],
+                  ['Error', a.error_class ?? '–'],
+                ]}
+              />
+              {a.response_excerpt !== null && a.response_excerpt !== '' && (
+                <details>
+                  <summary>Answer (first 1,024 bytes)</summary>
+                  <pre>{pretty(a.response_excerpt)}</pre>
+                </details>
+              )}
+            </li>
+          ))}
+        </ol>
+        {d.attempts.length === 0 && <p class="empty">Not tried yet.</p>}
+      </Section>
+      <Section title="Body as sent">
+        <pre class="body">{pretty(d.body) || '(not read yet)'}</pre>
+      </Section>
+      <Verification delivery={d} />
+      {d.replays.length > 0 && (
+        <Section title="Resends and replays">
+          <ul>
+            {d.replays.map((r) => (
+              <li key={r.replay_id}>
+                {when(r.replayed_at)}: {r.outcome} by {r.operator} — “{r.reason}”{r.detail ? ` (${r.detail})` : ''}
+              </li>
+            ))}
+          </ul>
+        </Section>
+      )}
+    </>
+  );
+}
+
+function Resend({ session, delivery, onDone }: { session: Session; delivery: Delivery; onDone: () => void }) {
+  const [reason, setReason] = useState('');
+  const [error, setError] = useState<Error | undefined>(undefined);
+  const [done, setDone] = useState<string | undefined>(undefined);
+  const [busy, setBusy] = useState(false);
+  const viewer = session.kind === 'operator' && session.role !== 'operator';
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      if (session.kind === 'partner') {
+        await api.post(`/api/portal/v1/deliveries/${encodeURIComponent(delivery.delivery_id)}/resend`, reason ? { reason } : {});
+      } else {
+        await api.post('/api/admin/v1/dead-letters/replay', {
+          topic: 'callback',
+          delivery_id: [delivery.delivery_id],
+          dry_run: false,
+          reason: reason || 'replayed from the console',
+        });
+      }
+      setDone('Queued: it is sent again from attempt 1 within seconds.');
+      onDone();
+    } catch (failure) {
+      setError(failure as Error);
+    } finally {
+      setBusy(false);
+    }
+  };
+  if (viewer) return null;
+  return (
+    <form class="inline-form" onSubmit={submit}>
+      <label>
+        <span>Reason (for the audit trail)</span>
+        <input name="reason" value={reason} onInput={(e) => setReason(e.currentTarget.value)} placeholder="endpoint fixed" />
+      </label>
+      <button type="submit" disabled={busy}>
+        {session.kind === 'partner' ? 'Resend' : 'Replay'}
+      </button>
+      {done && (
+        <p class="ok" role="status">
+          {done}
+        </p>
+      )}
+      <Failure error={error} />
+    </form>
+  );
+}

@@ -1,0 +1,67 @@
+/*
+ * How a partner's endpoints are doing: per endpoint, the share of requests answered 200 and the
+ * 95th percentile of their latency over the last hour and day, an hour-by-hour chart of the day,
+ * and the partner's circuit as the sender last recorded it.
+ */
+import type { z } from 'zod';
+import type { EndpointsHealth } from '../../../src/api/schemas';
+import type { Session } from '../api';
+import { Badge, Facts, Failure, Section } from '../components/basics';
+import { Filters } from '../components/filters';
+import { HourlyChart } from '../components/hourly-chart';
+import { ms, percent, when } from '../format';
+import { useApi } from '../use-api';
+
+type Health = z.infer<typeof EndpointsHealth>;
+
+export function HealthPage({ session, partnerId }: { session: Session; partnerId: string | null }) {
+  const url =
+    session.kind === 'partner'
+      ? '/api/portal/v1/endpoints'
+      : partnerId
+        ? `/api/admin/v1/partners/${encodeURIComponent(partnerId)}/endpoints`
+        : null;
+  const { data, error } = useApi<{ data: Health }>(url, () => true);
+  const chooser =
+    session.kind === 'operator' ? (
+      <Filters segments={['health']} fields={[{ name: 'partner_id', label: 'Partner' }]} values={{ partner_id: partnerId ?? undefined }} />
+    ) : null;
+  if (!url)
+    return (
+      <>
+        <h1>Endpoint health</h1>
+        {chooser}
+        <p>Choose a partner to see its endpoints’ health.</p>
+      </>
+    );
+  if (error) return <Failure error={error} />;
+  if (!data) return <p>Loading…</p>;
+  const h = data.data;
+  return (
+    <>
+      <h1>Endpoint health</h1>
+      {chooser}
+      <p>
+        Circuit: <Badge value={h.circuit_state === 'open' ? 'FAILED' : h.circuit_state === 'closed' ? 'delivered' : 'pending'} />{' '}
+        <strong>{h.circuit_state}</strong>
+        {h.circuit_as_of && <span class="muted"> as of {when(h.circuit_as_of)}</span>}
+        {h.circuit_state === 'open' && <span> — requests are paused after repeated failures; one probe is sent before they resume.</span>}
+      </p>
+      {h.endpoints.map((e) => (
+        <Section key={e.endpoint_id} title={`Endpoint ${e.endpoint_id}`}>
+          <p class="muted">{e.url ?? '(since removed)'}</p>
+          <Facts
+            rows={[
+              ['Success, last hour', `${percent(e.last_hour.success_rate)} of ${e.last_hour.sends}`],
+              ['p95 latency, last hour', ms(e.last_hour.p95_latency_ms)],
+              ['Success, last day', `${percent(e.last_day.success_rate)} of ${e.last_day.sends}`],
+              ['p95 latency, last day', ms(e.last_day.p95_latency_ms)],
+            ]}
+          />
+          <HourlyChart hours={e.hourly} />
+        </Section>
+      ))}
+      {h.endpoints.length === 0 && <p class="empty">No callback endpoints.</p>}
+    </>
+  );
+}

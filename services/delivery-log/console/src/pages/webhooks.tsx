@@ -1,0 +1,193 @@
+/*
+ * Inbound webhooks: the ones accepted (with their documents) and the ones refused (with the
+ * contract's error code, the fields at fault and the message the partner was answered).
+ */
+import type { z } from 'zod';
+import type { RejectedWebhookPage, WebhookAnswer, WebhookPage as WebhookPageSchema } from '../../../src/api/schemas';
+import { apiBase, query, type Session } from '../api';
+import { Badge, Facts, Failure, Section } from '../components/basics';
+import { Filters, type FilterField } from '../components/filters';
+import { LoadMore, usePages } from '../components/pages';
+import { when } from '../format';
+import { link, type Route } from '../router';
+import { useApi } from '../use-api';
+import { isoOf } from './deliveries';
+
+type Webhook = z.infer<typeof WebhookPageSchema>['data'][number];
+type Rejected = z.infer<typeof RejectedWebhookPage>['data'][number];
+
+/** What each refusal's error code means for the partner (the contract's codes). */
+const ERROR_MEANINGS: Record<string, string> = {
+  INVALID_PAYLOAD_VALIDATION_ERR: 'a field is missing or invalid: the fields listed name each',
+  IDEMPOTENCY_KEY_REUSED_ERR: 'this request_id was used before with a different body: send a new request_id for a new webhook',
+  REQUEST_IN_PROGRESS_ERR: 'a request with this request_id was still being processed: retry it a moment later',
+  MALFORMED_REQUEST_ERR: 'the body is not JSON',
+};
+
+export function WebhooksPage({ session, route }: { session: Session; route: Route }) {
+  const refused = route.params.get('view') === 'refused';
+  const fields: FilterField[] = [
+    ...(session.kind === 'operator' ? [{ name: 'partner_id', label: 'Partner' }] : []),
+    ...(refused ? [] : [{ name: 'transaction_number', label: 'Transaction number' }]),
+    { name: 'request_id', label: 'Request id' },
+    { name: 'from', label: 'From', type: 'datetime-local' as const },
+    { name: 'to', label: 'To', type: 'datetime-local' as const },
+  ];
+  const filters = Object.fromEntries(fields.map((f) => [f.name, route.params.get(f.name) ?? undefined]));
+  const params = query({ ...filters, from: isoOf(filters['from']), to: isoOf(filters['to']), limit: 50 });
+  return (
+    <>
+      <h1>Inbound webhooks</h1>
+      <nav class="tabs" aria-label="Accepted or refused">
+        <a href={link('webhooks')} aria-current={refused ? undefined : 'page'}>
+          Accepted
+        </a>
+        <a href={`${link('webhooks')}?view=refused`} aria-current={refused ? 'page' : undefined}>
+          Refused
+        </a>
+      </nav>
+      <Filters segments={['webhooks']} fields={fields} values={filters} />
+      {refused ? (
+        <RefusedList url={`${apiBase(session)}/rejected-webhooks${params}`} operator={session.kind === 'operator'} />
+      ) : (
+        <AcceptedList url={`${apiBase(session)}/webhooks${params}`} operator={session.kind === 'operator'} />
+      )}
+    </>
+  );
+}
+
+function AcceptedList({ url, operator }: { url: string; operator: boolean }) {
+  const pages = usePages<Webhook>(url);
+  return (
+    <>
+      <Failure error={pages.error} />
+      <div class="table-wrap">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Transaction</th>
+              <th scope="col">Type</th>
+              <th scope="col">Status</th>
+              {operator && <th scope="col">Partner</th>}
+              <th scope="col">Request id</th>
+              <th scope="col">Received</th>
+            </tr>
+          </thead>
+          <tbody>
+            {pages.items.map((w) => (
+              <tr key={w.webhook_id}>
+                <td>
+                  <a href={link('webhooks', w.webhook_id)}>{w.transaction_number}</a>
+                </td>
+                <td>{w.transaction_type}</td>
+                <td>{w.status}</td>
+                {operator && <td>{w.partner_id}</td>}
+                <td>
+                  <code>{w.request_id ?? '–'}</code>
+                </td>
+                <td>{when(w.received_at)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        {pages.items.length === 0 && !pages.loading && <p class="empty">No webhooks match.</p>}
+      </div>
+      <LoadMore pages={pages} />
+    </>
+  );
+}
+
+function RefusedList({ url, operator }: { url: string; operator: boolean }) {
+  const pages = usePages<Rejected>(url);
+  return (
+    <>
+      <Failure error={pages.error} />
+      <div class="table-wrap">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Received</th>
+              {operator && <th scope="col">Partner</th>}
+              <th scope="col">Answer</th>
+              <th scope="col">Fields</th>
+              <th scope="col">Why</th>
+              <th scope="col">Request id</th>
+            </tr>
+          </thead>
+          <tbody>
+            {pages.items.map((r) => (
+              <tr key={r.rejection_id}>
+                <td>{when(r.received_at)}</td>
+                {operator && <td>{r.partner_id}</td>}
+                <td>
+                  <span class="badge badge-bad">{r.http_status}</span> <code>{r.error_code}</code>
+                </td>
+                <td>
+                  {r.fields.map((f) => (
+                    <code key={f} class="field">
+                      {f}
+                    </code>
+                  ))}
+                </td>
+                <td>
+                  {r.message}
+                  {ERROR_MEANINGS[r.error_code] && <div class="muted">{ERROR_MEANINGS[r.error_code]}</div>}
+                </td>
+                <td>
+                  <code>{r.request_id ?? '–'}</code>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        {pages.items.length === 0 && !pages.loading && <p class="empty">No refused webhooks.</p>}
+      </div>
+      <LoadMore pages={pages} />
+    </>
+  );
+}
+
+export function WebhookPage({ session, webhookId }: { session: Session; webhookId: string }) {
+  const { data, error } = useApi<z.infer<typeof WebhookAnswer>>(`${apiBase(session)}/webhooks/${encodeURIComponent(webhookId)}`);
+  if (error) return <Failure error={error} />;
+  if (!data) return <p>Loading…</p>;
+  const w = data.data;
+  return (
+    <>
+      <h1>Webhook {w.transaction_number}</h1>
+      <Section title="Summary">
+        <Facts
+          rows={[
+            ['Partner', w.partner_id],
+            ['Type', w.transaction_type],
+            ['Status', w.status],
+            ['Request id', <code>{w.request_id ?? '–'}</code>],
+            ['Received', when(w.received_at)],
+            ['Body fingerprint', <code>{w.payload_fingerprint}</code>],
+          ]}
+        />
+      </Section>
+      <Section title="Documents">
+        <ol class="documents">
+          {w.documents.map((d) => (
+            <li key={d.document_id}>
+              <Badge value={d.outcome} /> <strong>{d.filename ?? d.document_type}</strong> <span class="muted">{d.source_url}</span>
+              {d.outcome === 'STORED' && (
+                <div class="muted">
+                  {d.content_type}, {d.size_bytes} bytes, SHA-256 <code>{d.sha256}</code>
+                </div>
+              )}
+              {d.outcome === 'FAILED' && (
+                <div>
+                  {d.failure_reason}
+                  {d.http_status ? ` (your document host answered ${d.http_status})` : ''}: {d.error}
+                </div>
+              )}
+            </li>
+          ))}
+        </ol>
+        {w.documents.length === 0 && <p class="empty">No documents linked.</p>}
+      </Section>
+    </>
+  );
+}

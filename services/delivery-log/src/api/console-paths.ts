@@ -1,0 +1,46 @@
+/*
+ * The console's sign-in in the OpenAPI document (openapi.ts): what turns a credential into the
+ * session cookie the console's requests carry.
+ */
+import type { ZodOpenApiPathsObject } from 'zod-openapi';
+import { ApiErrorCodes } from './api-errors';
+import { badBody, json, refusal } from './openapi-parts';
+import { ConsoleSessionView, SignInBody, one } from './schemas';
+
+const SessionAnswer = one(ConsoleSessionView, 'ConsoleSessionAnswer');
+const unauthenticated = { '401': refusal('Unknown, revoked or expired; or not signed in', [ApiErrorCodes.UNAUTHENTICATED]) };
+
+export const consolePaths: ZodOpenApiPathsObject = {
+  '/console/session': {
+    post: {
+      summary: 'Sign in to the console',
+      tags: ['console'],
+      operationId: 'consoleSignIn',
+      description:
+        'Exchanges a partner’s API key, a portal link’s token or an operator token for a session cookie (HttpOnly, SameSite=Strict, ' +
+        'Secure over TLS; at most 8 hours, or the portal token’s expiry). Writes made with the cookie must send the answer’s ' +
+        'csrf_token as x-csrf-token.',
+      requestBody: { required: true, ...json(SignInBody) },
+      responses: {
+        '201': { description: 'Signed in; Set-Cookie carries the session', ...json(SessionAnswer) },
+        ...unauthenticated,
+        ...badBody,
+      },
+    },
+    get: {
+      summary: 'The current session',
+      tags: ['console'],
+      operationId: 'consoleSession',
+      responses: { '200': { description: 'Who is signed in', ...json(SessionAnswer) }, ...unauthenticated },
+    },
+    delete: {
+      summary: 'Sign out',
+      tags: ['console'],
+      operationId: 'consoleSignOut',
+      responses: {
+        '204': { description: 'Signed out; the cookie is cleared' },
+        '403': refusal('x-csrf-token missing or wrong', [ApiErrorCodes.FORBIDDEN]),
+      },
+    },
+  },
+};

@@ -1,0 +1,116 @@
+/*
+ * The console: its page and assets at /console/ (built with the service, shipped in dist/web, no
+ * CDN), the root redirecting there, and the sign-in that turns a partner's API key, a portal
+ * link's token or an operator token into a session cookie (console-sessions.ts). Every answer
+ * under /console carries a strict Content-Security-Policy: scripts, styles and requests only from
+ * this origin, no inline code, no framing.
+ */
+import path from 'node:path';
+import type { OperatorDirectory, PartnerDirectory } from '@hookstream/shared';
+import express, { Router, type Request, type RequestHandler } from 'express';
+import { ApiError, ApiErrorCodes } from '../api/api-errors';
+import { partnerSessionHolds, refuseWithoutCsrf } from '../api/partner-auth';
+import type { PortalTokens } from '../api/portal-tokens';
+import { parseInput } from '../api/request-input';
+import { SignInBody } from '../api/schemas';
+import { ConsoleSessions, type ConsoleSession } from './console-sessions';
+
+export const CONSOLE_BASE = '/console';
+/** The built page and its assets (services/delivery-log/console, bundled by its build into dist/web). */
+const ASSETS = path.join(__dirname, '..', 'web');
+
+export const CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "font-src 'self'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const securityHeaders: RequestHandler = (_req, res, next) => {
+  res.setHeader('Content-Security-Policy', CONTENT_SECURITY_POLICY);
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('Referrer-Policy', 'no-referrer');
+  res.setHeader('X-Frame-Options', 'DENY');
+  next();
+};
+
+export interface ConsoleDeps {
+  partners: PartnerDirectory;
+  operators: OperatorDirectory;
+  portalTokens: PortalTokens;
+  sessions: ConsoleSessions;
+}
+
+export function consoleRoutes(deps: ConsoleDeps): Router {
+  const router = Router();
+  router.get('/', (_req, res) => res.redirect(302, `${CONSOLE_BASE}/`));
+  router.use(CONSOLE_BASE, securityHeaders);
+
+  router.post(`${CONSOLE_BASE}/session`, express.json({ limit: '4kb', type: () => true }), async (req, res) => {
+    const body = parseInput(SignInBody, req.body ?? {}, 'body');
+    const opened = await signIn(body, deps);
+    if (!opened) throw new ApiError(401, ApiErrorCodes.UNAUTHENTICATED, 'that key or token is unknown, revoked or expired');
+    res.setHeader('Set-Cookie', ConsoleSessions.cookie(opened.cookieValue, { secure: req.secure, expiresAt: opened.session.expiresAt }));
+    res.status(201).json({ data: describeSession(opened.session, deps) });
+  });
+
+  router.get(`${CONSOLE_BASE}/session`, async (req, res) => {
+    const session = await currentSession(req, deps);
+    if (!session) throw new ApiError(401, ApiErrorCodes.UNAUTHENTICATED, 'not signed in');
+    res.json({ data: describeSession(session, deps) });
+  });
+
+  router.delete(`${CONSOLE_BASE}/session`, async (req, res) => {
+    const session = await currentSession(req, deps);
+    if (session) refuseWithoutCsrf(req, session);
+    res.setHeader('Set-Cookie', ConsoleSessions.cookie(null, { secure: req.secure }));
+    res.status(204).end();
+  });
+
+  // The page and its assets; the page's own routes are in its URL's fragment (/console/#/deliveries).
+  router.use(CONSOLE_BASE, express.static(ASSETS, { index: 'index.html', fallthrough: true, maxAge: 0 }));
+  return router;
+}
+
+async function signIn(
+  body: { api_key?: string | undefined; portal_token?: string | undefined; operator_token?: string | undefined },
+  deps: ConsoleDeps,
+) {
+  if (body.operator_token !== undefined) {
+    const operator = deps.operators.check(body.operator_token);
+    return operator ? deps.sessions.open({ kind: 'operator', operatorId: operator.operator_id }) : undefined;
+  }
+  if (body.portal_token !== undefined) {
+    const claims = await deps.portalTokens.verify(body.portal_token);
+    if (!claims || deps.partners.get(claims.partnerId)?.status !== 'ACTIVE') return undefined;
+    return deps.sessions.open({ kind: 'partner', partnerId: claims.partnerId, keyId: null }, claims.expiresAt);
+  }
+  const check = deps.partners.checkApiKey(body.api_key);
+  return check.ok ? deps.sessions.open({ kind: 'partner', partnerId: check.partner.partner_id, keyId: check.key.key_id }) : undefined;
+}
+
+async function currentSession(req: Request, deps: ConsoleDeps): Promise<ConsoleSession | undefined> {
+  const session = await deps.sessions.read(req.get('cookie'));
+  if (session?.kind === 'partner') return partnerSessionHolds(session, deps.partners) ? session : undefined;
+  if (session?.kind === 'operator') {
+    const operator = deps.operators.get(session.operatorId);
+    return operator && operator.revoked_at === null ? session : undefined;
+  }
+  return undefined;
+}
+
+/** What the page needs to know of its session: who, what they may do, the CSRF value for writes, when it ends. */
+function describeSession(session: ConsoleSession, deps: ConsoleDeps) {
+  const common = { csrf_token: session.csrf, expires_at: session.expiresAt.toISOString() };
+  if (session.kind === 'partner') {
+    const partner = deps.partners.get(session.partnerId);
+    return { ...common, kind: 'partner' as const, partner_id: session.partnerId, partner_name: partner?.name ?? session.partnerId };
+  }
+  const operator = deps.operators.get(session.operatorId)!;
+  return { ...common, kind: 'operator' as const, operator_id: operator.operator_id, name: operator.name, role: operator.role };
+}

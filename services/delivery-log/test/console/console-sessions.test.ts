@@ -1,0 +1,57 @@
+import { parseKeyring } from '@hookstream/shared';
+import { ConsoleSessions, SESSION_COOKIE, csrfMatches } from '../../src/console/console-sessions';
+import { PortalTokens } from '../../src/api/portal-tokens';
+
+const keys = parseKeyring(`k1:${Buffer.alloc(32, 1).toString('base64')}`, 'HOOKSTREAM_PORTAL_TOKEN_KEYS', 32);
+const sessions = new ConsoleSessions(keys);
+const cookieOf = (value: string) => `other=1; ${SESSION_COOKIE}=${value}`;
+
+test('a session opened for a partner reads back as that partner, with its key and a CSRF value', async () => {
+  const { session, cookieValue } = await sessions.open({ kind: 'partner', partnerId: 'acme', keyId: 'key_1' });
+  expect(await sessions.read(cookieOf(cookieValue))).toEqual(session);
+  expect(session).toMatchObject({ kind: 'partner', partnerId: 'acme', keyId: 'key_1' });
+  expect(session.csrf).toMatch(/^[A-Za-z0-9_-]{32}$/);
+  expect(cookieValue).not.toContain('key_1'.repeat(2));
+});
+
+test('a session ends after 8 hours, or with the portal token it was opened with', async () => {
+  const now = new Date('2026-01-01T10:00:00Z');
+  const long = await sessions.open({ kind: 'operator', operatorId: 'op_1' }, undefined, now);
+  expect(long.session.expiresAt.toISOString()).toBe('2026-01-01T18:00:00.000Z');
+  const short = await sessions.open({ kind: 'partner', partnerId: 'acme', keyId: null }, new Date('2026-01-01T10:30:00Z'), now);
+  expect(short.session.expiresAt.toISOString()).toBe('2026-01-01T10:30:00.000Z');
+  // Opened in January for half an hour: long expired.
+  expect(await sessions.read(cookieOf(short.cookieValue))).toBeUndefined();
+});
+
+test('a tampered cookie, another key’s, or a portal token in its place is no session', async () => {
+  const { cookieValue } = await sessions.open({ kind: 'operator', operatorId: 'op_1' });
+  const [header, payload, signature] = cookieValue.split('.');
+  const forgedPayload = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload!, 'base64url').toString()), sub: 'op_2' })).toString(
+    'base64url',
+  );
+  expect(await sessions.read(cookieOf(`${header}.${forgedPayload}.${signature}`))).toBeUndefined();
+  const otherKeys = new ConsoleSessions(parseKeyring(`k1:${Buffer.alloc(32, 2).toString('base64')}`, 'k', 32));
+  expect(await otherKeys.read(cookieOf(cookieValue))).toBeUndefined();
+  const portal = await new PortalTokens(keys).issue('acme', 300);
+  expect(await sessions.read(cookieOf(portal.token))).toBeUndefined();
+  expect(await sessions.read(undefined)).toBeUndefined();
+  expect(await sessions.read('unrelated=1')).toBeUndefined();
+});
+
+test('the cookie is HttpOnly and SameSite=Strict, Secure over TLS, and cleared on sign-out', () => {
+  const set = ConsoleSessions.cookie('v', { secure: true, expiresAt: new Date('2026-11-25T18:00:00Z') });
+  expect(set).toMatch(/HttpOnly/);
+  expect(set).toMatch(/SameSite=Strict/);
+  expect(set).toMatch(/Secure/);
+  expect(ConsoleSessions.cookie('v', { secure: false })).not.toMatch(/Secure/);
+  expect(ConsoleSessions.cookie(null, { secure: false })).toMatch(/Max-Age=0/);
+});
+
+test('a write carries the session’s CSRF value, compared exactly', async () => {
+  const { session } = await sessions.open({ kind: 'operator', operatorId: 'op_1' });
+  expect(csrfMatches(session, session.csrf)).toBe(true);
+  expect(csrfMatches(session, `${session.csrf}x`)).toBe(false);
+  expect(csrfMatches(session, undefined)).toBe(false);
+  expect(csrfMatches(session, '')).toBe(false);
+});
