@@ -1,6 +1,8 @@
-// Two projects: `unit` (pure logic, fakes allowed, no infrastructure) and `integration`
-// (real Kafka and schema registry: `npm test` starts a fresh local stack around the run and
-// passes KAFKA_BROKERS and SCHEMA_REGISTRY_URL). Integration test files end in `.int.test.ts`.
+// Three projects: `unit` (pure logic, fakes allowed, no infrastructure), `integration` (real
+// Kafka and schema registry: `npm test` starts a fresh local stack around the run and passes
+// KAFKA_BROKERS and SCHEMA_REGISTRY_URL), and `browser`: integration tests that also drive a real
+// Chromium (test/helpers/browser.ts), apart so that its global setup installs chromium only for a
+// run that has one. Integration test files end in `.int.test.ts`, browser ones in `.browser.int.test.ts`.
 const transform = { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.test.json' }] };
 // Tests use the TypeScript sources of the packages' public entries; spawned services run the compiled dist/.
 const moduleNameMapper = {
@@ -8,6 +10,15 @@ const moduleNameMapper = {
   '^@hookstream/cli/stack$': '<rootDir>/cli/src/stack/index.ts',
 };
 const roots = ['<rootDir>/shared', '<rootDir>/cli', '<rootDir>/services', '<rootDir>/test', '<rootDir>/bench'];
+/** What the integration and browser projects share. */
+const integration = {
+  roots,
+  transform,
+  moduleNameMapper,
+  testEnvironment: 'node',
+  slowTestThreshold: 30,
+  setupFiles: ['<rootDir>/test/setup-process-warnings.js'],
+};
 
 /** @type {import('jest').Config} */
 module.exports = {
@@ -23,14 +34,17 @@ module.exports = {
     },
     {
       displayName: 'integration',
-      roots,
       testMatch: ['**/test/**/*.int.test.ts'],
+      testPathIgnorePatterns: ['\\.browser\\.int\\.test\\.ts$', '/node_modules/', '/dist/'],
+      ...integration,
+    },
+    {
+      displayName: 'browser',
+      testMatch: ['**/test/**/*.browser.int.test.ts'],
       testPathIgnorePatterns: ['/node_modules/', '/dist/'],
-      transform,
-      moduleNameMapper,
-      testEnvironment: 'node',
-      slowTestThreshold: 30,
-      setupFiles: ['<rootDir>/test/setup-process-warnings.js'],
+      // Jest runs a project's global setup only when the run includes one of its tests.
+      globalSetup: '<rootDir>/test/browser-global-setup.ts',
+      ...integration,
     },
   ],
   // Two cores here: two workers share the one broker.

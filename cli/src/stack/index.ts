@@ -2,6 +2,7 @@
 // stack of their own (start it, start a part of it again, stop it), as `hookstream stack up`,
 // its healing and `stack down` do. Everything else under cli/src is the CLI's own.
 export { defaultCacheDir, ensureKafka } from './artifacts';
+export { ensureChromium, type ChromiumBinary, type EnsureChromiumOptions } from './chromium';
 export { startBroker, type BrokerListener, type BrokerSettings } from './kafka-broker';
 export { restartStackPart, type RestartPartOptions, type StackPart } from './heal';
 export { ensurePrometheus, type PrometheusBinaries } from './prometheus-artifact';
