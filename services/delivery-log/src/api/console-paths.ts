@@ -2,6 +2,7 @@
  * The console's sign-in in the OpenAPI document (openapi.ts): what turns a credential into the
  * session cookie the console's requests carry.
  */
+import { z } from 'zod';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import { ApiErrorCodes } from './api-errors';
 import { badBody, json, refusal } from './openapi-parts';
@@ -31,7 +32,12 @@ export const consolePaths: ZodOpenApiPathsObject = {
       summary: 'The current session',
       tags: ['console'],
       operationId: 'consoleSession',
-      responses: { '200': { description: 'Who is signed in', ...json(SessionAnswer) }, ...unauthenticated },
+      responses: {
+        '200': {
+          description: 'Who is signed in; data is null when nobody is',
+          ...json(z.object({ data: ConsoleSessionView.nullable() }).meta({ id: 'CurrentSessionAnswer' })),
+        },
+      },
     },
     delete: {
       summary: 'Sign out',

@@ -59,10 +59,10 @@ export function consoleRoutes(deps: ConsoleDeps): Router {
     res.status(201).json({ data: describeSession(opened.session, deps) });
   });
 
+  // Not signed in is an answer, not an error: the page asks on every load.
   router.get(`${CONSOLE_BASE}/session`, async (req, res) => {
     const session = await currentSession(req, deps);
-    if (!session) throw new ApiError(401, ApiErrorCodes.UNAUTHENTICATED, 'not signed in');
-    res.json({ data: describeSession(session, deps) });
+    res.json({ data: session ? describeSession(session, deps) : null });
   });
 
   router.delete(`${CONSOLE_BASE}/session`, async (req, res) => {

@@ -17,7 +17,15 @@ type Delivery = z.infer<typeof DeliveryAnswer>['data'];
 
 export function DeliveryPage({ session, deliveryId }: { session: Session; deliveryId: string }) {
   const url = `${apiBase(session)}/deliveries/${encodeURIComponent(deliveryId)}`;
-  const { data, error, reload, live } = useApi<{ data: Delivery }>(url, (d) => d.data.state === 'pending' || d.data.state === 'failing');
+  // After a resend the delivery is followed until it moves on from what it was then (the log learns of it within a second or so).
+  const [resentFrom, setResentFrom] = useState<{ attempts: number } | undefined>(undefined);
+  const { data, error, reload, live } = useApi<{ data: Delivery }>(
+    url,
+    (d) =>
+      d.data.state === 'pending' ||
+      d.data.state === 'failing' ||
+      (resentFrom !== undefined && d.data.attempts.length <= resentFrom.attempts),
+  );
   if (error) return <Failure error={error} />;
   if (!data) return <p>Loading…</p>;
   const d = data.data;
@@ -46,7 +54,21 @@ export function DeliveryPage({ session, deliveryId }: { session: Session; delive
             ['Resent', `${d.replay_count} times`],
           ]}
         />
-        {d.state === 'dead_lettered' && <Resend session={session} delivery={d} onDone={() => void reload()} />}
+        {d.state === 'dead_lettered' && (
+          <Resend
+            session={session}
+            delivery={d}
+            onDone={() => {
+              setResentFrom({ attempts: d.attempts.length });
+              void reload();
+            }}
+          />
+        )}
+        {resentFrom && (
+          <p class="ok" role="status">
+            Queued: it is sent again from attempt 1 within seconds; this page follows it.
+          </p>
+        )}
         {d.state === 'superseded' && (
           <p class="note">Not sent, and it cannot be resent: a newer status of this policy reached the endpoint first.</p>
         )}
@@ -99,7 +121,6 @@ export function DeliveryPage({ session, deliveryId }: { session: Session; delive
 function Resend({ session, delivery, onDone }: { session: Session; delivery: Delivery; onDone: () => void }) {
   const [reason, setReason] = useState('');
   const [error, setError] = useState<Error | undefined>(undefined);
-  const [done, setDone] = useState<string | undefined>(undefined);
   const [busy, setBusy] = useState(false);
   const viewer = session.kind === 'operator' && session.role !== 'operator';
   const submit = async (event: Event) => {
@@ -117,7 +138,6 @@ function Resend({ session, delivery, onDone }: { session: Session; delivery: Del
           reason: reason || 'replayed from the console',
         });
       }
-      setDone('Queued: it is sent again from attempt 1 within seconds.');
       onDone();
     } catch (failure) {
       setError(failure as Error);
@@ -135,11 +155,6 @@ function Resend({ session, delivery, onDone }: { session: Session; delivery: Del
       <button type="submit" disabled={busy}>
         {session.kind === 'partner' ? 'Resend' : 'Replay'}
       </button>
-      {done && (
-        <p class="ok" role="status">
-          {done}
-        </p>
-      )}
       <Failure error={error} />
     </form>
   );
