@@ -23,7 +23,8 @@ RUN mkdir /manifests \
     | xargs -0 cp --parents -t /manifests
 
 # ---------------------------------------------------------------------------------------------
-# build: all dependencies (typescript is a devDependency), then `tsc -b` over the whole tree.
+# build: all dependencies (typescript and esbuild are devDependencies), then `npm run build`:
+# `tsc -b` over the whole tree and the console's bundle (services/delivery-log/dist/web).
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 ENV NPM_CONFIG_UPDATE_NOTIFIER=false
@@ -37,7 +38,7 @@ COPY --from=manifests /manifests/ ./
 RUN npm ci --ignore-scripts --no-audit --no-fund \
  && npm rebuild @confluentinc/kafka-javascript
 COPY . .
-RUN npx tsc -b
+RUN npm run build
 
 # ---------------------------------------------------------------------------------------------
 # runtime: production dependencies and compiled output only, run as the unprivileged `node` user.

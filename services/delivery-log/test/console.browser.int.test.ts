@@ -46,18 +46,26 @@ const page = async (device: 'desktop' | 'phone' = 'desktop') => {
   opened.push(watched);
   return watched.page;
 };
-const deadLettered = async (partnerId: string) =>
+/** The dead-lettered delivery of `policyNumber` once the log has it. */
+const deadLettered = async (policyNumber: string) =>
   waitFor(
     async () => {
-      const page = await api<{ data: Array<{ delivery_id: string; policy_number: string }> }>(
+      const page = await api<{ data: Array<{ delivery_id: string }> }>(
         'GET',
-        `/api/admin/v1/deliveries?partner_id=${partnerId}&status=dead_lettered`,
+        `/api/admin/v1/deliveries?partner_id=${partnerA}&policy_number=${policyNumber}&status=dead_lettered`,
       );
-      return page.data.length === 2 ? page.data : undefined;
+      return page.data[0];
     },
-    `${partnerId}'s two dead letters in the log`,
+    `${policyNumber} dead-lettered in the log`,
     90_000,
   );
+/** Drops the page problems a test caused on purpose (a refusal the page shows), so that only unexpected ones fail it. */
+const expectProblems = (pattern: RegExp) => {
+  const watched = opened.at(-1)!;
+  const unexpected = watched.problems.filter((problem) => !pattern.test(problem));
+  expect(watched.problems.length).toBeGreaterThan(unexpected.length);
+  watched.problems.splice(0, watched.problems.length, ...unexpected);
+};
 
 beforeAll(async () => {
   fixture = await OutboundFixture.open('console', { retryDelaysMs: retryTierDelays(50), breaker: { failures: 1000, openMs: 100 } });
@@ -96,7 +104,7 @@ afterAll(async () => {
 });
 
 test('a partner opens its portal link, sees why its callback failed, resends it once its endpoint is fixed, and sees it delivered', async () => {
-  await deadLettered(partnerA);
+  await deadLettered('P-CONSOLE-1');
   const { data } = await api<{ data: { token: string } }>('POST', `/api/admin/v1/partners/${partnerA}/portal-tokens`, {
     reason: 'console test',
   });
@@ -130,7 +138,7 @@ test('a partner opens its portal link, sees why its callback failed, resends it 
     .getByText('delivered')
     .waitFor({ timeout: 60_000 });
   expect(await timeline.locator('li').count()).toBe(11);
-});
+}, 180_000);
 
 test("a partner cannot reach another partner's delivery by its URL", async () => {
   const other = await waitFor(
@@ -152,7 +160,7 @@ test("a partner cannot reach another partner's delivery by its URL", async () =>
   expect(await p.getByText('P-OTHER-1').count()).toBe(0);
   // The page's own request was refused: the console shows the 404 it got.
   await p.getByText(/404 NOT_FOUND_ERR/).waitFor();
-  opened.at(-1)!.problems.splice(0); // the refused request above is what this test is about
+  expectProblems(/status of 404/);
 });
 
 test('an operator onboards a partner through the form: a bad field shows its error, the good one lands as the CLI shows it', async () => {
@@ -172,7 +180,9 @@ test('an operator onboards a partner through the form: a bad field shows its err
   await urlError.waitFor();
   expect(await urlError.innerText()).toContain('must use http or https');
   expect(await p.getByLabel('URL', { exact: true }).getAttribute('aria-invalid')).toBe('true');
+  await p.getByRole('heading', { name: 'Onboard a partner' }).scrollIntoViewIfNeeded();
   await screenshot(p, 'partner-form');
+  expectProblems(/status of 400/);
 
   await p.getByLabel('URL', { exact: true }).fill('https://partner.example/cb');
   await p.getByRole('button', { name: 'Onboard' }).click();
@@ -186,14 +196,14 @@ test('an operator onboards a partner through the form: a bad field shows its err
     callback_endpoints: [{ url: 'https://partner.example/cb' }],
     outbound_auth: { method: 'BEARER_STATIC', token: '********' },
   });
-});
+}, 120_000);
 
 test('an operator dry-runs, then replays a dead letter, and finds the replay in the audit trail', async () => {
-  const [second] = (await deadLettered(partnerA)).filter((d) => d.policy_number === 'P-CONSOLE-2');
+  const second = await deadLettered('P-CONSOLE-2');
   fixed = true;
   const p = await page();
   await signInAsOperator(p);
-  await p.goto(`/console/#/dead-letters?topic=callback&delivery_id=${second!.delivery_id}`);
+  await p.goto(`/console/#/dead-letters?topic=callback&delivery_id=${second.delivery_id}`);
   await p.getByText('1 selected in').waitFor();
   await screenshot(p, 'dead-letters');
   await p.getByRole('button', { name: 'Dry run' }).click();
@@ -201,11 +211,16 @@ test('an operator dry-runs, then replays a dead letter, and finds the replay in 
   await p.getByLabel('Reason (required, for the audit trail)').fill('partner is back (console test)');
   await p.getByRole('button', { name: 'Replay 1' }).click();
   await p.getByText(/Replayed: run/).waitFor();
+  // The list is read again after the replay: the dead letter is now marked replayed.
+  await p.locator('tbody tr').getByText('yes', { exact: true }).waitFor();
 
-  await p.getByRole('link', { name: 'Audit trail' }).first().click();
+  const auditAnswer = () => p.waitForResponse((r) => r.url().includes('/api/admin/v1/audit'));
+  await Promise.all([auditAnswer(), p.getByRole('link', { name: 'Audit trail' }).first().click()]);
   await waitFor(
     async () => {
-      await p.reload();
+      // Reloaded until the projection has the run; each reload waits for its own answer (none is cut short).
+      if ((await p.getByText('partner is back (console test)').count()) > 0) return true;
+      await Promise.all([auditAnswer(), p.reload()]);
       await p.getByRole('heading', { name: 'Audit trail' }).waitFor();
       return (await p.getByText('partner is back (console test)').count()) > 0 || undefined;
     },
@@ -215,14 +230,14 @@ test('an operator dry-runs, then replays a dead letter, and finds the replay in 
   await screenshot(p, 'audit');
   const delivered = await waitFor(
     async () => {
-      const { data } = await api<{ data: { state: string } }>('GET', `/api/admin/v1/deliveries/${second!.delivery_id}`);
+      const { data } = await api<{ data: { state: string } }>('GET', `/api/admin/v1/deliveries/${second.delivery_id}`);
       return data.state === 'delivered' || undefined;
     },
     'the replayed delivery delivered',
     60_000,
   );
   expect(delivered).toBe(true);
-});
+}, 180_000);
 
 test('the sign-in page and the deliveries fit a phone', async () => {
   const p = await page('phone');
@@ -244,7 +259,7 @@ test('the sign-in page and the deliveries fit a phone', async () => {
 async function signInAsOperator(p: Page, go = true): Promise<void> {
   if (go) await p.goto('/console/');
   await p.getByLabel('an operator (your operator token)').check();
-  await p.getByLabel('Operator token').fill(operatorToken);
+  await p.getByLabel('Operator token', { exact: true }).fill(operatorToken);
   await p.getByRole('button', { name: 'Sign in' }).click();
   await p.getByRole('heading', { name: 'Deliveries' }).waitFor();
 }

@@ -4,9 +4,9 @@
  */
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { currentSession, signOut, type Session } from './api';
+import { currentSession, signIn, signOut, type Session } from './api';
 import { Failure } from './components/basics';
-import { link, useRoute, type Route } from './router';
+import { link, replaceRoute, useRoute, type Route } from './router';
 import { AuditPage } from './pages/audit';
 import { DeadLettersPage } from './pages/dead-letters';
 import { DeliveriesPage } from './pages/deliveries';
@@ -23,13 +23,21 @@ function App() {
   const [session, setSession] = useState<Session | null | undefined>(undefined);
   const [error, setError] = useState<Error | undefined>(undefined);
   useEffect(() => {
-    currentSession().then(setSession, (e: Error) => setError(e));
+    const portalToken = route.segments[0] === 'portal' ? route.params.get('token') : null;
+    if (!portalToken) {
+      currentSession().then(setSession, (e: Error) => setError(e));
+      return;
+    }
+    // A portal link signs in by itself; its token leaves the address bar at once (history, screenshots, shoulder surfing).
+    replaceRoute('deliveries');
+    signIn({ portal_token: portalToken }).then(setSession, (e: Error) => {
+      setError(e);
+      setSession(null);
+    });
   }, []);
-  const portalToken = route.segments[0] === 'portal' ? route.params.get('token') : null;
 
-  if (error) return <Failure error={error} />;
-  if (session === undefined) return <p>Loading…</p>;
-  if (session === null || portalToken) return <SignInPage onSignedIn={setSession} portalToken={portalToken} />;
+  if (session === undefined) return error ? <Failure error={error} /> : <p>Loading…</p>;
+  if (session === null) return <SignInPage onSignedIn={setSession} error={error} />;
   return (
     <>
       <Header session={session} onSignedOut={() => setSession(null)} />
@@ -108,4 +116,7 @@ function NotHere() {
   );
 }
 
-render(<App />, document.getElementById('app')!);
+const root = document.getElementById('app')!;
+// The page's "Loading…" is for the moment before this script runs; Preact renders beside what it finds.
+root.textContent = '';
+render(<App />, root);

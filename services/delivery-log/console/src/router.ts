@@ -30,6 +30,12 @@ export function link(...segments: string[]): string {
   return `#/${segments.map(encodeURIComponent).join('/')}`;
 }
 
+/** Goes to a view without adding a history entry (the one replaced is not to be gone back to). */
+export function replaceRoute(...segments: string[]): void {
+  history.replaceState(null, '', link(...segments));
+  dispatchEvent(new HashChangeEvent('hashchange'));
+}
+
 /** Replaces the current view's query parameters (filters) without adding a history entry per keystroke. */
 export function setParams(segments: string[], params: Record<string, string | undefined>): void {
   const search = new URLSearchParams();

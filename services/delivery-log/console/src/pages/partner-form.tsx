@@ -124,14 +124,16 @@ function PartnerForm({ current }: { current: PartnerView | undefined }) {
           <label>
             <span>Name</span>
             <input name="name" defaultValue={current?.name ?? ''} {...described('name')} />
-            {problem('name')}
           </label>
+          {problem('name')}
           {!current && (
-            <label>
-              <span>Partner id (optional: from the name)</span>
-              <input name="partner_id" {...described('partner_id')} />
+            <>
+              <label>
+                <span>Partner id (optional: from the name)</span>
+                <input name="partner_id" {...described('partner_id')} />
+              </label>
               {problem('partner_id')}
-            </label>
+            </>
           )}
           <label>
             <span>Status</span>
@@ -155,8 +157,8 @@ function PartnerForm({ current }: { current: PartnerView | undefined }) {
                 <label>
                   <span>URL</span>
                   <input name={path('url')} value={e.url} onInput={set('url')} {...described(path('url'))} />
-                  {problem(path('url'))}
                 </label>
+                {problem(path('url'))}
                 <label>
                   <span>Timeout (ms)</span>
                   <input
@@ -166,13 +168,13 @@ function PartnerForm({ current }: { current: PartnerView | undefined }) {
                     onInput={set('timeout_ms')}
                     {...described(path('timeout_ms'))}
                   />
-                  {problem(path('timeout_ms'))}
                 </label>
+                {problem(path('timeout_ms'))}
                 <label>
                   <span>Statuses (comma-separated; empty: all)</span>
                   <input value={e.statuses} onInput={set('statuses')} {...described(path('statuses'))} />
-                  {problem(path('statuses'))}
                 </label>
+                {problem(path('statuses'))}
                 <label>
                   <span>Product codes (empty: all)</span>
                   <input value={e.product_codes} onInput={set('product_codes')} />
@@ -251,14 +253,14 @@ function PartnerForm({ current }: { current: PartnerView | undefined }) {
               defaultValue={JSON.stringify(current?.body.rules ?? [], null, 2)}
               {...described('body.rules')}
             />
-            {problem('body.rules')}
           </label>
+          {problem('body.rules')}
         </fieldset>
         <label>
           <span>Reason (for the audit trail)</span>
           <input name="reason" required {...described('reason')} />
-          {problem('reason')}
         </label>
+        {problem('reason')}
         <button type="submit">{current ? 'Save changes' : 'Onboard'}</button>
       </form>
     </>
@@ -276,26 +278,28 @@ function AuthInput({
 }) {
   const name = `outbound_auth.${field.name}`;
   return (
-    <label>
-      <span>
-        {field.label}
-        {field.secret ? ' (secret: write-only)' : ''}
-      </span>
-      {field.kind === 'json' ? (
-        <textarea name={name} rows={3} placeholder={field.placeholder} {...described} />
-      ) : field.options ? (
-        <select name={name} defaultValue={field.options[0]}>
-          {field.options.map((o) => (
-            <option key={o}>{o}</option>
-          ))}
-        </select>
-      ) : field.secret ? (
-        <input name={name} type="password" autoComplete="new-password" placeholder={field.placeholder} {...described} />
-      ) : (
-        <input name={name} type="text" autoComplete="off" placeholder={field.placeholder} {...described} />
-      )}
+    <>
+      <label>
+        <span>
+          {field.label}
+          {field.secret ? ' (secret: write-only)' : ''}
+        </span>
+        {field.kind === 'json' ? (
+          <textarea name={name} rows={3} placeholder={field.placeholder} {...described} />
+        ) : field.options ? (
+          <select name={name} defaultValue={field.options[0]}>
+            {field.options.map((o) => (
+              <option key={o}>{o}</option>
+            ))}
+          </select>
+        ) : field.secret ? (
+          <input name={name} type="password" autoComplete="new-password" placeholder={field.placeholder} {...described} />
+        ) : (
+          <input name={name} type="text" autoComplete="off" placeholder={field.placeholder} {...described} />
+        )}
+      </label>
       {problem}
-    </label>
+    </>
   );
 }
 

@@ -1,23 +1,16 @@
 /*
- * Signing in: a partner with its API key (or a portal link, which signs in by itself), an operator
+ * Signing in: a partner with its API key (a portal link signs in by itself, main.tsx), an operator
  * with its token. What is typed goes once to /console/session and is never kept by the page: the
  * session is an HttpOnly cookie from then on.
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { signIn, type Session } from '../api';
 import { Failure } from '../components/basics';
 import { formText } from '../form-text';
 
-export function SignInPage({ onSignedIn, portalToken }: { onSignedIn: (session: Session) => void; portalToken: string | null }) {
+export function SignInPage({ onSignedIn, error: earlier }: { onSignedIn: (session: Session) => void; error?: Error | undefined }) {
   const [as, setAs] = useState<'partner' | 'operator'>('partner');
-  const [error, setError] = useState<Error | undefined>(undefined);
-
-  useEffect(() => {
-    if (!portalToken) return;
-    // The link's token leaves the address bar at once (history, screenshots, shoulder surfing).
-    history.replaceState(null, '', '#/deliveries');
-    signIn({ portal_token: portalToken }).then(onSignedIn, (e: Error) => setError(e));
-  }, [portalToken]);
+  const [error, setError] = useState<Error | undefined>(earlier);
 
   const submit = async (event: Event) => {
     event.preventDefault();
@@ -32,28 +25,24 @@ export function SignInPage({ onSignedIn, portalToken }: { onSignedIn: (session: 
   return (
     <div class="sign-in">
       <h1>Hookstream console</h1>
-      {portalToken ? (
-        <p>Opening your portal link…</p>
-      ) : (
-        <form onSubmit={submit}>
-          <fieldset>
-            <legend>Sign in as</legend>
-            <label class="check">
-              <input type="radio" name="as" checked={as === 'partner'} onChange={() => setAs('partner')} />
-              <span>a partner (your x-api-key)</span>
-            </label>
-            <label class="check">
-              <input type="radio" name="as" checked={as === 'operator'} onChange={() => setAs('operator')} />
-              <span>an operator (your operator token)</span>
-            </label>
-          </fieldset>
-          <label>
-            <span>{as === 'partner' ? 'API key' : 'Operator token'}</span>
-            <input name="credential" type="password" autoComplete="off" required />
+      <form onSubmit={submit}>
+        <fieldset>
+          <legend>Sign in as</legend>
+          <label class="check">
+            <input type="radio" name="as" checked={as === 'partner'} onChange={() => setAs('partner')} />
+            <span>a partner (your x-api-key)</span>
           </label>
-          <button type="submit">Sign in</button>
-        </form>
-      )}
+          <label class="check">
+            <input type="radio" name="as" checked={as === 'operator'} onChange={() => setAs('operator')} />
+            <span>an operator (your operator token)</span>
+          </label>
+        </fieldset>
+        <label>
+          <span>{as === 'partner' ? 'API key' : 'Operator token'}</span>
+          <input name="credential" type="password" autoComplete="off" required />
+        </label>
+        <button type="submit">Sign in</button>
+      </form>
       <Failure error={error} />
     </div>
   );
