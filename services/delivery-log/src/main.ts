@@ -2,14 +2,12 @@ import {
   ApiKeyHasher,
   AuditedWriter,
   ConsumerLagMonitor,
-  DlqSession,
   OperatorDirectory,
   PartnerChanges,
   SecretBox,
   TopicNames,
   defaultSchemasDir,
   policyBodyFieldPaths,
-  type DlqTopicChoice,
   consumerLagGauges,
   createServiceRuntime,
   groupSessionOf,
@@ -19,6 +17,7 @@ import { apiRouter } from './api/api-router';
 import { PortalTokens } from './api/portal-tokens';
 import { ConsoleSessions } from './console/console-sessions';
 import { DeliveryResender } from './resend/resend-delivery';
+import { DeadLetterSessions } from './resend/dead-letter-sessions';
 import { ReplayLanes } from './resend/replay-lanes';
 import { Pruner } from './retention/pruner';
 import { configSchema } from './config';
@@ -115,21 +114,13 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
     policyPaths,
   }));
 
-  const sessionParts = {
+  const deadLetters = new DeadLetterSessions({
     kafka: runtime.kafka,
     codec: runtime.codec,
     logger,
     topicPrefix: config.TOPIC_PREFIX,
     maxReplays: config.DLQ_MAX_REPLAYS,
-  };
-  const sessions = new Map<DlqTopicChoice, Promise<DlqSession>>();
-  const sessionOf = (topic: DlqTopicChoice) => {
-    const session = sessions.get(topic) ?? DlqSession.attach(sessionParts, topic);
-    sessions.set(topic, session);
-    // A failed attach (the registry away) is tried again by the next request.
-    session.catch(() => sessions.delete(topic));
-    return session;
-  };
+  });
   const lanes = new ReplayLanes();
   const api = apiRouter({
     db: store.db,
@@ -138,12 +129,12 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
     portalTokens: new PortalTokens(config.HOOKSTREAM_PORTAL_TOKEN_KEYS),
     // Console sessions are signed with the portal token keys, for another audience.
     sessions: new ConsoleSessions(config.HOOKSTREAM_PORTAL_TOKEN_KEYS),
-    resender: new DeliveryResender(store.db, await sessionOf('callback'), lanes, { perHour: config.DELIVERY_LOG_RESENDS_PER_HOUR }),
+    resender: new DeliveryResender(store.db, await deadLetters.of('callback'), lanes, { perHour: config.DELIVERY_LOG_RESENDS_PER_HOUR }),
     lanes,
     changes,
     audit,
     keyRotationOverlapHours: config.DELIVERY_LOG_KEY_ROTATION_OVERLAP_HOURS,
-    deadLetters: sessionOf,
+    deadLetters,
     logger,
     draining: () => runtime.shutdown.draining,
   });

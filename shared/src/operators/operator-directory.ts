@@ -15,6 +15,7 @@ export class OperatorDirectory {
   private readonly view: CompactedView<Operator>;
   /** Token hash → operator id, rebuilt per operator on every change. */
   private readonly byHash = new Map<string, string>();
+  private readonly hasher: ApiKeyHasher;
 
   constructor(options: { kafka: Kafka; codec: AvroCodec; topic: string; logger: Logger; hasher: ApiKeyHasher }) {
     this.hasher = options.hasher;
@@ -24,8 +25,6 @@ export class OperatorDirectory {
       if (operator) this.byHash.set(operator.token_hash, operatorId);
     });
   }
-
-  private readonly hasher: ApiKeyHasher;
 
   get ready(): boolean {
     return this.view.ready;

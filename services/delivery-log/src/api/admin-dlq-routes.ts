@@ -4,19 +4,10 @@
  * unless the request says dry_run: false, so the plan is seen first; a real one is audited with
  * the operator as its actor and takes its turn with partners' resends of the same topic.
  */
-import {
-  DeadLetterReplay,
-  countOutcomes,
-  decisionJson,
-  letterJson,
-  readAudit,
-  readDeadLetters,
-  type DlqSession,
-  type DlqTopicChoice,
-  type Selection,
-} from '@hookstream/shared';
+import { DeadLetterReplay, countOutcomes, decisionJson, letterJson, readAudit, readDeadLetters, type Selection } from '@hookstream/shared';
 import express, { Router, type Request } from 'express';
 import type { z } from 'zod';
+import type { DeadLetterSessions } from '../resend/dead-letter-sessions';
 import type { ReplayLanes } from '../resend/replay-lanes';
 import { ApiError, ApiErrorCodes } from './api-errors';
 import { DeadLetterListQuery, ReplayBody } from './admin-schemas';
@@ -29,12 +20,12 @@ import { parseInput } from './request-input';
  */
 export const MAX_REPLAYED_PER_REQUEST = 1000;
 
-export function adminDlqRoutes(sessionOf: (topic: DlqTopicChoice) => Promise<DlqSession>, lanes: ReplayLanes): Router {
+export function adminDlqRoutes(deadLetters: DeadLetterSessions, lanes: ReplayLanes): Router {
   const router = Router();
 
   router.get('/dead-letters', async (req, res) => {
     const query = parseInput(DeadLetterListQuery, req.query, 'query');
-    const session = await sessionOf(query.topic);
+    const session = await deadLetters.of(query.topic);
     const selection = selectionOf(query);
     const [{ selected }, audit] = await Promise.all([readDeadLetters(session, selection, { keepRecords: false }), readAudit(session)]);
     const newest = selected.slice(-query.limit).reverse();
@@ -57,7 +48,7 @@ export function adminDlqRoutes(sessionOf: (topic: DlqTopicChoice) => Promise<Dlq
       force: input.force,
       ratePerSecond: input.rate_per_second,
     };
-    const session = await sessionOf(input.topic);
+    const session = await deadLetters.of(input.topic);
     const answer = await lanes.run(input.topic, async () => {
       const replay = await DeadLetterReplay.prepare(session, request, { dryRun: input.dry_run });
       try {

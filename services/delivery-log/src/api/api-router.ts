@@ -26,6 +26,7 @@ import { portalRoutes, type PortalDeps } from './portal-routes';
 import type { PortalTokens } from './portal-tokens';
 import { consoleRoutes } from '../console/console-routes';
 import type { ConsoleSessions } from '../console/console-sessions';
+import type { DeadLetterSessions } from '../resend/dead-letter-sessions';
 
 export interface ApiOptions extends PortalDeps, Omit<AdminPartnerDeps, 'partners'> {
   db: DeliveryLogDb;
@@ -33,7 +34,7 @@ export interface ApiOptions extends PortalDeps, Omit<AdminPartnerDeps, 'partners
   operators: OperatorDirectory;
   portalTokens: PortalTokens;
   sessions: ConsoleSessions;
-  deadLetters: Parameters<typeof adminDlqRoutes>[0];
+  deadLetters: DeadLetterSessions;
   logger: Logger;
   draining: () => boolean;
 }

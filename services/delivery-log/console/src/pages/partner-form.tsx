@@ -8,7 +8,7 @@ import { useState } from 'preact/hooks';
 import { api, ApiFailure } from '../api';
 import { Failure, Section } from '../components/basics';
 import { CopyField } from '../components/copy-field';
-import { AUTH_FIELDS, AUTH_METHODS, type AuthField } from './auth-fields';
+import { AUTH_FIELDS, AUTH_METHODS, AuthInput, authFrom, parseJson } from './auth-inputs';
 import type { PartnerView } from './partners';
 import { formText } from '../form-text';
 import { link } from '../router';
@@ -265,60 +265,4 @@ function PartnerForm({ current }: { current: PartnerView | undefined }) {
       </form>
     </>
   );
-}
-
-function AuthInput({
-  field,
-  problem,
-  described,
-}: {
-  field: AuthField;
-  problem: preact.ComponentChildren;
-  described: Record<string, unknown>;
-}) {
-  const name = `outbound_auth.${field.name}`;
-  return (
-    <>
-      <label>
-        <span>
-          {field.label}
-          {field.secret ? ' (secret: write-only)' : ''}
-        </span>
-        {field.kind === 'json' ? (
-          <textarea name={name} rows={3} placeholder={field.placeholder} {...described} />
-        ) : field.options ? (
-          <select name={name} defaultValue={field.options[0]}>
-            {field.options.map((o) => (
-              <option key={o}>{o}</option>
-            ))}
-          </select>
-        ) : field.secret ? (
-          <input name={name} type="password" autoComplete="new-password" placeholder={field.placeholder} {...described} />
-        ) : (
-          <input name={name} type="text" autoComplete="off" placeholder={field.placeholder} {...described} />
-        )}
-      </label>
-      {problem}
-    </>
-  );
-}
-
-/** The outbound_auth object of the form's fields for `method` (empty fields left out: the spec's defaults apply). */
-function authFrom(method: string, text: (name: string) => string): Record<string, unknown> {
-  const auth: Record<string, unknown> = { method };
-  for (const f of AUTH_FIELDS[method] ?? []) {
-    const value = text(`outbound_auth.${f.name}`);
-    if (value === '') continue;
-    auth[f.name] = f.kind === 'json' ? parseJson(value) : f.kind === 'number' ? Number(value) : value;
-  }
-  return auth;
-}
-
-/** JSON text as a value; text that is not JSON is sent as it is, for the API to refuse by its field. */
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return text;
-  }
 }

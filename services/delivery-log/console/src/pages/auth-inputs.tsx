@@ -1,8 +1,11 @@
 /*
- * Which inputs the form shows for each outbound auth method: the fields of the spec's
- * `outbound_auth` (shared/src/partners/outbound-auth-spec.ts) laid out for people. The spec alone
- * validates them, on the server; empty inputs are left out so its defaults apply.
+ * The outbound auth part of the partner form: which inputs each method shows (the fields of the
+ * spec's `outbound_auth`, shared/src/partners/outbound-auth-spec.ts, laid out for people), and the
+ * object they make. The spec alone validates them, on the server; empty inputs are left out so its
+ * defaults apply. Secret inputs are password fields and never filled in from the current partner.
  */
+import type { ComponentChildren } from 'preact';
+
 export interface AuthField {
   name: string;
   label: string;
@@ -69,3 +72,59 @@ export const AUTH_FIELDS: Record<string, AuthField[]> = {
   ],
   STANDARD_WEBHOOKS: [{ name: 'secret', label: 'Secret (whsec_…)', secret: true }],
 };
+
+export function AuthInput({
+  field,
+  problem,
+  described,
+}: {
+  field: AuthField;
+  problem: ComponentChildren;
+  described: Record<string, unknown>;
+}) {
+  const name = `outbound_auth.${field.name}`;
+  return (
+    <>
+      <label>
+        <span>
+          {field.label}
+          {field.secret ? ' (secret: write-only)' : ''}
+        </span>
+        {field.kind === 'json' ? (
+          <textarea name={name} rows={3} placeholder={field.placeholder} {...described} />
+        ) : field.options ? (
+          <select name={name} defaultValue={field.options[0]}>
+            {field.options.map((o) => (
+              <option key={o}>{o}</option>
+            ))}
+          </select>
+        ) : field.secret ? (
+          <input name={name} type="password" autoComplete="new-password" placeholder={field.placeholder} {...described} />
+        ) : (
+          <input name={name} type="text" autoComplete="off" placeholder={field.placeholder} {...described} />
+        )}
+      </label>
+      {problem}
+    </>
+  );
+}
+
+/** The outbound_auth object of the form's fields for `method` (empty fields left out: the spec's defaults apply). */
+export function authFrom(method: string, text: (name: string) => string): Record<string, unknown> {
+  const auth: Record<string, unknown> = { method };
+  for (const f of AUTH_FIELDS[method] ?? []) {
+    const value = text(`outbound_auth.${f.name}`);
+    if (value === '') continue;
+    auth[f.name] = f.kind === 'json' ? parseJson(value) : f.kind === 'number' ? Number(value) : value;
+  }
+  return auth;
+}
+
+/** JSON text as a value; text that is not JSON is sent as it is, for the API to refuse by its field. */
+export function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
