@@ -237,3 +237,41 @@ async function portalToken(partnerId: string): Promise<Record<string, string>> {
   const answer = await api.post(`/api/admin/v1/partners/${partnerId}/portal-tokens`, asOperator, { reason: 'health check' });
   return bearer((answer.json as { data: { token: string } }).data.token);
 }
+
+test('the console signs in with a token into an HttpOnly SameSite=Strict cookie (Secure behind TLS), and a write with it needs the CSRF token', async () => {
+  const token = (await cli('operators', 'create', '--name', 'Cora Console', '--role', 'operator', '--json')).json()['token'] as string;
+  const signIn = (headers: Record<string, string>) =>
+    fetch(`${log.url}/console/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify({ operator_token: token }),
+    });
+  const plain = await signIn({});
+  expect(plain.status).toBe(201);
+  const cookie = plain.headers.get('set-cookie') ?? '';
+  expect(cookie).toMatch(/HttpOnly/);
+  expect(cookie).toMatch(/SameSite=Strict/);
+  expect(cookie).not.toMatch(/Secure/);
+  expect(cookie).not.toContain(token);
+  expect((await signIn({ 'x-forwarded-proto': 'https' })).headers.get('set-cookie')).toMatch(/Secure/);
+  expect(plain.headers.get('content-security-policy')).toMatch(/script-src 'self'/);
+
+  const session = cookie.split(';')[0]!;
+  const { data } = (await plain.json()) as { data: { csrf_token: string; name: string } };
+  expect(data.name).toBe('Cora Console');
+  const asConsole = (extra: Record<string, string>) => ({ cookie: session, ...extra });
+  // Reads need the cookie only; a write without the session's CSRF token is refused before it runs.
+  expect((await api.get('/api/admin/v1/me', asConsole({}))).status).toBe(200);
+  const body = { reason: 'console write', ttl_minutes: 5 };
+  const refused = await api.post(`/api/admin/v1/partners/${failingPartner}/portal-tokens`, asConsole({}), body);
+  expect([refused.status, (refused.json as { error_code: string }).error_code]).toEqual([403, 'FORBIDDEN_ERR']);
+  expect(
+    (await api.post(`/api/admin/v1/partners/${failingPartner}/portal-tokens`, asConsole({ 'x-csrf-token': 'wrong' }), body)).status,
+  ).toBe(403);
+  const allowed = await api.post(
+    `/api/admin/v1/partners/${failingPartner}/portal-tokens`,
+    asConsole({ 'x-csrf-token': data.csrf_token }),
+    body,
+  );
+  expect(allowed.status).toBe(201);
+});

@@ -55,7 +55,7 @@ export function consoleRoutes(deps: ConsoleDeps): Router {
     const body = parseInput(SignInBody, req.body ?? {}, 'body');
     const opened = await signIn(body, deps);
     if (!opened) throw new ApiError(401, ApiErrorCodes.UNAUTHENTICATED, 'that key or token is unknown, revoked or expired');
-    res.setHeader('Set-Cookie', ConsoleSessions.cookie(opened.cookieValue, { secure: req.secure, expiresAt: opened.session.expiresAt }));
+    res.setHeader('Set-Cookie', ConsoleSessions.cookie(opened.cookieValue, { secure: overTls(req), expiresAt: opened.session.expiresAt }));
     res.status(201).json({ data: describeSession(opened.session, deps) });
   });
 
@@ -68,13 +68,22 @@ export function consoleRoutes(deps: ConsoleDeps): Router {
   router.delete(`${CONSOLE_BASE}/session`, async (req, res) => {
     const session = await currentSession(req, deps);
     if (session) refuseWithoutCsrf(req, session);
-    res.setHeader('Set-Cookie', ConsoleSessions.cookie(null, { secure: req.secure }));
+    res.setHeader('Set-Cookie', ConsoleSessions.cookie(null, { secure: overTls(req) }));
     res.status(204).end();
   });
 
   // The page and its assets; the page's own routes are in its URL's fragment (/console/#/deliveries).
   router.use(CONSOLE_BASE, express.static(ASSETS, { index: 'index.html', fallthrough: true, maxAge: 0 }));
   return router;
+}
+
+/**
+ * Whether the browser reached us over TLS: directly, or through a proxy that says so in
+ * X-Forwarded-Proto. Believing the header is safe here: it can only add Secure to the cookie, and
+ * a browser that lied about it just does not get its cookie back over plain HTTP.
+ */
+function overTls(req: Request): boolean {
+  return req.secure || /(^|,)\s*https\s*(,|$)/i.test(req.get('x-forwarded-proto') ?? '');
 }
 
 async function signIn(
