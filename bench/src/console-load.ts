@@ -7,9 +7,9 @@
  * BENCH_LOADS times (default 50, after 5 not counted), in Chromium, each in a fresh browser context
  * signed in beforehand: from page.goto('/console/#/deliveries') to the 50th row of the deliveries
  * table visible, with the page's own timings (DOMContentLoaded, its two API answers, the rows in the
- * DOM). Baselines from the same run: the API call the page makes, from Node with keep-alive (what
- * the server takes), and a cold load of the same page with scripts off (what a page from this
- * server costs the browser before any of the console's code runs).
+ * DOM). Baselines from the same run, one of each beside every load: the API call the page makes,
+ * from Node with keep-alive (what the server takes), and a cold load of the same page with scripts
+ * off (what a page from this server costs the browser before any of the console's code runs).
  */
 import { TopicNames, routeProcessWarnings } from '@hookstream/shared';
 import { Client } from 'pg';
@@ -21,7 +21,7 @@ import { startBenchPostgres } from './delivery-log/postgres';
 import { envNumber, runBench } from './support/bench-run';
 import { prepareBenchStack } from './support/bench-stack';
 import { markdownTable } from './support/markdown-table';
-import { ms, quantile, sampled, timed } from './support/samples';
+import { ms, quantile, sampled, timeOf } from './support/samples';
 import { ServiceProcess } from './support/service-process';
 
 const deliveries = envNumber('BENCH_DELIVERIES', 100_000);
@@ -53,17 +53,23 @@ async function main(): Promise<void> {
     await fillDeliveryLog(db, deliveries, partnerId, 1);
 
     const cookie = await sessionCookie(service.url, apiKey);
-    const apiBaseline = await timed(
+    const apiCall = async () => {
+      const response = await fetch(`${service.url}/api/portal/v1/deliveries?limit=${ROWS_SHOWN}`, { headers: { cookie } });
+      if (response.status !== 200) throw new Error(`the deliveries answered ${response.status}: ${await response.text()}`);
+      await response.json();
+    };
+    // One of each a round, so that the baselines and the loads share whatever else the machine was doing.
+    const rounds = await sampled(
       loads,
-      async () => {
-        const response = await fetch(`${service.url}/api/portal/v1/deliveries?limit=${ROWS_SHOWN}`, { headers: { cookie } });
-        if (response.status !== 200) throw new Error(`the deliveries answered ${response.status}: ${await response.text()}`);
-        await response.json();
-      },
+      async () => ({
+        api: await timeOf(apiCall),
+        shell: await browser.shellLoad(service.url),
+        page: await browser.consoleLoad(service.url, apiKey),
+      }),
       WARMUP,
     );
-    const shellBaseline = await timed(loads, () => browser.shellLoad(service.url).then(() => undefined), WARMUP);
-    const pageLoads = await sampled(loads, () => browser.consoleLoad(service.url, apiKey), WARMUP);
+    const pageLoads = rounds.map((r) => r.page);
+    const api = rounds.map((r) => r.api);
 
     const command = [
       ...SETTINGS.filter((name) => process.env[name]).map((name) => `${name}=${process.env[name]}`),
@@ -72,10 +78,10 @@ async function main(): Promise<void> {
     console.log(`\n${new Date().toISOString().slice(0, 10)}, \`${command.join(' ')}\`, Chromium ${browser.version} headless, 1280×800`);
     console.log(
       `${deliveries.toLocaleString('en')} deliveries (${(deliveries * 3).toLocaleString('en')} attempts) all of one partner; ` +
-        `${loads} loads each after ${WARMUP} not counted, each in a fresh browser context (no cache, new connections) signed in beforehand`,
+        `${loads} rounds (an API call, a load with scripts off, a load of the console) after ${WARMUP} not counted, each load in a fresh browser context (no cache, new connections) signed in beforehand`,
     );
     console.log(`bundle: ${describeBundle()}; served uncompressed\n`);
-    const apiP50 = quantile(apiBaseline, 0.5);
+    const apiP50 = quantile(api, 0.5);
     const row = (name: string, took: number[]) => [
       name,
       ms(quantile(took, 0.5)),
@@ -100,8 +106,11 @@ async function main(): Promise<void> {
           inPage('GET /console/session answered', 'sessionAnswered'),
           inPage(`GET deliveries?limit=${ROWS_SHOWN} answered`, 'deliveriesAnswered'),
           inPage(`${ROWS_SHOWN}th row in the DOM`, 'rowsInDom'),
-          row(`baseline: GET deliveries?limit=${ROWS_SHOWN} from Node (keep-alive)`, apiBaseline),
-          row('baseline: the page with scripts off, cold (HTML + CSS)', shellBaseline),
+          row(`baseline: GET deliveries?limit=${ROWS_SHOWN} from Node (keep-alive)`, api),
+          row(
+            'baseline: the page with scripts off, cold (HTML + CSS)',
+            rounds.map((r) => r.shell),
+          ),
         ],
       ),
     );

@@ -22,15 +22,14 @@ export async function sampled<T>(count: number, run: (i: number) => Promise<T>, 
   return results;
 }
 
+/** How long `run` took (ms). */
+export async function timeOf(run: () => Promise<unknown>): Promise<number> {
+  const started = performance.now();
+  await run();
+  return performance.now() - started;
+}
+
 /** How long each of `count` runs of `run` took (ms), after `warmup` not counted. */
 export function timed(count: number, run: (i: number) => Promise<void>, warmup = 50): Promise<number[]> {
-  return sampled(
-    count,
-    async (i) => {
-      const started = performance.now();
-      await run(i);
-      return performance.now() - started;
-    },
-    warmup,
-  );
+  return sampled(count, (i) => timeOf(() => run(i)), warmup);
 }
