@@ -20,27 +20,13 @@ import { PARTNERS, fillDeliveryLog } from './delivery-log/fill';
 import { startBenchPostgres } from './delivery-log/postgres';
 import { envNumber, runBench } from './support/bench-run';
 import { prepareBenchStack } from './support/bench-stack';
+import { ms, quantile, timed } from './support/samples';
 import { ServiceProcess } from './support/service-process';
 
 const deliveries = envNumber('BENCH_DELIVERIES', 1_000_000);
 const queries = envNumber('BENCH_QUERIES', 500);
 const rate = envNumber('BENCH_RATE', 1000);
 const seconds = envNumber('BENCH_SECONDS', 30);
-
-const quantile = (values: number[], q: number) =>
-  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))] ?? NaN;
-const ms = (n: number) => `${n.toFixed(1)} ms`;
-
-async function timed(count: number, run: (i: number) => Promise<void>): Promise<number[]> {
-  for (let i = 0; i < 50; i++) await run(i);
-  const took: number[] = [];
-  for (let i = 0; i < count; i++) {
-    const started = performance.now();
-    await run(i);
-    took.push(performance.now() - started);
-  }
-  return took;
-}
 
 async function main(): Promise<void> {
   routeProcessWarnings((w) => console.error(w.message));

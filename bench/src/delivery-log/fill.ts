@@ -1,18 +1,18 @@
 /**
  * Fills the delivery log's tables the way the projection leaves them, straight in SQL (the bench
  * measures reading, not writing a million records through Kafka): `deliveries` over PARTNERS
- * partners, each with three attempts, a tenth dead-lettered, a tenth failing, the rest delivered
- * (of every partner's too).
+ * partners (or `partners`: 1 gives the bench partner them all), each with three attempts, a tenth
+ * dead-lettered, a tenth failing, the rest delivered (of every partner's too).
  */
 import type { Client } from 'pg';
 
 export const PARTNERS = 100;
 
-export async function fillDeliveryLog(db: Client, deliveries: number, benchPartner: string): Promise<void> {
+export async function fillDeliveryLog(db: Client, deliveries: number, benchPartner: string, partners = PARTNERS): Promise<void> {
   // Partner 0 is the onboarded bench partner, the others are ids only.
-  const partner = `case when i % ${PARTNERS} = 0 then '${benchPartner}' else 'partner-' || (i % ${PARTNERS}) end`;
-  // States by the tens digit, so that every partner (the units and tens of i) has each of them.
-  const kind = `((i / ${PARTNERS}) % 10)`;
+  const partner = `case when i % ${partners} = 0 then '${benchPartner}' else 'partner-' || (i % ${partners}) end`;
+  // States by i / partners (with 100 partners, the tens digit), so that every partner has each of them.
+  const kind = `((i / ${partners}) % 10)`;
   const state = `case when ${kind} = 3 then 'dead_lettered' when ${kind} = 7 then 'failing' else 'delivered' end`;
   await db.query(`
     insert into deliveries (delivery_id, partner_id, endpoint_id, event_id, policy_number, policy_version, policy_status, body,
@@ -28,8 +28,8 @@ export async function fillDeliveryLog(db: Client, deliveries: number, benchPartn
       latency_ms, tier, response_excerpt, recorded_at)
     -- Partitions 100 to 105: no record of the real topic can have these positions (the keep-up phase writes there).
     select 100 + i % 6, i, 'd-' || (i / 3 + 1), i % 3 + 1,
-      case when i % 3 = 2 and ((i / 3 + 1) / ${PARTNERS}) % 10 not in (3, 7) then 'DELIVERED' else 'FAILED_ATTEMPT' end,
-      case when i % 3 = 2 and ((i / 3 + 1) / ${PARTNERS}) % 10 not in (3, 7) then 200 else 500 end, null, 12.5, i % 3, null,
+      case when i % 3 = 2 and ((i / 3 + 1) / ${partners}) % 10 not in (3, 7) then 'DELIVERED' else 'FAILED_ATTEMPT' end,
+      case when i % 3 = 2 and ((i / 3 + 1) / ${partners}) % 10 not in (3, 7) then 200 else 500 end, null, 12.5, i % 3, null,
       now() - ((i / 3 + 1) || ' seconds')::interval + ((i % 3) || ' seconds')::interval
     from generate_series(0, ${deliveries * 3 - 1}) i`);
   await db.query('analyze');
