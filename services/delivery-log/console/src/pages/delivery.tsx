@@ -11,6 +11,7 @@ import { api, apiBase, type Session } from '../api';
 import { Badge, Facts, Failure, Section } from '../components/basics';
 import { Verification } from '../components/verification';
 import { ms, pretty, when } from '../format';
+import { link } from '../router';
 import { useApi } from '../use-api';
 
 type Delivery = z.infer<typeof DeliveryAnswer>['data'];
@@ -46,6 +47,14 @@ export function DeliveryPage({ session, deliveryId }: { session: Session; delive
             ['Partner', d.partner_id],
             ['Endpoint', d.endpoint_id],
             ['Status sent', d.policy_status],
+            [
+              'Policy',
+              <a
+                href={`${link('deliveries')}?policy_number=${encodeURIComponent(d.policy_number)}${session.kind === 'operator' ? `&partner_id=${encodeURIComponent(d.partner_id)}` : ''}`}
+              >
+                every status of {d.policy_number} sent
+              </a>,
+            ],
             ['Created', when(d.created_at)],
             ['Sends', d.attempt_count],
             ['Last HTTP status', d.last_http_status ?? '–'],
