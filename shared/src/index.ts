@@ -115,6 +115,7 @@ export {
   partnerFromRecord,
   secretContext,
 } from './partners/model';
+export { publicOutboundAuth, type PublicOutboundAuth } from './partners/public-auth';
 export { PartnerSpecError } from './partners/partner-spec-error';
 export { partnerSpecSchema } from './partners/partner-spec-schema';
 export { AUTH_METHODS } from './partners/outbound-auth-spec';
@@ -156,10 +157,20 @@ export { PolicyEventError } from './policy/policy-event-error';
 export { buildCallbackBody } from './policy/callback-body';
 export { CallbackBodyError } from './policy/callback-body-error';
 
-// Callback requests: what the policy-status-consumer hands the callback-sender, and latest-wins's view of them.
+// Callback requests: what the policy-status-consumer hands the callback-sender, latest-wins's view of them,
+// and the strings callbacks are signed over (the sender signs them, the delivery log shows them).
 export { CallbackRequestHeaders, type CallbackRequestValue } from './callbacks/callback-request';
 export { EmittedPolicyVersions } from './callbacks/emitted-versions';
 export { DeadLetterIdentityHeaders, SpringDltHeaders } from './callbacks/callback-headers';
+export {
+  hmacSha256SignedString,
+  md5ReadsBody,
+  md5SignedString,
+  standardWebhooksSignedString,
+  StandardWebhooksHeaders,
+  valueAtPath,
+} from './callbacks/signed-string';
+export { headerValue, SecretPlaceholders, signedStringOfRequest } from './callbacks/signed-request';
 
 // Retry tiers: the schedule, the headers a record carries through them, which topic is which tier.
 export * from './retry-tiers';

@@ -68,7 +68,7 @@ describe('when a policy-status event is published for a partner, then the partne
   });
 
   test('HMAC_SHA256: X-Signature is Base64(HMAC-SHA256(secret, api_key|timestamp|raw body)) over the exact bytes received', async () => {
-    const { request } = await deliverOne({ method: 'HMAC_SHA256', api_key: 'hk-1', secret: 'hmac-shared-secret' });
+    const { request, partnerId } = await deliverOne({ method: 'HMAC_SHA256', api_key: 'hk-1', secret: 'hmac-shared-secret' });
     const timestamp = header(request, 'x-timestamp');
     expect(header(request, 'x-api-key')).toBe('hk-1');
     expect(new Date(timestamp).toISOString()).toBe(timestamp); // UTC ISO 8601
@@ -77,6 +77,23 @@ describe('when a policy-status event is published for a partner, then the partne
       .update(Buffer.concat([Buffer.from(`hk-1|${timestamp}|`), request.raw]))
       .digest();
     expect(timingSafeEqual(Buffer.from(header(request, 'x-signature'), 'base64'), expected)).toBe(true);
+
+    // Its outcome records the headers sent, the key's and the signature's values redacted, everything else as received.
+    const outcomes = await readTopicUntil<{ partner_id: string; outcome: string; request_headers_json: string | null }>(
+      `${outbound.prefix}callback-outcomes`,
+      (records) => records.some((r) => r.value.partner_id === partnerId),
+    );
+    const recordedJson = outcomes.find((r) => r.value.partner_id === partnerId)!.value.request_headers_json!;
+    expect(JSON.parse(recordedJson)).toEqual({
+      'content-type': 'application/json',
+      'X-API-Key': '[redacted]',
+      'X-Timestamp': timestamp,
+      'X-Signature': '[redacted]',
+      'x-hookstream-delivery-id': header(request, 'x-hookstream-delivery-id'),
+      'x-hookstream-event-id': header(request, 'x-hookstream-event-id'),
+      'x-hookstream-attempt': '1',
+    });
+    for (const secret of ['hk-1', 'hmac-shared-secret', header(request, 'x-signature')]) expect(recordedJson).not.toContain(secret);
   });
 
   test('MD5 in a header: 32 lowercase hex of the agreed concatenation', async () => {

@@ -97,11 +97,11 @@ const sign = (auth: OutboundAuth, options: { body?: string; secondsAgo?: number 
     deliveryId: DELIVERY_ID,
     now: new Date(Date.now() - (options.secondsAgo ?? 0) * 1000),
   });
-const withBody = (signed: SignedCallback, body: string): SignedCallback => ({ headers: signed.headers, body: Buffer.from(body, 'utf8') });
+const withBody = (signed: SignedCallback, body: string): SignedCallback => ({ ...signed, body: Buffer.from(body, 'utf8') });
 const tampered = (signed: SignedCallback) => withBody(signed, signed.body.toString('utf8').replace('POLICY_ACTIVE', 'POLICY_CANCELLED'));
 const withHeader = (signed: SignedCallback, name: string, value: string): SignedCallback => ({
+  ...signed,
   headers: { ...signed.headers, [name]: value },
-  body: signed.body,
 });
 
 let tokenEndpoint: Server;

@@ -2,7 +2,15 @@
  * The projection's writes on both stores (PGlite and a real PostgreSQL server): what a delivery's
  * records make of it, in any order and any number of times; webhooks, documents and refused webhooks written again.
  */
-import { TopicNames, documentIdOf, webhookIdOf, type CallbackRequestValue, type InboundRejectionValue } from '@hookstream/shared';
+import {
+  TopicNames,
+  documentIdOf,
+  webhookIdOf,
+  type CallbackRequestValue,
+  type EncryptedSecret,
+  type InboundRejectionValue,
+  type Partner,
+} from '@hookstream/shared';
 import type { DeliveryLogStore } from '../src/store/database';
 import { writeFacts } from '../src/projection/fact-writer';
 import type { Fact } from '../src/projection/facts';
@@ -22,6 +30,14 @@ const request: CallbackRequestValue = {
   created_at: T0,
 };
 let offset = 0;
+/** The headers the sender records of a send: an HMAC_SHA256 partner's key and signature are redacted at the source. */
+const sentHeaders = (n: number, at: number) => ({
+  'content-type': 'application/json',
+  'X-API-Key': '[redacted]',
+  'X-Timestamp': new Date(at).toISOString(),
+  'X-Signature': '[redacted]',
+  'x-hookstream-attempt': String(n),
+});
 const attempt = (n: number, outcome: string, http_status: number | null, at: number): Fact => ({
   kind: 'attempt',
   partition: 2,
@@ -37,6 +53,8 @@ const attempt = (n: number, outcome: string, http_status: number | null, at: num
     tier: outcome === 'SKIPPED_CIRCUIT_OPEN' ? 2 : n - 1,
     // What the sender keeps of an answer; no answer, no excerpt.
     response_excerpt: http_status ? `{"status":${http_status}}` : null,
+    // Only a send has headers.
+    request_headers_json: http_status ? JSON.stringify(sentHeaders(n, at)) : null,
   },
 });
 const deadLetter = (at: number): Fact => ({
@@ -121,6 +139,83 @@ for (const [name, store] of storesUnderTest()) {
         ['3:DEAD_LETTERED', null],
         ['1:DELIVERED', '{"status":200}'],
       ]);
+    });
+
+    test("a send's headers land as recorded, outcomes without a request have none, and of a partner's auth only its public part is kept", async () => {
+      const { db } = await fresh();
+      const sealed = (text: string): EncryptedSecret => ({
+        key_id: 'k1',
+        iv: Buffer.alloc(12, 1),
+        ciphertext: Buffer.from(`ciphertext-of-${text}`),
+        tag: Buffer.alloc(16, 2),
+      });
+      const partner: Partner = {
+        partner_id: 'acme',
+        name: 'Acme',
+        status: 'ACTIVE',
+        revision: 1,
+        updated_at: T0,
+        api_keys: [],
+        callback_endpoints: [
+          {
+            endpoint_id: 'main',
+            url: 'https://acme.example/cb',
+            timeout_ms: 5000,
+            statuses: [],
+            product_codes: [],
+            ordering: 'LATEST_WINS',
+          },
+        ],
+        outbound_auth: {
+          method: 'HMAC_SHA256',
+          api_key: sealed('api-key'),
+          secret: sealed('hmac-secret'),
+          key_header: 'X-API-Key',
+          timestamp_header: 'X-Timestamp',
+          signature_header: 'X-Signature',
+        },
+        body_mapping: { shape: 'FULL', rules: [], signature_field: null, absent_fields: 'OMIT' },
+      };
+      await writeFacts(db, [{ kind: 'partner', partnerId: 'acme', partner }]);
+      for (const batch of life) await writeFacts(db, batch);
+      // A record whose headers are not a JSON object of strings: kept without them, not refused (a refused batch is read again for ever).
+      const odd = attempt(2, 'FAILED_ATTEMPT', 503, T0 + 62_000) as Extract<Fact, { kind: 'attempt' }>;
+      await writeFacts(db, [{ ...odd, outcome: { ...odd.outcome, request_headers_json: '["not","an","object"]' } }]);
+
+      const attempts = await db
+        .selectFrom('delivery_attempts')
+        .select(['attempt', 'outcome', 'request_headers'])
+        .orderBy('recorded_at')
+        .execute();
+      expect(attempts.map((a) => [`${a.attempt}:${a.outcome}`, a.request_headers])).toEqual([
+        ['1:FAILED_ATTEMPT', sentHeaders(1, T0 + 1000)],
+        ['2:SKIPPED_CIRCUIT_OPEN', null],
+        ['3:DEAD_LETTERED', null],
+        ['1:DELIVERED', sentHeaders(1, T0 + 61_000)],
+        ['2:FAILED_ATTEMPT', null],
+      ]);
+      expect(await db.selectFrom('partners').select(['outbound_auth_method', 'outbound_auth_public']).executeTakeFirstOrThrow()).toEqual({
+        outbound_auth_method: 'HMAC_SHA256',
+        outbound_auth_public: {
+          method: 'HMAC_SHA256',
+          key_header: 'X-API-Key',
+          timestamp_header: 'X-Timestamp',
+          signature_header: 'X-Signature',
+        },
+      });
+      // No secret, nor any part of its encryption, anywhere in the store.
+      const everything = JSON.stringify(await tableRows(db));
+      for (const secret of [
+        'ciphertext-of-',
+        Buffer.from('ciphertext-of-').toString('base64'),
+        '"key_id"',
+        '"iv"',
+        '"api_key"',
+        '"secret"',
+      ]) {
+        expect(everything).not.toContain(secret);
+      }
+      expect(everything).not.toMatch(/X-(API-Key|Signature)":"(?!\[redacted\])/);
     });
 
     test("a dead letter whose last attempts got no answer keeps the partner's last HTTP status", async () => {

@@ -1,10 +1,12 @@
 /**
  * The partner API on the embedded store (PGlite in the service process), fed by the real pipeline:
- * a partner sees its dead-lettered callback with every attempt in order and the body exactly as it
- * received it, resends it and sees it delivered, and sees why its refused webhook was refused;
+ * a partner sees its dead-lettered callback with every attempt in order, the body exactly as it
+ * received it and the headers of each send (secrets redacted), recomputes from the answer's
+ * verification the signature it received, resends it and sees it delivered, and sees why its refused webhook was refused;
  * another partner's credentials find none of it on any route of the served spec; every answer fits
  * that spec; bad input is refused naming the field.
  */
+import { createHmac } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -35,6 +37,9 @@ let log: RunningService;
 
 const asA = () => ({ 'x-api-key': keyA });
 const asB = () => ({ 'x-api-key': keyB });
+/** Partner A signs its callbacks with HMAC_SHA256 (default header names): the answer lets it recompute each signature. */
+const A_API_KEY = 'a-outbound-key-5e1';
+const A_SECRET = 'a-hmac-secret-77c';
 /** What partner A's endpoint answers while it fails. */
 const FAILURE_ANSWER = '{"error":"policy service unavailable"}';
 const tokens = () => new PortalTokens(parseKeyring(process.env['HOOKSTREAM_PORTAL_TOKEN_KEYS'] ?? '', 'HOOKSTREAM_PORTAL_TOKEN_KEYS', 32));
@@ -44,9 +49,14 @@ beforeAll(async () => {
   // Partner A's endpoint fails the first send and its eight retries, then answers 200 (to the resend).
   failing = await fixture.receiver((_request, index) => (index < 9 ? { status: 500, body: FAILURE_ANSWER } : 200));
   const answering = await fixture.receiver(() => 200);
-  const outbound = { outbound_auth: { method: 'API_KEY', api_key: 'k' } };
-  keyA = await fixture.partners.create(partnerA, { callback_endpoints: [{ endpoint_id: 'main', url: failing.url }], ...outbound });
-  keyB = await fixture.partners.create(partnerB, { callback_endpoints: [{ endpoint_id: 'main', url: answering.url }], ...outbound });
+  keyA = await fixture.partners.create(partnerA, {
+    callback_endpoints: [{ endpoint_id: 'main', url: failing.url }],
+    outbound_auth: { method: 'HMAC_SHA256', api_key: A_API_KEY, secret: A_SECRET },
+  });
+  keyB = await fixture.partners.create(partnerB, {
+    callback_endpoints: [{ endpoint_id: 'main', url: answering.url }],
+    outbound_auth: { method: 'API_KEY', api_key: 'k' },
+  });
   dataDir = mkdtempSync(path.join(os.tmpdir(), 'hookstream-delivery-log-'));
   const [ingress, started] = await Promise.all([
     fixture.startIngress(),
@@ -65,6 +75,12 @@ beforeAll(async () => {
   expect((await postWebhook(ingress.webhookUrl, keyB, webhook({ request_id: 'REJ-B-1', documents: [] }))).status).toBe(400);
   api = await ApiClient.open(log.url);
 });
+
+type Verification = { method: string; steps: string[]; signed_string: string | null; signature_header: string | null };
+
+/** The signature a partner computes from the answer's verification: HMAC-SHA256 of the signed string, «api_key» filled in, keyed with its secret. */
+const recomputed = (verification: Verification) =>
+  createHmac('sha256', A_SECRET).update(verification.signed_string!.replace('«api_key»', A_API_KEY), 'utf8').digest('base64');
 
 afterAll(async () => {
   await log?.stop();
@@ -92,6 +108,33 @@ test('a callback failing until dead-lettered shows every attempt in order, and t
   ]);
   expect(delivery).toMatchObject({ state: 'dead_lettered', attempt_count: 9, last_http_status: 500 });
   expect(delivery['body']).toBe(failing.requests[0]!.raw.toString('utf8'));
+
+  // Each send's headers as received, the API key's and the signature's values redacted; none on the dead-lettering.
+  expect(failing.requests).toHaveLength(9);
+  const recorded = delivery.attempts.map((a) => a['request_headers'] as Record<string, string> | null);
+  expect(recorded.at(-1)).toBeNull();
+  recorded.slice(0, 9).forEach((headers, i) => {
+    const received = failing.requests[i]!.headers;
+    expect(headers).toEqual({
+      'content-type': 'application/json',
+      'X-API-Key': '[redacted]',
+      'X-Timestamp': received['x-timestamp'],
+      'X-Signature': '[redacted]',
+      'x-hookstream-delivery-id': received['x-hookstream-delivery-id'],
+      'x-hookstream-event-id': received['x-hookstream-event-id'],
+      'x-hookstream-attempt': String(i + 1),
+    });
+  });
+  // The verification rebuilds the string the latest send was signed over: the partner recomputes the signature it received.
+  const verification = delivery['verification'] as Verification;
+  expect(verification).toMatchObject({ method: 'HMAC_SHA256', signature_header: 'X-Signature' });
+  expect(verification.steps.length).toBeGreaterThan(0);
+  expect(recomputed(verification)).toBe(failing.requests[8]!.headers['x-signature']);
+  // Never a secret, the API key or a signature in the answer.
+  const answer = JSON.stringify(detail.json);
+  for (const secret of [A_SECRET, A_API_KEY, ...failing.requests.map((r) => String(r.headers['x-signature']))]) {
+    expect(answer).not.toContain(secret);
+  }
 });
 
 test('the partner resends its dead-lettered callback: the same delivery, delivered at the first attempt after the nine failed', async () => {
@@ -129,6 +172,8 @@ test('the partner resends its dead-lettered callback: the same delivery, deliver
   ]);
   expect(failing.requests).toHaveLength(10);
   expect(failing.requests[9]!.raw.equals(failing.requests[0]!.raw)).toBe(true);
+  // The verification follows the latest send: the resend's.
+  expect(recomputed(delivered['verification'] as Verification)).toBe(failing.requests[9]!.headers['x-signature']);
 
   // Delivered now: nothing to resend, and it says why.
   const again = await api.post(`/api/portal/v1/deliveries/${id}/resend`, asA(), {});

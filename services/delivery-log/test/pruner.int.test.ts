@@ -42,6 +42,7 @@ function deliveryWithAttempt(id: string, at: number, offset: number): Fact[] {
         recorded_at: at + 10,
         tier: 0,
         response_excerpt: '{"ok":true}',
+        request_headers_json: null,
       },
     },
   ];

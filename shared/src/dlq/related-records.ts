@@ -43,6 +43,12 @@ export interface CallbackOutcome {
   tier: number | null;
   /** The start of the partner's answer to this send (schemas/callback-outcome.avsc); null without one, and in records written before the field existed. */
   response_excerpt: string | null;
+  /**
+   * The headers the sender set on this send, as a JSON object, each secret-bearing value replaced
+   * by "[redacted]" (schemas/callback-outcome.avsc); null for outcomes that are not a send, and in
+   * records written before the field existed.
+   */
+  request_headers_json: string | null;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { describeError, isSsrfRefused, type CallbackRequestValue, type PartnerDirectory } from '@hookstream/shared';
 import type { AttemptResult, CallbackHttpClient } from '../delivery/http-delivery';
 import type { PartnerSigners } from '../delivery/partner-signers';
-import { CallbackSigningError } from '../signing';
+import { CallbackSigningError, recordableHeaders } from '../signing';
 
 /** A `callback-requests` record. */
 export type CallbackRequest = CallbackRequestValue;
@@ -13,8 +13,12 @@ export const DeliveryHeaders = {
   attempt: 'x-hookstream-attempt',
 } as const;
 
+/** The headers of the request an attempt made, secret-bearing values redacted (signing/recorded-headers.ts). */
+export type RequestHeaders = Record<string, string>;
+
 /**
- * What one attempt came to (with the start of the partner's answer where it answered: responseExcerpt):
+ * What one attempt came to (with the start of the partner's answer where it answered: responseExcerpt;
+ * with the headers of the request made, where one was: requestHeaders):
  * - delivered: the partner answered 200;
  * - failed: anything else that may succeed later (another status, a timeout, a refused connection,
  *   a token endpoint down): the record goes on to the next retry tier;
@@ -22,7 +26,7 @@ export const DeliveryHeaders = {
  *   disabled, the auth cannot be used): straight to the dead-letter topic, no retries burnt.
  */
 export type DeliveryOutcome =
-  | { kind: 'delivered'; httpStatus: number; latencyMs: number; responseExcerpt: string }
+  | { kind: 'delivered'; httpStatus: number; latencyMs: number; responseExcerpt: string; requestHeaders: RequestHeaders }
   | {
       kind: 'failed';
       httpStatus: number | null;
@@ -31,6 +35,7 @@ export type DeliveryOutcome =
       latencyMs: number | null;
       retryAfterMs?: number;
       responseExcerpt: string | null;
+      requestHeaders: RequestHeaders | null;
     }
   | { kind: 'undeliverable'; errorClass: string; detail: string }
   /** Not attempted: the partner's circuit opened while the record waited for a concurrency slot. */
@@ -61,7 +66,7 @@ export async function deliverCallback(request: CallbackRequest, attempt: number,
   const auth = partner.outbound_auth;
   if (!auth) return { kind: 'undeliverable', errorClass: 'NO_OUTBOUND_AUTH', detail: 'the partner has no outbound auth' };
 
-  const send = async (): Promise<AttemptResult | DeliveryOutcome> => {
+  const send = async (): Promise<(AttemptResult & { requestHeaders: RequestHeaders }) | DeliveryOutcome> => {
     let signed;
     try {
       const signer = deps.signers.signerFor({ ...partner, outbound_auth: auth });
@@ -71,7 +76,15 @@ export async function deliverCallback(request: CallbackRequest, attempt: number,
       if (error instanceof CallbackSigningError) {
         const errorClass = error.code.replace(/^HOOKSTREAM_/, '');
         return error.retryable
-          ? { kind: 'failed', httpStatus: null, errorClass, detail: error.message, latencyMs: null, responseExcerpt: null }
+          ? {
+              kind: 'failed',
+              httpStatus: null,
+              errorClass,
+              detail: error.message,
+              latencyMs: null,
+              responseExcerpt: null,
+              requestHeaders: null,
+            }
           : { kind: 'undeliverable', errorClass, detail: error.message };
       }
       return { kind: 'undeliverable', errorClass: 'SIGNING_FAILED', detail: describeError(error) };
@@ -79,7 +92,9 @@ export async function deliverCallback(request: CallbackRequest, attempt: number,
     signed.headers[DeliveryHeaders.deliveryId] = request.delivery_id;
     signed.headers[DeliveryHeaders.eventId] = request.event_id;
     signed.headers[DeliveryHeaders.attempt] = String(attempt);
-    return deps.http.post(endpoint.url, signed, endpoint.timeout_ms);
+    // Taken before the POST: what is recorded is what was handed to the HTTP client, secrets redacted.
+    const requestHeaders = recordableHeaders(signed);
+    return { ...(await deps.http.post(endpoint.url, signed, endpoint.timeout_ms)), requestHeaders };
   };
 
   let result = await send();
@@ -90,7 +105,13 @@ export async function deliverCallback(request: CallbackRequest, attempt: number,
   switch (result.kind) {
     case 'response':
       return result.status === 200
-        ? { kind: 'delivered', httpStatus: 200, latencyMs: result.latencyMs, responseExcerpt: result.responseExcerpt }
+        ? {
+            kind: 'delivered',
+            httpStatus: 200,
+            latencyMs: result.latencyMs,
+            responseExcerpt: result.responseExcerpt,
+            requestHeaders: result.requestHeaders,
+          }
         : {
             kind: 'failed',
             httpStatus: result.status,
@@ -99,6 +120,7 @@ export async function deliverCallback(request: CallbackRequest, attempt: number,
             latencyMs: result.latencyMs,
             ...(result.retryAfterMs === undefined ? {} : { retryAfterMs: result.retryAfterMs }),
             responseExcerpt: result.responseExcerpt,
+            requestHeaders: result.requestHeaders,
           };
     case 'error':
       // A URL the SSRF guard refuses can never succeed as configured: no retries are burnt on it.
@@ -110,6 +132,7 @@ export async function deliverCallback(request: CallbackRequest, attempt: number,
         detail: result.message,
         latencyMs: result.latencyMs,
         responseExcerpt: null,
+        requestHeaders: result.requestHeaders,
       };
     default:
       return result;

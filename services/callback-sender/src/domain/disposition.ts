@@ -1,11 +1,13 @@
 /* What became of one callback record: the use case's answer (send-callback.ts), written by kafka/disposition-writer.ts. */
+import type { RequestHeaders } from './deliver-callback';
 
 /**
  * Where one callback record goes after it was handled. responseExcerpt: the start of the partner's
- * answer to the attempt made (domain/deliver-callback), null when none was made or answered.
+ * answer to the attempt made (domain/deliver-callback), null when none was made or answered;
+ * requestHeaders: the headers of the request made (secret-bearing values redacted), null when none was.
  */
 export type Disposition =
-  | { kind: 'delivered'; attempt: number; httpStatus: number; latencyMs: number; responseExcerpt: string }
+  | { kind: 'delivered'; attempt: number; httpStatus: number; latencyMs: number; responseExcerpt: string; requestHeaders: RequestHeaders }
   /** Back into a retry tier: after a failed attempt, or without one while the partner's circuit is open. */
   | {
       kind: 'retry';
@@ -21,6 +23,7 @@ export type Disposition =
       lastError: string | null;
       latencyMs: number | null;
       responseExcerpt: string | null;
+      requestHeaders: RequestHeaders | null;
     }
   | {
       kind: 'dead-letter';
@@ -30,5 +33,6 @@ export type Disposition =
       reason: string;
       latencyMs: number | null;
       responseExcerpt: string | null;
+      requestHeaders: RequestHeaders | null;
     }
   | { kind: 'superseded'; attempts: number };

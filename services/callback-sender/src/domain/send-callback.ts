@@ -73,6 +73,7 @@ export async function sendCallback(request: CallbackRequest, history: RetryHisto
         httpStatus: outcome.httpStatus,
         latencyMs: outcome.latencyMs,
         responseExcerpt: outcome.responseExcerpt,
+        requestHeaders: outcome.requestHeaders,
       };
     case 'undeliverable':
       // A configuration problem, not the partner's health: the breaker learns nothing from it.
@@ -85,6 +86,7 @@ export async function sendCallback(request: CallbackRequest, history: RetryHisto
         reason: outcome.detail,
         latencyMs: null,
         responseExcerpt: null,
+        requestHeaders: null,
       };
     case 'failed': {
       // Counted as a failure or not by what it was (isolation/attempt-verdict): a quick error answer to a first attempt is not.
@@ -102,6 +104,7 @@ export async function sendCallback(request: CallbackRequest, history: RetryHisto
           reason: `${attempt} attempts failed; the last: ${lastError}`,
           latencyMs: outcome.latencyMs,
           responseExcerpt: outcome.responseExcerpt,
+          requestHeaders: outcome.requestHeaders,
         };
       }
       return {
@@ -116,6 +119,7 @@ export async function sendCallback(request: CallbackRequest, history: RetryHisto
         lastError,
         latencyMs: outcome.latencyMs,
         responseExcerpt: outcome.responseExcerpt,
+        requestHeaders: outcome.requestHeaders,
       };
     }
   }
@@ -146,6 +150,7 @@ function skip(history: RetryHistory, breaker: CircuitBreaker, deps: SendCallback
       reason: `the partner's circuit stayed open for the whole retry schedule (${Math.round(schedule / 1000)} s since the first failure); ${history.attempts} attempts made`,
       latencyMs: null,
       responseExcerpt: null,
+      requestHeaders: null,
     };
   }
   const wait = Math.max((breaker.retryAt ?? now) - now, delays[Math.min(history.skips, delays.length - 1)]!);
@@ -162,5 +167,6 @@ function skip(history: RetryHistory, breaker: CircuitBreaker, deps: SendCallback
     lastError: null,
     latencyMs: null,
     responseExcerpt: null,
+    requestHeaders: null,
   };
 }

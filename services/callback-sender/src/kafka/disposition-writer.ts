@@ -17,7 +17,7 @@ import {
   type RetryHistory,
   type RetryTiers,
 } from '@hookstream/shared';
-import type { CallbackRequest } from '../domain/deliver-callback';
+import type { CallbackRequest, RequestHeaders } from '../domain/deliver-callback';
 import type { Disposition } from '../domain/disposition';
 import type { CallbackSenderMetrics } from '../metrics';
 import { DeadLetterIdentityHeaders, deadLetterHeaders } from './dead-letter-headers';
@@ -38,6 +38,16 @@ export interface DispositionWriterOptions {
   now: () => number;
 }
 
+/** What one callback-outcomes record says of the attempt besides its kind and number; all null for a decision that made no request. */
+interface AttemptFacts {
+  httpStatus: number | null;
+  errorClass: string | null;
+  latencyMs: number | null;
+  responseExcerpt: string | null;
+  requestHeaders: RequestHeaders | null;
+}
+const NO_REQUEST: AttemptFacts = { httpStatus: null, errorClass: null, latencyMs: null, responseExcerpt: null, requestHeaders: null };
+
 export class DispositionWriter {
   constructor(private readonly options: DispositionWriterOptions) {}
 
@@ -54,14 +64,7 @@ export class DispositionWriter {
     const { message } = record;
     const partner = request.partner_id;
     const now = this.options.now();
-    const outcome = (
-      kind: string,
-      attempt: number,
-      httpStatus: number | null,
-      errorClass: string | null,
-      latencyMs: number | null,
-      responseExcerpt: string | null,
-    ): Promise<OutputRecord> =>
+    const outcome = (kind: string, attempt: number, facts: AttemptFacts): Promise<OutputRecord> =>
       this.options.codec
         .encode(topics.outcomes, {
           delivery_id: request.delivery_id,
@@ -72,12 +75,13 @@ export class DispositionWriter {
           policy_version: request.policy_version,
           attempt,
           outcome: kind,
-          http_status: httpStatus,
-          error_class: errorClass,
-          latency_ms: latencyMs,
+          http_status: facts.httpStatus,
+          error_class: facts.errorClass,
+          latency_ms: facts.latencyMs,
           recorded_at: now,
           tier: topics.tiers.tierOf(record.topic) ?? 0,
-          response_excerpt: responseExcerpt,
+          response_excerpt: facts.responseExcerpt,
+          request_headers_json: facts.requestHeaders === null ? null : JSON.stringify(facts.requestHeaders),
         })
         .then((value) => ({ topic: topics.outcomes, message: { key: request.policy_number, value } }));
     const observe = (latencyMs: number | null) => latencyMs !== null && metrics.attemptSeconds.observe({ partner }, latencyMs / 1000);
@@ -86,10 +90,10 @@ export class DispositionWriter {
       case 'delivered':
         observe(d.latencyMs);
         metrics.attempts.inc({ partner, outcome: 'delivered' });
-        return Promise.all([outcome('DELIVERED', d.attempt, d.httpStatus, null, d.latencyMs, d.responseExcerpt)]);
+        return Promise.all([outcome('DELIVERED', d.attempt, { ...d, errorClass: null })]);
       case 'superseded':
         metrics.superseded.inc({ partner });
-        return Promise.all([outcome('SUPERSEDED', d.attempts, null, null, null, null)]);
+        return Promise.all([outcome('SUPERSEDED', d.attempts, NO_REQUEST)]);
       case 'retry': {
         const headers: IHeaders = {
           // A skipped delivery keeps its last failure's headers: only an attempt records one.
@@ -117,14 +121,9 @@ export class DispositionWriter {
           );
         }
         return Promise.all([
-          outcome(
-            d.skipped ? 'SKIPPED_CIRCUIT_OPEN' : 'FAILED_ATTEMPT',
-            d.skipped ? d.attempts + 1 : d.attempts,
-            d.httpStatus,
-            d.errorClass,
-            d.latencyMs,
-            d.responseExcerpt,
-          ),
+          d.skipped
+            ? outcome('SKIPPED_CIRCUIT_OPEN', d.attempts + 1, { ...NO_REQUEST, errorClass: d.errorClass })
+            : outcome('FAILED_ATTEMPT', d.attempts, d),
           Promise.resolve(this.produce(topics.tiers.topicOf(d.tier), record, headers)),
         ]);
       }
@@ -153,11 +152,9 @@ export class DispositionWriter {
           ...this.dlqHeaders(record, d),
         };
         return Promise.all([
-          ...(d.latencyMs !== null
-            ? [outcome('FAILED_ATTEMPT', d.attempts, d.httpStatus, d.errorClass, d.latencyMs, d.responseExcerpt)]
-            : []),
-          // The answer's excerpt is on the FAILED_ATTEMPT above: the dead-lettering is no send of its own.
-          outcome('DEAD_LETTERED', d.attempts, d.httpStatus, d.errorClass, null, null),
+          ...(d.latencyMs !== null ? [outcome('FAILED_ATTEMPT', d.attempts, d)] : []),
+          // The answer's excerpt and the request's headers are on the FAILED_ATTEMPT above: the dead-lettering is no send of its own.
+          outcome('DEAD_LETTERED', d.attempts, { ...NO_REQUEST, httpStatus: d.httpStatus, errorClass: d.errorClass }),
           Promise.resolve(this.produce(topics.deadLetters, record, headers)),
         ]);
       }

@@ -42,7 +42,7 @@ export function createCallbackSigner(options: CallbackSignerOptions): CallbackSi
     const fetcher = options.tokenFetcher ?? new BearerTokenFetcher({ partnerId, auth, secrets, dispatcher: options.dispatcher });
     return {
       method: auth.method,
-      sign: async ({ body }) => jsonCallback(Buffer.from(body, 'utf8'), { authorization: `Bearer ${await fetcher.token()}` }),
+      sign: async ({ body }) => jsonCallback(Buffer.from(body, 'utf8'), { secret: { authorization: `Bearer ${await fetcher.token()}` } }),
       invalidateCredentials: () => fetcher.invalidate(),
     };
   }

@@ -1,5 +1,5 @@
 import { createHmac, createSecretKey } from 'node:crypto';
-import type { OutboundAuth } from '@hookstream/shared';
+import { hmacSha256SignedString, type OutboundAuth } from '@hookstream/shared';
 import type { AuthSecrets } from './reveal-secret';
 import { jsonCallback, type SignAttempt } from './signed-callback';
 
@@ -7,17 +7,22 @@ type HmacSha256Auth = Extract<OutboundAuth, { method: 'HMAC_SHA256' }>;
 
 /**
  * HMAC_SHA256 (spec 5.1): key header = the API key, timestamp header = now in UTC ISO 8601,
- * signature header = Base64(HMAC-SHA256(secret, api_key + "|" + timestamp + "|" + raw body)),
- * over the exact bytes returned as the body. The secret is held as a KeyObject only.
+ * signature header = Base64(HMAC-SHA256(secret, api_key + "|" + timestamp + "|" + raw body))
+ * (hmacSha256SignedString), over the exact bytes returned as the body. The secret is held as a
+ * KeyObject only. The key and the signature headers are secret-bearing; the timestamp is not.
  */
 export function createHmacSha256Signer(auth: HmacSha256Auth, secrets: AuthSecrets): SignAttempt {
   const apiKey = secrets.revealHeaderValue('api_key', auth.api_key);
   const key = createSecretKey(Buffer.from(secrets.reveal('secret', auth.secret), 'utf8'));
   const { key_header, timestamp_header, signature_header } = auth;
   return ({ body, now }) => {
-    const bytes = Buffer.from(body, 'utf8');
     const timestamp = now.toISOString();
-    const signature = createHmac('sha256', key).update(`${apiKey}|${timestamp}|`, 'utf8').update(bytes).digest('base64');
-    return jsonCallback(bytes, { [key_header]: apiKey, [timestamp_header]: timestamp, [signature_header]: signature });
+    const signature = createHmac('sha256', key)
+      .update(hmacSha256SignedString(apiKey, timestamp, body), 'utf8')
+      .digest('base64');
+    return jsonCallback(Buffer.from(body, 'utf8'), {
+      plain: { [timestamp_header]: timestamp },
+      secret: { [key_header]: apiKey, [signature_header]: signature },
+    });
   };
 }

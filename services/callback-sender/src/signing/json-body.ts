@@ -1,6 +1,6 @@
 import { CallbackSigningError, CallbackSigningErrorCodes } from './signing-error';
 
-/** Reading fields of a JSON text and adding one without touching its other bytes. */
+/** Reading a JSON text as an object and adding a field to it without touching its other bytes. */
 
 type JsonObject = Record<string, unknown>;
 
@@ -20,27 +20,6 @@ export function parseJsonObject(body: string, why: string): JsonObject {
     throw new CallbackSigningError(CallbackSigningErrorCodes.SIGNATURE_INPUT_INVALID, `${why}, but the body is not a JSON object`);
   }
   return parsed;
-}
-
-/** The value at a dotted path of objects (`policy_holder.full_name`); undefined when any step is missing. */
-export function valueAtPath(value: unknown, path: string): unknown {
-  let current = value;
-  for (const step of path.split('.')) {
-    if (!isJsonObject(current) || !Object.hasOwn(current, step)) return undefined;
-    current = current[step];
-  }
-  return current;
-}
-
-/**
- * A field's value as text for a signed string: a string as is, null or absent as "", anything
- * else (number, boolean, object, array) as its JSON text, which is the text in a body that
- * JSON.stringify built.
- */
-export function fieldText(value: unknown): string {
-  if (value === undefined || value === null) return '';
-  if (typeof value === 'string') return value;
-  return JSON.stringify(value);
 }
 
 /**

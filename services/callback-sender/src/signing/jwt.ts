@@ -25,7 +25,7 @@ export function createBearerJwtSigner(auth: BearerJwtAuth, secrets: AuthSecrets)
       .setIssuedAt(issuedAt)
       .setExpirationTime(issuedAt + lifetime_seconds)
       .sign(key);
-    return jsonCallback(Buffer.from(body, 'utf8'), { authorization: `Bearer ${jwt}` });
+    return jsonCallback(Buffer.from(body, 'utf8'), { secret: { authorization: `Bearer ${jwt}` } });
   };
 }
 

@@ -6,6 +6,12 @@ export interface SignedCallback {
    * every call: the sender may add its own headers to it.
    */
   headers: Record<string, string>;
+  /**
+   * The names in `headers` whose values carry a secret or a value derived from one (a key, a
+   * token, a signature): declared by the signer that made them, so whatever records the request
+   * knows what to leave out without guessing from names (recorded-headers.ts).
+   */
+  secretHeaderNames: readonly string[];
   body: Buffer;
 }
 
@@ -21,7 +27,17 @@ export interface SignInput {
 /** Signs one attempt with credentials that a method's factory prepared once. */
 export type SignAttempt = (input: SignInput) => SignedCallback | Promise<SignedCallback>;
 
-/** A JSON callback carrying `authHeaders`. */
-export function jsonCallback(body: Buffer, authHeaders: Record<string, string>): SignedCallback {
-  return { headers: { 'content-type': 'application/json', ...authHeaders }, body };
+/** A method's headers: `plain` ones may be recorded (timestamps, ids), `secret` ones carry a secret or what is derived from one. */
+export interface AuthHeaders {
+  plain?: Record<string, string>;
+  secret?: Record<string, string>;
+}
+
+/** A JSON callback carrying the method's headers. */
+export function jsonCallback(body: Buffer, { plain = {}, secret = {} }: AuthHeaders): SignedCallback {
+  return {
+    headers: { 'content-type': 'application/json', ...plain, ...secret },
+    secretHeaderNames: Object.keys(secret),
+    body,
+  };
 }

@@ -1,5 +1,5 @@
 import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
-import type { OutboundAuth } from '@hookstream/shared';
+import { StandardWebhooksHeaders, standardWebhooksSignedString, type OutboundAuth } from '@hookstream/shared';
 import type { AuthSecrets } from './reveal-secret';
 import { jsonCallback, type SignAttempt } from './signed-callback';
 import { CallbackSigningError, CallbackSigningErrorCodes } from './signing-error';
@@ -9,15 +9,19 @@ type StandardWebhooksAuth = Extract<OutboundAuth, { method: 'STANDARD_WEBHOOKS' 
 /**
  * Standard Webhooks (https://www.standardwebhooks.com/): webhook-id = the delivery id (the same
  * on every retry, as the standard wants), webhook-timestamp = unix seconds of the attempt,
- * webhook-signature = "v1," + Base64(HMAC-SHA256(key, id + "." + timestamp + "." + body)).
+ * webhook-signature = "v1," + Base64(HMAC-SHA256(key, id + "." + timestamp + "." + body))
+ * (standardWebhooksSignedString). Only the signature is secret-bearing.
  */
 export function createStandardWebhooksSigner(auth: StandardWebhooksAuth, secrets: AuthSecrets): SignAttempt {
   const key = signingKey(secrets.reveal('secret', auth.secret), secrets.partnerId);
   return ({ body, deliveryId, now }) => {
-    const bytes = Buffer.from(body, 'utf8');
     const timestamp = String(Math.floor(now.getTime() / 1000));
-    const signature = createHmac('sha256', key).update(`${deliveryId}.${timestamp}.`, 'utf8').update(bytes).digest('base64');
-    return jsonCallback(bytes, { 'webhook-id': deliveryId, 'webhook-timestamp': timestamp, 'webhook-signature': `v1,${signature}` });
+    const signed = standardWebhooksSignedString(deliveryId, timestamp, body);
+    const signature = createHmac('sha256', key).update(signed, 'utf8').digest('base64');
+    return jsonCallback(Buffer.from(body, 'utf8'), {
+      plain: { [StandardWebhooksHeaders.id]: deliveryId, [StandardWebhooksHeaders.timestamp]: timestamp },
+      secret: { [StandardWebhooksHeaders.signature]: `v1,${signature}` },
+    });
   };
 }
 

@@ -6,11 +6,11 @@ type StaticAuth = Extract<OutboundAuth, { method: 'API_KEY' | 'BEARER_STATIC' | 
 
 /**
  * API_KEY, BEARER_STATIC and BASIC (spec 5.1): the same headers on every attempt, built once.
- * The body is sent as given.
+ * The body is sent as given. Every header they make carries the credential: all are secret-bearing.
  */
 export function createStaticCredentialSigner(auth: StaticAuth, secrets: AuthSecrets): SignAttempt {
   const headers = staticAuthHeaders(auth, secrets);
-  return ({ body }) => jsonCallback(Buffer.from(body, 'utf8'), headers);
+  return ({ body }) => jsonCallback(Buffer.from(body, 'utf8'), { secret: headers });
 }
 
 function staticAuthHeaders(auth: StaticAuth, secrets: AuthSecrets): Record<string, string> {

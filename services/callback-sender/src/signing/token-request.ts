@@ -1,5 +1,5 @@
 import { request, type Dispatcher } from 'undici';
-import { valueAtPath } from './json-body';
+import { valueAtPath } from '@hookstream/shared';
 import { CallbackSigningError, CallbackSigningErrorCodes } from './signing-error';
 
 /** The partner's token request, secrets included: built once, held only by its fetcher. */

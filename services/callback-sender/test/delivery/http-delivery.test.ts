@@ -57,7 +57,7 @@ afterAll(async () => {
 });
 
 const post = (path: string) =>
-  client.post(`${base}${path}`, { headers: { 'content-type': 'application/json' }, body: Buffer.from('{}') }, 5_000);
+  client.post(`${base}${path}`, { headers: { 'content-type': 'application/json' }, secretHeaderNames: [], body: Buffer.from('{}') }, 5_000);
 
 describe("the partner's answer: its status and the start of its body", () => {
   test('an error answer keeps its body as the excerpt', async () => {

@@ -39,6 +39,8 @@ function deps(outcome: DeliveryOutcome, overrides: Partial<SendCallbackDeps> = {
   return { d, attempts, breaker };
 }
 
+/** The headers of the request an attempt made, as deliverCallback hands them on (secret-bearing values redacted). */
+const SENT = { 'content-type': 'application/json', 'x-api-key': '[redacted]', 'x-hookstream-attempt': '1' };
 const failed = (extra: Partial<Extract<DeliveryOutcome, { kind: 'failed' }>> = {}): DeliveryOutcome => ({
   kind: 'failed',
   httpStatus: 500,
@@ -46,18 +48,20 @@ const failed = (extra: Partial<Extract<DeliveryOutcome, { kind: 'failed' }>> = {
   detail: 'HTTP 500',
   latencyMs: 3,
   responseExcerpt: '{"error":"busy"}',
+  requestHeaders: SENT,
   ...extra,
 });
 
 describe('sendCallback', () => {
-  test("a 200 is delivered, as attempt attemptsSoFar + 1, with the start of the partner's answer", async () => {
-    const { d, attempts } = deps({ kind: 'delivered', httpStatus: 200, latencyMs: 2, responseExcerpt: 'thanks' });
+  test("a 200 is delivered, as attempt attemptsSoFar + 1, with the start of the partner's answer and the request's headers", async () => {
+    const { d, attempts } = deps({ kind: 'delivered', httpStatus: 200, latencyMs: 2, responseExcerpt: 'thanks', requestHeaders: SENT });
     expect(await sendCallback(request, after(2), d)).toEqual({
       kind: 'delivered',
       attempt: 3,
       httpStatus: 200,
       latencyMs: 2,
       responseExcerpt: 'thanks',
+      requestHeaders: SENT,
     });
     expect(attempts).toEqual([3]);
   });
@@ -71,6 +75,7 @@ describe('sendCallback', () => {
       skipped: false,
       lastError: 'HTTP 500',
       responseExcerpt: '{"error":"busy"}',
+      requestHeaders: SENT,
     });
     expect(await sendCallback(request, after(8), deps(failed()).d)).toMatchObject({
       kind: 'dead-letter',
@@ -78,6 +83,7 @@ describe('sendCallback', () => {
       errorClass: 'HTTP_STATUS',
       reason: '9 attempts failed; the last: HTTP 500',
       responseExcerpt: '{"error":"busy"}',
+      requestHeaders: SENT,
     });
   });
 
@@ -99,6 +105,7 @@ describe('sendCallback', () => {
       reason: '10.0.0.1 is private',
       latencyMs: null,
       responseExcerpt: null,
+      requestHeaders: null,
     });
   });
 
@@ -121,6 +128,7 @@ describe('sendCallback', () => {
       skipped: true,
       skips: 1,
       dueAt: 31_000,
+      requestHeaders: null,
     });
     expect(await sendCallback(request, after(0), d)).toMatchObject({ kind: 'retry', tier: 2, attempts: 0, skipped: true, skips: 1 });
     expect(attempts).toEqual([]);
@@ -153,6 +161,7 @@ describe('sendCallback', () => {
       reason: "the partner's circuit stayed open for the whole retry schedule (38555 s since the first failure); 2 attempts made",
       latencyMs: null,
       responseExcerpt: null,
+      requestHeaders: null,
     });
   });
 
@@ -223,6 +232,7 @@ describe('sendCallback', () => {
       attempts: 2,
       skipped: true,
       responseExcerpt: null,
+      requestHeaders: null,
     });
     expect(attempts).toEqual([]);
   });
@@ -230,7 +240,7 @@ describe('sendCallback', () => {
   test('an endpoint in ordering mode NONE is never superseded: a newer version does not hold back an older one', async () => {
     const none = { callback_endpoints: [{ endpoint_id: 'ep-1', ordering: 'NONE' }] };
     const { d, attempts } = deps(
-      { kind: 'delivered', httpStatus: 200, latencyMs: 2, responseExcerpt: '' },
+      { kind: 'delivered', httpStatus: 200, latencyMs: 2, responseExcerpt: '', requestHeaders: SENT },
       {
         partners: { get: () => none as unknown as ReturnType<SendCallbackDeps['partners']['get']> },
         versions: { isSuperseded: () => true },

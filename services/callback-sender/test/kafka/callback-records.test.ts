@@ -55,6 +55,7 @@ test.each([
         lastError: null,
         latencyMs: null,
         responseExcerpt: null,
+        requestHeaders: null,
       }),
     );
     const before = Date.now();

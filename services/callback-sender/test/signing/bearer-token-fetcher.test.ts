@@ -8,6 +8,7 @@ import {
   CallbackSigningErrorCodes,
   MAX_TOKEN_RESPONSE_BYTES,
   createCallbackSigner,
+  recordableHeaders,
   type BearerFetchedAuth,
   type CallbackSigningError,
 } from '../../src/signing';
@@ -87,6 +88,7 @@ describe('BEARER_FETCHED: token request', () => {
   test('when a callback is signed, then the token endpoint gets the headers, the secret headers and the JSON body, and the token is sent as Bearer', async () => {
     const signed = await signerWith().sign(attempt);
     expect(signed.headers).toEqual({ 'content-type': 'application/json', authorization: 'Bearer tok-1' });
+    expect(recordableHeaders(signed)).toEqual({ 'content-type': 'application/json', authorization: '[redacted]' });
     expect(signed.body.toString()).toBe(attempt.body);
     expect(endpoint.seen).toHaveLength(1);
     expect(endpoint.seen[0]).toMatchObject({

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { DELIVERY_STATES } from '../store/tables';
 import { decodeCursor } from '../queries/page';
+import { Verification } from './verification-schema';
 
 export const timestamp = z.iso.datetime({ offset: true }).meta({ description: 'RFC 3339 date-time', example: '2026-11-25T10:00:00Z' });
 
@@ -87,6 +88,16 @@ export const DeliveryAttempt = z
       description:
         "The first 1,024 bytes of the partner's answer to this send, as UTF-8 text (no headers; a body that is not text shows replacement characters). Null when it did not answer, and for outcomes that are not a send",
     }),
+    request_headers: z
+      .record(z.string(), z.string())
+      .nullable()
+      .meta({
+        description:
+          'The headers we set on this send, by name as sent (the HTTP client adds host, connection and content-length): what you need to rebuild the signed string. ' +
+          'The value of each header carrying a secret or a value derived from one (an API key, Authorization, a signature) is "[redacted]". ' +
+          'Null for outcomes that are not a send, and for sends recorded before headers were',
+        example: { 'content-type': 'application/json', 'X-Timestamp': '2026-11-25T10:00:00.123Z', 'X-Signature': '[redacted]' },
+      }),
     recorded_at: timestamp,
   })
   .meta({ id: 'DeliveryAttempt' });
@@ -109,6 +120,10 @@ export const DeliveryDetail = DeliverySummary.extend({
   }),
   attempts: z.array(DeliveryAttempt),
   replays: z.array(DeliveryReplay),
+  verification: Verification.nullable().meta({
+    description:
+      'How to verify its callbacks; null while your outbound auth is not known to the log (none configured, or not seen since it began keeping it)',
+  }),
 }).meta({ id: 'DeliveryDetail' });
 
 export const WebhookSummary = z

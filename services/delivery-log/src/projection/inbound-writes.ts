@@ -1,8 +1,9 @@
 /*
  * The inbound side's facts and the partners as rows: webhooks with a PENDING row per document,
  * what became of each document (its latest replay's record wins), refused webhooks, and partners
- * without secrets.
+ * without secrets (of the outbound auth, its method and public part only).
  */
+import { publicOutboundAuth } from '@hookstream/shared';
 import type { Insertable, Transaction } from 'kysely';
 import type { DeliveryLogTables, DocumentsTable, EndpointSummary } from '../store/tables';
 import type { Fact } from './facts';
@@ -32,6 +33,8 @@ export async function writePartners(trx: Trx, facts: FactOf<'partner'>[]): Promi
       updated_at: new Date(p.updated_at),
       endpoints: JSON.stringify(endpoints),
       outbound_auth_method: p.outbound_auth?.method ?? null,
+      // Never the auth itself: it holds the encrypted secrets.
+      outbound_auth_public: p.outbound_auth ? JSON.stringify(publicOutboundAuth(p.outbound_auth)) : null,
     };
     await trx
       .insertInto('partners')
@@ -46,6 +49,7 @@ export async function writePartners(trx: Trx, facts: FactOf<'partner'>[]): Promi
             updated_at: eb.ref('excluded.updated_at'),
             endpoints: eb.ref('excluded.endpoints'),
             outbound_auth_method: eb.ref('excluded.outbound_auth_method'),
+            outbound_auth_public: eb.ref('excluded.outbound_auth_public'),
           }))
           .where('partners.revision', '<=', (eb) => eb.ref('excluded.revision')),
       )

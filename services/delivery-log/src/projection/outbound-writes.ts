@@ -71,6 +71,7 @@ export async function writeAttempts(trx: Trx, facts: FactOf<'attempt'>[]): Promi
     error_class: o.error_class,
     latency_ms: o.latency_ms,
     response_excerpt: o.response_excerpt,
+    request_headers: headersJson(o.request_headers_json),
     // Records from before the sender wrote the tier: attempt n came from tier n - 1 unless a circuit was open.
     tier: o.tier ?? o.attempt - 1,
     recorded_at: new Date(o.recorded_at),
@@ -148,6 +149,21 @@ export async function writeReplays(trx: Trx, facts: FactOf<'replay'>[]): Promise
       .onConflict((oc) => oc.column('audit_id').doNothing())
       .execute(),
   );
+}
+
+/**
+ * A send's recorded headers as JSON text for the jsonb column, or null: a value that is not a JSON
+ * object of strings is left out rather than refused, since a refused batch is read again for ever.
+ */
+function headersJson(json: string | null): string | null {
+  if (json === null) return null;
+  try {
+    const headers: unknown = JSON.parse(json);
+    const isObject = typeof headers === 'object' && headers !== null && !Array.isArray(headers);
+    return isObject && Object.values(headers).every((v) => typeof v === 'string') ? json : null;
+  } catch {
+    return null;
+  }
 }
 
 /** The run's selection as JSON, or the text itself when an old record's is not JSON. */

@@ -1,11 +1,12 @@
 /*
  * The questions asked of deliveries: a filtered page of them (a partner's own, or across partners
- * for operators) and one delivery with everything that happened to it.
+ * for operators) and one delivery with everything that happened to it, and how to verify its signature.
  */
 import type { DeliveryLogDb } from '../store/database';
 import type { Selectable } from 'kysely';
 import type { DeliveriesTable, DeliveryAttemptsTable, DeliveryState, ReplaysTable } from '../store/tables';
 import { pageOf, type Page, type PageCursor } from './page';
+import { verificationOf, type Verification } from './signature-explanation';
 
 export interface DeliveryFilter {
   /** Only this partner's (always set for a partner; optional for operators). */
@@ -47,6 +48,7 @@ const ATTEMPT_COLUMNS = [
   'error_class',
   'latency_ms',
   'response_excerpt',
+  'request_headers',
   'recorded_at',
 ] as const;
 const REPLAY_COLUMNS = ['replay_id', 'operator', 'reason', 'outcome', 'detail', 'replayed_at'] as const;
@@ -60,6 +62,8 @@ export interface DeliveryDetail extends DeliverySummary {
   body: string | null;
   attempts: DeliveryAttempt[];
   replays: DeliveryReplay[];
+  /** Null while the partner's outbound auth is unknown to the log (none, or not projected since migration 0004). */
+  verification: Verification | null;
 }
 
 export async function listDeliveries(db: DeliveryLogDb, filter: DeliveryFilter): Promise<Page<DeliverySummary>> {
@@ -89,7 +93,7 @@ export async function findDelivery(db: DeliveryLogDb, deliveryId: string, partne
   if (partnerId !== undefined) query = query.where('partner_id', '=', partnerId);
   const delivery = await query.executeTakeFirst();
   if (!delivery) return undefined;
-  const [attempts, replays] = await Promise.all([
+  const [attempts, replays, partner] = await Promise.all([
     db
       .selectFrom('delivery_attempts')
       .select(ATTEMPT_COLUMNS)
@@ -99,6 +103,11 @@ export async function findDelivery(db: DeliveryLogDb, deliveryId: string, partne
       .orderBy('source_offset')
       .execute(),
     db.selectFrom('replays').select(REPLAY_COLUMNS).where('subject_id', '=', deliveryId).orderBy('replayed_at').execute(),
+    db.selectFrom('partners').select('outbound_auth_public').where('partner_id', '=', delivery.partner_id).executeTakeFirst(),
   ]);
-  return { ...delivery, attempts, replays };
+  const auth = partner?.outbound_auth_public ?? null;
+  // Outcomes that made no request (skips, dead-letterings, superseded) have no headers.
+  const latestHeaders = attempts.findLast((a) => a.request_headers !== null)?.request_headers ?? null;
+  const verification = auth === null ? null : verificationOf(auth, latestHeaders, delivery.body);
+  return { ...delivery, attempts, replays, verification };
 }

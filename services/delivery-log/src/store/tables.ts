@@ -2,11 +2,16 @@
  * The delivery log's tables as Kysely sees them (migrations.ts makes them). Times are
  * timestamptz (Date); bigint columns are read as numbers on both stores (database.ts).
  */
+import type { PublicOutboundAuth } from '@hookstream/shared';
 import type { ColumnType, Generated } from 'kysely';
 
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
 type BigintColumn = ColumnType<number, number | string, number | string>;
 type Json<T> = ColumnType<T, string, string>;
+type NullableJson<T> = ColumnType<T | null, string | null, string | null>;
+
+/** A send's request headers by name, as the sender recorded them (secret-bearing values "[redacted]"). */
+export type RequestHeaders = Record<string, string>;
 
 /** The callback endpoints a partner has, without their secrets. */
 export interface EndpointSummary {
@@ -28,6 +33,8 @@ export interface PartnersTable {
   updated_at: Timestamp;
   endpoints: Json<EndpointSummary[]>;
   outbound_auth_method: string | null;
+  /** What of the outbound auth explains its signatures, no secret (publicOutboundAuth); null in rows projected before migration 0004. */
+  outbound_auth_public: NullableJson<PublicOutboundAuth>;
 }
 
 export interface DeliveriesTable {
@@ -63,6 +70,8 @@ export interface DeliveryAttemptsTable {
   latency_ms: number | null;
   tier: number;
   response_excerpt: string | null;
+  /** Null for outcomes that made no request, and in rows projected before migration 0004. */
+  request_headers: NullableJson<RequestHeaders>;
   recorded_at: Timestamp;
 }
 
