@@ -123,6 +123,11 @@ test('a partner opens its portal link, sees why its callback failed, resends it 
   await timeline.getByText('dead lettered').waitFor();
   expect(await timeline.locator('li').count()).toBe(10);
   expect(await timeline.getByText('503').count()).toBeGreaterThanOrEqual(9);
+  // How to check it: the partner's method, and the headers of the last send with the credential's value redacted.
+  const verifying = p.getByRole('region', { name: 'Verifying it' });
+  await verifying.getByText('API_KEY').waitFor();
+  expect(await verifying.getByText('[redacted]').count()).toBe(1);
+  expect(await verifying.getByText('x-hookstream-delivery-id').count()).toBe(1);
   await screenshot(p, 'delivery');
 
   fixed = true;

@@ -1,40 +1,39 @@
 /*
- * How the partner verifies this delivery's signature: the method's steps and the exact string that
- * was signed (secret parts as «secret»), beside the request headers as sent (secret values
- * redacted). Shown when the API gives them.
+ * How the partner verifies this delivery: its method's steps and the exact string the latest send
+ * was signed over (secret parts as «secret» or «api_key»), beside the request headers as sent
+ * (secret values redacted by the sender before they were ever recorded).
  */
+import type { z } from 'zod';
+import type { DeliveryAnswer } from '../../../src/api/schemas';
 import { Section } from './basics';
 
-interface VerificationView {
-  method: string;
-  steps: string[];
-  signed_string: string | null;
-  signature_header: string | null;
-}
+type Delivery = z.infer<typeof DeliveryAnswer>['data'];
 
-interface WithVerification {
-  verification?: VerificationView | null;
-  attempts: Array<object>;
-}
-
-export function Verification({ delivery }: { delivery: WithVerification }) {
+export function Verification({ delivery }: { delivery: Delivery }) {
   const v = delivery.verification;
-  const headers = [...(delivery.attempts as Array<{ request_headers?: Record<string, string> | null }>)]
-    .reverse()
-    .find((a) => a.request_headers)?.request_headers;
+  const headers = [...delivery.attempts].reverse().find((a) => a.request_headers)?.request_headers;
   if (!v && !headers) return null;
   return (
     <Section title="Verifying it">
       {v && (
         <>
           <p>
-            Signed with <strong>{v.method}</strong>
-            {v.signature_header ? (
+            Authenticated with <strong>{v.method}</strong>
+            {v.signature_header && (
               <>
-                {' '}
-                in the <code>{v.signature_header}</code> header
+                ; signature in the <code>{v.signature_header}</code> header
               </>
-            ) : null}
+            )}
+            {v.signature_field && (
+              <>
+                ; signature in the body field <code>{v.signature_field}</code>
+              </>
+            )}
+            {v.credential_header && (
+              <>
+                ; credential in the <code>{v.credential_header}</code> header
+              </>
+            )}
             .
           </p>
           <ol>
@@ -44,7 +43,7 @@ export function Verification({ delivery }: { delivery: WithVerification }) {
           </ol>
           {v.signed_string !== null && (
             <>
-              <h3>The exact string signed (last attempt)</h3>
+              <h3>The exact string the latest send was signed over</h3>
               <pre class="signed">{v.signed_string}</pre>
             </>
           )}
@@ -52,21 +51,23 @@ export function Verification({ delivery }: { delivery: WithVerification }) {
       )}
       {headers && (
         <>
-          <h3>Headers sent (last attempt; secret values redacted)</h3>
-          <table>
-            <tbody>
-              {Object.entries(headers).map(([name, value]) => (
-                <tr key={name}>
-                  <th scope="row">
-                    <code>{name}</code>
-                  </th>
-                  <td>
-                    <code>{value}</code>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <h3>Headers of the latest send (secret values redacted)</h3>
+          <div class="table-wrap">
+            <table>
+              <tbody>
+                {Object.entries(headers).map(([name, value]) => (
+                  <tr key={name}>
+                    <th scope="row">
+                      <code>{name}</code>
+                    </th>
+                    <td>
+                      <code>{value}</code>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         </>
       )}
     </Section>
