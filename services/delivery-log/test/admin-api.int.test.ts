@@ -117,8 +117,16 @@ test('an operator onboards a partner with the CLI’s validation, and the CLI an
   const renamed = await api.patch(`/api/admin/v1/partners/${spec.partner_id}`, asOperator, {
     reason: 'rebrand',
     changes: { name: 'Renamed' },
+    revision: 1,
   });
   expect((renamed.json as { data: { name: string; revision: number } }).data).toMatchObject({ name: 'Renamed', revision: 2 });
+  // A change made to a revision read before that one is refused, not applied over it.
+  const stale = await api.patch(`/api/admin/v1/partners/${spec.partner_id}`, asOperator, {
+    reason: 'stale form',
+    changes: { name: 'Stale' },
+    revision: 1,
+  });
+  expect([stale.status, (stale.json as { message: string }).message]).toEqual([409, expect.stringContaining('changed since revision 1')]);
 
   const rotated = await api.post(`/api/admin/v1/partners/${spec.partner_id}/api-keys/rotate`, asOperator, {
     reason: 'key leaked in a log',

@@ -383,5 +383,26 @@ for (const [name, store] of storesUnderTest()) {
         { source_offset: 42 },
       ]);
     });
+
+    test('a NUL from a partner (a response excerpt, a reason) is written as U+FFFD instead of refusing the batch', async () => {
+      const { db } = await fresh();
+      const audited: Fact = {
+        kind: 'audit',
+        entry: {
+          ...{
+            audit_id: 'a-nul',
+            at: T0,
+            actor_type: 'partner',
+            actor_id: 'acme',
+            actor_name: 'partner:acme',
+            action: 'partner.rotate-key',
+          },
+          ...{ subject_type: 'partner', subject_id: 'acme', reason: 'bad\u0000reason', detail_json: '{"note":"x\\u0000y"}' },
+        },
+      };
+      await writeFacts(db, [audited]);
+      const row = await db.selectFrom('audit_log').select(['reason', 'detail']).executeTakeFirstOrThrow();
+      expect(row).toEqual({ reason: 'bad\uFFFDreason', detail: { note: 'x\uFFFDy' } });
+    });
   });
 }

@@ -1,7 +1,7 @@
 import { describeError, isSsrfRefused, type CallbackRequestValue, type PartnerDirectory } from '@hookstream/shared';
 import type { AttemptResult, CallbackHttpClient } from '../delivery/http-delivery';
 import type { PartnerSigners } from '../delivery/partner-signers';
-import { CallbackSigningError, recordableHeaders } from '../signing';
+import { CallbackSigningError, recordableExcerpt, recordableHeaders } from '../signing';
 
 /** A `callback-requests` record. */
 export type CallbackRequest = CallbackRequestValue;
@@ -94,7 +94,10 @@ export async function deliverCallback(request: CallbackRequest, attempt: number,
     signed.headers[DeliveryHeaders.attempt] = String(attempt);
     // Taken before the POST: what is recorded is what was handed to the HTTP client, secrets redacted.
     const requestHeaders = recordableHeaders(signed);
-    return { ...(await deps.http.post(endpoint.url, signed, endpoint.timeout_ms)), requestHeaders };
+    const answer = await deps.http.post(endpoint.url, signed, endpoint.timeout_ms);
+    return answer.kind === 'response'
+      ? { ...answer, responseExcerpt: recordableExcerpt(answer.responseExcerpt, signed), requestHeaders }
+      : { ...answer, requestHeaders };
   };
 
   let result = await send();

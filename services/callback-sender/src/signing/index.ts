@@ -1,6 +1,6 @@
 export { createCallbackSigner, type CallbackSigner, type CallbackSignerOptions } from './callback-signer';
 export type { SignInput, SignedCallback } from './signed-callback';
-export { REDACTED, recordableHeaders } from './recorded-headers';
+export { REDACTED, recordableExcerpt, recordableHeaders } from './recorded-headers';
 export {
   BearerTokenFetcher,
   DEFAULT_TOKEN_LIFETIME_SECONDS,

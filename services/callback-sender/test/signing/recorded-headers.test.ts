@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { SecretBox, generateKeyringValue, parseKeyring, secretContext, type OutboundAuth } from '@hookstream/shared';
-import { REDACTED, createCallbackSigner, recordableHeaders } from '../../src/signing';
+import { REDACTED, createCallbackSigner, recordableExcerpt, recordableHeaders } from '../../src/signing';
 
 /**
  * What of a signed callback's headers may be recorded: each signer declares its secret-bearing
@@ -90,4 +90,16 @@ describe('the headers of a signed callback as recorded', () => {
       'x-hookstream-delivery-id': 'd-1',
     });
   });
+});
+
+test('an answer that echoes the request has every credential redacted in its recorded excerpt, and nothing else changed', async () => {
+  const basic = await signed({ method: 'BASIC', username: 'travelco', password: seal('password', SECRET) });
+  const credential = basic.headers['authorization']!.replace(/^Basic /, '');
+  const echo = `{"you_sent":{"authorization":"${basic.headers['authorization']}","raw":"${credential}"},"status":"bad"}`;
+  const recorded = recordableExcerpt(echo, basic);
+  expect(recorded).not.toContain(credential);
+  expect(recorded).toBe(`{"you_sent":{"authorization":"${REDACTED}","raw":"${REDACTED}"},"status":"bad"}`);
+  const apiKey = await signed({ method: 'API_KEY', header_name: 'X-API-Key', api_key: seal('api_key', API_KEY) });
+  expect(recordableExcerpt(`key=${API_KEY}; ok`, apiKey)).toBe(`key=${REDACTED}; ok`);
+  expect(recordableExcerpt('{"status":"received"}', apiKey)).toBe('{"status":"received"}');
 });

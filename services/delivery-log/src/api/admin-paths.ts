@@ -138,7 +138,12 @@ export const adminPaths: ZodOpenApiPathsObject = {
       operationId: 'adminUpdatePartner',
       requestParams: partnerPath,
       requestBody: { required: true, ...json(PartnerUpdateDoc) },
-      responses: { '200': partnerAnswer('The partner after the change'), ...writeRefusals, ...notFound('partner') },
+      responses: {
+        '200': partnerAnswer('The partner after the change'),
+        ...writeRefusals,
+        ...notFound('partner'),
+        '409': refusal('Changed since the revision given', [ApiErrorCodes.CONFLICT]),
+      },
     }),
   },
   ...Object.fromEntries(

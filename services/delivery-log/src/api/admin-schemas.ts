@@ -52,7 +52,14 @@ const createEnvelope = <S extends z.ZodType>(spec: S) => z.strictObject({ reason
 export const PartnerCreateBody = createEnvelope(z.record(z.string(), z.unknown()));
 export const PartnerCreateDoc = createEnvelope(partnerSpecSchema).meta({ id: 'PartnerCreateRequest' });
 
-const updateEnvelope = <S extends z.ZodType>(changes: S) => z.strictObject({ reason, changes });
+const updateEnvelope = <S extends z.ZodType>(changes: S) =>
+  z.strictObject({
+    reason,
+    changes,
+    revision: z.number().int().positive().optional().meta({
+      description: 'The revision these changes were made to; refused with 409 when the partner has changed since (no lost update)',
+    }),
+  });
 export const PartnerUpdateBody = updateEnvelope(z.record(z.string(), z.unknown()));
 export const PartnerUpdateDoc = updateEnvelope(partnerSpecSchema.partial()).meta({
   id: 'PartnerUpdateRequest',

@@ -103,6 +103,11 @@ function refusalOf(error: unknown, log: (cause: 'unavailable' | 'unexpected') =>
   if (error instanceof ReplayRefused) return new ApiError(409, ApiErrorCodes.CONFLICT, error.message);
   if (e?.type === 'entity.too.large') return new ApiError(413, ApiErrorCodes.VALIDATION, 'the body is too large');
   if (e?.status === 400) return new ApiError(400, ApiErrorCodes.VALIDATION, 'the body is not JSON');
+  // body-parser's other refusals of a body (a charset or Content-Encoding it does not take: 415) are the client's.
+  const exposed = error as { expose?: boolean; status?: number; message?: string } | undefined;
+  if (exposed?.expose && exposed.status && exposed.status >= 400 && exposed.status < 500) {
+    return new ApiError(exposed.status, ApiErrorCodes.VALIDATION, exposed.message ?? 'the body is refused');
+  }
   if ((error instanceof HookstreamError && error.retryable) || isStoreUnavailable(e?.code)) {
     // Kafka or the database away: the same request may succeed in a moment.
     log('unavailable');

@@ -26,6 +26,8 @@ export const consolePaths: ZodOpenApiPathsObject = {
         '201': { description: 'Signed in; Set-Cookie carries the session', ...json(SessionAnswer) },
         ...unauthenticated,
         ...badBody,
+        '403': refusal('Sent from another site (Sec-Fetch-Site: cross-site)', [ApiErrorCodes.FORBIDDEN]),
+        '503': refusal('Starting; retry after Retry-After', [ApiErrorCodes.UNAVAILABLE]),
       },
     },
     get: {
@@ -33,6 +35,7 @@ export const consolePaths: ZodOpenApiPathsObject = {
       tags: ['console'],
       operationId: 'consoleSession',
       responses: {
+        '503': refusal('Starting; retry after Retry-After', [ApiErrorCodes.UNAVAILABLE]),
         '200': {
           description: 'Who is signed in; data is null when nobody is',
           ...json(z.object({ data: ConsoleSessionView.nullable() }).meta({ id: 'CurrentSessionAnswer' })),

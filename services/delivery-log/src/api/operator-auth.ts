@@ -8,11 +8,11 @@
  */
 import type { Actor, Operator, OperatorDirectory } from '@hookstream/shared';
 import type { Request, RequestHandler } from 'express';
-import type { ConsoleSessions } from '../console/console-sessions';
+import type { ConsoleSession, ConsoleSessions } from '../console/console-sessions';
 import { ApiError, ApiErrorCodes } from './api-errors';
 import { refuseWithoutCsrf } from './partner-auth';
 
-const BEARER = /^Bearer (\S+)$/;
+import { bearerToken } from './bearer';
 
 export function authenticateOperator(operators: OperatorDirectory, sessions: ConsoleSessions): RequestHandler {
   return (req, res, next) => {
@@ -36,13 +36,17 @@ export function authenticateOperator(operators: OperatorDirectory, sessions: Con
 
 async function operatorOfRequest(req: Request, operators: OperatorDirectory, sessions: ConsoleSessions): Promise<Operator | undefined> {
   const authorization = req.get('authorization');
-  if (authorization !== undefined) return operators.check(BEARER.exec(authorization)?.[1]);
+  if (authorization !== undefined) return operators.check(bearerToken(authorization));
   const session = await sessions.read(req.get('cookie'));
-  if (session?.kind !== 'operator') return undefined;
-  const operator = operators.get(session.operatorId);
-  if (!operator || operator.revoked_at !== null) return undefined;
+  if (session?.kind !== 'operator' || !operatorSessionHolds(session, operators)) return undefined;
   refuseWithoutCsrf(req, session);
-  return operator;
+  return operators.get(session.operatorId);
+}
+
+/** Whether the operator a session was opened for is still one (not revoked). */
+export function operatorSessionHolds(session: Extract<ConsoleSession, { kind: 'operator' }>, operators: OperatorDirectory): boolean {
+  const operator = operators.get(session.operatorId);
+  return operator !== undefined && operator.revoked_at === null;
 }
 
 /** The operator an authenticated request is from. */

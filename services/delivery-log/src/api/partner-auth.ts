@@ -11,7 +11,7 @@ import { csrfMatches, type ConsoleSession, type ConsoleSessions } from '../conso
 import { ApiError, ApiErrorCodes } from './api-errors';
 import type { PortalTokens } from './portal-tokens';
 
-const BEARER = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/;
+import { bearerToken } from './bearer';
 
 export interface PartnerCaller {
   partnerId: string;
@@ -46,7 +46,7 @@ async function callerOf(
     return { partnerId: session.partnerId, via: 'console' };
   }
   if (authorization !== undefined) {
-    const token = BEARER.exec(authorization)?.[1];
+    const token = bearerToken(authorization);
     const partnerId = token ? await tokens.partnerOf(token) : null;
     // A token of a partner since disabled opens nothing.
     return partnerId && partners.get(partnerId)?.status === 'ACTIVE' ? { partnerId, via: 'portal_token' } : null;

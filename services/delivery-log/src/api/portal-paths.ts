@@ -28,6 +28,8 @@ const partnerRefusals = {
   ...unavailable,
 };
 const listRefusals = { ...partnerRefusals, ...badQuery };
+/** A write made with the console's session cookie without its x-csrf-token. */
+const csrfRefusal = { '403': refusal('Signed in by the console’s cookie without its x-csrf-token', [ApiErrorCodes.FORBIDDEN]) };
 const oneRefusals = { ...partnerRefusals, '404': refusal('No such id among the caller’s own', [ApiErrorCodes.NOT_FOUND]) };
 
 const operation = (summary: string, operation: Omit<ZodOpenApiOperationObject, 'summary'>): ZodOpenApiOperationObject => ({
@@ -69,6 +71,7 @@ export const portalPaths: ZodOpenApiPathsObject = {
         ...oneRefusals,
         ...badBody,
         '409': refusal('Nothing to resend: the message says why', [ApiErrorCodes.CONFLICT]),
+        ...csrfRefusal,
         '429': refusal('Too many resends this hour; retry after Retry-After', [ApiErrorCodes.RATE_LIMITED]),
       },
     }),
@@ -123,7 +126,12 @@ export const portalPaths: ZodOpenApiPathsObject = {
         'Issues a new x-api-key, shown only in this answer; every other key of the partner keeps working until the expires_at ' +
         'given for it (the overlap, 24 hours unless the insurer configured another), so the partner can switch without a gap. Audited.',
       requestBody: { required: false, ...json(KeyRotationBody) },
-      responses: { '201': { description: 'The new key', ...json(one(RotatedKey, 'RotatedKeyAnswer')) }, ...partnerRefusals, ...badBody },
+      responses: {
+        '201': { description: 'The new key', ...json(one(RotatedKey, 'RotatedKeyAnswer')) },
+        ...partnerRefusals,
+        ...badBody,
+        ...csrfRefusal,
+      },
     }),
   },
 };

@@ -9,6 +9,7 @@ import path from 'node:path';
 import type { OperatorDirectory, PartnerDirectory } from '@hookstream/shared';
 import express, { Router, type Request, type RequestHandler } from 'express';
 import { ApiError, ApiErrorCodes } from '../api/api-errors';
+import { operatorSessionHolds } from '../api/operator-auth';
 import { partnerSessionHolds, refuseWithoutCsrf } from '../api/partner-auth';
 import type { PortalTokens } from '../api/portal-tokens';
 import { parseInput } from '../api/request-input';
@@ -51,7 +52,11 @@ export function consoleRoutes(deps: ConsoleDeps): Router {
   router.get('/', (_req, res) => res.redirect(302, `${CONSOLE_BASE}/`));
   router.use(CONSOLE_BASE, securityHeaders);
 
-  router.post(`${CONSOLE_BASE}/session`, express.json({ limit: '4kb', type: () => true }), async (req, res) => {
+  // JSON only, and not from another site: a cross-site form (text/plain) cannot sign a victim in as someone else.
+  router.post(`${CONSOLE_BASE}/session`, express.json({ limit: '4kb', type: 'application/json' }), async (req, res) => {
+    if (req.get('sec-fetch-site') === 'cross-site') throw new ApiError(403, ApiErrorCodes.FORBIDDEN, 'sign in from the console itself');
+    if (!deps.partners.ready || !deps.operators.ready)
+      throw new ApiError(503, ApiErrorCodes.UNAVAILABLE, 'the service is starting; retry later', 2);
     const body = parseInput(SignInBody, req.body ?? {}, 'body');
     const opened = await signIn(body, deps);
     if (!opened) throw new ApiError(401, ApiErrorCodes.UNAUTHENTICATED, 'that key or token is unknown, revoked or expired');
@@ -61,6 +66,8 @@ export function consoleRoutes(deps: ConsoleDeps): Router {
 
   // Not signed in is an answer, not an error: the page asks on every load.
   router.get(`${CONSOLE_BASE}/session`, async (req, res) => {
+    if (!deps.partners.ready || !deps.operators.ready)
+      throw new ApiError(503, ApiErrorCodes.UNAVAILABLE, 'the service is starting; retry later', 2);
     const session = await currentSession(req, deps);
     res.json({ data: session ? describeSession(session, deps) : null });
   });
@@ -106,10 +113,7 @@ async function signIn(
 async function currentSession(req: Request, deps: ConsoleDeps): Promise<ConsoleSession | undefined> {
   const session = await deps.sessions.read(req.get('cookie'));
   if (session?.kind === 'partner') return partnerSessionHolds(session, deps.partners) ? session : undefined;
-  if (session?.kind === 'operator') {
-    const operator = deps.operators.get(session.operatorId);
-    return operator && operator.revoked_at === null ? session : undefined;
-  }
+  if (session?.kind === 'operator') return operatorSessionHolds(session, deps.operators) ? session : undefined;
   return undefined;
 }
 

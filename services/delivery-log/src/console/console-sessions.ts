@@ -35,7 +35,11 @@ export class ConsoleSessions {
     const end = Math.min(now.getTime() + SESSION_SECONDS * 1000, notAfter?.getTime() ?? Infinity);
     const csrf = randomBytes(24).toString('base64url');
     const subject = who.kind === 'partner' ? who.partnerId : who.operatorId;
-    const cookieValue = await new SignJWT({ kind: who.kind, csrf, ...(who.kind === 'partner' && who.keyId ? { kid: who.keyId } : {}) })
+    const cookieValue = await new SignJWT({
+      kind: who.kind,
+      csrf,
+      ...(who.kind === 'partner' && who.keyId ? { api_key_id: who.keyId } : {}),
+    })
       .setProtectedHeader({ alg: 'HS256', kid: newest.id })
       .setIssuer(ISSUER)
       .setAudience(AUDIENCE)
@@ -65,12 +69,12 @@ export class ConsoleSessions {
         },
         { issuer: ISSUER, audience: AUDIENCE, algorithms: ['HS256'] },
       );
-      const { sub, csrf, kind, exp } = payload as { sub?: unknown; csrf?: unknown; kind?: unknown; kid?: unknown; exp?: number };
+      const { sub, csrf, kind, exp } = payload as { sub?: unknown; csrf?: unknown; kind?: unknown; exp?: number };
       if (typeof sub !== 'string' || typeof csrf !== 'string' || exp === undefined) return undefined;
       const expiresAt = new Date(exp * 1000);
       if (kind === 'operator') return { kind, operatorId: sub, csrf, expiresAt };
       if (kind === 'partner')
-        return { kind, partnerId: sub, keyId: typeof payload['kid'] === 'string' ? payload['kid'] : null, csrf, expiresAt };
+        return { kind, partnerId: sub, keyId: typeof payload['api_key_id'] === 'string' ? payload['api_key_id'] : null, csrf, expiresAt };
       return undefined;
     } catch {
       return undefined;

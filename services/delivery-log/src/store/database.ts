@@ -10,6 +10,7 @@ import { Kysely, Migrator, PostgresDialect, type MigrationResultSet } from 'kyse
 import { Pool, types as pgTypes } from 'pg';
 import { migrations } from './migrations';
 import { PGliteDialect } from './pglite-dialect';
+import { WithoutNulPlugin } from './without-nul';
 import type { DeliveryLogTables } from './tables';
 
 export type DeliveryLogDb = Kysely<DeliveryLogTables>;
@@ -36,7 +37,7 @@ export interface DeliveryLogStore {
 
 /** Opens the store and runs every migration not yet applied; rejects naming the one that failed. */
 export async function openStore(location: StoreLocation): Promise<DeliveryLogStore> {
-  const db = new Kysely<DeliveryLogTables>({ dialect: dialectOf(location) });
+  const db = new Kysely<DeliveryLogTables>({ dialect: dialectOf(location), plugins: [new WithoutNulPlugin()] });
   try {
     await migrateToLatest(db);
   } catch (error) {

@@ -84,7 +84,11 @@ function PartnerForm({ current }: { current: PartnerView | undefined }) {
     setProblems({});
     try {
       if (current) {
-        await api.patch(`/api/admin/v1/partners/${encodeURIComponent(current.partner_id)}`, { reason, changes: spec });
+        await api.patch(`/api/admin/v1/partners/${encodeURIComponent(current.partner_id)}`, {
+          reason,
+          changes: spec,
+          revision: current.revision,
+        });
         setSaved(true);
       } else {
         const { data } = await api.post<{ data: { partner_id: string; api_key: string } }>('/api/admin/v1/partners', {
