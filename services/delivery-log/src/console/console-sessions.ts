@@ -10,11 +10,10 @@
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { parse as parseCookies, serialize as serializeCookie } from 'cookie';
-import { SignJWT, errors as joseErrors, jwtVerify } from 'jose';
 import type { DataKey } from '@hookstream/shared';
+import { signToken, verifiedToken } from '../api/signed-tokens';
 
 export const SESSION_COOKIE = 'hookstream_session';
-const ISSUER = 'hookstream';
 const AUDIENCE = 'hookstream-console';
 /** A working day: long enough not to interrupt one, short enough that a forgotten laptop's session ends. */
 export const SESSION_SECONDS = 8 * 3600;
@@ -30,23 +29,11 @@ export class ConsoleSessions {
 
   /** A session for `who`, ending at `notAfter` if that is sooner than SESSION_SECONDS (a portal token's expiry). */
   async open(who: NewSession, notAfter?: Date, now = new Date()): Promise<{ session: ConsoleSession; cookieValue: string }> {
-    const [newest] = this.keys;
-    if (!newest) throw new Error('no key to sign console sessions');
     const end = Math.min(now.getTime() + SESSION_SECONDS * 1000, notAfter?.getTime() ?? Infinity);
     const csrf = randomBytes(24).toString('base64url');
     const subject = who.kind === 'partner' ? who.partnerId : who.operatorId;
-    const cookieValue = await new SignJWT({
-      kind: who.kind,
-      csrf,
-      ...(who.kind === 'partner' && who.keyId ? { api_key_id: who.keyId } : {}),
-    })
-      .setProtectedHeader({ alg: 'HS256', kid: newest.id })
-      .setIssuer(ISSUER)
-      .setAudience(AUDIENCE)
-      .setSubject(subject)
-      .setIssuedAt(Math.floor(now.getTime() / 1000))
-      .setExpirationTime(Math.floor(end / 1000))
-      .sign(newest.key);
+    const claims = { kind: who.kind, csrf, ...(who.kind === 'partner' && who.keyId ? { api_key_id: who.keyId } : {}) };
+    const cookieValue = await signToken(this.keys, AUDIENCE, { subject, claims, issuedAt: now, expiresAt: new Date(end) });
     const expiresAt = new Date(Math.floor(end / 1000) * 1000);
     const session: ConsoleSession =
       who.kind === 'partner'
@@ -59,26 +46,15 @@ export class ConsoleSessions {
   async read(cookieHeader: string | undefined): Promise<ConsoleSession | undefined> {
     const token = cookieHeader ? parseCookies(cookieHeader)[SESSION_COOKIE] : undefined;
     if (!token) return undefined;
-    try {
-      const { payload } = await jwtVerify(
-        token,
-        (header) => {
-          const key = this.keys.find((k) => k.id === header.kid);
-          if (!key) throw new joseErrors.JWKSNoMatchingKey();
-          return key.key;
-        },
-        { issuer: ISSUER, audience: AUDIENCE, algorithms: ['HS256'] },
-      );
-      const { sub, csrf, kind, exp } = payload as { sub?: unknown; csrf?: unknown; kind?: unknown; exp?: number };
-      if (typeof sub !== 'string' || typeof csrf !== 'string' || exp === undefined) return undefined;
-      const expiresAt = new Date(exp * 1000);
-      if (kind === 'operator') return { kind, operatorId: sub, csrf, expiresAt };
-      if (kind === 'partner')
-        return { kind, partnerId: sub, keyId: typeof payload['api_key_id'] === 'string' ? payload['api_key_id'] : null, csrf, expiresAt };
-      return undefined;
-    } catch {
-      return undefined;
-    }
+    const payload = await verifiedToken(this.keys, AUDIENCE, token);
+    if (!payload || typeof payload['csrf'] !== 'string') return undefined;
+    const { sub, exp, kind } = payload;
+    const csrf = payload['csrf'];
+    const expiresAt = new Date(exp * 1000);
+    if (kind === 'operator') return { kind, operatorId: sub, csrf, expiresAt };
+    if (kind === 'partner')
+      return { kind, partnerId: sub, keyId: typeof payload['api_key_id'] === 'string' ? payload['api_key_id'] : null, csrf, expiresAt };
+    return undefined;
   }
 
   /** The Set-Cookie value of a session (or of its removal: no value). */
