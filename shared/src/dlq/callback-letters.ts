@@ -1,16 +1,13 @@
-import { DeadLetterIdentityHeaders, SpringDltHeaders } from '../callbacks/callback-headers';
+import { DeadLetterIdentityHeaders } from '../callbacks/callback-headers';
 import { CallbackRequestHeaders, type CallbackRequestValue } from '../callbacks/callback-request';
 import { AvroInvalidError } from '../errors';
 import { type Message } from '../kafka/client';
 import { TopicNames } from '../kafka/topics';
 import { type Partner } from '../partners/model';
-import { RetryHeaders, headerCount, headerText } from '../retry-tiers';
+import { headerCount, headerText } from '../retry-tiers';
 import { coordinatesOf, letterAt, undecodable, type DeadLetter, type DlqRecord } from './dead-letter';
 import { ReplayHeaders, type DeadLetterTopic, type LetterCodecs, type LetterDetails } from './dead-letter-topic';
-import { describeHeaders, partnerNote } from './letter-notes';
-
-/** In the words of dead letters written before the sender recorded the status in a header (`9 attempts failed; the last: HTTP 500`). */
-const HTTP_STATUS = /\bHTTP (\d{3})\b/;
+import { describeHeaders, failureOf, partnerNote, retryHistory } from './letter-notes';
 
 /**
  * callback-dlq: CallbackRequest values exactly as they were on callback-requests, with the
@@ -29,8 +26,6 @@ export class CallbackLetters implements DeadLetterTopic {
 
   async decode(record: DlqRecord): Promise<DeadLetter> {
     const h = record.headers;
-    const lastError = headerText(h, RetryHeaders.lastError) ?? null;
-    const reason = headerText(h, SpringDltHeaders.exceptionMessage) ?? lastError;
     const letter: DeadLetter = {
       ...letterAt(this.source, record),
       // What the headers say, for a value that cannot be decoded; the value's own fields win below.
@@ -39,12 +34,7 @@ export class CallbackLetters implements DeadLetterTopic {
       eventId: headerText(h, DeadLetterIdentityHeaders.eventId) ?? null,
       deliveryId: headerText(h, DeadLetterIdentityHeaders.deliveryId) ?? null,
       endpointId: headerText(h, CallbackRequestHeaders.endpointId) ?? null,
-      attempts: headerCount(h, RetryHeaders.attempts),
-      // The header; the reason's words only for dead letters written before the sender wrote it.
-      lastHttpStatus: headerCount(h, RetryHeaders.lastHttpStatus) ?? (Number(HTTP_STATUS.exec(reason ?? '')?.[1]) || null),
-      errorClass: headerText(h, SpringDltHeaders.exceptionFqcn) ?? null,
-      lastAttemptErrorClass: headerText(h, RetryHeaders.lastAttemptErrorClass) ?? null,
-      reason,
+      ...failureOf(h),
       replayCount: headerCount(h, CallbackRequestHeaders.replayCount) ?? 0,
     };
     const request = await this.request(record);
@@ -83,10 +73,6 @@ export class CallbackLetters implements DeadLetterTopic {
 
   async details(letter: DeadLetter, record: DlqRecord, partner: Partner | undefined): Promise<LetterDetails> {
     const h = record.headers;
-    const time = (name: string) => {
-      const at = headerCount(h, name);
-      return at === null ? null : new Date(at).toISOString();
-    };
     const request = await this.request(record);
     const endpoint = partner?.callback_endpoints.find((e) => e.endpoint_id === letter.endpointId);
     const body =
@@ -100,14 +86,7 @@ export class CallbackLetters implements DeadLetterTopic {
           };
     return {
       headers: describeHeaders(h),
-      history: {
-        attempts: letter.attempts,
-        first_failure_at: time(RetryHeaders.firstFailureAt),
-        last_failure_at: time(RetryHeaders.lastFailureAt),
-        last_error: headerText(h, RetryHeaders.lastError) ?? null,
-        first_read_at: `${headerText(h, RetryHeaders.originalTopic) ?? '?'} ${headerText(h, RetryHeaders.originalPartition) ?? '?'}:${headerText(h, RetryHeaders.originalOffset) ?? '?'}`,
-        replays_before: letter.replayCount,
-      },
+      history: retryHistory(letter, h),
       bodies: [body],
       outcomesOf:
         letter.deliveryId && letter.policyNumber

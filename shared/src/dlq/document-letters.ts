@@ -1,4 +1,4 @@
-import { DeadLetterIdentityHeaders, SpringDltHeaders } from '../callbacks/callback-headers';
+import { DeadLetterIdentityHeaders } from '../callbacks/callback-headers';
 import { DocumentHeaders, type DocumentFetchRequestValue } from '../documents/document-records';
 import { AvroInvalidError } from '../errors';
 import { type Message } from '../kafka/client';
@@ -7,10 +7,7 @@ import { type Partner } from '../partners/model';
 import { RetryHeaders, headerCount, headerText } from '../retry-tiers';
 import { coordinatesOf, letterAt, undecodable, type DeadLetter, type DlqRecord } from './dead-letter';
 import { ReplayHeaders, type DeadLetterTopic, type LetterCodecs, type LetterDetails } from './dead-letter-topic';
-import { describeHeaders } from './letter-notes';
-
-/** The fetcher's words for an HTTP failure (`HTTP 503 (after 5 attempts)`: partner-document-value.ts). */
-const HTTP_STATUS = /\bHTTP (\d{3})\b/;
+import { describeHeaders, failureOf, retryHistory } from './letter-notes';
 
 /**
  * document-dlq: document retrievals that failed every retry tier of the document-fetcher
@@ -31,19 +28,13 @@ export class DocumentLetters implements DeadLetterTopic {
 
   async decode(record: DlqRecord): Promise<DeadLetter> {
     const h = record.headers;
-    const reason = headerText(h, SpringDltHeaders.exceptionMessage) ?? headerText(h, RetryHeaders.lastError) ?? null;
     const letter: DeadLetter = {
       ...letterAt(this.source, record),
       partnerId: headerText(h, DeadLetterIdentityHeaders.partnerId) ?? null,
       // A document's identity is its document id (the record key): what the audit and the replay limit count by.
       deliveryId: record.key?.toString('utf8') ?? null,
       policyNumber: null,
-      attempts: headerCount(h, RetryHeaders.attempts),
-      // The header; the reason's words only for dead letters written before the fetcher wrote it.
-      lastHttpStatus: headerCount(h, RetryHeaders.lastHttpStatus) ?? (Number(HTTP_STATUS.exec(reason ?? '')?.[1]) || null),
-      errorClass: headerText(h, SpringDltHeaders.exceptionFqcn) ?? null,
-      lastAttemptErrorClass: headerText(h, RetryHeaders.lastAttemptErrorClass) ?? null,
-      reason,
+      ...failureOf(h),
       replayCount: headerCount(h, DocumentHeaders.replayCount) ?? 0,
     };
     const request = await this.request(record);
@@ -78,22 +69,11 @@ export class DocumentLetters implements DeadLetterTopic {
 
   async details(letter: DeadLetter, record: DlqRecord, partner: Partner | undefined): Promise<LetterDetails> {
     const h = record.headers;
-    const time = (name: string) => {
-      const at = headerCount(h, name);
-      return at === null ? null : new Date(at).toISOString();
-    };
     const request = await this.request(record);
     const partnerNote = partner ? '' : ` (partner "${letter.partnerId ?? '?'}" is not in partner-config)`;
     return {
       headers: describeHeaders(h),
-      history: {
-        attempts: letter.attempts,
-        first_failure_at: time(RetryHeaders.firstFailureAt),
-        last_failure_at: time(RetryHeaders.lastFailureAt),
-        last_error: headerText(h, RetryHeaders.lastError) ?? null,
-        first_read_at: `${headerText(h, RetryHeaders.originalTopic) ?? '?'} ${headerText(h, RetryHeaders.originalPartition) ?? '?'}:${headerText(h, RetryHeaders.originalOffset) ?? '?'}`,
-        replays_before: letter.replayCount,
-      },
+      history: retryHistory(letter, h),
       bodies:
         typeof request === 'string'
           ? [{ endpoint: '-', url: null, body: null, note: `the record cannot be decoded: ${request}` }]

@@ -1,6 +1,9 @@
 import { SpringDltHeaders } from '../callbacks/callback-headers';
 import { type CallbackRequestValue } from '../callbacks/callback-request';
 import { type CallbackEndpoint, type Partner } from '../partners/model';
+import { RetryHeaders, headerCount, headerText } from '../retry-tiers';
+import type { DeadLetter } from './dead-letter';
+import type { IHeaders } from '../kafka/types';
 
 /** Spring's binary dead-letter headers and their widths: 4-byte partition, 8-byte offset and timestamp. */
 const BINARY_HEADERS: Record<string, 4 | 8> = {
@@ -19,6 +22,48 @@ export function describeHeaders(headers: Record<string, Buffer>): Record<string,
     else described[name] = value.toString('utf8');
   }
   return described;
+}
+
+/** In the words of dead letters written before the sender and the fetcher recorded the status in a header (`the last: HTTP 500`). */
+const HTTP_STATUS = /\bHTTP (\d{3})\b/;
+
+/**
+ * Why a dead letter that went through retry tiers was dead-lettered, from its headers: Spring's
+ * exception headers, else the last error; the attempts; the partner's last HTTP status (the header,
+ * or for older records the reason's words); and the last attempt's failure class.
+ */
+export function failureOf(
+  headers: IHeaders | undefined,
+): Pick<DeadLetter, 'reason' | 'attempts' | 'lastHttpStatus' | 'errorClass' | 'lastAttemptErrorClass'> {
+  const reason = headerText(headers, SpringDltHeaders.exceptionMessage) ?? headerText(headers, RetryHeaders.lastError) ?? null;
+  return {
+    reason,
+    attempts: headerCount(headers, RetryHeaders.attempts),
+    lastHttpStatus: headerCount(headers, RetryHeaders.lastHttpStatus) ?? (Number(HTTP_STATUS.exec(reason ?? '')?.[1]) || null),
+    errorClass: headerText(headers, SpringDltHeaders.exceptionFqcn) ?? null,
+    lastAttemptErrorClass: headerText(headers, RetryHeaders.lastAttemptErrorClass) ?? null,
+  };
+}
+
+/**
+ * The retry history a dead letter's headers carry, the same on every topic whose records went
+ * through retry tiers (callbacks, documents): attempts, first and last failure, the last error,
+ * where it was first read, and the replays before this one.
+ */
+export function retryHistory(letter: DeadLetter, headers: Record<string, Buffer>): Record<string, string | number | null> {
+  const time = (name: string) => {
+    const at = headerCount(headers, name);
+    return at === null ? null : new Date(at).toISOString();
+  };
+  const text = (name: string) => headerText(headers, name);
+  return {
+    attempts: letter.attempts,
+    first_failure_at: time(RetryHeaders.firstFailureAt),
+    last_failure_at: time(RetryHeaders.lastFailureAt),
+    last_error: text(RetryHeaders.lastError) ?? null,
+    first_read_at: `${text(RetryHeaders.originalTopic) ?? '?'} ${text(RetryHeaders.originalPartition) ?? '?'}:${text(RetryHeaders.originalOffset) ?? '?'}`,
+    replays_before: letter.replayCount,
+  };
 }
 
 /**

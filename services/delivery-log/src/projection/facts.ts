@@ -5,10 +5,7 @@
  */
 import {
   DeadLetterIdentityHeaders,
-  RetryHeaders,
-  SpringDltHeaders,
   TopicNames,
-  headerCount,
   headerText,
   partnerFromRecord,
   type AdminAuditEntry,
@@ -21,6 +18,7 @@ import {
   type PartnerDocumentValue,
   type PartnerEventValue,
   documentIdOf,
+  failureOf,
   webhookIdOf,
 } from '@hookstream/shared';
 
@@ -101,6 +99,8 @@ export function factOf(record: ProjectedRecord): Fact | null {
   }
 }
 
+const pickFailure = ({ attempts, errorClass, reason }: ReturnType<typeof failureOf>) => ({ attempts, errorClass, reason });
+
 /** Who a dead letter is about and why, from the headers every dead-letter topic's records carry. */
 function deadLetterOf(record: ProjectedRecord): DeadLetterFact {
   const h = record.headers;
@@ -117,9 +117,8 @@ function deadLetterOf(record: ProjectedRecord): DeadLetterFact {
     offset: record.offset,
     subjectId: subjectId ?? null,
     partnerId: (value?.['partner_id'] as string | undefined) ?? headerText(h, DeadLetterIdentityHeaders.partnerId) ?? null,
-    attempts: headerCount(h, RetryHeaders.attempts),
-    errorClass: headerText(h, SpringDltHeaders.exceptionFqcn) ?? null,
-    reason: headerText(h, SpringDltHeaders.exceptionMessage) ?? headerText(h, RetryHeaders.lastError) ?? null,
+    // Why, as `hookstream dlq` reads it.
+    ...pickFailure(failureOf(h)),
     deadLetteredAt: record.timestamp,
   };
 }
