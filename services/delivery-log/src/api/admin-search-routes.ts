@@ -1,70 +1,23 @@
 /*
- * The operator API's reading side: deliveries and webhooks across partners (the partner API's
- * filters plus partner_id), webhooks the ingress refused, the audit trail, and who the caller is. The same queries as the partner API's, unscoped.
+ * The operator API's reading side: deliveries, webhooks and refused webhooks across partners (the
+ * partner API's routes and filters, plus partner_id: log-routes.ts), a partner's endpoint health,
+ * the audit trail, and who the caller is.
  */
 import { describeOperator } from '@hookstream/shared';
 import { Router } from 'express';
 import type { DeliveryLogDb } from '../store/database';
 import { listAudit } from '../queries/audit-queries';
 import { endpointHealth } from '../queries/endpoint-health';
-import { findDelivery, listDeliveries } from '../queries/delivery-queries';
-import { findWebhook, listWebhooks } from '../queries/webhook-queries';
-import { listRejectedWebhooks } from '../queries/rejected-webhook-queries';
 import { notFound } from './api-errors';
-import { AdminDeliveryListQuery, AdminRejectedWebhookListQuery, AdminWebhookListQuery, AuditListQuery } from './admin-schemas';
+import { AuditListQuery } from './admin-schemas';
+import { logRoutes } from './log-routes';
 import { operatorOf } from './operator-auth';
-import { pageFilter } from './portal-routes';
-import { idParam, parseInput } from './request-input';
+import { idParam, pageFilter, parseInput } from './request-input';
 
 export function adminSearchRoutes(db: DeliveryLogDb): Router {
   const router = Router();
-
-  router.get('/deliveries', async (req, res) => {
-    const query = parseInput(AdminDeliveryListQuery, req.query, 'query');
-    const page = await listDeliveries(db, {
-      ...(query.partner_id ? { partnerId: query.partner_id } : {}),
-      ...(query.status ? { state: query.status } : {}),
-      ...(query.policy_number ? { policyNumber: query.policy_number } : {}),
-      ...(query.endpoint_id ? { endpointId: query.endpoint_id } : {}),
-      ...pageFilter(query),
-    });
-    res.json({ data: page.items, next_cursor: page.nextCursor });
-  });
-
-  router.get('/deliveries/:deliveryId', async (req, res) => {
-    const id = idParam(req.params.deliveryId);
-    const delivery = id && (await findDelivery(db, id));
-    if (!delivery) throw notFound('delivery');
-    res.json({ data: delivery });
-  });
-
-  router.get('/webhooks', async (req, res) => {
-    const query = parseInput(AdminWebhookListQuery, req.query, 'query');
-    const page = await listWebhooks(db, {
-      ...(query.partner_id ? { partnerId: query.partner_id } : {}),
-      ...(query.transaction_number ? { transactionNumber: query.transaction_number } : {}),
-      ...(query.request_id ? { requestId: query.request_id } : {}),
-      ...pageFilter(query),
-    });
-    res.json({ data: page.items, next_cursor: page.nextCursor });
-  });
-
-  router.get('/webhooks/:webhookId', async (req, res) => {
-    const id = idParam(req.params.webhookId);
-    const webhook = id && (await findWebhook(db, id));
-    if (!webhook) throw notFound('webhook');
-    res.json({ data: webhook });
-  });
-
-  router.get('/rejected-webhooks', async (req, res) => {
-    const query = parseInput(AdminRejectedWebhookListQuery, req.query, 'query');
-    const page = await listRejectedWebhooks(db, {
-      ...(query.partner_id ? { partnerId: query.partner_id } : {}),
-      ...(query.request_id ? { requestId: query.request_id } : {}),
-      ...pageFilter(query),
-    });
-    res.json({ data: page.items, next_cursor: page.nextCursor });
-  });
+  // Deliveries, webhooks and refused webhooks of the partner the query names, or of every partner.
+  router.use(logRoutes(db, { partnerOf: (_req, named) => named, acrossPartners: true }));
 
   router.get('/partners/:partnerId/endpoints', async (req, res) => {
     const id = idParam(req.params.partnerId);

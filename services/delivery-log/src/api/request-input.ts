@@ -3,6 +3,7 @@
  * or a 400 whose message names every field at fault, as the webhook's does.
  */
 import type { z } from 'zod';
+import { decodeCursor } from '../queries/page';
 import { ApiError, ApiErrorCodes } from './api-errors';
 
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown, where: 'query' | 'body'): z.infer<S> {
@@ -19,4 +20,14 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown, where
 /** A path parameter that can be an id at all (anything longer or stranger is no id of ours: 404). */
 export function idParam(value: string | undefined): string | undefined {
   return value !== undefined && value.length > 0 && value.length <= 200 ? value : undefined;
+}
+
+/** Paging and time range of a list query, as the queries take them. */
+export function pageFilter(query: { cursor?: string | undefined; limit: number; from?: string | undefined; to?: string | undefined }) {
+  return {
+    limit: query.limit,
+    ...(query.cursor ? { cursor: decodeCursor(query.cursor)! } : {}),
+    ...(query.from ? { from: new Date(query.from) } : {}),
+    ...(query.to ? { to: new Date(query.to) } : {}),
+  };
 }
