@@ -8,7 +8,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { describeError } from '@hookstream/shared';
 import { Kysely, Migrator, PostgresDialect, type MigrationResultSet } from 'kysely';
 import { Pool, types as pgTypes } from 'pg';
-import { migrations } from './migrations';
+import { migrations } from './migrations/index';
 import { PGliteDialect } from './pglite-dialect';
 import { WithoutNulPlugin } from './without-nul';
 import type { DeliveryLogTables } from './tables';

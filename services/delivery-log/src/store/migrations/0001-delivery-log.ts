@@ -1,14 +1,6 @@
-/*
- * The delivery log's schema, one versioned migration after another (Kysely's Migrator records
- * which ran in kysely_migration). The same SQL runs on PostgreSQL and on PGlite. A migration is
- * never edited once released: a change is a new one.
- *
- * Every table is keyed by what identifies its fact in the topics (a delivery id, a document id, a
- * record's partition and offset), so projecting a record twice writes the same row.
- */
 import { sql, type Kysely, type Migration } from 'kysely';
 
-const deliveryLog: Migration = {
+export const deliveryLog: Migration = {
   async up(db: Kysely<unknown>) {
     await sql`
       create table partners (
@@ -142,83 +134,4 @@ const deliveryLog: Migration = {
       )`.execute(db);
     await sql`create index documents_webhook on documents (webhook_id, document_index)`.execute(db);
   },
-};
-
-// Who changed what and why: one row per admin-audit record, and one per replay run (its id), so
-// that one trail lists every change and every replay, whoever made it. Replays learn their actor.
-const operatorApi: Migration = {
-  async up(db: Kysely<unknown>) {
-    await sql`
-      create table audit_log (
-        audit_id text primary key,
-        at timestamptz not null,
-        actor_type text not null,
-        actor_id text not null,
-        actor_name text not null,
-        action text not null,
-        subject_type text not null,
-        subject_id text not null,
-        reason text not null,
-        detail jsonb not null
-      )`.execute(db);
-    await sql`create index audit_log_newest on audit_log (at desc, audit_id desc)`.execute(db);
-    await sql`create index audit_log_subject on audit_log (subject_id, at desc)`.execute(db);
-    await sql`alter table replays add column actor_type text not null default 'cli', add column actor_id text not null default ''`.execute(
-      db,
-    );
-    await sql`create index replays_actor on replays (actor_type, actor_id, replayed_at)`.execute(db);
-
-    // An endpoint's health (success rate, p95 latency over the last hour and day) reads its
-    // attempts by time without going through deliveries. Null in rows projected before this.
-    await sql`alter table delivery_attempts add column partner_id text, add column endpoint_id text`.execute(db);
-    await sql`create index delivery_attempts_partner_time on delivery_attempts (partner_id, recorded_at)`.execute(db);
-  },
-};
-
-const rejectedWebhooks: Migration = {
-  async up(db: Kysely<unknown>) {
-    // Known partners' webhooks the ingress refused (inbound-rejections, keyed by that record), so a
-    // partner can see why: newest first per partner, by request_id, and by age for retention.
-    await sql`
-      create table rejected_webhooks (
-        source_partition integer not null,
-        source_offset bigint not null,
-        rejection_id text not null,
-        partner_id text not null,
-        received_at timestamptz not null,
-        http_status integer not null,
-        error_code text not null,
-        message text not null,
-        -- Paths of the fields the answer named, a JSON array of strings.
-        fields jsonb not null,
-        request_id text,
-        transaction_number text,
-        payload_fingerprint text,
-        primary key (source_partition, source_offset)
-      )`.execute(db);
-    await sql`create index rejected_webhooks_partner_time on rejected_webhooks (partner_id, received_at desc, rejection_id desc)`.execute(
-      db,
-    );
-    await sql`create index rejected_webhooks_partner_request on rejected_webhooks (partner_id, request_id, received_at desc)`.execute(db);
-    await sql`create index rejected_webhooks_time on rejected_webhooks (received_at)`.execute(db);
-  },
-};
-
-// How a partner can check its callbacks: the headers each send carried (secret-bearing values are
-// "[redacted]" by the sender before they reach a topic), and the public part of the partner's
-// outbound auth (header names, the MD5 contract, the JWT's algorithm and issuer; never a secret or
-// its ciphertext). Null in rows projected before this, and for outcomes that made no request.
-const attemptHeaders: Migration = {
-  async up(db: Kysely<unknown>) {
-    await sql`alter table delivery_attempts add column request_headers jsonb`.execute(db);
-    await sql`alter table partners add column outbound_auth_public jsonb`.execute(db);
-  },
-};
-
-/** Every migration, by name; names sort in the order they run. */
-export const migrations: Record<string, Migration> = {
-  '0001-delivery-log': deliveryLog,
-  '0002-operator-api': operatorApi,
-  '0003-rejected-webhooks': rejectedWebhooks,
-  '0004-attempt-headers': attemptHeaders,
 };

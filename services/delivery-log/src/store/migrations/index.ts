@@ -1,0 +1,21 @@
+/*
+ * The delivery log's schema, one versioned migration after another (Kysely's Migrator records
+ * which ran in kysely_migration). The same SQL runs on PostgreSQL and on PGlite. A migration is
+ * never edited once released: a change is a new one.
+ *
+ * Every table is keyed by what identifies its fact in the topics (a delivery id, a document id, a
+ * record's partition and offset), so projecting a record twice writes the same row.
+ */
+import type { Migration } from 'kysely';
+import { deliveryLog } from './0001-delivery-log';
+import { operatorApi } from './0002-operator-api';
+import { rejectedWebhooks } from './0003-rejected-webhooks';
+import { attemptHeaders } from './0004-attempt-headers';
+
+/** Every migration, by name; names sort in the order they run. */
+export const migrations: Record<string, Migration> = {
+  '0001-delivery-log': deliveryLog,
+  '0002-operator-api': operatorApi,
+  '0003-rejected-webhooks': rejectedWebhooks,
+  '0004-attempt-headers': attemptHeaders,
+};
