@@ -22,9 +22,9 @@ describe('hookstream topics ensure', () => {
       true,
     );
     // The catalogue's topics (with the 8 callback retry tiers), the policy-status DLQ, the replay audit trail,
-    // the document-fetcher's 4 retry tiers and DLQ, the ingress's rejections, the operators and the admin
-    // audit trail: 10 + 8 + 5 + 1 + 2.
-    expect(wanted).toHaveLength(26);
+    // the document-fetcher's 4 retry tiers and DLQ, the ingress's rejections and replays, the operators
+    // and the admin audit trail: 10 + 8 + 5 + 2 + 2.
+    expect(wanted).toHaveLength(27);
 
     const admin = testKafka().admin();
     await admin.connect();

@@ -180,5 +180,6 @@ export { DocumentHeaders, type DocumentFetchRequestValue, type PartnerDocumentVa
 export { documentIdOf, webhookIdOf, type PartnerEventValue } from './documents/webhook-identity';
 export * from './dlq';
 
-// Inbound webhooks refused an authenticated partner: what the ingress records and the delivery log shows the partner.
+// Inbound webhooks refused an authenticated partner, or answered from the idempotency ledger: what the ingress records and the delivery log shows the partner.
 export { type InboundRejectionValue } from './inbound/inbound-rejection';
+export { type InboundReplayValue } from './inbound/inbound-replay';

@@ -1,11 +1,11 @@
-import { ApiKeyHasher, RecordWriter, TopicNames, createServiceRuntime, runService, topicCatalogue } from '@hookstream/shared';
+import { ApiKeyHasher, RecordWriter, TopicNames, createServiceRuntime, runService } from '@hookstream/shared';
+import { answerPublishers } from './answer-records/answer-publishers';
 import { answerParserRefusalsWithJson } from './http/client-errors';
 import { configSchema } from './config';
 import { createWebhookRoutes } from './http/webhook-routes';
 import { ingressOpenApi } from './http/openapi';
 import { IdempotencyLedger } from './idempotency/ledger';
 import { createIngressMetrics } from './metrics';
-import { RejectionPublisher } from './rejections/rejection-publisher';
 
 export { configSchema } from './config';
 
@@ -44,21 +44,25 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
 
   const metrics = createIngressMetrics(runtime.metrics, () => ledger.size);
 
-  // Not among the runtime's topics, whose leaders decide readiness: a webhook is never refused for want of a place to record refusals.
-  const rejectionsTopic = topicCatalogue({ prefix: config.TOPIC_PREFIX }).find((t) => t.name === TopicNames.inboundRejections)!;
-  await codec.registerTopics([rejectionsTopic]);
-  const rejectionsProducer = kafka.producer();
-  await rejectionsProducer.connect();
-  runtime.shutdown.onStop('rejections producer', () => rejectionsProducer.disconnect(), 'producers');
-  const rejections = new RejectionPublisher({
-    producer: rejectionsProducer,
+  // Not among the runtime's topics, whose leaders decide readiness: a webhook is never refused for want of a place to record refusals or replays.
+  const answersProducer = kafka.producer();
+  await answersProducer.connect();
+  runtime.shutdown.onStop('answer records producer', () => answersProducer.disconnect(), 'producers');
+  const answers = await answerPublishers({
+    producer: answersProducer,
     codec,
-    topic: rejectionsTopic.topic,
+    topicPrefix: config.TOPIC_PREFIX,
     instanceId,
     logger,
     metrics,
   });
-  runtime.shutdown.onStop('pending rejections', () => rejections.flush(), 'producers');
+  runtime.shutdown.onStop(
+    'pending answer records',
+    async () => {
+      await Promise.all([answers.rejections.flush(), answers.replays.flush()]);
+    },
+    'producers',
+  );
 
   const routes = createWebhookRoutes({
     basePath: config.INGRESS_BASE_PATH,
@@ -69,7 +73,8 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
     metrics,
     logger,
     openapi: ingressOpenApi(config.INGRESS_BASE_PATH),
-    rejections,
+    rejections: answers.rejections,
+    replays: answers.replays,
     accept: {
       ledger,
       codec,

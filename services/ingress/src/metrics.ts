@@ -50,6 +50,17 @@ export function createIngressMetrics(registry: Registry, ledgerSize: () => numbe
       labelNames: ['reason'] as const,
       registers: [registry],
     }),
+    replaysRecorded: new Counter({
+      name: 'hookstream_ingress_replays_recorded_total',
+      help: "Authenticated partners' webhooks answered from the idempotency ledger and written to inbound-replays",
+      registers: [registry],
+    }),
+    replaysDropped: new Counter({
+      name: 'hookstream_ingress_replays_dropped_total',
+      help: "Authenticated partners' webhooks answered from the idempotency ledger not written to inbound-replays, by reason",
+      labelNames: ['reason'] as const,
+      registers: [registry],
+    }),
     ledgerKeys: new Gauge({
       name: 'hookstream_ingress_idempotency_keys',
       help: 'request_ids remembered by this replica',

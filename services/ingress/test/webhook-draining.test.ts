@@ -29,6 +29,7 @@ describe('webhook route while draining', () => {
       logger: createLogger({ service: 'test', level: 'silent' }),
       openapi: {},
       rejections: { record: (partnerId) => touched.push(`rejections.${partnerId}`) },
+      replays: { record: (partnerId) => touched.push(`replays.${partnerId}`) },
     });
     const app = express();
     app.use(routes.router);

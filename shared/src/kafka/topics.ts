@@ -12,6 +12,7 @@ export const TopicNames = {
   partnerEvents: 'partner-events',
   ingressIdempotency: 'ingress-idempotency',
   inboundRejections: 'inbound-rejections',
+  inboundReplays: 'inbound-replays',
   partnerDocuments: 'partner-documents',
   documentDlq: 'document-dlq',
   partnerConfig: 'partner-config',
@@ -113,6 +114,14 @@ export function topicCatalogue(settings: TopicCatalogueSettings = {}): ResolvedT
       description: "authenticated partners' webhooks refused with 400 or 409 (what they were told), keyed by partner id",
       partitioning: 'data',
       // As long as the webhooks themselves: the delivery log keeps them longer for partners.
+      config: deleteAfter(7 * DAY_MS),
+    },
+    {
+      name: TopicNames.inboundReplays,
+      schemaFile: 'inbound-replay.avsc',
+      description:
+        "authenticated partners' repeated webhooks answered from the idempotency ledger (200, not processed again), keyed by partner id",
+      partitioning: 'data',
       config: deleteAfter(7 * DAY_MS),
     },
     {

@@ -29,14 +29,6 @@ export interface BodyAsRead {
 /** What a rejection says about the request; the recorder adds its own id and the replica's. */
 export type WebhookRejection = Omit<InboundRejectionValue, 'rejection_id' | 'ingress_instance'>;
 
-/**
- * Where rejections go. `record` returns at once and never throws: the answer never waits for it.
- * `describe` is called only for a rejection that is kept, so one dropped costs no fingerprint.
- */
-export interface RejectionRecorder {
-  record(partnerId: string, describe: () => WebhookRejection): void;
-}
-
 /*
  * Bounds of what is recorded: a refused body is the partner's, not ours, so each piece read from
  * it is capped (a message echoes field names, which may be as long as the body).

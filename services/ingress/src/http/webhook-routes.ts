@@ -2,7 +2,9 @@ import express, { type ErrorRequestHandler, type Request, type RequestHandler, t
 import { withTimeout, type Logger, type PartnerDirectory } from '@hookstream/shared';
 import { acceptWebhook, type AcceptWebhookDeps } from '../domain/accept-webhook';
 import { payloadFingerprint, validateWebhookPayload } from '../domain/webhook-payload';
-import { RECORDED_STATUSES, rejectionOf, type BodyAsRead, type RejectionRecorder } from '../domain/webhook-rejection';
+import type { AnswerRecorder } from '../domain/answer-recorder';
+import { RECORDED_STATUSES, rejectionOf, type BodyAsRead, type WebhookRejection } from '../domain/webhook-rejection';
+import { replayOf, type WebhookReplay } from '../domain/webhook-replay';
 import type { IngressMetrics } from '../metrics';
 import { InboundError, InboundErrorCodes, errorBody, responseTo, type ErrorBody } from './responses';
 
@@ -23,7 +25,9 @@ export interface WebhookRoutesOptions {
   logger: Logger;
   openapi: object;
   /** Told of an authenticated partner's 400s and 409s, after the answer is sent. */
-  rejections: RejectionRecorder;
+  rejections: AnswerRecorder<WebhookRejection>;
+  /** Told of an authenticated partner's webhooks answered from the ledger (replayed), after the answer is sent. */
+  replays: AnswerRecorder<WebhookReplay>;
 }
 
 /**
@@ -172,9 +176,10 @@ export function createWebhookRoutes(options: WebhookRoutesOptions): {
         );
       }
       res.locals.requestId = validated.payload.request_id;
-      body.fingerprint = payloadFingerprint(parsed, text);
+      const fingerprint = payloadFingerprint(parsed, text);
+      body.fingerprint = fingerprint;
       const outcome = await withTimeout(
-        acceptWebhook(partner, validated.payload, body.fingerprint, options.accept),
+        acceptWebhook(partner, validated.payload, fingerprint, options.accept),
         options.writeTimeoutMs,
         'write timeout',
       ).catch((error: unknown) => {
@@ -187,6 +192,13 @@ export function createWebhookRoutes(options: WebhookRoutesOptions): {
       record(req, res, answer.status, undefined);
       logger.debug({ partnerId: partner.partner_id, requestId: validated.payload.request_id, outcome: outcome.kind }, 'webhook accepted');
       send(res, answer.status, answer.body);
+      // After the answer, so it never waits for this: the partner can see its retry was recognised.
+      if (outcome.kind === 'replayed') {
+        const { webhook } = outcome;
+        options.replays.record(partner.partner_id, () =>
+          replayOf(partner.partner_id, res.locals.receivedAt as number, webhook, fingerprint),
+        );
+      }
     } catch (error) {
       next(error);
     }

@@ -1,11 +1,13 @@
 import { Registry, type AvroCodec, type Logger, type Producer } from '@hookstream/shared';
 import type { WebhookRejection } from '../src/domain/webhook-rejection';
 import { createIngressMetrics } from '../src/metrics';
-import { PartnerTokenBuckets } from '../src/rejections/partner-token-buckets';
-import { RejectionPublisher, type RejectionPublisherOptions } from '../src/rejections/rejection-publisher';
+import { PartnerTokenBuckets } from '../src/answer-records/partner-token-buckets';
+import { answerPublishers } from '../src/answer-records/answer-publishers';
+import type { BoundedPublisherOptions } from '../src/answer-records/bounded-publisher';
+import type { WebhookReplay } from '../src/domain/webhook-replay';
 
 /**
- * The bounds on recording refusals: a partner's bucket (a burst, then a steady rate, each partner
+ * The bounds on recording answers (refusals, replays): a partner's bucket (a burst, then a steady rate, each partner
  * on its own), the cap on records not yet acknowledged, and failures that are counted, logged at
  * most once a minute and never thrown at the caller.
  */
@@ -38,20 +40,27 @@ function fakeProducer(answer: () => Promise<unknown> = () => Promise.resolve([])
 }
 
 /** JSON instead of Avro: what was encoded can be read back. */
-const codec = { encode: (_topic: string, value: unknown) => Promise.resolve(Buffer.from(JSON.stringify(value))) } as unknown as AvroCodec;
+const codec = {
+  encode: (_topic: string, value: unknown) => Promise.resolve(Buffer.from(JSON.stringify(value))),
+  registerTopics: () => Promise.resolve(),
+} as unknown as AvroCodec;
 
-function publisher(options: Partial<RejectionPublisherOptions> & Pick<RejectionPublisherOptions, 'producer'>) {
+type PublisherOptions = Pick<BoundedPublisherOptions<unknown, never>, 'producer' | 'limits' | 'maxUnsent' | 'nowMs'>;
+
+/** The ingress's rejections publisher as main wires it, with its bounds as the test sets them. */
+async function publisher({ producer, ...bounds }: PublisherOptions) {
   const registry = new Registry();
   const metrics = createIngressMetrics(registry, () => 0);
   const warnings: Array<Record<string, unknown>> = [];
   // A logger that keeps the warnings (the publisher logs through a child of it).
   const child = { warn: (fields: Record<string, unknown>) => warnings.push(fields) };
   const logger = { child: () => child } as unknown as Logger;
-  const recorder = new RejectionPublisher({ codec, topic: 't.inbound-rejections', instanceId: 'ingress-1', logger, metrics, ...options });
+  const wired = await answerPublishers({ producer, codec, topicPrefix: 't.', instanceId: 'ingress-1', logger, metrics, bounds });
+  const recorder = wired.rejections;
   const dropped = async (reason: string) =>
     (await metrics.rejectionsDropped.get()).values.find((v) => v.labels['reason'] === reason)?.value ?? Number.NaN;
   const recorded = async () => (await metrics.rejectionsRecorded.get()).values[0]?.value ?? 0;
-  return { recorder, dropped, recorded, warnings };
+  return { recorder, dropped, recorded, warnings, metrics, replays: wired.replays };
 }
 
 describe('PartnerTokenBuckets', () => {
@@ -86,10 +95,10 @@ describe('PartnerTokenBuckets', () => {
   });
 });
 
-describe('RejectionPublisher', () => {
+describe('BoundedPublisher', () => {
   test('each kept rejection is sent keyed by partner id with an id and the replica; over the bucket it is dropped, counted, not even described', async () => {
     const { producer, sent } = fakeProducer();
-    const { recorder, dropped, recorded } = publisher({ producer, limits: { burst: 3, perSecond: 1 }, nowMs: () => 0 });
+    const { recorder, dropped, recorded } = await publisher({ producer, limits: { burst: 3, perSecond: 1 }, nowMs: () => 0 });
     let described = 0;
     for (let i = 0; i < 5; i++) recorder.record('acme', () => (described++, rejection('acme')));
     recorder.record('other', () => rejection('other'));
@@ -111,7 +120,7 @@ describe('RejectionPublisher', () => {
   test('while Kafka does not acknowledge, at most maxUnsent wait; the rest are dropped as unsent_limit, and room comes back once acknowledged', async () => {
     const acknowledge: Array<() => void> = [];
     const { producer, sent } = fakeProducer(() => new Promise((resolve) => acknowledge.push(() => resolve([]))));
-    const { recorder, dropped, recorded } = publisher({ producer, maxUnsent: 2, limits: { burst: 100, perSecond: 1 } });
+    const { recorder, dropped, recorded } = await publisher({ producer, maxUnsent: 2, limits: { burst: 100, perSecond: 1 } });
     for (const partner of ['a', 'b', 'c', 'd']) recorder.record(partner, () => rejection(partner));
     await new Promise((resolve) => setImmediate(resolve));
     expect(sent.map((s) => s.messages[0]!.key)).toEqual(['a', 'b']);
@@ -129,7 +138,7 @@ describe('RejectionPublisher', () => {
   test('failed writes never reach the caller: each is counted, and logged at most once a minute with how many failed', async () => {
     let now = 0;
     const { producer } = fakeProducer(() => Promise.reject(new Error('broker said no')));
-    const { recorder, dropped, warnings } = publisher({ producer, limits: { burst: 100, perSecond: 1 }, nowMs: () => now });
+    const { recorder, dropped, warnings } = await publisher({ producer, limits: { burst: 100, perSecond: 1 }, nowMs: () => now });
     for (let i = 0; i < 5; i++) expect(() => recorder.record('acme', () => rejection('acme'))).not.toThrow();
     await recorder.flush();
     now += 30_000;
@@ -146,7 +155,7 @@ describe('RejectionPublisher', () => {
 
   test('with no leader of the topic connected nothing is sent: the rejection is dropped at once as publish_failed', async () => {
     const { producer, sent } = fakeProducer(undefined, () => false);
-    const { recorder, dropped } = publisher({ producer });
+    const { recorder, dropped } = await publisher({ producer });
     recorder.record('acme', () => rejection('acme'));
     await recorder.flush();
     expect(sent).toEqual([]);
@@ -155,7 +164,7 @@ describe('RejectionPublisher', () => {
 
   test('a description that throws is a dropped rejection, not an error of the caller', async () => {
     const { producer, sent } = fakeProducer();
-    const { recorder, dropped } = publisher({ producer });
+    const { recorder, dropped } = await publisher({ producer });
     expect(() =>
       recorder.record('acme', () => {
         throw new Error('cannot describe');
@@ -164,5 +173,31 @@ describe('RejectionPublisher', () => {
     await recorder.flush();
     expect(sent).toEqual([]);
     expect(await dropped('publish_failed')).toBe(1);
+  });
+});
+
+describe('the replays publisher', () => {
+  const replay = (partnerId: string): WebhookReplay => ({
+    partner_id: partnerId,
+    received_at: 1_767_840_000_000,
+    request_id: 'req-1',
+    transaction_number: 'TX-1',
+    payload_fingerprint: 'f'.repeat(64),
+  });
+
+  test('a replay goes to inbound-replays keyed by partner id with an id and the replica, counted on its own metrics, bounded per partner', async () => {
+    const { producer, sent } = fakeProducer();
+    const { replays, metrics } = await publisher({ producer, limits: { burst: 2, perSecond: 1 }, nowMs: () => 0 });
+    for (let i = 0; i < 3; i++) replays.record('acme', () => replay('acme'));
+    await replays.flush();
+    expect(sent.map((s) => [s.topic, s.messages[0]!.key])).toEqual([
+      ['t.inbound-replays', 'acme'],
+      ['t.inbound-replays', 'acme'],
+    ]);
+    const value = JSON.parse(String(sent[0]!.messages[0]!.value)) as Record<string, unknown>;
+    expect(value).toEqual({ ...replay('acme'), replay_id: expect.stringMatching(/^[0-9a-f-]{36}$/), ingress_instance: 'ingress-1' });
+    expect((await metrics.replaysRecorded.get()).values[0]?.value).toBe(2);
+    expect((await metrics.replaysDropped.get()).values.find((v) => v.labels['reason'] === 'partner_limit')?.value).toBe(1);
+    expect((await metrics.rejectionsRecorded.get()).values[0]?.value ?? 0).toBe(0);
   });
 });

@@ -1,10 +1,11 @@
 /**
- * Refusals recorded for the partner, against a real ingress process, Kafka and registry: a known
+ * Answers recorded for the partner, against a real ingress process, Kafka and registry: a known
  * partner's 400s and 409 land on inbound-rejections (keyed by partner id) with the code, the fields
  * and the message it was answered, the answers being the same as ever; an unknown key's 401 lands
- * nowhere and is only counted; a flood of refusals from one partner is recorded up to its bucket.
+ * nowhere and is only counted; a flood of refusals from one partner is recorded up to its bucket;
+ * a webhook repeated with its request_id and payload lands on inbound-replays.
  */
-import { AvroCodec, defaultSchemasDir, type InboundRejectionValue } from '@hookstream/shared';
+import { AvroCodec, defaultSchemasDir, type InboundRejectionValue, type InboundReplayValue } from '@hookstream/shared';
 import { TestFixture } from '../../../test/helpers/fixture';
 import { readTopicToEnd, testInfrastructure, waitFor } from '../../../test/helpers/infrastructure';
 import { postWebhook, webhook, type RunningIngress } from '../../../test/helpers/ingress';
@@ -58,7 +59,10 @@ beforeAll(async () => {
   ingress = await fixture.startIngress();
   topic = `${fixture.prefix}inbound-rejections`;
   codec = new AvroCodec(testInfrastructure().registryUrl, defaultSchemasDir());
-  await codec.registerTopics([{ topic, schemaFile: 'inbound-rejection.avsc' }]);
+  await codec.registerTopics([
+    { topic, schemaFile: 'inbound-rejection.avsc' },
+    { topic: `${fixture.prefix}inbound-replays`, schemaFile: 'inbound-replay.avsc' },
+  ]);
   await waitFor(async () => (await postWebhook(ingress.webhookUrl, keyB, webhook())).status === 200, 'partner-b to be known', 15_000);
 }, 120_000);
 
@@ -144,4 +148,33 @@ test("one partner's flood of refusals is recorded up to its burst, the rest coun
   const scraped = await metrics();
   expect(sample(scraped, 'hookstream_ingress_rejections_dropped_total{', 'reason="partner_limit"')).toBe(40 - ofB.length);
   expect(sample(scraped, 'hookstream_ingress_rejections_dropped_total{', 'reason="publish_failed"')).toBe(0);
+});
+
+test('a webhook repeated with its request_id and payload is answered as the first time and recorded on inbound-replays, once per repeat', async () => {
+  const original = webhook({ request_id: 'replay-1', transaction_number: 'TRX-REPLAY' });
+  const first = await postWebhook(ingress.webhookUrl, keyA, original);
+  expect(first.status).toBe(200);
+  const repeats = [await postWebhook(ingress.webhookUrl, keyA, original), await postWebhook(ingress.webhookUrl, keyA, original)];
+  expect(repeats.map((r) => [r.status, r.json])).toEqual([
+    [200, first.json],
+    [200, first.json],
+  ]);
+  const replaysTopic = `${fixture.prefix}inbound-replays`;
+  const replays = await waitFor(
+    async () => {
+      const messages = await readTopicToEnd(replaysTopic, fixture.kafka);
+      return messages.length >= 2 ? messages : undefined;
+    },
+    '2 records on inbound-replays',
+    20_000,
+  );
+  const values = await Promise.all(replays.map(async (m) => (await codec.decode(m.value!, replaysTopic)) as InboundReplayValue));
+  expect(replays.map((m) => m.key!.toString())).toEqual(['partner-a', 'partner-a']);
+  expect(values.map(({ partner_id, request_id, transaction_number }) => ({ partner_id, request_id, transaction_number }))).toEqual([
+    { partner_id: 'partner-a', request_id: 'replay-1', transaction_number: 'TRX-REPLAY' },
+    { partner_id: 'partner-a', request_id: 'replay-1', transaction_number: 'TRX-REPLAY' },
+  ]);
+  expect(new Set(values.map((v) => v.replay_id)).size).toBe(2);
+  expect(values.every((v) => /^[0-9a-f]{64}$/.test(v.payload_fingerprint))).toBe(true);
+  expect(sample(await metrics(), 'hookstream_ingress_replays_recorded_total')).toBe(2);
 });
