@@ -34,6 +34,14 @@ describe('isSelected', () => {
     expect(isSelected(letter, { until: at })).toBe(false);
   });
 
+  test("when the circuit opened after the partner answered 500, then the dead letter (CIRCUIT_OPEN) is found by its last answer and its last send's class", () => {
+    const circuitOpen = deadLetter({ errorClass: 'CIRCUIT_OPEN', lastAttemptErrorClass: 'HTTP_STATUS', lastHttpStatus: 500 });
+    expect(isSelected(circuitOpen, { lastStatuses: [500] })).toBe(true);
+    expect(isSelected(circuitOpen, { errorClasses: ['HTTP_STATUS'] })).toBe(true);
+    expect(isSelected(circuitOpen, { errorClasses: ['CIRCUIT_OPEN'] })).toBe(true);
+    expect(isSelected(circuitOpen, { errorClasses: ['TIMEOUT'] })).toBe(false);
+  });
+
   test('when several filters are given, then every one must hold', () => {
     expect(isSelected(letter, { partners: ['acme'], lastStatuses: [500] })).toBe(true);
     expect(isSelected(letter, { partners: ['acme'], lastStatuses: [404] })).toBe(false);

@@ -71,3 +71,32 @@ test.each([
     expect(stamped).toBeLessThanOrEqual(Date.now());
   },
 );
+
+test("a delivery dead-lettered because the circuit stayed open keeps its last send's HTTP status and class in its headers (what `dlq list --last-status 500 --error-class HTTP_STATUS` reads)", async () => {
+  const records = callbackRecords(() =>
+    Promise.resolve({
+      kind: 'dead-letter',
+      attempts: 3,
+      httpStatus: null,
+      errorClass: 'CIRCUIT_OPEN',
+      reason: "the partner's circuit stayed open for the whole retry schedule (60 s since the first failure); 3 attempts made",
+      latencyMs: null,
+      responseExcerpt: null,
+      requestHeaders: null,
+    }),
+  );
+  // As it comes from a retry tier after a send the partner answered 500 (and skips since, with the circuit open).
+  const lastSend = {
+    'hookstream-last-http-status': '500',
+    'hookstream-last-attempt-error-class': 'HTTP_STATUS',
+    'hookstream-attempts': '3',
+  };
+  const written = await records.handle({ topic: 'retry-4', partition: 0, message: requestRecord(lastSend) });
+  const letter = written.find((r) => r.topic === 'dlq');
+  const headers = Object.fromEntries(Object.entries(letter?.message.headers ?? {}).map(([k, v]) => [k, String(v)]));
+  expect(headers).toMatchObject({
+    'kafka_dlt-exception-fqcn': 'CIRCUIT_OPEN',
+    'hookstream-last-http-status': '500',
+    'hookstream-last-attempt-error-class': 'HTTP_STATUS',
+  });
+});
