@@ -16,6 +16,7 @@ import type { DeliveryLogTables } from '../store/tables';
 /** Recomputes state, attempt count and the last attempt's figures of these deliveries. */
 export async function summarizeDeliveries(trx: Transaction<DeliveryLogTables>, deliveryIds: string[]): Promise<void> {
   if (deliveryIds.length === 0) return;
+  await lockDeliveries(trx, deliveryIds);
   await sql`
     update deliveries d set
       attempt_count = s.attempt_count,
@@ -63,4 +64,18 @@ export async function summarizeDeliveries(trx: Transaction<DeliveryLogTables>, d
       where d2.delivery_id = any(${deliveryIds})
     ) s
     where d.delivery_id = s.delivery_id`.execute(trx);
+}
+
+/**
+ * Waits for every other transaction writing these deliveries' rows to end, then holds the rows.
+ * Batches are written side by side (READ COMMITTED): were the summary's UPDATE the first to wait for
+ * a row another batch holds, it would go on, once that batch commits, with the rows it read when
+ * it started: PostgreSQL reads the target row again but not the attempts, dead letters and
+ * replays of the subquery, so the other batch's attempt would be missing from the summary for
+ * good. Locked in its own statement, the UPDATE after it takes a new snapshot (one per statement)
+ * that sees what the other batch committed. In delivery_id order, so two batches locking some of
+ * the same deliveries take them in the same order.
+ */
+async function lockDeliveries(trx: Transaction<DeliveryLogTables>, deliveryIds: string[]): Promise<void> {
+  await sql`select delivery_id from deliveries where delivery_id = any(${deliveryIds}) order by delivery_id for update`.execute(trx);
 }
