@@ -21,7 +21,7 @@ export interface WindowHealth {
 }
 
 export interface HourHealth {
-  /** The hour's start. */
+  /** The hour's start, in UTC hours whatever the server's TimeZone (a +05:30 zone's hours start at :30). */
   hour: Date;
   sends: number;
   delivered: number;
@@ -40,7 +40,9 @@ export interface EndpointHealth {
 export interface PartnerHealth {
   /**
    * open: the sender's latest record for this partner is an attempt it skipped because the
-   * partner's circuit was open; closed: it is a send; unknown: no attempt recorded in the last day.
+   * partner's circuit was open, or a dead-lettering for that reason (CIRCUIT_OPEN: a delivery whose
+   * retries ran out while skipped); closed: it is a send, or a dead-lettering after failed sends;
+   * unknown: no attempt recorded in the last day.
    */
   circuit_state: 'open' | 'closed' | 'unknown';
   circuit_as_of: Date | null;
@@ -72,7 +74,7 @@ export async function endpointHealth(db: DeliveryLogDb, partnerId: string, now =
       where partner_id = ${partnerId} and recorded_at >= ${dayAgo} and recorded_at <= ${now} and outcome in (${sql.join([...SENDS])})
       group by endpoint_id`.execute(db),
     sql<{ endpoint_id: string; hour: Date; sends: number; delivered: number; p95: number | null }>`
-      select endpoint_id, date_trunc('hour', recorded_at) as hour, count(*) as sends,
+      select endpoint_id, date_trunc('hour', recorded_at, 'UTC') as hour, count(*) as sends,
         count(*) filter (where outcome = 'DELIVERED') as delivered,
         percentile_cont(0.95) within group (order by latency_ms) as p95
       from delivery_attempts
@@ -81,7 +83,7 @@ export async function endpointHealth(db: DeliveryLogDb, partnerId: string, now =
       order by hour`.execute(db),
     db
       .selectFrom('delivery_attempts')
-      .select(['outcome', 'recorded_at'])
+      .select(['outcome', 'error_class', 'recorded_at'])
       .where('partner_id', '=', partnerId)
       .where('recorded_at', '>=', dayAgo)
       .where('outcome', 'in', [...SENDS, 'DEAD_LETTERED', 'SKIPPED_CIRCUIT_OPEN'])
@@ -102,7 +104,7 @@ export async function endpointHealth(db: DeliveryLogDb, partnerId: string, now =
     p95_latency_ms: p95 === null ? null : Math.round(Number(p95) * 10) / 10,
   });
   return {
-    circuit_state: latest === undefined ? 'unknown' : latest.outcome === 'SKIPPED_CIRCUIT_OPEN' ? 'open' : 'closed',
+    circuit_state: latest === undefined ? 'unknown' : circuitOpenBy(latest) ? 'open' : 'closed',
     circuit_as_of: latest?.recorded_at ?? null,
     endpoints: [...configured, ...removed].map((e) => {
       const row = byId.get(e.endpoint_id);
@@ -117,4 +119,9 @@ export async function endpointHealth(db: DeliveryLogDb, partnerId: string, now =
       };
     }),
   };
+}
+
+/** Whether the sender's record says the partner's circuit was open: it skipped the attempt, or dead-lettered the delivery because of it. */
+function circuitOpenBy(record: { outcome: string; error_class: string | null }): boolean {
+  return record.outcome === 'SKIPPED_CIRCUIT_OPEN' || (record.outcome === 'DEAD_LETTERED' && record.error_class === 'CIRCUIT_OPEN');
 }
