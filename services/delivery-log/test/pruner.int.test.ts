@@ -2,15 +2,35 @@
  * Retention on both stores: what is older than the retention goes with everything that hangs off
  * it (a delivery's attempts and replays, a webhook's documents), batch after batch; the rest stays.
  */
-import { createLogger, type CallbackRequestValue, type InboundRejectionValue } from '@hookstream/shared';
+import { sql } from 'kysely';
+import {
+  TopicNames,
+  createLogger,
+  documentIdOf,
+  type CallbackRequestValue,
+  type InboundRejectionValue,
+  type PartnerDocumentValue,
+} from '@hookstream/shared';
 import type { DeliveryLogStore } from '../src/store/database';
 import { writeFacts } from '../src/projection/fact-writer';
 import type { Fact } from '../src/projection/facts';
-import { Pruner } from '../src/retention/pruner';
+import { ResendReservations } from '../src/resend/resend-reservations';
+import { Pruner, type Pruned } from '../src/retention/pruner';
 import { storesUnderTest } from './support/stores';
 
-const DAY = 24 * 3600_000;
+const HOUR = 3600_000;
+const DAY = 24 * HOUR;
 const NOW = Date.parse('2026-11-25T12:00:00Z');
+/** A pass that removed nothing. */
+const NOTHING: Pruned = {
+  deliveries: 0,
+  webhooks: 0,
+  orphanDocuments: 0,
+  deadLetters: 0,
+  rejectedWebhooks: 0,
+  auditRecords: 0,
+  resendReservations: 0,
+};
 
 const request = (id: string, createdAt: number): CallbackRequestValue => ({
   delivery_id: id,
@@ -77,6 +97,30 @@ function audited(id: string, at: number): Fact {
   };
 }
 
+/** A dead letter of document-dlq, dead-lettered at `at`. */
+function deadLetter(at: number, offset: number): Fact {
+  return {
+    kind: 'dead-letter',
+    request: null,
+    deadLetter: {
+      ...{ sourceTopic: TopicNames.documentDlq, partition: 0, offset: String(offset), subjectId: `doc-${offset}`, partnerId: 'acme' },
+      ...{ attempts: 3, errorClass: 'HTTP_STATUS', reason: 'HTTP 404', deadLetteredAt: at },
+    },
+  };
+}
+
+/** What became of a document fetched at `at`, read without its webhook's record (so its row has no webhook_id). */
+function documentWithoutWebhook(transactionNumber: string, at: number): Extract<Fact, { kind: 'document' }> {
+  const identity = { partner_id: 'acme', request_id: null, transaction_number: transactionNumber, payload_fingerprint: 'f'.repeat(64) };
+  const document: PartnerDocumentValue = {
+    ...{ partner_id: 'acme', request_id: null, transaction_number: transactionNumber, transaction_type: 'POLICY' },
+    ...{ document_type: 'INVOICE', source_url: 'https://docs.example/a.pdf', filename: 'a.pdf', outcome: 'STORED' },
+    ...{ storage_uri: 's3://docs/a', content_type: 'application/pdf', size_bytes: 10, sha256: null, error: null, fetched_at: at },
+    ...{ document_id: documentIdOf(identity, 0), document_index: 0, failure_reason: null, http_status: null, attempts: 1, replay: 0 },
+  };
+  return { kind: 'document', document };
+}
+
 for (const [name, store] of storesUnderTest()) {
   describe(`retention on ${name}`, () => {
     let s: DeliveryLogStore;
@@ -103,7 +147,7 @@ for (const [name, store] of storesUnderTest()) {
         intervalMs: 60_000,
         now: () => NOW,
       });
-      expect(await pruner.prune()).toEqual({ deliveries: 2100, webhooks: 0, deadLetters: 0, rejectedWebhooks: 2, auditRecords: 1 });
+      expect(await pruner.prune()).toEqual({ ...NOTHING, deliveries: 2100, rejectedWebhooks: 2, auditRecords: 1 });
       expect(await s.db.selectFrom('audit_log').select(['audit_id', 'reason']).execute()).toEqual([
         { audit_id: 'a-kept', reason: 'rebrand' },
       ]);
@@ -113,7 +157,36 @@ for (const [name, store] of storesUnderTest()) {
       expect(attempts.map((a) => a.delivery_id).sort()).toEqual(['new-0', 'new-1', 'new-2']);
       const refusedLeft = await s.db.selectFrom('rejected_webhooks').select('rejection_id').execute();
       expect(refusedLeft).toEqual([{ rejection_id: 'rej-3' }]);
-      expect(await pruner.prune()).toEqual({ deliveries: 0, webhooks: 0, deadLetters: 0, rejectedWebhooks: 0, auditRecords: 0 });
+      expect(await pruner.prune()).toEqual(NOTHING);
+    });
+
+    test('dead letters and documents whose webhook the log never had go by their own time, resend reservations once out of the hour', async () => {
+      const young = documentWithoutWebhook('TRX-NEW', NOW - DAY);
+      await writeFacts(s.db, [
+        deadLetter(NOW - 31 * DAY, 1),
+        deadLetter(NOW - DAY, 2),
+        documentWithoutWebhook('TRX-OLD', NOW - 31 * DAY),
+        young,
+      ]);
+      const reservations = new ResendReservations(s.db, 10);
+      await reservations.reserve('acme', 'd-1', new Date(NOW - 2 * HOUR));
+      await reservations.reserve('acme', 'd-2', new Date(NOW - HOUR / 2));
+      const pruner = new Pruner({
+        db: s.db,
+        logger: createLogger({ service: 'test', level: 'silent' }),
+        retentionDays: 30,
+        intervalMs: 60_000,
+        now: () => NOW,
+      });
+      expect(await pruner.prune()).toEqual({ ...NOTHING, deadLetters: 1, orphanDocuments: 1, resendReservations: 1 });
+      expect(await s.db.selectFrom('dead_letters').select('subject_id').execute()).toEqual([{ subject_id: 'doc-2' }]);
+      expect(await s.db.selectFrom('documents').select(['document_id', 'webhook_id']).execute()).toEqual([
+        { document_id: young.document.document_id, webhook_id: null },
+      ]);
+      expect(await s.db.selectFrom('resend_reservations').select('delivery_id').execute()).toEqual([{ delivery_id: 'd-2' }]);
+      // Dead letters are found by age through an index, not by reading the whole table each pass.
+      const indexes = await sql<{ indexdef: string }>`select indexdef from pg_indexes where tablename = 'dead_letters'`.execute(s.db);
+      expect(indexes.rows.map((i) => i.indexdef)).toContainEqual(expect.stringMatching(/\(dead_lettered_at\)$/));
     });
   });
 }

@@ -9,9 +9,10 @@ import { DeadLetterReplay, TopicNames, type DlqSession, type ReplayDecision } fr
 import type { DeliveryLogDb } from '../store/database';
 import { ApiError, ApiErrorCodes, notFound } from '../api/api-errors';
 import type { ReplayLanes } from './replay-lanes';
+import { ResendReservations } from './resend-reservations';
 
 export interface ResendSettings {
-  /** Resends one partner may make in an hour (counted in the audit the log holds, so across replicas). */
+  /** Resends one partner may make in an hour (reserved in the log's store as they are accepted, so across replicas). */
   perHour: number;
 }
 
@@ -26,12 +27,16 @@ export interface Resent {
 export const partnerOperator = (partnerId: string) => `partner:${partnerId}`;
 
 export class DeliveryResender {
+  private readonly reservations: ResendReservations;
+
   constructor(
     private readonly db: DeliveryLogDb,
     private readonly session: DlqSession,
     private readonly lanes: ReplayLanes,
     private readonly settings: ResendSettings,
-  ) {}
+  ) {
+    this.reservations = new ResendReservations(db, settings.perHour);
+  }
 
   async resend(partnerId: string, deliveryId: string, reason: string, now = new Date()): Promise<Resent> {
     // Only its state: the body, attempts and replays are not needed to decide.
@@ -58,22 +63,22 @@ export class DeliveryResender {
     if (delivery.state !== 'dead_lettered' || letters.length === 0) {
       throw new ApiError(409, ApiErrorCodes.CONFLICT, `only a dead-lettered delivery can be resent; this one is ${delivery.state}`);
     }
-    await this.refuseOverLimit(partnerId, now);
-    return this.lanes.run('callback', () => this.replay(partnerId, deliveryId, reason, letters));
-  }
-
-  private async refuseOverLimit(partnerId: string, now: Date): Promise<void> {
-    const since = new Date(now.getTime() - 3600_000);
-    const recent = await this.db
-      .selectFrom('replays')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('actor_type', '=', 'partner')
-      .where('actor_id', '=', partnerId)
-      .where('outcome', '=', 'replayed')
-      .where('replayed_at', '>=', since)
-      .executeTakeFirstOrThrow();
-    if (Number(recent.n) >= this.settings.perHour) {
-      throw new ApiError(429, ApiErrorCodes.RATE_LIMITED, `at most ${this.settings.perHour} resends an hour; retry later`, 60);
+    const reservation = await this.reservations.reserve(partnerId, deliveryId, now);
+    if (!reservation.reserved) {
+      throw new ApiError(
+        429,
+        ApiErrorCodes.RATE_LIMITED,
+        `at most ${this.settings.perHour} resends an hour; retry in ${reservation.retryAfterSeconds} seconds`,
+        reservation.retryAfterSeconds,
+      );
+    }
+    try {
+      return await this.lanes.run('callback', () => this.replay(partnerId, deliveryId, reason, letters));
+    } catch (error) {
+      // The partner pays only for resends that happened: a refused or failed one gives its place back.
+      // Should that fail too, the place is lost until it leaves the hour; the refusal is what to answer.
+      await this.reservations.release(reservation.reservationId).catch(() => undefined);
+      throw error;
     }
   }
 

@@ -1,6 +1,8 @@
 /*
  * Retention of the delivery log: rows older than DELIVERY_LOG_RETENTION_DAYS go, a delivery with
- * its attempts and replays, a webhook with its documents, a dead letter or a refused webhook on its own. Deleted a
+ * its attempts and replays, a webhook with its documents, a dead letter, a refused webhook or a
+ * document whose webhook the log never had on its own; resend reservations once out of the hour
+ * they count in. Deleted a
  * thousand at a time, each batch its own short transaction, so the projection's writes (and, on
  * PGlite, its one session) wait at most for one small batch, never for a whole day's worth.
  */
@@ -10,7 +12,8 @@ import type { DeliveryLogDb } from '../store/database';
 
 /** Rows removed per statement. */
 const BATCH = 1000;
-const DAY_MS = 24 * 3600_000;
+const HOUR_MS = 3600_000;
+const DAY_MS = 24 * HOUR_MS;
 
 export interface PrunerOptions {
   db: DeliveryLogDb;
@@ -25,9 +28,12 @@ export interface PrunerOptions {
 export interface Pruned {
   deliveries: number;
   webhooks: number;
+  /** Documents without a webhook row (their record read, their webhook's never), by when they were fetched. */
+  orphanDocuments: number;
   deadLetters: number;
   rejectedWebhooks: number;
   auditRecords: number;
+  resendReservations: number;
 }
 
 /** The audit trail is kept as long as its topics keep it (admin-audit, dlq-replay-audit: 365 days), whatever the log's retention. */
@@ -53,9 +59,18 @@ export class Pruner {
 
   /** One pass: everything older than the retention, batch by batch. */
   async prune(): Promise<Pruned> {
-    const cutoff = new Date((this.options.now ?? Date.now)() - this.options.retentionDays * DAY_MS);
+    const now = (this.options.now ?? Date.now)();
+    const cutoff = new Date(now - this.options.retentionDays * DAY_MS);
     const { db } = this.options;
-    const pruned: Pruned = { deliveries: 0, webhooks: 0, deadLetters: 0, rejectedWebhooks: 0, auditRecords: 0 };
+    const pruned: Pruned = {
+      deliveries: 0,
+      webhooks: 0,
+      orphanDocuments: 0,
+      deadLetters: 0,
+      rejectedWebhooks: 0,
+      auditRecords: 0,
+      resendReservations: 0,
+    };
     pruned.deliveries = await this.inBatches(async () => {
       const result = await sql<{ n: number }>`
         with doomed as (select delivery_id from deliveries where created_at < ${cutoff} limit ${BATCH}),
@@ -69,6 +84,15 @@ export class Pruner {
         with doomed as (select webhook_id from webhooks where received_at < ${cutoff} limit ${BATCH}),
           documents as (delete from documents where webhook_id in (select webhook_id from doomed))
         delete from webhooks where webhook_id in (select webhook_id from doomed)`.execute(db);
+      return Number(result.numAffectedRows ?? 0);
+    });
+    // A document's record read before its webhook's has no webhook_id until the webhook's is read;
+    // should that never come (its record outlived by the document's, a rebuild), the webhook's
+    // deletion above never takes it: it goes by when it was fetched (always set on such a row).
+    pruned.orphanDocuments = await this.inBatches(async () => {
+      const result = await sql`
+        delete from documents where document_id in (
+          select document_id from documents where webhook_id is null and fetched_at < ${cutoff} limit ${BATCH})`.execute(db);
       return Number(result.numAffectedRows ?? 0);
     });
     pruned.deadLetters = await this.inBatches(async () => {
@@ -85,10 +109,17 @@ export class Pruner {
           select source_partition, source_offset from rejected_webhooks where received_at < ${cutoff} limit ${BATCH})`.execute(db);
       return Number(result.numAffectedRows ?? 0);
     });
-    const auditCutoff = new Date((this.options.now ?? Date.now)() - Math.max(AUDIT_RETENTION_DAYS, this.options.retentionDays) * DAY_MS);
+    const auditCutoff = new Date(now - Math.max(AUDIT_RETENTION_DAYS, this.options.retentionDays) * DAY_MS);
     pruned.auditRecords = await this.inBatches(async () => {
       const result = await sql`
         delete from audit_log where audit_id in (select audit_id from audit_log where at < ${auditCutoff} limit ${BATCH})`.execute(db);
+      return Number(result.numAffectedRows ?? 0);
+    });
+    const hourAgo = new Date(now - HOUR_MS);
+    pruned.resendReservations = await this.inBatches(async () => {
+      const result = await sql`
+        delete from resend_reservations where reservation_id in (
+          select reservation_id from resend_reservations where reserved_at < ${hourAgo} limit ${BATCH})`.execute(db);
       return Number(result.numAffectedRows ?? 0);
     });
     return pruned;

@@ -1,5 +1,5 @@
 /*
- * The delivery log's tables as Kysely sees them (migrations.ts makes them). Times are
+ * The delivery log's tables as Kysely sees them (store/migrations/ makes them). Times are
  * timestamptz (Date); bigint columns are read as numbers on both stores (database.ts).
  */
 import type { PublicOutboundAuth } from '@hookstream/shared';
@@ -165,6 +165,14 @@ export interface RejectedWebhooksTable {
   payload_fingerprint: string | null;
 }
 
+/** A resend the partner API accepted, held for the hour the limit counts it in (resend-reservations.ts); the API's own, not projected. */
+export interface ResendReservationsTable {
+  reservation_id: string;
+  partner_id: string;
+  delivery_id: string;
+  reserved_at: Timestamp;
+}
+
 export interface DeliveryLogTables {
   partners: PartnersTable;
   deliveries: DeliveriesTable;
@@ -175,4 +183,5 @@ export interface DeliveryLogTables {
   documents: DocumentsTable;
   audit_log: AuditLogTable;
   rejected_webhooks: RejectedWebhooksTable;
+  resend_reservations: ResendReservationsTable;
 }

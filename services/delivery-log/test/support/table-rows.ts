@@ -1,7 +1,13 @@
 import type { DeliveryLogDb } from '../../src/store/database';
 import type { DeliveryLogTables } from '../../src/store/tables';
 
-const ORDER: Record<keyof DeliveryLogTables, string[]> = {
+/**
+ * The projection's tables: what a rebuild from the topics must write again. Not resend_reservations:
+ * the partner API's own state (its resends of the last hour), which no topic holds.
+ */
+type ProjectedTable = Exclude<keyof DeliveryLogTables, 'resend_reservations'>;
+
+const ORDER: Record<ProjectedTable, string[]> = {
   partners: ['partner_id'],
   deliveries: ['delivery_id'],
   delivery_attempts: ['source_partition', 'source_offset'],
@@ -13,10 +19,10 @@ const ORDER: Record<keyof DeliveryLogTables, string[]> = {
   rejected_webhooks: ['source_partition', 'source_offset'],
 };
 
-/** Every row of every table in key order, with times as ISO text: comparable across stores and runs. */
+/** Every row of every projected table in key order, with times as ISO text: comparable across stores and runs. */
 export async function tableRows(db: DeliveryLogDb): Promise<Record<string, unknown[]>> {
   const all: Record<string, unknown[]> = {};
-  for (const [table, keys] of Object.entries(ORDER) as Array<[keyof DeliveryLogTables, string[]]>) {
+  for (const [table, keys] of Object.entries(ORDER) as Array<[ProjectedTable, string[]]>) {
     let query = db.selectFrom(table).selectAll();
     // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the key columns differ per table
     for (const key of keys) query = query.orderBy(key as any);

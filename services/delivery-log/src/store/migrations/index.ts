@@ -11,6 +11,7 @@ import { deliveryLog } from './0001-delivery-log';
 import { operatorApi } from './0002-operator-api';
 import { rejectedWebhooks } from './0003-rejected-webhooks';
 import { attemptHeaders } from './0004-attempt-headers';
+import { resendReservations } from './0005-resend-reservations';
 
 /** Every migration, by name; names sort in the order they run. */
 export const migrations: Record<string, Migration> = {
@@ -18,4 +19,5 @@ export const migrations: Record<string, Migration> = {
   '0002-operator-api': operatorApi,
   '0003-rejected-webhooks': rejectedWebhooks,
   '0004-attempt-headers': attemptHeaders,
+  '0005-resend-reservations': resendReservations,
 };
