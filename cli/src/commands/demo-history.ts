@@ -1,7 +1,7 @@
 /*
  * Something to look at in the console after `npm start`: the demo partner gets a few policy
  * status callbacks (one of them refused twice by the demo endpoint first, so it retries), an
- * accepted webhook and a refused one; and an operator token for the local demo signs in to the
+ * accepted webhook (sent twice, so the second is a replay) and a refused one; and an operator token for the local demo signs in to the
  * console as an operator. Each start adds to the history (versions rise with the clock).
  */
 import { readFileSync } from 'node:fs';
@@ -46,6 +46,8 @@ export async function seedDemoHistory(env: NodeJS.ProcessEnv, ingressUrl: string
     status: 'POLICY_ISSUED',
     documents: [],
   };
+  await post(webhook);
+  // Sent again as a partner retrying would: answered as the first time, shown as replayed.
   await post(webhook);
   // Refused: a document without its url, named in the answer and kept in the log's refused webhooks.
   await post({ ...webhook, request_id: `demo-${base}-bad`, documents: [{ type: 'POLICY_CERTIFICATE', filename: 'certificate.pdf' }] });

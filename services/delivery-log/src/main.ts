@@ -33,6 +33,7 @@ const PROJECTED_TOPICS = [
   TopicNames.partnerEvents,
   TopicNames.partnerDocuments,
   TopicNames.inboundRejections,
+  TopicNames.inboundReplays,
   TopicNames.documentDlq,
   TopicNames.callbackRequests,
   TopicNames.callbackOutcomes,

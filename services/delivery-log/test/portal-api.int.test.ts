@@ -87,7 +87,10 @@ beforeAll(async () => {
     ...[1, 2, 3, 4, 5].map((n) => policyEvent(partnerB, {}, { policy_number: `P-B-${n}` })),
     ...[1, 2, 3, 4].map((n) => policyEvent(partnerC, {}, { policy_number: `P-C-${n}` })),
   ]);
-  expect((await postWebhook(ingress.webhookUrl, keyA, webhook({ transaction_number: 'TRX-A-1' }))).status).toBe(200);
+  const accepted = webhook({ transaction_number: 'TRX-A-1' });
+  expect((await postWebhook(ingress.webhookUrl, keyA, accepted)).status).toBe(200);
+  // Sent again with its request_id and body, as a retrying partner would: a replay.
+  expect((await postWebhook(ingress.webhookUrl, keyA, accepted)).status).toBe(200);
   // One refused webhook each: A's without a transaction_number, B's without documents.
   expect((await postWebhook(ingress.webhookUrl, keyA, webhook({ request_id: 'REJ-A-1', transaction_number: undefined }))).status).toBe(400);
   expect((await postWebhook(ingress.webhookUrl, keyB, webhook({ request_id: 'REJ-B-1', documents: [] }))).status).toBe(400);
@@ -197,6 +200,23 @@ test('the partner resends its dead-lettered callback: the same delivery, deliver
   const again = await api.post(`/api/portal/v1/deliveries/${id}/resend`, asA(), {});
   expect(again.status).toBe(409);
   expect((again.json as { message: string }).message).toContain('delivered');
+});
+
+test('a partner sees its webhook accepted once and how often it sent it again (replayed)', async () => {
+  type Summary = { webhook_id: string; transaction_number: string; replay_count: number; last_replayed_at: string | null };
+  const replayed = await waitFor(
+    async () => {
+      const page = (await api.get('/api/portal/v1/webhooks?transaction_number=TRX-A-1', asA())).json as { data: Summary[] };
+      return page.data[0]?.replay_count === 1 ? page.data : undefined;
+    },
+    "partner A's webhook shown replayed once",
+    30_000,
+  );
+  expect(replayed).toHaveLength(1);
+  const detail = (await api.get(`/api/portal/v1/webhooks/${replayed[0]!.webhook_id}`, asA())).json as {
+    data: Summary & { replays: Array<{ received_at: string }> };
+  };
+  expect(detail.data.replays.map((r) => r.received_at)).toEqual([replayed[0]!.last_replayed_at]);
 });
 
 test('a partner sees why its webhook was refused, and only its own refusals', async () => {

@@ -28,6 +28,7 @@ const NOTHING: Pruned = {
   orphanDocuments: 0,
   deadLetters: 0,
   rejectedWebhooks: 0,
+  webhookReplays: 0,
   auditRecords: 0,
   resendReservations: 0,
 };

@@ -135,6 +135,14 @@ export const WebhookSummary = z
     transaction_type: z.string(),
     status: z.string(),
     received_at: timestamp,
+    documents_stored: z.number().int().meta({ description: 'Its documents retrieved and stored' }),
+    documents_failed: z.number().int().meta({ description: 'Its documents that could not be retrieved (the detail says why)' }),
+    documents_pending: z.number().int().meta({ description: 'Its documents not retrieved yet' }),
+    replay_count: z.number().int().meta({
+      description:
+        'How often you sent it again with the same request_id and payload since: each answered 200 with the first answer, not processed again (replays are recorded up to a bound per partner, so this may count fewer under a flood)',
+    }),
+    last_replayed_at: timestamp.nullable().meta({ description: 'When it was last sent again; null when never' }),
   })
   .meta({ id: 'WebhookSummary' });
 
@@ -157,9 +165,17 @@ export const WebhookDocument = z
   })
   .meta({ id: 'WebhookDocument' });
 
+export const WebhookReplay = z
+  .object({
+    replay_id: z.string(),
+    received_at: timestamp.meta({ description: 'When the repeated request came in' }),
+  })
+  .meta({ id: 'WebhookReplay' });
+
 export const WebhookDetail = WebhookSummary.extend({
   payload_fingerprint: z.string(),
   documents: z.array(WebhookDocument),
+  replays: z.array(WebhookReplay).meta({ description: 'Its replays, newest first, at most 50 (replay_count has them all)' }),
 }).meta({ id: 'WebhookDetail' });
 
 export const RejectedWebhookListQuery = z.strictObject({

@@ -10,7 +10,7 @@ import type { DeliveryLogDb } from '../store/database';
 import { summarizeDeliveries } from './delivery-summary';
 import type { Fact } from './facts';
 import { writeAuditEntries } from './audit-writes';
-import { writeDocuments, writePartners, writeRejectedWebhooks, writeWebhooks } from './inbound-writes';
+import { writeDocuments, writePartners, writeRejectedWebhooks, writeWebhookReplays, writeWebhooks } from './inbound-writes';
 import { writeAttempts, writeDeadLetters, writeDeliveries, writeReplays } from './outbound-writes';
 
 type FactOf<K extends Fact['kind']> = Extract<Fact, { kind: K }>;
@@ -36,6 +36,7 @@ export async function writeFacts(db: DeliveryLogDb, facts: Fact[]): Promise<void
     await writeDocuments(trx, of('document'));
     await writeAuditEntries(trx, of('audit'));
     await writeRejectedWebhooks(trx, of('rejected-webhook'));
+    await writeWebhookReplays(trx, of('webhook-replay'));
     const touched = new Set([
       ...requests.map((request) => request.delivery_id),
       ...attempts.map((fact) => fact.outcome.delivery_id),

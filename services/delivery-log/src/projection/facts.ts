@@ -14,6 +14,7 @@ import {
   type CallbackRequestValue,
   type IHeaders,
   type InboundRejectionValue,
+  type InboundReplayValue,
   type Partner,
   type PartnerDocumentValue,
   type PartnerEventValue,
@@ -43,7 +44,8 @@ export type Fact =
   | { kind: 'webhook'; webhookId: string; event: PartnerEventValue; documentIds: string[] }
   | { kind: 'document'; document: PartnerDocumentValue }
   | { kind: 'audit'; entry: AdminAuditEntry }
-  | { kind: 'rejected-webhook'; partition: number; offset: string; rejection: InboundRejectionValue };
+  | { kind: 'rejected-webhook'; partition: number; offset: string; rejection: InboundRejectionValue }
+  | { kind: 'webhook-replay'; partition: number; offset: string; webhookId: string; replay: InboundReplayValue };
 
 export interface DeadLetterFact {
   sourceTopic: string;
@@ -94,6 +96,11 @@ export function factOf(record: ProjectedRecord): Fact | null {
         offset: record.offset,
         rejection: record.value as InboundRejectionValue,
       };
+    case TopicNames.inboundReplays: {
+      const replay = record.value as InboundReplayValue;
+      // The replayed webhook's id, as its partner-events record gives it: the same four fields.
+      return { kind: 'webhook-replay', partition: record.partition, offset: record.offset, webhookId: webhookIdOf(replay), replay };
+    }
     default:
       return null;
   }

@@ -177,3 +177,22 @@ export async function writeRejectedWebhooks(trx: Trx, facts: FactOf<'rejected-we
       .execute(),
   );
 }
+
+/** Webhooks answered from the ledger, one row per inbound-replays record (keyed by its position, so a record read again writes nothing). */
+export async function writeWebhookReplays(trx: Trx, facts: FactOf<'webhook-replay'>[]): Promise<void> {
+  const rows = facts.map(({ partition, offset, webhookId, replay: r }) => ({
+    source_partition: partition,
+    source_offset: offset,
+    replay_id: r.replay_id,
+    webhook_id: webhookId,
+    partner_id: r.partner_id,
+    received_at: new Date(r.received_at),
+  }));
+  await insertChunked(rows, (chunk) =>
+    trx
+      .insertInto('webhook_replays')
+      .values(chunk)
+      .onConflict((oc) => oc.columns(['source_partition', 'source_offset']).doNothing())
+      .execute(),
+  );
+}

@@ -1,6 +1,6 @@
 /*
  * Retention of the delivery log: rows older than DELIVERY_LOG_RETENTION_DAYS go, a delivery with
- * its attempts and replays, a webhook with its documents, a dead letter, a refused webhook or a
+ * its attempts and replays, a webhook with its documents, a dead letter, a refused or a replayed webhook or a
  * document whose webhook the log never had on its own; resend reservations once out of the hour
  * they count in. Deleted a
  * thousand at a time, each batch its own short transaction, so the projection's writes (and, on
@@ -32,6 +32,7 @@ export interface Pruned {
   orphanDocuments: number;
   deadLetters: number;
   rejectedWebhooks: number;
+  webhookReplays: number;
   auditRecords: number;
   resendReservations: number;
 }
@@ -68,6 +69,7 @@ export class Pruner {
       orphanDocuments: 0,
       deadLetters: 0,
       rejectedWebhooks: 0,
+      webhookReplays: 0,
       auditRecords: 0,
       resendReservations: 0,
     };
@@ -107,6 +109,12 @@ export class Pruner {
       const result = await sql`
         delete from rejected_webhooks where (source_partition, source_offset) in (
           select source_partition, source_offset from rejected_webhooks where received_at < ${cutoff} limit ${BATCH})`.execute(db);
+      return Number(result.numAffectedRows ?? 0);
+    });
+    pruned.webhookReplays = await this.inBatches(async () => {
+      const result = await sql`
+        delete from webhook_replays where (source_partition, source_offset) in (
+          select source_partition, source_offset from webhook_replays where received_at < ${cutoff} limit ${BATCH})`.execute(db);
       return Number(result.numAffectedRows ?? 0);
     });
     const auditCutoff = new Date(now - Math.max(AUDIT_RETENTION_DAYS, this.options.retentionDays) * DAY_MS);

@@ -115,6 +115,16 @@ export interface WebhooksTable {
   received_at: Timestamp;
 }
 
+/** A known partner's webhook the ingress answered from its ledger (a replay), as recorded on inbound-replays (keyed by that record). */
+export interface WebhookReplaysTable {
+  source_partition: number;
+  source_offset: BigintColumn;
+  replay_id: string;
+  webhook_id: string;
+  partner_id: string;
+  received_at: Timestamp;
+}
+
 export interface DocumentsTable {
   document_id: string;
   webhook_id: string | null;
@@ -183,5 +193,6 @@ export interface DeliveryLogTables {
   documents: DocumentsTable;
   audit_log: AuditLogTable;
   rejected_webhooks: RejectedWebhooksTable;
+  webhook_replays: WebhookReplaysTable;
   resend_reservations: ResendReservationsTable;
 }

@@ -17,6 +17,7 @@ const ORDER: Record<ProjectedTable, string[]> = {
   documents: ['document_id'],
   audit_log: ['audit_id'],
   rejected_webhooks: ['source_partition', 'source_offset'],
+  webhook_replays: ['source_partition', 'source_offset'],
 };
 
 /** Every row of every projected table in key order, with times as ISO text: comparable across stores and runs. */

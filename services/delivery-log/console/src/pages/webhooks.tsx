@@ -1,6 +1,7 @@
 /*
- * Inbound webhooks: the ones accepted (with their documents) and the ones refused (with the
- * contract's error code, the fields at fault and the message the partner was answered).
+ * Inbound webhooks: the ones accepted (with their documents, and how often each was sent again and
+ * answered as the first time: replayed) and the ones refused (with the contract's error code, the
+ * fields at fault and the message the partner was answered).
  */
 import type { z } from 'zod';
 import type { RejectedWebhookPage, WebhookAnswer, WebhookPage as WebhookPageSchema } from '../../../src/api/schemas';
@@ -70,6 +71,8 @@ function AcceptedList({ url, operator }: { url: string; operator: boolean }) {
               <th scope="col">Status</th>
               {operator && <th scope="col">Partner</th>}
               <th scope="col">Request id</th>
+              <th scope="col">Answer</th>
+              <th scope="col">Documents</th>
               <th scope="col">Received</th>
             </tr>
           </thead>
@@ -85,6 +88,10 @@ function AcceptedList({ url, operator }: { url: string; operator: boolean }) {
                 <td>
                   <code>{w.request_id ?? '–'}</code>
                 </td>
+                <td>
+                  <Answered webhook={w} />
+                </td>
+                <td>{documentsOf(w)}</td>
                 <td>{when(w.received_at)}</td>
               </tr>
             ))}
@@ -93,6 +100,30 @@ function AcceptedList({ url, operator }: { url: string; operator: boolean }) {
         {pages.items.length === 0 && !pages.loading && <p class="empty">No webhooks match.</p>}
       </div>
       <LoadMore pages={pages} />
+    </>
+  );
+}
+
+/** "2 stored, 1 failed": what became of its documents, by outcome ("–" when it linked none). */
+function documentsOf(w: Webhook): string {
+  const parts = [
+    [w.documents_stored, 'stored'],
+    [w.documents_failed, 'failed'],
+    [w.documents_pending, 'pending'],
+  ].filter(([count]) => Number(count) > 0);
+  return parts.length === 0 ? '–' : parts.map(([count, what]) => `${count} ${what}`).join(', ');
+}
+
+/** Accepted, and replayed N times when it was sent again with the same request_id and body. */
+function Answered({ webhook }: { webhook: Webhook }) {
+  return (
+    <>
+      <span class="badge badge-good">accepted</span>
+      {webhook.replay_count > 0 && (
+        <span class="badge badge-neutral" title={`last sent again ${when(webhook.last_replayed_at)}`}>
+          replayed ×{webhook.replay_count}
+        </span>
+      )}
     </>
   );
 }
@@ -163,10 +194,25 @@ export function WebhookPage({ session, webhookId }: { session: Session; webhookI
             ['Status', w.status],
             ['Request id', <code>{w.request_id ?? '–'}</code>],
             ['Received', when(w.received_at)],
+            ['Answer', <Answered webhook={w} />],
             ['Body fingerprint', <code>{w.payload_fingerprint}</code>],
           ]}
         />
       </Section>
+      {w.replay_count > 0 && (
+        <Section title="Sent again">
+          <p>
+            You sent this webhook again {w.replay_count === 1 ? 'once' : `${w.replay_count} times`} with the same request_id and body. Each
+            time it was answered 200 with the first answer and not processed again.
+          </p>
+          <ul>
+            {w.replays.map((r) => (
+              <li key={r.replay_id}>{when(r.received_at)}</li>
+            ))}
+          </ul>
+          {w.replays.length < w.replay_count && <p class="muted">The newest {w.replays.length} are listed.</p>}
+        </Section>
+      )}
       <Section title="Documents">
         <ol class="documents">
           {w.documents.map((d) => (

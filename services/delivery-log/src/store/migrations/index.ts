@@ -12,6 +12,7 @@ import { operatorApi } from './0002-operator-api';
 import { rejectedWebhooks } from './0003-rejected-webhooks';
 import { attemptHeaders } from './0004-attempt-headers';
 import { resendReservations } from './0005-resend-reservations';
+import { webhookReplays } from './0006-webhook-replays';
 
 /** Every migration, by name; names sort in the order they run. */
 export const migrations: Record<string, Migration> = {
@@ -20,4 +21,5 @@ export const migrations: Record<string, Migration> = {
   '0003-rejected-webhooks': rejectedWebhooks,
   '0004-attempt-headers': attemptHeaders,
   '0005-resend-reservations': resendReservations,
+  '0006-webhook-replays': webhookReplays,
 };
