@@ -99,6 +99,10 @@ test('an operator onboards a partner with the CLI’s validation, and the CLI an
   });
   expect(bad.status).toBe(400);
   expect((bad.json as { message: string }).message).toContain('callback_endpoints[0].url: must use http or https');
+  // The same, field by field, for a client to place beside its inputs.
+  expect((bad.json as { fields: unknown[] }).fields).toEqual([
+    { field: 'callback_endpoints[0].url', message: expect.stringContaining('must use http or https') },
+  ]);
   const noReason = await api.post('/api/admin/v1/partners', asOperator, { partner: spec });
   expect([noReason.status, (noReason.json as { message: string }).message]).toEqual([400, expect.stringContaining('reason')]);
 

@@ -323,6 +323,8 @@ test('invalid query parameters are refused with 400 naming each field', async ()
   expect(answer.status).toBe(400);
   const message = (answer.json as { message: string }).message;
   for (const field of ['limit', 'status', 'colour', 'cursor']) expect(message).toContain(field);
+  const fields = (answer.json as { fields: Array<{ field: string }> }).fields.map((p) => p.field);
+  expect(fields.sort()).toEqual(['colour', 'cursor', 'limit', 'status']);
 });
 
 test('pages follow each other by cursor, newest first, without repeating or skipping a delivery', async () => {

@@ -9,7 +9,7 @@ import express, { Router, type Request } from 'express';
 import type { z } from 'zod';
 import type { DeadLetterSessions } from '../resend/dead-letter-sessions';
 import type { ReplayLanes } from '../resend/replay-lanes';
-import { ApiError, ApiErrorCodes } from './api-errors';
+import { ApiError, ApiErrorCodes, invalidInput } from './api-errors';
 import { DeadLetterListQuery, ReplayBody } from './admin-schemas';
 import { operatorActor, operatorOf } from './operator-auth';
 import { parseInput } from './request-input';
@@ -39,7 +39,7 @@ export function adminDlqRoutes(deadLetters: DeadLetterSessions, lanes: ReplayLan
 
   router.post('/dead-letters/replay', express.json({ limit: '64kb', type: () => true }), async (req: Request, res) => {
     const input = parseInput(ReplayBody, req.body ?? {}, 'body');
-    if (!input.dry_run && !input.reason) throw new ApiError(400, ApiErrorCodes.VALIDATION, 'invalid body: reason: is required to replay');
+    if (!input.dry_run && !input.reason) throw invalidInput('body', [{ field: 'reason', message: 'is required to replay' }]);
     const operator = operatorOf(res.locals);
     const request = {
       selection: selectionOf(input),
@@ -83,7 +83,7 @@ export function adminDlqRoutes(deadLetters: DeadLetterSessions, lanes: ReplayLan
 function selectionOf(query: Omit<z.infer<typeof DeadLetterListQuery>, 'limit'>): Selection {
   const statuses = query.last_status?.map(Number);
   if (statuses?.some((s) => !Number.isInteger(s) || s < 100 || s > 599)) {
-    throw new ApiError(400, ApiErrorCodes.VALIDATION, 'invalid query: last_status: each must be an HTTP status (100-599)');
+    throw invalidInput('query', [{ field: 'last_status', message: 'each must be an HTTP status (100-599)' }]);
   }
   return {
     ...(query.partner_id ? { partners: query.partner_id } : {}),

@@ -1,9 +1,11 @@
 /*
  * The refusals of the delivery log's APIs, in the inbound contract's error body (ErrorBody): the
- * HTTP status, an error_code and a message naming the fields at fault. A route throws ApiError;
- * the error handler (api-router.ts) answers it and turns anything else into a 500 without detail.
+ * HTTP status, an error_code and a message naming the fields at fault; a 400 for invalid input
+ * also lists them in `fields` (path and problem each), so a client places each problem beside its
+ * input without reading the message's words. A route throws ApiError; the error handler
+ * (api-router.ts) answers it and turns anything else into a 500 without detail.
  */
-import { ErrorCodes, HookstreamError, errorBody, type ErrorBody } from '@hookstream/shared';
+import { ErrorCodes, HookstreamError, errorBody, type ErrorBody, type FieldProblem } from '@hookstream/shared';
 
 export const ApiErrorCodes = {
   /** A query parameter, path parameter or body field is missing or invalid; the message names each. */
@@ -31,13 +33,21 @@ export class ApiError extends HookstreamError {
     readonly errorCode: ApiErrorCode,
     message: string,
     readonly retryAfterSeconds?: number,
+    readonly fields?: readonly FieldProblem[],
   ) {
     super(ErrorCodes.API_REFUSED, message, { retryable: httpStatus === 503 || httpStatus === 429 });
   }
 
-  body(): ErrorBody<ApiErrorCode> {
-    return errorBody(this.httpStatus, this.errorCode, this.message);
+  body(): ErrorBody<ApiErrorCode> & { fields?: FieldProblem[] } {
+    const body = errorBody(this.httpStatus, this.errorCode, this.message);
+    return this.fields ? { ...body, fields: [...this.fields] } : body;
   }
+}
+
+/** A 400 naming every field at fault, in the message and in `fields`. */
+export function invalidInput(where: 'query' | 'body', fields: readonly FieldProblem[]): ApiError {
+  const named = fields.map((p) => `${p.field}: ${p.message}`).join('; ');
+  return new ApiError(400, ApiErrorCodes.VALIDATION, `invalid ${where}: ${named}`, undefined, fields);
 }
 
 export const notFound = (what: string) => new ApiError(404, ApiErrorCodes.NOT_FOUND, `no ${what} with that id`);

@@ -17,7 +17,7 @@ import type { DeliveryLogDb } from '../store/database';
 import { adminDlqRoutes } from './admin-dlq-routes';
 import { adminPartnerRoutes, type AdminPartnerDeps } from './admin-partner-routes';
 import { adminSearchRoutes } from './admin-search-routes';
-import { ApiError, ApiErrorCodes, notFound } from './api-errors';
+import { ApiError, ApiErrorCodes, invalidInput, notFound } from './api-errors';
 import { deliveryLogOpenApi } from './openapi';
 import { authenticateOperator } from './operator-auth';
 import { authenticatePartner } from './partner-auth';
@@ -95,10 +95,7 @@ export function apiRouter(options: ApiOptions): { router: Router; notFound: Requ
 function refusalOf(error: unknown, log: (cause: 'unavailable' | 'unexpected') => void): ApiError {
   const e = error as { type?: string; status?: number; code?: string } | undefined;
   if (error instanceof ApiError) return error;
-  if (error instanceof FieldProblemsError) {
-    const problems = error.problems.map((p) => `${p.field}: ${p.message}`).join('; ');
-    return new ApiError(400, ApiErrorCodes.VALIDATION, `invalid body: ${problems}`);
-  }
+  if (error instanceof FieldProblemsError) return invalidInput('body', error.problems);
   if (error instanceof NotFoundError) return notFound(error.kind);
   if (error instanceof ReplayRefused) return new ApiError(409, ApiErrorCodes.CONFLICT, error.message);
   if (e?.type === 'entity.too.large') return new ApiError(413, ApiErrorCodes.VALIDATION, 'the body is too large');

@@ -4,17 +4,18 @@
  */
 import type { z } from 'zod';
 import { decodeCursor } from '../queries/page';
-import { ApiError, ApiErrorCodes } from './api-errors';
+import { invalidInput } from './api-errors';
 
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown, where: 'query' | 'body'): z.infer<S> {
   const result = schema.safeParse(input);
   if (result.success) return result.data;
-  const problems = result.error.issues.map((issue) => {
-    const keys = issue.code === 'unrecognized_keys' ? issue.keys : [];
-    const field = keys.length > 0 ? keys.join(', ') : issue.path.length > 0 ? issue.path.join('.') : `(${where})`;
-    return `${field}: ${keys.length > 0 ? 'is not a known parameter' : issue.message}`;
+  const problems = result.error.issues.flatMap((issue) => {
+    if (issue.code === 'unrecognized_keys' && issue.keys.length > 0) {
+      return issue.keys.map((key) => ({ field: [...issue.path, key].join('.'), message: 'is not a known parameter' }));
+    }
+    return [{ field: issue.path.length > 0 ? issue.path.join('.') : `(${where})`, message: issue.message }];
   });
-  throw new ApiError(400, ApiErrorCodes.VALIDATION, `invalid ${where}: ${problems.join('; ')}`);
+  throw invalidInput(where, problems);
 }
 
 /** A path parameter that can be an id at all (anything longer or stranger is no id of ours: 404). */

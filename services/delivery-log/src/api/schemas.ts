@@ -211,8 +211,12 @@ export const ErrorBody = z
     message: z.string(),
     code: z.number().int(),
     error_code: z.string(),
+    fields: z
+      .array(z.object({ field: z.string(), message: z.string() }))
+      .optional()
+      .meta({ description: 'On a 400 for invalid input: every field at fault, by its path in the query or body, with what is wrong' }),
   })
-  .meta({ id: 'ErrorBody', description: "The inbound contract's error body" });
+  .meta({ id: 'ErrorBody', description: "The inbound contract's error body; a 400 for invalid input adds `fields`" });
 
 export const KeyRotationBody = z
   .strictObject({
