@@ -1,12 +1,17 @@
 /*
  * The console: who is signed in decides the navigation (a partner's own views; an operator's
- * views across partners), and the URL's fragment decides the view.
+ * views across partners), and the URL's fragment decides the view. A session that ends while the
+ * page is open (any API call answered 401) brings back the sign-in, the view kept for after; while
+ * the service answers 503 the page says it is waiting (api-notices.ts).
  */
 import { render } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
-import { currentSession, signIn, signOut, type Session } from './api';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { currentSession, signIn, type Session } from './api';
+import { listenToApi } from './api-notices';
 import { Failure } from './components/basics';
+import { Header } from './components/header';
 import { link, replaceRoute, useRoute, type Route } from './router';
+import { useViewHeading } from './view-heading';
 import { AuditPage } from './pages/audit';
 import { DeadLettersPage } from './pages/dead-letters';
 import { DeliveriesPage } from './pages/deliveries';
@@ -18,14 +23,39 @@ import { PartnerPage, PartnersPage } from './pages/partners';
 import { SignInPage } from './pages/sign-in';
 import { WebhookPage, WebhooksPage } from './pages/webhooks';
 
-function App() {
+const SESSION_ENDED = 'Your session ended; sign in again.';
+
+function App({ root }: { root: HTMLElement }) {
   const route = useRoute();
   const [session, setSession] = useState<Session | null | undefined>(undefined);
   const [error, setError] = useState<Error | undefined>(undefined);
+  const [note, setNote] = useState<string | undefined>(undefined);
+  const [waiting, setWaiting] = useState(false);
+  const signedIn = useRef(false);
+  signedIn.current = !!session;
+
+  useEffect(
+    () =>
+      listenToApi({
+        // Only a session still open ends: a late answer to a view already left (after signing out) says nothing.
+        sessionEnded: () => {
+          if (!signedIn.current) return;
+          setSession(null);
+          setNote(SESSION_ENDED);
+        },
+        waitingChanged: setWaiting,
+      }),
+    [],
+  );
+
+  const loadSession = useCallback(() => {
+    setError(undefined);
+    currentSession().then(setSession, (e: Error) => setError(e));
+  }, []);
   useEffect(() => {
     const portalToken = route.segments[0] === 'portal' ? route.params.get('token') : null;
     if (!portalToken) {
-      currentSession().then(setSession, (e: Error) => setError(e));
+      loadSession();
       return;
     }
     // A portal link signs in by itself; its token leaves the address bar at once (history, screenshots, shoulder surfing).
@@ -36,49 +66,43 @@ function App() {
     });
   }, []);
 
-  if (session === undefined) return error ? <Failure error={error} /> : <p>Loading…</p>;
-  if (session === null) return <SignInPage onSignedIn={setSession} error={error} />;
+  const signedInAs = (opened: Session) => {
+    setNote(undefined);
+    setError(undefined);
+    setSession(opened);
+  };
+  const viewKey = session === undefined ? null : session === null ? 'sign-in' : route.segments.join('/') || 'deliveries';
+  useViewHeading(viewKey, root);
+
   return (
     <>
-      <Header session={session} onSignedOut={() => setSession(null)} />
-      <div class="content">
-        <View session={session} route={route} />
-      </div>
+      {waiting && (
+        <p class="note waiting" role="status">
+          The service is not answering yet (it may be starting); waiting for it and trying again…
+        </p>
+      )}
+      {session === undefined ? (
+        error ? (
+          <div class="content">
+            <Failure error={error} />
+            <button type="button" onClick={loadSession}>
+              Try again
+            </button>
+          </div>
+        ) : (
+          <p>Loading…</p>
+        )
+      ) : session === null ? (
+        <SignInPage onSignedIn={signedInAs} error={error} note={note} />
+      ) : (
+        <>
+          <Header session={session} onSignedOut={() => setSession(null)} />
+          <div class="content">
+            <View key={viewKey} session={session} route={route} />
+          </div>
+        </>
+      )}
     </>
-  );
-}
-
-function Header({ session, onSignedOut }: { session: Session; onSignedOut: () => void }) {
-  const items: Array<[string, string]> = [
-    ['deliveries', 'Deliveries'],
-    ['webhooks', 'Webhooks'],
-    ['health', 'Endpoint health'],
-    ...(session.kind === 'partner'
-      ? ([['keys', 'API key']] as Array<[string, string]>)
-      : ([
-          ['dead-letters', 'Dead letters'],
-          ['partners', 'Partners'],
-          ['audit', 'Audit trail'],
-        ] as Array<[string, string]>)),
-  ];
-  const who = session.kind === 'partner' ? session.partner_name : `${session.name} (${session.role})`;
-  return (
-    <header class="top">
-      <a class="brand" href={link('deliveries')}>
-        Hookstream
-      </a>
-      <nav aria-label="Main">
-        {items.map(([segment, label]) => (
-          <a key={segment} href={link(segment)}>
-            {label}
-          </a>
-        ))}
-      </nav>
-      <span class="who">{who}</span>
-      <button type="button" class="secondary" onClick={() => void signOut().then(onSignedOut)}>
-        Sign out
-      </button>
-    </header>
   );
 }
 
@@ -119,4 +143,4 @@ function NotHere() {
 const root = document.getElementById('app')!;
 // The page's "Loading…" is for the moment before this script runs; Preact renders beside what it finds.
 root.textContent = '';
-render(<App />, root);
+render(<App root={root} />, root);

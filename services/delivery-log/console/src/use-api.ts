@@ -1,35 +1,47 @@
 /*
  * Loading an API answer into a view: the data, the failure, a reload, and polling while `live`
  * says the data is still moving (a delivery pending or retrying), so the view updates by itself.
+ * Polling pauses while the page is hidden (poll.ts).
  */
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { api } from './api';
+import { usePoll } from './poll';
 
-/** How often a moving view asks again: retries happen seconds apart at the first tiers. */
+/** How often a moving view asks again by default: retries happen seconds apart at the first tiers. */
 export const LIVE_INTERVAL_MS = 3000;
 
-export function useApi<T>(url: string | null, live?: (data: T) => boolean) {
+export function useApi<T>(url: string | null, live?: (data: T) => boolean, intervalMs = LIVE_INTERVAL_MS) {
   const [data, setData] = useState<T | undefined>(undefined);
   const [error, setError] = useState<Error | undefined>(undefined);
   const [loading, setLoading] = useState(false);
   const current = useRef(url);
   current.current = url;
+  // A poll's tick is skipped while the last request is unanswered (slow, or waiting out a 503 in api.ts),
+  // so ticks do not pile up; a load asked for (the first, a reload after a write) always goes.
+  const inFlight = useRef<string | null>(null);
 
-  const load = useCallback(async () => {
-    if (!url) return;
-    setLoading(true);
-    try {
-      const answer = await api.get<T>(url);
-      if (current.current === url) {
-        setData(answer);
-        setError(undefined);
+  const load = useCallback(
+    async (tick = false) => {
+      if (!url || (tick && inFlight.current === url)) return;
+      inFlight.current = url;
+      setLoading(true);
+      try {
+        const answer = await api.get<T>(url);
+        if (current.current === url) {
+          setData(answer);
+          setError(undefined);
+        }
+      } catch (failure) {
+        if (current.current === url) setError(failure as Error);
+      } finally {
+        if (inFlight.current === url) inFlight.current = null;
+        setLoading(false);
       }
-    } catch (failure) {
-      if (current.current === url) setError(failure as Error);
-    } finally {
-      setLoading(false);
-    }
-  }, [url]);
+    },
+    [url],
+  );
+  const pollTick = useCallback(() => load(true), [load]);
+  const reload = useCallback(() => load(), [load]);
 
   useEffect(() => {
     setData(undefined);
@@ -37,11 +49,7 @@ export function useApi<T>(url: string | null, live?: (data: T) => boolean) {
   }, [load]);
 
   const moving = data !== undefined && live !== undefined && live(data);
-  useEffect(() => {
-    if (!moving) return;
-    const timer = setInterval(() => void load(), LIVE_INTERVAL_MS);
-    return () => clearInterval(timer);
-  }, [moving, load]);
+  usePoll(pollTick, intervalMs, moving);
 
-  return { data, error, loading, reload: load, live: moving };
+  return { data, error, loading, reload, live: moving };
 }

@@ -1,5 +1,10 @@
-/** A view's filters as a form; applying it puts them in the URL (the view reads them from there). */
-import { formText } from '../form-text';
+/*
+ * A view's filters as a form; applying it puts them in the URL (the view reads them from there).
+ * The inputs hold what is typed until it is applied: a view that polls re-renders every few
+ * seconds, and an input given only the applied value would be reset to it each time. They follow
+ * the URL again whenever the applied filters change (applied, cleared, another link).
+ */
+import { useEffect, useState } from 'preact/hooks';
 import { setParams } from '../router';
 
 export interface FilterField {
@@ -9,26 +14,33 @@ export interface FilterField {
   type?: 'text' | 'datetime-local';
 }
 
-export function Filters({
-  segments,
-  fields,
-  values,
-}: {
-  segments: string[];
-  fields: FilterField[];
-  values: Record<string, string | undefined>;
-}) {
+type Values = Record<string, string | undefined>;
+
+export function Filters({ segments, fields, values }: { segments: string[]; fields: FilterField[]; values: Values }) {
+  const applied = JSON.stringify(fields.map((f) => values[f.name] ?? ''));
+  const [draft, setDraft] = useState<Values>(values);
+  // Keyed on the applied values' text: `values` itself is a new object on every render.
+  useEffect(() => setDraft(values), [applied]);
+
   const apply = (event: Event) => {
     event.preventDefault();
-    setParams(segments, Object.fromEntries(fields.map((f) => [f.name, formText(event.currentTarget, f.name) || undefined])));
+    setParams(segments, Object.fromEntries(fields.map((f) => [f.name, draft[f.name]?.trim() || undefined])));
   };
+  const input = (name: string) => ({
+    name,
+    value: draft[name] ?? '',
+    onInput: (event: Event) => {
+      const value = (event.currentTarget as HTMLInputElement | HTMLSelectElement).value;
+      setDraft((now) => ({ ...now, [name]: value }));
+    },
+  });
   return (
     <form class="filters" onSubmit={apply} aria-label="Filters">
       {fields.map((f) => (
         <label key={f.name}>
           <span>{f.label}</span>
           {f.options ? (
-            <select name={f.name} value={values[f.name] ?? ''}>
+            <select {...input(f.name)}>
               <option value="">any</option>
               {f.options.map((o) => (
                 <option key={o} value={o}>
@@ -37,14 +49,21 @@ export function Filters({
               ))}
             </select>
           ) : f.type === 'datetime-local' ? (
-            <input name={f.name} type="datetime-local" value={values[f.name] ?? ''} />
+            <input type="datetime-local" {...input(f.name)} />
           ) : (
-            <input name={f.name} type="text" value={values[f.name] ?? ''} />
+            <input type="text" {...input(f.name)} />
           )}
         </label>
       ))}
       <button type="submit">Apply</button>
-      <button type="button" class="secondary" onClick={() => setParams(segments, {})}>
+      <button
+        type="button"
+        class="secondary"
+        onClick={() => {
+          setDraft({});
+          setParams(segments, {});
+        }}
+      >
         Clear
       </button>
     </form>

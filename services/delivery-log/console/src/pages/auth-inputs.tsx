@@ -5,6 +5,7 @@
  * defaults apply. Secret inputs are password fields and never filled in from the current partner.
  */
 import type { ComponentChildren } from 'preact';
+import { SelectField } from '../components/select-field';
 
 export interface AuthField {
   name: string;
@@ -93,11 +94,7 @@ export function AuthInput({
         {field.kind === 'json' ? (
           <textarea name={name} rows={3} placeholder={field.placeholder} {...described} />
         ) : field.options ? (
-          <select name={name} defaultValue={field.options[0]}>
-            {field.options.map((o) => (
-              <option key={o}>{o}</option>
-            ))}
-          </select>
+          <SelectField name={name} initial={field.options[0] ?? ''} options={field.options.map((o) => [o, o])} attributes={described} />
         ) : field.secret ? (
           <input name={name} type="password" autoComplete="new-password" placeholder={field.placeholder} {...described} />
         ) : (

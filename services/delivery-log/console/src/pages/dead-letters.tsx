@@ -3,7 +3,7 @@
  * that says what would be replayed and what skipped (and why), then the replay itself with a
  * reason, which the audit trail records.
  */
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api, query, type Session } from '../api';
 import { Badge, Failure, Section } from '../components/basics';
 import { Filters, type FilterField } from '../components/filters';
@@ -41,6 +41,13 @@ interface ReplayAnswer {
   }>;
 }
 
+/** A dry run: the selection's request as it was sent, and its answer. */
+interface DryRun {
+  selectionKey: string;
+  request: Record<string, string>;
+  answer: ReplayAnswer;
+}
+
 const FIELDS: FilterField[] = [
   { name: 'topic', label: 'Topic', options: ['callback', 'policy-status', 'documents'] },
   { name: 'partner_id', label: 'Partner' },
@@ -56,32 +63,45 @@ export function DeadLettersPage({ session, route }: { session: Session; route: R
   const { data, error, reload } = useApi<{ topic: string; selected: number; not_replayed: number; dead_letters: DeadLetter[] }>(
     `/api/admin/v1/dead-letters${query(selection)}`,
   );
-  const [plan, setPlan] = useState<ReplayAnswer | undefined>(undefined);
+  const request = Object.fromEntries(Object.entries(selection).filter(([, v]) => v !== undefined)) as Record<string, string>;
+  const selectionKey = JSON.stringify(request);
+  const [dryRun, setDryRun] = useState<DryRun | undefined>(undefined);
   const [result, setResult] = useState<ReplayAnswer | undefined>(undefined);
   const [failure, setFailure] = useState<Error | undefined>(undefined);
   const [busy, setBusy] = useState(false);
-  const body = (dryRun: boolean, reason?: string) => ({
-    ...Object.fromEntries(Object.entries(selection).filter(([, v]) => v !== undefined)),
-    dry_run: dryRun,
-    ...(reason ? { reason } : {}),
-  });
-  const run = async (dryRun: boolean, reason?: string) => {
+  // A dry run stands for the selection it was made of only. Changed filters drop it (and the last
+  // replay's result), so "Replay" is only ever offered right after a dry run of what it replays; a
+  // dry run answered after the filters changed is not shown for the new ones either.
+  useEffect(() => {
+    setDryRun(undefined);
+    setResult(undefined);
+  }, [selectionKey]);
+  const plan = dryRun?.selectionKey === selectionKey ? dryRun : undefined;
+
+  const replayUrl = '/api/admin/v1/dead-letters/replay';
+  const attempt = async (work: () => Promise<void>) => {
     setBusy(true);
     setFailure(undefined);
     try {
-      const answer = await api.post<ReplayAnswer>('/api/admin/v1/dead-letters/replay', body(dryRun, reason));
-      if (dryRun) setPlan(answer);
-      else {
-        setResult(answer);
-        setPlan(undefined);
-        void reload();
-      }
+      await work();
     } catch (e) {
       setFailure(e as Error);
     } finally {
       setBusy(false);
     }
   };
+  const runDry = () =>
+    attempt(async () => {
+      const answer = await api.post<ReplayAnswer>(replayUrl, { ...request, dry_run: true });
+      setDryRun({ selectionKey, request, answer });
+    });
+  // The replay sends the dry run's own request, not the filters as they are now.
+  const replay = (done: DryRun, reason: string) =>
+    attempt(async () => {
+      setResult(await api.post<ReplayAnswer>(replayUrl, { ...done.request, dry_run: false, reason }));
+      setDryRun(undefined);
+      void reload();
+    });
   const writer = session.kind === 'operator' && session.role === 'operator';
   return (
     <>
@@ -132,17 +152,17 @@ export function DeadLettersPage({ session, route }: { session: Session; route: R
       {writer && (
         <Section title="Replay the selected dead letters">
           <p>First a dry run: it says what would be replayed and what skipped, and writes nothing.</p>
-          <button type="button" disabled={busy} onClick={() => void run(true)}>
+          <button type="button" disabled={busy} onClick={() => void runDry()}>
             Dry run
           </button>
           <Failure error={failure} />
-          {plan && <Decisions answer={plan} />}
-          {plan && (plan.counts['replayed'] ?? 0) > 0 && (
+          {plan && <Decisions answer={plan.answer} />}
+          {plan && (plan.answer.counts['replayed'] ?? 0) > 0 && (
             <form
               class="inline-form"
               onSubmit={(event) => {
                 event.preventDefault();
-                void run(false, formText(event.currentTarget, 'reason'));
+                void replay(plan, formText(event.currentTarget, 'reason'));
               }}
             >
               <label>
@@ -150,7 +170,7 @@ export function DeadLettersPage({ session, route }: { session: Session; route: R
                 <input name="reason" required placeholder="partner fixed its endpoint" />
               </label>
               <button type="submit" disabled={busy}>
-                Replay {plan.counts['replayed']}
+                Replay {plan.answer.counts['replayed']}
               </button>
             </form>
           )}

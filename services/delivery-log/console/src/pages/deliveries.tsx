@@ -8,7 +8,7 @@ import type { DeliveryPage } from '../../../src/api/schemas';
 import { apiBase, query, type Session } from '../api';
 import { Badge, Failure } from '../components/basics';
 import { Filters, type FilterField } from '../components/filters';
-import { LoadMore, usePages } from '../components/pages';
+import { LoadMore, PausedNote, usePages } from '../components/pages';
 import { when } from '../format';
 import { link, type Route } from '../router';
 
@@ -39,6 +39,7 @@ export function DeliveriesPage({ session, route }: { session: Session; route: Ro
           Updating while deliveries are in progress…
         </p>
       )}
+      <PausedNote pages={pages} />
       <div class="table-wrap">
         <table>
           <caption class="visually-hidden">Deliveries</caption>

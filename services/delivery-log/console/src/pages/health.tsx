@@ -6,13 +6,21 @@
 import type { z } from 'zod';
 import type { EndpointsHealth } from '../../../src/api/schemas';
 import type { Session } from '../api';
-import { Badge, Facts, Failure, Section } from '../components/basics';
+import { Facts, Failure, Section } from '../components/basics';
 import { Filters } from '../components/filters';
 import { HourlyChart } from '../components/hourly-chart';
 import { ms, percent, when } from '../format';
 import { useApi } from '../use-api';
 
 type Health = z.infer<typeof EndpointsHealth>;
+
+/**
+ * How often the page asks again, while it is on screen: its figures are over an hour and a day,
+ * so they hardly move in seconds, and each answer is computed over a day of attempts.
+ */
+const HEALTH_INTERVAL_MS = 30_000;
+
+const CIRCUIT_TONES: Record<Health['circuit_state'], string> = { open: 'bad', closed: 'good', unknown: 'neutral' };
 
 export function HealthPage({ session, partnerId }: { session: Session; partnerId: string | null }) {
   const url =
@@ -21,7 +29,7 @@ export function HealthPage({ session, partnerId }: { session: Session; partnerId
       : partnerId
         ? `/api/admin/v1/partners/${encodeURIComponent(partnerId)}/endpoints`
         : null;
-  const { data, error } = useApi<{ data: Health }>(url, () => true);
+  const { data, error } = useApi<{ data: Health }>(url, () => true, HEALTH_INTERVAL_MS);
   const chooser =
     session.kind === 'operator' ? (
       <Filters segments={['health']} fields={[{ name: 'partner_id', label: 'Partner' }]} values={{ partner_id: partnerId ?? undefined }} />
@@ -42,8 +50,7 @@ export function HealthPage({ session, partnerId }: { session: Session; partnerId
       <h1>Endpoint health</h1>
       {chooser}
       <p>
-        Circuit: <Badge value={h.circuit_state === 'open' ? 'FAILED' : h.circuit_state === 'closed' ? 'delivered' : 'pending'} />{' '}
-        <strong>{h.circuit_state}</strong>
+        Circuit: <span class={`badge badge-${CIRCUIT_TONES[h.circuit_state]}`}>{h.circuit_state}</span>
         {h.circuit_as_of && <span class="muted"> as of {when(h.circuit_as_of)}</span>}
         {h.circuit_state === 'open' && <span> — requests are paused after repeated failures; one probe is sent before they resume.</span>}
       </p>

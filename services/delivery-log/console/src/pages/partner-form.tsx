@@ -1,65 +1,56 @@
 /*
  * Onboarding or changing a partner: the spec `hookstream partners create --file` reads, as a form.
  * The console does not validate it: the operator API does, with the CLI's own spec, and each
- * problem it names (`callback_endpoints[0].url`, `outbound_auth.secret`) is shown beside its field.
- * Secrets are write-only: a change keeps the current outbound auth unless it is replaced in full.
+ * problem it names (`callback_endpoints[0].url`, `body.rules[1].target`) is shown beside the input
+ * that owns it (components/field-problems.tsx). Secrets are write-only: a change keeps the current
+ * outbound auth unless it is replaced in full. A change is sent with the revision it was made to;
+ * each save answers the partner as it now is, whose revision the next save is made to.
  */
 import { useState } from 'preact/hooks';
-import { api, ApiFailure } from '../api';
+import { api } from '../api';
 import { Failure, Section } from '../components/basics';
 import { CopyField } from '../components/copy-field';
+import { fieldNotes, fieldProblemsOf, RefusalBanner } from '../components/field-problems';
+import { SelectField } from '../components/select-field';
 import { AUTH_FIELDS, AUTH_METHODS, AuthInput, authFrom, parseJson } from './auth-inputs';
+import { EndpointInputs, endpointFields, endpointRows, endpointsSpec, type EndpointRow } from './endpoint-inputs';
 import type { PartnerView } from './partners';
 import { formText } from '../form-text';
 import { link } from '../router';
 import { useApi } from '../use-api';
 
-interface EndpointRow {
-  url: string;
-  timeout_ms: string;
-  statuses: string;
-  product_codes: string;
-  ordering: string;
-}
-
-const emptyEndpoint = (): EndpointRow => ({ url: '', timeout_ms: '10000', statuses: '', product_codes: '', ordering: 'LATEST_WINS' });
-const list = (text: string) =>
-  text
-    .split(',')
-    .map((v) => v.trim())
-    .filter(Boolean);
-
 export function PartnerFormPage({ partnerId }: { partnerId: string | null }) {
   const existing = useApi<{ data: PartnerView }>(partnerId ? `/api/admin/v1/partners/${encodeURIComponent(partnerId)}` : null);
   if (partnerId && !existing.data) return existing.error ? <Failure error={existing.error} /> : <p>Loading…</p>;
-  return <PartnerForm current={existing.data?.data} key={existing.data?.data.revision ?? 'new'} />;
+  return <PartnerForm current={existing.data?.data} />;
 }
 
-function PartnerForm({ current }: { current: PartnerView | undefined }) {
-  const [endpoints, setEndpoints] = useState<EndpointRow[]>(
-    current?.callback_endpoints.map((e) => ({
-      url: e.url,
-      timeout_ms: String(e.timeout_ms),
-      statuses: e.statuses.join(', '),
-      product_codes: e.product_codes.join(', '),
-      ordering: e.ordering,
-    })) ?? [emptyEndpoint()],
-  );
-  const currentMethod = current?.outbound_auth?.method ?? 'HMAC_SHA256';
-  const [method, setMethod] = useState(currentMethod);
-  const [replaceAuth, setReplaceAuth] = useState(!current);
-  const [problems, setProblems] = useState<Record<string, string>>({});
+function PartnerForm({ current: loaded }: { current: PartnerView | undefined }) {
+  /** The partner as the last save answered it (as loaded before any). */
+  const [current, setCurrent] = useState(loaded);
+  const [endpoints, setEndpoints] = useState<EndpointRow[]>(() => endpointRows(loaded));
+  const [method, setMethod] = useState(loaded?.outbound_auth?.method ?? 'HMAC_SHA256');
+  const [replaceAuth, setReplaceAuth] = useState(!loaded);
   const [failure, setFailure] = useState<Error | undefined>(undefined);
   const [created, setCreated] = useState<{ partner_id: string; api_key: string } | undefined>(undefined);
   const [saved, setSaved] = useState(false);
 
-  const problem = (field: string) =>
-    problems[field] ? (
-      <span class="field-error" id={`error-${field}`} role="alert">
-        {problems[field]}
-      </span>
-    ) : null;
-  const described = (field: string) => (problems[field] ? { 'aria-invalid': true, 'aria-describedby': `error-${field}` } : {});
+  // The paths of the inputs as rendered now, for each problem to find the one that owns it.
+  const fields = [
+    'name',
+    ...(current ? [] : ['partner_id']),
+    'status',
+    ...endpointFields(endpoints),
+    'outbound_auth',
+    ...(replaceAuth ? ['outbound_auth.method', ...(AUTH_FIELDS[method] ?? []).map((f) => `outbound_auth.${f.name}`)] : []),
+    'body',
+    'body.shape',
+    'body.absent_fields',
+    'body.rules',
+    'reason',
+  ];
+  const placement = fieldProblemsOf(failure, fields);
+  const { problem, described } = fieldNotes(placement);
 
   const submit = async (event: Event) => {
     event.preventDefault();
@@ -68,27 +59,24 @@ function PartnerForm({ current }: { current: PartnerView | undefined }) {
     const spec: Record<string, unknown> = {
       name: text('name'),
       status: text('status') || 'ACTIVE',
-      callback_endpoints: endpoints.map((e) => ({
-        url: e.url.trim(),
-        ...(e.timeout_ms ? { timeout_ms: Number(e.timeout_ms) } : {}),
-        statuses: list(e.statuses),
-        product_codes: list(e.product_codes),
-        ordering: e.ordering,
-      })),
+      callback_endpoints: endpointsSpec(endpoints),
       body: { shape: text('body.shape'), absent_fields: text('body.absent_fields'), rules: parseJson(text('body.rules') || '[]') },
     };
     if (!current && text('partner_id')) spec['partner_id'] = text('partner_id');
     if (replaceAuth) spec['outbound_auth'] = authFrom(method, text);
     const reason = text('reason');
     setFailure(undefined);
-    setProblems({});
+    setSaved(false);
     try {
       if (current) {
-        await api.patch(`/api/admin/v1/partners/${encodeURIComponent(current.partner_id)}`, {
+        const { data } = await api.patch<{ data: PartnerView }>(`/api/admin/v1/partners/${encodeURIComponent(current.partner_id)}`, {
           reason,
           changes: spec,
           revision: current.revision,
         });
+        setCurrent(data);
+        // The ids given to endpoints added in this change, for the next save to keep.
+        setEndpoints(endpointRows(data));
         setSaved(true);
       } else {
         const { data } = await api.post<{ data: { partner_id: string; api_key: string } }>('/api/admin/v1/partners', {
@@ -98,7 +86,6 @@ function PartnerForm({ current }: { current: PartnerView | undefined }) {
         setCreated(data);
       }
     } catch (error) {
-      if (error instanceof ApiFailure && error.status === 400) setProblems(error.fieldProblems);
       setFailure(error as Error);
     }
   };
@@ -117,17 +104,17 @@ function PartnerForm({ current }: { current: PartnerView | undefined }) {
     <>
       <h1>{current ? `Change ${current.name}` : 'Onboard a partner'}</h1>
       <form class="partner-form" onSubmit={submit} noValidate>
-        <Failure error={failure} />
+        <RefusalBanner failure={failure} placement={placement} />
         {saved && (
           <p class="ok" role="status">
-            Saved. <a href={link('partners', current!.partner_id)}>Back to the partner</a>
+            Saved (revision {current!.revision}). <a href={link('partners', current!.partner_id)}>Back to the partner</a>
           </p>
         )}
         <fieldset>
           <legend>Partner</legend>
           <label>
             <span>Name</span>
-            <input name="name" defaultValue={current?.name ?? ''} {...described('name')} />
+            <input name="name" defaultValue={loaded?.name ?? ''} {...described('name')} />
           </label>
           {problem('name')}
           {!current && (
@@ -141,65 +128,19 @@ function PartnerForm({ current }: { current: PartnerView | undefined }) {
           )}
           <label>
             <span>Status</span>
-            <select name="status" defaultValue={current?.status ?? 'ACTIVE'}>
-              <option value="ACTIVE">active</option>
-              <option value="DISABLED">disabled</option>
-            </select>
+            <SelectField
+              name="status"
+              initial={loaded?.status ?? 'ACTIVE'}
+              options={[
+                ['ACTIVE', 'active'],
+                ['DISABLED', 'disabled'],
+              ]}
+              attributes={described('status')}
+            />
           </label>
+          {problem('status')}
         </fieldset>
-        <fieldset>
-          <legend>Callback endpoints</legend>
-          {problem('callback_endpoints')}
-          {endpoints.map((e, i) => {
-            const set = (field: keyof EndpointRow) => (event: Event) =>
-              setEndpoints(
-                endpoints.map((row, j) => (j === i ? { ...row, [field]: (event.currentTarget as HTMLInputElement).value } : row)),
-              );
-            const path = (field: string) => `callback_endpoints[${i}].${field}`;
-            return (
-              <div class="endpoint" key={i}>
-                <label>
-                  <span>URL</span>
-                  <input name={path('url')} value={e.url} onInput={set('url')} {...described(path('url'))} />
-                </label>
-                {problem(path('url'))}
-                <label>
-                  <span>Timeout (ms)</span>
-                  <input
-                    name={path('timeout_ms')}
-                    inputMode="numeric"
-                    value={e.timeout_ms}
-                    onInput={set('timeout_ms')}
-                    {...described(path('timeout_ms'))}
-                  />
-                </label>
-                {problem(path('timeout_ms'))}
-                <label>
-                  <span>Statuses (comma-separated; empty: all)</span>
-                  <input value={e.statuses} onInput={set('statuses')} {...described(path('statuses'))} />
-                </label>
-                {problem(path('statuses'))}
-                <label>
-                  <span>Product codes (empty: all)</span>
-                  <input value={e.product_codes} onInput={set('product_codes')} />
-                </label>
-                <label>
-                  <span>Ordering</span>
-                  <select value={e.ordering} onChange={set('ordering')}>
-                    <option value="LATEST_WINS">latest wins</option>
-                    <option value="NONE">none</option>
-                  </select>
-                </label>
-                <button type="button" class="secondary" onClick={() => setEndpoints(endpoints.filter((_, j) => j !== i))}>
-                  Remove endpoint
-                </button>
-              </div>
-            );
-          })}
-          <button type="button" class="secondary" onClick={() => setEndpoints([...endpoints, emptyEndpoint()])}>
-            Add endpoint
-          </button>
-        </fieldset>
+        <EndpointInputs rows={endpoints} onChange={setEndpoints} problem={problem} described={described} />
         <fieldset>
           <legend>Outbound auth</legend>
           {current && (
@@ -213,7 +154,12 @@ function PartnerForm({ current }: { current: PartnerView | undefined }) {
             <>
               <label>
                 <span>Method</span>
-                <select name="outbound_auth.method" value={method} onChange={(e) => setMethod(e.currentTarget.value)}>
+                <select
+                  name="outbound_auth.method"
+                  value={method}
+                  onChange={(e) => setMethod(e.currentTarget.value)}
+                  {...described('outbound_auth.method')}
+                >
                   {AUTH_METHODS.map((m) => (
                     <option key={m} value={m}>
                       {m}
@@ -221,6 +167,7 @@ function PartnerForm({ current }: { current: PartnerView | undefined }) {
                   ))}
                 </select>
               </label>
+              {problem('outbound_auth.method')}
               {(AUTH_FIELDS[method] ?? []).map((f) => (
                 <AuthInput
                   key={`${method}.${f.name}`}
@@ -232,34 +179,7 @@ function PartnerForm({ current }: { current: PartnerView | undefined }) {
             </>
           )}
         </fieldset>
-        <fieldset>
-          <legend>Body</legend>
-          <label>
-            <span>Shape</span>
-            <select name="body.shape" defaultValue={current?.body.shape ?? 'FULL'}>
-              <option value="FULL">full (the contract's body)</option>
-              <option value="SIMPLIFIED_POLICIES">simplified policies</option>
-              <option value="MAPPED">mapped (rules below)</option>
-            </select>
-          </label>
-          <label>
-            <span>Fields without a value</span>
-            <select name="body.absent_fields" defaultValue={current?.body.absent_fields ?? 'OMIT'}>
-              <option value="OMIT">left out</option>
-              <option value="NULL">sent as null</option>
-            </select>
-          </label>
-          <label>
-            <span>Mapping rules (JSON array of source, target, format, time_zone)</span>
-            <textarea
-              name="body.rules"
-              rows={4}
-              defaultValue={JSON.stringify(current?.body.rules ?? [], null, 2)}
-              {...described('body.rules')}
-            />
-          </label>
-          {problem('body.rules')}
-        </fieldset>
+        <BodyInputs partner={loaded} problem={problem} described={described} />
         <label>
           <span>Reason (for the audit trail)</span>
           <input name="reason" required {...described('reason')} />
@@ -268,5 +188,51 @@ function PartnerForm({ current }: { current: PartnerView | undefined }) {
         <button type="submit">{current ? 'Save changes' : 'Onboard'}</button>
       </form>
     </>
+  );
+}
+
+function BodyInputs({ partner, problem, described }: { partner: PartnerView | undefined } & ReturnType<typeof fieldNotes>) {
+  return (
+    <fieldset>
+      <legend>Body</legend>
+      {problem('body')}
+      <label>
+        <span>Shape</span>
+        <SelectField
+          name="body.shape"
+          initial={partner?.body.shape ?? 'FULL'}
+          options={[
+            ['FULL', "full (the contract's body)"],
+            ['SIMPLIFIED_POLICIES', 'simplified policies'],
+            ['MAPPED', 'mapped (rules below)'],
+          ]}
+          attributes={described('body.shape')}
+        />
+      </label>
+      {problem('body.shape')}
+      <label>
+        <span>Fields without a value</span>
+        <SelectField
+          name="body.absent_fields"
+          initial={partner?.body.absent_fields ?? 'OMIT'}
+          options={[
+            ['OMIT', 'left out'],
+            ['NULL', 'sent as null'],
+          ]}
+          attributes={described('body.absent_fields')}
+        />
+      </label>
+      {problem('body.absent_fields')}
+      <label>
+        <span>Mapping rules (JSON array of source, target, format, time_zone)</span>
+        <textarea
+          name="body.rules"
+          rows={4}
+          defaultValue={JSON.stringify(partner?.body.rules ?? [], null, 2)}
+          {...described('body.rules')}
+        />
+      </label>
+      {problem('body.rules')}
+    </fieldset>
   );
 }

@@ -1,14 +1,22 @@
 /*
  * Signing in: a partner with its API key (a portal link signs in by itself, main.tsx), an operator
  * with its token. What is typed goes once to /console/session and is never kept by the page: the
- * session is an HttpOnly cookie from then on.
+ * session is an HttpOnly cookie from then on. `note` says why it is back (a session that ended).
  */
 import { useState } from 'preact/hooks';
 import { signIn, type Session } from '../api';
 import { Failure } from '../components/basics';
 import { formText } from '../form-text';
 
-export function SignInPage({ onSignedIn, error: earlier }: { onSignedIn: (session: Session) => void; error?: Error | undefined }) {
+export function SignInPage({
+  onSignedIn,
+  error: earlier,
+  note,
+}: {
+  onSignedIn: (session: Session) => void;
+  error?: Error | undefined;
+  note?: string | undefined;
+}) {
   const [as, setAs] = useState<'partner' | 'operator'>('partner');
   const [error, setError] = useState<Error | undefined>(earlier);
 
@@ -24,7 +32,12 @@ export function SignInPage({ onSignedIn, error: earlier }: { onSignedIn: (sessio
 
   return (
     <div class="sign-in">
-      <h1>Hookstream console</h1>
+      <h1 data-title="Sign in">Hookstream console</h1>
+      {note && (
+        <p class="note" role="status">
+          {note}
+        </p>
+      )}
       <form onSubmit={submit}>
         <fieldset>
           <legend>Sign in as</legend>

@@ -1,0 +1,30 @@
+/*
+ * What the API calls of every view tell the page as a whole, beside their own answers: that the
+ * session ended (a 401: it expired, or what it was opened with was revoked), and whether a read is
+ * waiting for the service (a 503 being retried, unavailable.ts). The page (main.tsx) listens.
+ */
+
+export interface ApiListener {
+  sessionEnded: () => void;
+  waitingChanged: (waiting: boolean) => void;
+}
+
+const listeners = new Set<ApiListener>();
+let waitingReads = 0;
+
+/** Listens until the returned function is called. */
+export function listenToApi(listener: ApiListener): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+export function announceSessionEnded(): void {
+  for (const l of listeners) l.sessionEnded();
+}
+
+/** A read starts (+1) or stops (-1) waiting for the service; the page hears when the first starts and the last stops. */
+export function countWaitingRead(change: 1 | -1): void {
+  const before = waitingReads > 0;
+  waitingReads = Math.max(0, waitingReads + change);
+  if (before !== waitingReads > 0) for (const l of listeners) l.waitingChanged(waitingReads > 0);
+}

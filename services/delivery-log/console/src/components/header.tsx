@@ -1,0 +1,37 @@
+/** The bar above every view: the navigation the session may use, who is signed in, and signing out. */
+import { signOut, type Session } from '../api';
+import { link } from '../router';
+
+export function Header({ session, onSignedOut }: { session: Session; onSignedOut: () => void }) {
+  const items: Array<[string, string]> = [
+    ['deliveries', 'Deliveries'],
+    ['webhooks', 'Webhooks'],
+    ['health', 'Endpoint health'],
+    ...(session.kind === 'partner'
+      ? ([['keys', 'API key']] as Array<[string, string]>)
+      : ([
+          ['dead-letters', 'Dead letters'],
+          ['partners', 'Partners'],
+          ['audit', 'Audit trail'],
+        ] as Array<[string, string]>)),
+  ];
+  const who = session.kind === 'partner' ? session.partner_name : `${session.name} (${session.role})`;
+  return (
+    <header class="top">
+      <a class="brand" href={link('deliveries')}>
+        Hookstream
+      </a>
+      <nav aria-label="Main">
+        {items.map(([segment, label]) => (
+          <a key={segment} href={link(segment)}>
+            {label}
+          </a>
+        ))}
+      </nav>
+      <span class="who">{who}</span>
+      <button type="button" class="secondary" onClick={() => void signOut().then(onSignedOut)}>
+        Sign out
+      </button>
+    </header>
+  );
+}
