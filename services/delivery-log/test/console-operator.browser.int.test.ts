@@ -2,10 +2,11 @@
  * The console in a real Chromium, as an operator sees it, against the real pipeline (Kafka, the
  * services, the delivery log on its embedded store): it onboards a partner through the form (a
  * bad field shows its error beside it; the good one lands and `hookstream partners show` agrees;
- * it is changed twice in a row), dry-runs and replays a dead letter (changed filters drop the dry
- * run; the replay replays what was dry-run) and finds the replay in the audit trail; a filter being
- * typed survives the list updating by itself; a session that ends brings back the sign-in. No page
- * logs an error or breaks its Content-Security-Policy. Screenshots of docs/console.md are taken here.
+ * it is changed twice in a row; its key is rotated), dry-runs and replays a dead letter (changed
+ * filters drop the dry run; the replay replays what was dry-run) and finds the replay in the audit
+ * trail; a filter being typed survives the list updating by itself; a session that ends brings back
+ * the sign-in. No page logs an error or breaks its Content-Security-Policy. Screenshots of
+ * docs/console.md are taken here.
  */
 import { uniquePartnerId } from '../../../test/helpers/outbound-fixture';
 import { policyEvent } from '../../../test/helpers/outbound';
@@ -73,6 +74,15 @@ test('an operator onboards a partner through the form: a bad field shows its err
     status: 'ACTIVE',
     callback_endpoints: [{ endpoint_id: 'ep-1', url: 'https://partner.example/cb' }],
   });
+
+  // Its key rotated for it: the new one is shown once and opens the partner API.
+  await p.goto(`/console/#/partners/${partnerId}`);
+  await p.getByLabel(/Why its inbound API key is rotated/).fill('key shared by mistake (ticket 14)');
+  await p.getByRole('button', { name: 'Rotate its API key' }).click();
+  const rotated = await p.getByLabel(/New API key .*, shown once/).inputValue();
+  expect(rotated).toMatch(/^hsk_/);
+  expect(rotated).not.toBe(key);
+  expect((await fetch(`${stack.log.url}/api/portal/v1/deliveries`, { headers: { 'x-api-key': rotated } })).status).toBe(200);
 }, 120_000);
 
 test('an operator dry-runs, then replays a dead letter, and finds the replay in the audit trail', async () => {

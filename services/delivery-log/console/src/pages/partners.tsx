@@ -136,6 +136,7 @@ export function PartnerPage({ session, partnerId }: { session: Session; partnerI
 
 function PartnerActions({ partner, onDone }: { partner: PartnerView; onDone: () => void }) {
   const [link_, setLink] = useState<string | undefined>(undefined);
+  const [newKey, setNewKey] = useState<{ key_id: string; api_key: string } | undefined>(undefined);
   const [error, setError] = useState<Error | undefined>(undefined);
   const act = (work: (reason: string) => Promise<void>) => async (event: Event) => {
     event.preventDefault();
@@ -166,6 +167,20 @@ function PartnerActions({ partner, onDone }: { partner: PartnerView; onDone: () 
         <button type="submit">Issue a portal link (24 h)</button>
       </form>
       {link_ && <CopyField label="Portal link, shown once" value={link_} />}
+      <form
+        class="inline-form"
+        onSubmit={act(async (reason) => {
+          const { data } = await api.post<{ data: { key_id: string; api_key: string } }>(`${base}/api-keys/rotate`, { reason });
+          setNewKey(data);
+        })}
+      >
+        <label>
+          <span>Why its inbound API key is rotated (audited; its other keys keep working 24 h)</span>
+          <input name="reason" required placeholder="key leaked in a support ticket" />
+        </label>
+        <button type="submit">Rotate its API key</button>
+      </form>
+      {newKey && <CopyField label={`New API key ${newKey.key_id}, shown once: give it to the partner`} value={newKey.api_key} />}
       <form
         class="inline-form"
         onSubmit={act(async (reason) => {
