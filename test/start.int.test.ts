@@ -1,7 +1,8 @@
 /**
  * `hookstream start` (what `npm start` runs), against the test run's broker and registry: it
- * creates the topics, starts the four services and the demo partner, says where each listens
- * once ready, and on Ctrl-C stops every process it started.
+ * creates the topics, starts the five services and the demo partner, says where each listens
+ * once ready (the console with an operator's sign-in, the demo's history in it), and on Ctrl-C
+ * stops every process it started.
  */
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -66,6 +67,23 @@ describe('hookstream start', () => {
       });
 
       for (const url of ops) expect((await fetch(`${url}/readyz`)).status).toBe(200);
+
+      // The console, an operator's sign-in for it, and the demo's history to look at (its webhook sent
+      // twice, replayed once, its document served by the demo endpoint and stored).
+      const [, logUrl, operatorToken] = /console: (http:\/\/\S+)\/console\/\s+sign in as an operator with (\S+)/.exec(out) ?? [];
+      expect((await fetch(`${logUrl}/console/`)).status).toBe(200);
+      const demoWebhooks = await waitFor(
+        async () => {
+          const answer = await fetch(`${logUrl}/api/admin/v1/webhooks?partner_id=demo-partner`, {
+            headers: { authorization: `Bearer ${operatorToken}` },
+          });
+          const page = (await answer.json()) as { data?: Array<{ replay_count: number; documents_stored: number }> };
+          return page.data?.some((w) => w.replay_count === 1 && w.documents_stored === 1) ? page.data : undefined;
+        },
+        "the demo partner's webhook, replayed and its document stored, in the console's API",
+        30_000,
+      );
+      expect(demoWebhooks.length).toBeGreaterThanOrEqual(1);
 
       const callback = await fetch(`${demo}/callbacks`, {
         method: 'POST',

@@ -18,10 +18,17 @@ const SECRET_HEADERS = ['authorization', 'x-api-key', 'x-signature', 'webhook-si
 export const FLAKY_MARK = 'FLAKY';
 const FLAKY_FAILURES = 2;
 
+/** What the demo partner serves as any document its webhooks link to (GET /documents/…): a one-page PDF. */
+const DEMO_DOCUMENT = Buffer.from(
+  '%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj 2 0 obj<</Type/Pages/Kids[3 0 R]/Count 1>>endobj ' +
+    '3 0 obj<</Type/Page/Parent 2 0 R/MediaBox[0 0 300 144]>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n',
+);
+
 /**
- * A stand-in partner for demos: accepts callbacks on any path, logs one line per callback
- * (never printing credentials), and answers 200 so the delivery counts as a success; a delivery
- * of a policy whose number holds FLAKY_MARK is refused twice first (a retrying delivery).
+ * A stand-in partner for demos: serves its documents (GET /documents/…), accepts callbacks on any
+ * other path, logs one line per callback (never printing credentials), and answers 200 so the
+ * delivery counts as a success; a delivery of a policy whose number holds FLAKY_MARK is refused
+ * twice first (a retrying delivery).
  */
 export async function startDemoPartner(settings: { host: string; port: number; log?: (line: string) => void }): Promise<RunningHttpServer> {
   const log = settings.log ?? printLine;
@@ -29,6 +36,9 @@ export async function startDemoPartner(settings: { host: string; port: number; l
   app.disable('x-powered-by');
   app.use(express.text({ type: '*/*', limit: '5mb' }));
   const sends = new Map<string, number>();
+  app.get('/documents/{*path}', (_req, res) => {
+    res.type('application/pdf').send(DEMO_DOCUMENT);
+  });
   app.all('/{*path}', (req, res) => {
     const headers: Record<string, string> = {};
     for (const name of SHOWN_HEADERS) if (req.headers[name]) headers[name] = String(req.headers[name]);

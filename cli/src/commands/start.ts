@@ -158,7 +158,9 @@ export function startCommand(): Command {
 
         const serviceUrl = (name: string) => services.find((s) => s.spec.name === name)?.url ?? '';
         const ingressUrl = `${services[0]?.url}/api/integration/partner/webhook`;
-        const [operatorToken] = await orFailure(Promise.all([demoOperatorToken(env), seedDemoHistory(env, ingressUrl, demoApiKey)]));
+        const [operatorToken] = await orFailure(
+          Promise.all([demoOperatorToken(env), seedDemoHistory(env, ingressUrl, demoApiKey, `${demo.url}/documents`)]),
+        );
         printLine();
         printLine(
           formatTable([
