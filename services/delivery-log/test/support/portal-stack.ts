@@ -1,0 +1,101 @@
+/*
+ * What the partner API's tests run against: the real pipeline (Kafka, the ingress, the consumer,
+ * the sender) and the delivery log on its embedded store (PGlite in the service process), with
+ * three partners:
+ * - A signs its callbacks with HMAC_SHA256; its endpoint fails the first send and the eight retries
+ *   of its one policy (P-A-1), then answers 200 (to the resend); it sent one webhook twice (a
+ *   replay) and had one refused;
+ * - B's endpoint answers 200 to its five policies; it had one webhook refused;
+ * - C's endpoint always fails: its four policies are dead-lettered, to resend.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { OutboundFixture, retryTierDelays, uniquePartnerId } from '../../../../test/helpers/outbound-fixture';
+import { DELIVERY_LOG_ENTRY, policyEvent, startService, type Receiver, type RunningService } from '../../../../test/helpers/outbound';
+import { postWebhook, webhook } from '../../../../test/helpers/ingress';
+import { ApiClient } from './api-client';
+
+/** Partner A's outbound credentials: the answer's verification lets it recompute each signature. */
+export const A_API_KEY = 'a-outbound-key-5e1';
+export const A_SECRET = 'a-hmac-secret-77c';
+/** What partner A's endpoint answers while it fails. */
+export const FAILURE_ANSWER = '{"error":"policy service unavailable"}';
+
+export class PortalStack {
+  readonly partnerA = uniquePartnerId('portal-a');
+  readonly partnerB = uniquePartnerId('portal-b');
+  readonly partnerC = uniquePartnerId('portal-c');
+  fixture!: OutboundFixture;
+  api!: ApiClient;
+  log!: RunningService;
+  /** Partner A's endpoint, with every request it received. */
+  failing!: Receiver;
+  keyA!: string;
+  keyB!: string;
+  keyC!: string;
+  private dataDir = '';
+
+  /** Starts everything with the delivery log's resend limit at `resendsPerHour`, and lets the partners' history begin. */
+  static async open(name: string, resendsPerHour: number): Promise<PortalStack> {
+    const stack = new PortalStack();
+    await stack.start(name, resendsPerHour);
+    return stack;
+  }
+
+  readonly asA = () => ({ 'x-api-key': this.keyA });
+  readonly asB = () => ({ 'x-api-key': this.keyB });
+  readonly asC = () => ({ 'x-api-key': this.keyC });
+
+  private async start(name: string, resendsPerHour: number): Promise<void> {
+    const fixture = await OutboundFixture.open(name, { retryDelaysMs: retryTierDelays(50), breaker: { failures: 1000, openMs: 100 } });
+    this.fixture = fixture;
+    this.failing = await fixture.receiver((_request, index) => (index < 9 ? { status: 500, body: FAILURE_ANSWER } : 200));
+    const answering = await fixture.receiver(() => 200);
+    this.keyA = await fixture.partners.create(this.partnerA, {
+      callback_endpoints: [{ endpoint_id: 'main', url: this.failing.url }],
+      outbound_auth: { method: 'HMAC_SHA256', api_key: A_API_KEY, secret: A_SECRET },
+    });
+    this.keyB = await fixture.partners.create(this.partnerB, {
+      callback_endpoints: [{ endpoint_id: 'main', url: answering.url }],
+      outbound_auth: { method: 'API_KEY', api_key: 'k' },
+    });
+    this.keyC = await fixture.partners.create(this.partnerC, {
+      callback_endpoints: [{ endpoint_id: 'main', url: (await fixture.receiver(() => 500)).url }],
+      outbound_auth: { method: 'API_KEY', api_key: 'k' },
+    });
+    this.dataDir = mkdtempSync(path.join(os.tmpdir(), 'hookstream-delivery-log-'));
+    const [ingress, log] = await Promise.all([
+      fixture.startIngress(),
+      startService(DELIVERY_LOG_ENTRY, fixture.prefix, {
+        ...fixture.env,
+        DELIVERY_LOG_DATA_DIR: this.dataDir,
+        HTTP_PORT: '0',
+        DELIVERY_LOG_RESENDS_PER_HOUR: String(resendsPerHour),
+      }),
+      fixture.startConsumer(),
+      fixture.startSender(),
+    ]);
+    this.log = log;
+    await fixture.events.publish([
+      policyEvent(this.partnerA, {}, { policy_number: 'P-A-1' }),
+      ...[1, 2, 3, 4, 5].map((n) => policyEvent(this.partnerB, {}, { policy_number: `P-B-${n}` })),
+      ...[1, 2, 3, 4].map((n) => policyEvent(this.partnerC, {}, { policy_number: `P-C-${n}` })),
+    ]);
+    const accepted = webhook({ transaction_number: 'TRX-A-1' });
+    expect((await postWebhook(ingress.webhookUrl, this.keyA, accepted)).status).toBe(200);
+    // Sent again with its request_id and body, as a retrying partner would: a replay.
+    expect((await postWebhook(ingress.webhookUrl, this.keyA, accepted)).status).toBe(200);
+    // One refused webhook each: A's without a transaction_number, B's without documents.
+    const refusedA = webhook({ request_id: 'REJ-A-1', transaction_number: undefined });
+    expect((await postWebhook(ingress.webhookUrl, this.keyA, refusedA)).status).toBe(400);
+    expect((await postWebhook(ingress.webhookUrl, this.keyB, webhook({ request_id: 'REJ-B-1', documents: [] }))).status).toBe(400);
+    this.api = await ApiClient.open(log.url);
+  }
+
+  async close(): Promise<void> {
+    await this.log?.stop();
+    await this.fixture?.close();
+    if (this.dataDir) rmSync(this.dataDir, { recursive: true, force: true });
+  }
+}
