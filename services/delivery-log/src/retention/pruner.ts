@@ -1,17 +1,20 @@
 /*
- * Retention of the delivery log: rows older than DELIVERY_LOG_RETENTION_DAYS go, a delivery with
- * its attempts and replays, a webhook with its documents, a dead letter, a refused or a replayed webhook or a
- * document whose webhook the log never had on its own; resend reservations once out of the hour
- * they count in. Deleted a
- * thousand at a time, each batch its own short transaction, so the projection's writes (and, on
- * PGlite, its one session) wait at most for one small batch, never for a whole day's worth.
+ * Retention of the delivery log: rows older than DELIVERY_LOG_RETENTION_DAYS go: a delivery with
+ * its attempts and replays, a webhook with its documents; on their own a dead letter, a refused or
+ * a replayed webhook, and a document whose webhook the log never had. The audit trail is kept a
+ * year, resend reservations only the hour they count in. Deleted a thousand at a time, each batch
+ * its own short transaction, so the projection's writes (and, on PGlite, its one session) wait at
+ * most for one small batch, never for a whole day's worth.
  */
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Logger } from '@hookstream/shared';
 import type { DeliveryLogDb } from '../store/database';
+import type { DeliveryLogTables } from '../store/tables';
 
 /** Rows removed per statement. */
 const BATCH = 1000;
+/** The key of a table with a row per record of a topic's partition. */
+const POSITION = ['source_partition', 'source_offset'];
 const HOUR_MS = 3600_000;
 const DAY_MS = 24 * HOUR_MS;
 
@@ -91,46 +94,43 @@ export class Pruner {
     // A document's record read before its webhook's has no webhook_id until the webhook's is read;
     // should that never come (its record outlived by the document's, a rebuild), the webhook's
     // deletion above never takes it: it goes by when it was fetched (always set on such a row).
-    pruned.orphanDocuments = await this.inBatches(async () => {
-      const result = await sql`
-        delete from documents where document_id in (
-          select document_id from documents where webhook_id is null and fetched_at < ${cutoff} limit ${BATCH})`.execute(db);
-      return Number(result.numAffectedRows ?? 0);
+    pruned.orphanDocuments = await this.olderThan(cutoff, {
+      table: 'documents',
+      key: ['document_id'],
+      time: 'fetched_at',
+      where: sql`webhook_id is null`,
     });
-    pruned.deadLetters = await this.inBatches(async () => {
-      const result = await sql`
-        delete from dead_letters where (source_topic, source_partition, source_offset) in (
-          select source_topic, source_partition, source_offset from dead_letters where dead_lettered_at < ${cutoff} limit ${BATCH})`.execute(
-        db,
-      );
-      return Number(result.numAffectedRows ?? 0);
+    pruned.deadLetters = await this.olderThan(cutoff, {
+      table: 'dead_letters',
+      key: ['source_topic', 'source_partition', 'source_offset'],
+      time: 'dead_lettered_at',
     });
-    pruned.rejectedWebhooks = await this.inBatches(async () => {
-      const result = await sql`
-        delete from rejected_webhooks where (source_partition, source_offset) in (
-          select source_partition, source_offset from rejected_webhooks where received_at < ${cutoff} limit ${BATCH})`.execute(db);
-      return Number(result.numAffectedRows ?? 0);
-    });
-    pruned.webhookReplays = await this.inBatches(async () => {
-      const result = await sql`
-        delete from webhook_replays where (source_partition, source_offset) in (
-          select source_partition, source_offset from webhook_replays where received_at < ${cutoff} limit ${BATCH})`.execute(db);
-      return Number(result.numAffectedRows ?? 0);
-    });
+    pruned.rejectedWebhooks = await this.olderThan(cutoff, { table: 'rejected_webhooks', key: POSITION, time: 'received_at' });
+    pruned.webhookReplays = await this.olderThan(cutoff, { table: 'webhook_replays', key: POSITION, time: 'received_at' });
     const auditCutoff = new Date(now - Math.max(AUDIT_RETENTION_DAYS, this.options.retentionDays) * DAY_MS);
-    pruned.auditRecords = await this.inBatches(async () => {
-      const result = await sql`
-        delete from audit_log where audit_id in (select audit_id from audit_log where at < ${auditCutoff} limit ${BATCH})`.execute(db);
-      return Number(result.numAffectedRows ?? 0);
-    });
-    const hourAgo = new Date(now - HOUR_MS);
-    pruned.resendReservations = await this.inBatches(async () => {
-      const result = await sql`
-        delete from resend_reservations where reservation_id in (
-          select reservation_id from resend_reservations where reserved_at < ${hourAgo} limit ${BATCH})`.execute(db);
-      return Number(result.numAffectedRows ?? 0);
+    pruned.auditRecords = await this.olderThan(auditCutoff, { table: 'audit_log', key: ['audit_id'], time: 'at' });
+    // Out of the hour the resend limit counts them in.
+    pruned.resendReservations = await this.olderThan(new Date(now - HOUR_MS), {
+      table: 'resend_reservations',
+      key: ['reservation_id'],
+      time: 'reserved_at',
     });
     return pruned;
+  }
+
+  /** Deletes the rows of a table standing on its own whose `time` is before `cutoff` (and `where` holds), batch by batch. */
+  private olderThan(
+    cutoff: Date,
+    of: { table: keyof DeliveryLogTables; key: string[]; time: string; where?: RawBuilder<unknown> },
+  ): Promise<number> {
+    const key = sql.join(of.key.map((column) => sql.ref(column)));
+    const also = of.where ? sql`and ${of.where}` : sql``;
+    return this.inBatches(async () => {
+      const result = await sql`
+        delete from ${sql.table(of.table)} where (${key}) in (
+          select ${key} from ${sql.table(of.table)} where ${sql.ref(of.time)} < ${cutoff} ${also} limit ${BATCH})`.execute(this.options.db);
+      return Number(result.numAffectedRows ?? 0);
+    });
   }
 
   private async inBatches(batch: () => Promise<number>): Promise<number> {

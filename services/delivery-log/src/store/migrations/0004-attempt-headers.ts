@@ -10,5 +10,3 @@ export const attemptHeaders: Migration = {
     await sql`alter table partners add column outbound_auth_public jsonb`.execute(db);
   },
 };
-
-/** Every migration, by name; names sort in the order they run. */

@@ -15,8 +15,5 @@ export const resendReservations: Migration = {
       )`.execute(db);
     await sql`create index resend_reservations_partner_time on resend_reservations (partner_id, reserved_at)`.execute(db);
     await sql`create index resend_reservations_time on resend_reservations (reserved_at)`.execute(db);
-
-    // Retention deletes dead letters by age: without this each pass read the whole table.
-    await sql`create index dead_letters_time on dead_letters (dead_lettered_at)`.execute(db);
   },
 };

@@ -13,6 +13,7 @@ import { rejectedWebhooks } from './0003-rejected-webhooks';
 import { attemptHeaders } from './0004-attempt-headers';
 import { resendReservations } from './0005-resend-reservations';
 import { webhookReplays } from './0006-webhook-replays';
+import { deadLettersTime } from './0007-dead-letters-time';
 
 /** Every migration, by name; names sort in the order they run. */
 export const migrations: Record<string, Migration> = {
@@ -22,4 +23,5 @@ export const migrations: Record<string, Migration> = {
   '0004-attempt-headers': attemptHeaders,
   '0005-resend-reservations': resendReservations,
   '0006-webhook-replays': webhookReplays,
+  '0007-dead-letters-time': deadLettersTime,
 };
