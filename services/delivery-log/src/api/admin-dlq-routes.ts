@@ -26,7 +26,7 @@ export function adminDlqRoutes(deadLetters: DeadLetterSessions, lanes: ReplayLan
   router.get('/dead-letters', async (req, res) => {
     const query = parseInput(DeadLetterListQuery, req.query, 'query');
     const session = await deadLetters.of(query.topic);
-    const selection = selectionOf(query);
+    const selection = selectionOf(query, 'query');
     const [{ selected }, audit] = await Promise.all([readDeadLetters(session, selection, { keepRecords: false }), readAudit(session)]);
     const newest = selected.slice(-query.limit).reverse();
     res.json({
@@ -42,7 +42,7 @@ export function adminDlqRoutes(deadLetters: DeadLetterSessions, lanes: ReplayLan
     if (!input.dry_run && !input.reason) throw invalidInput('body', [{ field: 'reason', message: 'is required to replay' }]);
     const operator = operatorOf(res.locals);
     const request = {
-      selection: selectionOf(input),
+      selection: selectionOf(input, 'body'),
       reason: input.reason ?? '',
       actor: operatorActor(operator),
       force: input.force,
@@ -79,11 +79,11 @@ export function adminDlqRoutes(deadLetters: DeadLetterSessions, lanes: ReplayLan
   return router;
 }
 
-/** The filters as the shared Selection: each one given must hold, a list holds when any value does. */
-function selectionOf(query: Omit<z.infer<typeof DeadLetterListQuery>, 'limit'>): Selection {
+/** The filters (of the list's query or the replay's body) as the shared Selection: each one given must hold, a list holds when any value does. */
+function selectionOf(query: Omit<z.infer<typeof DeadLetterListQuery>, 'limit'>, where: 'query' | 'body'): Selection {
   const statuses = query.last_status?.map(Number);
   if (statuses?.some((s) => !Number.isInteger(s) || s < 100 || s > 599)) {
-    throw invalidInput('query', [{ field: 'last_status', message: 'each must be an HTTP status (100-599)' }]);
+    throw invalidInput(where, [{ field: 'last_status', message: 'each must be an HTTP status (100-599)' }]);
   }
   return {
     ...(query.partner_id ? { partners: query.partner_id } : {}),

@@ -27,16 +27,8 @@ import {
 } from './admin-schemas';
 import { badBody, badQuery, json, refusal, unavailable } from './openapi-parts';
 import { ADMIN_BASE } from './paths';
-import {
-  DeliveryAnswer,
-  DeliveryPage,
-  EndpointsHealthAnswer,
-  RejectedWebhookPage,
-  WebhookAnswer,
-  WebhookPage,
-  one,
-  pageOf,
-} from './schemas';
+import { DeliveryAnswer, DeliveryPage, EndpointsHealthAnswer, one, pageOf } from './schemas';
+import { RejectedWebhookPage, WebhookAnswer, WebhookPage } from './webhook-schemas';
 
 const readRefusals = {
   '401': refusal('No operator token, or one that is unknown or revoked', [ApiErrorCodes.UNAUTHENTICATED]),

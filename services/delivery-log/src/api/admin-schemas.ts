@@ -6,7 +6,8 @@
  */
 import { DLQ_TOPIC_CHOICES, OPERATOR_ROLES, partnerSpecSchema, type DlqTopicChoice } from '@hookstream/shared';
 import { z } from 'zod';
-import { DeliveryListQuery, RejectedWebhookListQuery, WebhookListQuery, timestamp } from './schemas';
+import { DeliveryListQuery, timestamp } from './schemas';
+import { RejectedWebhookListQuery, WebhookListQuery } from './webhook-schemas';
 
 /** Why, for the audit trail: every write of an operator gives one. */
 const reason = z

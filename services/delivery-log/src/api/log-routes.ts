@@ -12,7 +12,8 @@ import { findWebhook, listWebhooks } from '../queries/webhook-queries';
 import { AdminDeliveryListQuery, AdminRejectedWebhookListQuery, AdminWebhookListQuery } from './admin-schemas';
 import { notFound } from './api-errors';
 import { idParam, pageFilter, parseInput } from './request-input';
-import { DeliveryListQuery, RejectedWebhookListQuery, WebhookListQuery } from './schemas';
+import { DeliveryListQuery } from './schemas';
+import { RejectedWebhookListQuery, WebhookListQuery } from './webhook-schemas';
 
 type Query<S extends z.ZodType> = z.infer<S> & { partner_id?: string | undefined };
 

@@ -12,16 +12,12 @@ import {
   DeliveryPage,
   EndpointsHealthAnswer,
   KeyRotationBody,
-  RejectedWebhookListQuery,
-  RejectedWebhookPage,
   ResendBody,
   Resent,
   RotatedKey,
-  WebhookAnswer,
-  WebhookListQuery,
-  WebhookPage,
   one,
 } from './schemas';
+import { RejectedWebhookListQuery, RejectedWebhookPage, WebhookAnswer, WebhookListQuery, WebhookPage } from './webhook-schemas';
 
 const partnerRefusals = {
   '401': refusal('No x-api-key or portal token, or one that is unknown, revoked or expired', [ApiErrorCodes.UNAUTHENTICATED]),

@@ -9,8 +9,8 @@ import { Verification } from './verification-schema';
 
 export const timestamp = z.iso.datetime({ offset: true }).meta({ description: 'RFC 3339 date-time', example: '2026-11-25T10:00:00Z' });
 
-/** Query parameters every list takes. */
-const pageQuery = {
+/** Query parameters every list takes (webhook-schemas.ts's too). */
+export const pageQuery = {
   cursor: z
     .string()
     .max(500)
@@ -33,12 +33,6 @@ export const DeliveryListQuery = z.strictObject({
   status: DeliveryState.optional(),
   policy_number: z.string().min(1).max(100).optional(),
   endpoint_id: z.string().min(1).max(100).optional(),
-  ...pageQuery,
-});
-
-export const WebhookListQuery = z.strictObject({
-  transaction_number: z.string().min(1).max(100).optional(),
-  request_id: z.string().min(1).max(200).optional(),
   ...pageQuery,
 });
 
@@ -126,78 +120,6 @@ export const DeliveryDetail = DeliverySummary.extend({
   }),
 }).meta({ id: 'DeliveryDetail' });
 
-export const WebhookSummary = z
-  .object({
-    webhook_id: z.string(),
-    partner_id: z.string(),
-    request_id: z.string().nullable(),
-    transaction_number: z.string(),
-    transaction_type: z.string(),
-    status: z.string(),
-    received_at: timestamp,
-    documents_stored: z.number().int().meta({ description: 'Its documents retrieved and stored' }),
-    documents_failed: z.number().int().meta({ description: 'Its documents that could not be retrieved (the detail says why)' }),
-    documents_pending: z.number().int().meta({ description: 'Its documents not retrieved yet' }),
-    replay_count: z.number().int().meta({
-      description:
-        'How often you sent it again with the same request_id and payload since: each answered 200 with the first answer, not processed again (replays are recorded up to a bound per partner, so this may count fewer under a flood)',
-    }),
-    last_replayed_at: timestamp.nullable().meta({ description: 'When it was last sent again; null when never' }),
-  })
-  .meta({ id: 'WebhookSummary' });
-
-export const WebhookDocument = z
-  .object({
-    document_id: z.string(),
-    document_index: z.number().int(),
-    document_type: z.string(),
-    source_url: z.string(),
-    filename: z.string().nullable(),
-    outcome: z.enum(['PENDING', 'STORED', 'FAILED']),
-    content_type: z.string().nullable(),
-    size_bytes: z.number().int().nullable(),
-    sha256: z.string().nullable(),
-    error: z.string().nullable(),
-    failure_reason: z.string().nullable(),
-    http_status: z.number().int().nullable(),
-    attempts: z.number().int(),
-    fetched_at: timestamp.nullable(),
-  })
-  .meta({ id: 'WebhookDocument' });
-
-export const WebhookReplay = z
-  .object({
-    replay_id: z.string(),
-    received_at: timestamp.meta({ description: 'When the repeated request came in' }),
-  })
-  .meta({ id: 'WebhookReplay' });
-
-export const WebhookDetail = WebhookSummary.extend({
-  payload_fingerprint: z.string(),
-  documents: z.array(WebhookDocument),
-  replays: z.array(WebhookReplay).meta({ description: 'Its replays, newest first, at most 50 (replay_count has them all)' }),
-}).meta({ id: 'WebhookDetail' });
-
-export const RejectedWebhookListQuery = z.strictObject({
-  request_id: z.string().min(1).max(200).optional(),
-  ...pageQuery,
-});
-
-export const RejectedWebhook = z
-  .object({
-    rejection_id: z.string(),
-    partner_id: z.string(),
-    received_at: timestamp,
-    http_status: z.number().int().meta({ description: 'What the webhook was answered: 400 or 409' }),
-    error_code: z.string().meta({ description: 'The answer’s error_code, e.g. INVALID_PAYLOAD_VALIDATION_ERR' }),
-    message: z.string().meta({ description: 'The answer’s message, naming every problem (at most 2000 characters)' }),
-    fields: z.array(z.string()).meta({ description: 'Paths of the fields the answer named (documents[0].url; request_id for a 409)' }),
-    request_id: z.string().nullable().meta({ description: 'The body’s request_id, when it could be read' }),
-    transaction_number: z.string().nullable().meta({ description: 'The body’s transaction_number, when it could be read' }),
-    payload_fingerprint: z.string().nullable().meta({ description: 'SHA-256 of the body’s canonical JSON; null when it was not JSON' }),
-  })
-  .meta({ id: 'RejectedWebhook' });
-
 /** A page of a list: its items and the cursor of the next page. */
 export const pageOf = <T extends z.ZodType>(item: T, id: string) =>
   z.object({ data: z.array(item), next_cursor: z.string().nullable() }).meta({ id });
@@ -214,7 +136,10 @@ export const ErrorBody = z
     fields: z
       .array(z.object({ field: z.string(), message: z.string() }))
       .optional()
-      .meta({ description: 'On a 400 for invalid input: every field at fault, by its path in the query or body, with what is wrong' }),
+      .meta({
+        description:
+          'On a 400 for invalid input: every field at fault with what is wrong, by its path in the query or body; a partner spec’s own fields (onboarding, changes) by their path in the spec (callback_endpoints[0].url)',
+      }),
   })
   .meta({ id: 'ErrorBody', description: "The inbound contract's error body; a 400 for invalid input adds `fields`" });
 
@@ -254,7 +179,7 @@ export const EndpointsHealth = z
   .object({
     circuit_state: z.enum(['open', 'closed', 'unknown']).meta({
       description:
-        'open: the sender’s latest record for the partner is an attempt skipped because its circuit was open (no requests for a while, then one probe); closed: it is a send; unknown: nothing in the last day',
+        'open: the sender’s latest record for the partner is an attempt skipped because its circuit was open (no requests for a while, then one probe), or a dead-lettering because it stayed open; closed: it is a send, or a dead-lettering after failed sends; unknown: nothing in the last day',
     }),
     circuit_as_of: timestamp.nullable(),
     endpoints: z.array(
@@ -281,9 +206,6 @@ export const EndpointsHealth = z
 /** Answers both APIs give, each declared once: the document may name a schema id only once. */
 export const DeliveryPage = pageOf(DeliverySummary, 'DeliveryPage');
 export const DeliveryAnswer = one(DeliveryDetail, 'DeliveryAnswer');
-export const WebhookPage = pageOf(WebhookSummary, 'WebhookPage');
-export const WebhookAnswer = one(WebhookDetail, 'WebhookAnswer');
-export const RejectedWebhookPage = pageOf(RejectedWebhook, 'RejectedWebhookPage');
 
 /** How a person signs in to the console: exactly one of the three credentials. */
 export const SignInBody = z
