@@ -75,14 +75,19 @@ test('an operator onboards a partner through the form: a bad field shows its err
     callback_endpoints: [{ endpoint_id: 'ep-1', url: 'https://partner.example/cb' }],
   });
 
-  // Its key rotated for it: the new one is shown once and opens the partner API.
+  // Its key rotated for it as a leaked one (no overlap): the new one is shown once and opens the
+  // partner API; the old one no longer does.
   await p.goto(`/console/#/partners/${partnerId}`);
   await p.getByLabel(/Why its inbound API key is rotated/).fill('key shared by mistake (ticket 14)');
+  await p.getByLabel(/Its other keys keep working for/).fill('0');
   await p.getByRole('button', { name: 'Rotate its API key' }).click();
   const rotated = await p.getByLabel(/New API key .*, shown once/).inputValue();
   expect(rotated).toMatch(/^hsk_/);
   expect(rotated).not.toBe(key);
-  expect((await fetch(`${stack.log.url}/api/portal/v1/deliveries`, { headers: { 'x-api-key': rotated } })).status).toBe(200);
+  const deliveriesWith = async (apiKey: string) =>
+    (await fetch(`${stack.log.url}/api/portal/v1/deliveries`, { headers: { 'x-api-key': apiKey } })).status;
+  await waitFor(async () => ((await deliveriesWith(rotated)) === 200 ? true : undefined), 'the new key opening the partner API', 15_000);
+  await waitFor(async () => ((await deliveriesWith(key)) === 401 ? true : undefined), 'the old key refused', 15_000);
 }, 120_000);
 
 test('an operator dry-runs, then replays a dead letter, and finds the replay in the audit trail', async () => {

@@ -99,15 +99,16 @@ test("a partner signed in with its API key sees its webhooks accepted, replayed 
   await p.getByLabel('API key', { exact: true }).fill(stack.keyA);
   await p.getByRole('button', { name: 'Sign in' }).click();
   await p.getByRole('heading', { name: 'Deliveries' }).waitFor();
-  await p.getByRole('link', { name: 'Webhooks' }).click();
+  const listed = () => p.waitForResponse((r) => r.url().includes('/api/portal/v1/webhooks?'));
+  await Promise.all([listed(), p.getByRole('link', { name: 'Webhooks' }).click()]);
   const row = p.locator('tbody tr', { hasText: 'TRX-CONSOLE-1' });
   await waitFor(
     async () => {
-      // Reloaded until the projection has the replay.
       if ((await row.getByText('replayed ×1').count()) > 0) return true;
-      await p.reload();
+      // Reloaded until the projection has the replay; each reload waits for its own answer (none is cut short).
+      await Promise.all([listed(), p.reload()]);
       await p.getByRole('heading', { name: 'Inbound webhooks' }).waitFor();
-      return undefined;
+      return (await row.getByText('replayed ×1').count()) > 0 || undefined;
     },
     'the webhook shown replayed once',
     30_000,

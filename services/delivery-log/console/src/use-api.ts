@@ -16,14 +16,18 @@ export function useApi<T>(url: string | null, live?: (data: T) => boolean, inter
   const [loading, setLoading] = useState(false);
   const current = useRef(url);
   current.current = url;
-  // A poll's tick is skipped while the last request is unanswered (slow, or waiting out a 503 in api.ts),
-  // so ticks do not pile up; a load asked for (the first, a reload after a write) always goes.
-  const inFlight = useRef<string | null>(null);
+  // A poll's tick is skipped while a request of this view is unanswered (slow, or waiting out a 503
+  // in api.ts), so ticks do not pile up; a load asked for (the first, a reload after a write) always
+  // goes. Counted, not flagged: a reload made while a tick's request runs must not clear it early.
+  const inFlight = useRef<{ url: string | null; count: number }>({ url: null, count: 0 });
 
   const load = useCallback(
     async (tick = false) => {
-      if (!url || (tick && inFlight.current === url)) return;
-      inFlight.current = url;
+      const running = inFlight.current;
+      if (!url || (tick && running.url === url && running.count > 0)) return;
+      if (running.url !== url) inFlight.current = { url, count: 0 };
+      const mine = inFlight.current;
+      mine.count += 1;
       setLoading(true);
       try {
         const answer = await api.get<T>(url);
@@ -34,7 +38,7 @@ export function useApi<T>(url: string | null, live?: (data: T) => boolean, inter
       } catch (failure) {
         if (current.current === url) setError(failure as Error);
       } finally {
-        if (inFlight.current === url) inFlight.current = null;
+        mine.count -= 1;
         setLoading(false);
       }
     },

@@ -1,7 +1,8 @@
 /*
  * A refused form's problems shown where they belong: each beside the input that owns it
- * (field-placement.ts), announced (role="alert") and tied to the input by aria-describedby; the
- * banner above the form says how many there are and lists those no input owns.
+ * (field-placement.ts), tied to the input by aria-describedby (read with it when it gets the
+ * focus); the banner above the form, the one alert announced, says how many there are and lists
+ * those no input owns.
  */
 import { ApiFailure } from '../api';
 import { type FieldProblem, type Placement, placeProblems } from '../field-placement';
@@ -23,7 +24,7 @@ export function fieldNotes(placement: Placement) {
     problem: (field: string) => {
       const list = placement.byField[field];
       return list ? (
-        <span class="field-error" id={errorId(field)} role="alert">
+        <span class="field-error" id={errorId(field)}>
           {list.map(says(field)).join('; ')}
         </span>
       ) : null;

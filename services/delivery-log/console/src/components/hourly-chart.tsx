@@ -31,6 +31,7 @@ export function HourlyChart({ hours }: { hours: HourBucket[] }) {
   const slot = (W - 2 * PAD) / SLOTS;
   // Buckets are UTC hour starts, as is this: the current hour is the last slot.
   const currentHour = Math.floor(Date.now() / HOUR_MS) * HOUR_MS;
+  // The day asked for starts mid-hour, so a 25th hour may come back: the chart and its table leave it out alike.
   const placed = hours
     .map((h) => ({ h, index: SLOTS - 1 - Math.round((currentHour - Date.parse(h.hour)) / HOUR_MS) }))
     .filter(({ index }) => index >= 0 && index < SLOTS);
@@ -77,7 +78,7 @@ export function HourlyChart({ hours }: { hours: HourBucket[] }) {
           this hour
         </text>
       </svg>
-      <HourTable hours={hours} />
+      <HourTable hours={placed.map(({ h }) => h)} />
       <figcaption class="muted">Bars: share answered 200 each hour. Line: p95 latency.</figcaption>
     </figure>
   );

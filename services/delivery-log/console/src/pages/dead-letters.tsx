@@ -41,7 +41,7 @@ interface ReplayAnswer {
   }>;
 }
 
-/** A dry run: the selection's request as it was sent, and its answer. */
+/** A dry run: the selection's request as it was sent (bounded by its time), and its answer. */
 interface DryRun {
   selectionKey: string;
   request: Record<string, string>;
@@ -90,10 +90,12 @@ export function DeadLettersPage({ session, route }: { session: Session; route: R
       setBusy(false);
     }
   };
+  // Bounded by the dry run's time: a dead letter that comes after it is not replayed unseen.
   const runDry = () =>
     attempt(async () => {
-      const answer = await api.post<ReplayAnswer>(replayUrl, { ...request, dry_run: true });
-      setDryRun({ selectionKey, request, answer });
+      const bounded = { ...request, until: new Date().toISOString() };
+      const answer = await api.post<ReplayAnswer>(replayUrl, { ...bounded, dry_run: true });
+      setDryRun({ selectionKey, request: bounded, answer });
     });
   // The replay sends the dry run's own request, not the filters as they are now.
   const replay = (done: DryRun, reason: string) =>

@@ -138,11 +138,11 @@ function PartnerActions({ partner, onDone }: { partner: PartnerView; onDone: () 
   const [link_, setLink] = useState<string | undefined>(undefined);
   const [newKey, setNewKey] = useState<{ key_id: string; api_key: string } | undefined>(undefined);
   const [error, setError] = useState<Error | undefined>(undefined);
-  const act = (work: (reason: string) => Promise<void>) => async (event: Event) => {
+  const act = (work: (reason: string, form: EventTarget | null) => Promise<void>) => async (event: Event) => {
     event.preventDefault();
     const reason = formText(event.currentTarget, 'reason');
     try {
-      await work(reason);
+      await work(reason, event.currentTarget);
       setError(undefined);
       onDone();
     } catch (failure) {
@@ -169,14 +169,22 @@ function PartnerActions({ partner, onDone }: { partner: PartnerView; onDone: () 
       {link_ && <CopyField label="Portal link, shown once" value={link_} />}
       <form
         class="inline-form"
-        onSubmit={act(async (reason) => {
-          const { data } = await api.post<{ data: { key_id: string; api_key: string } }>(`${base}/api-keys/rotate`, { reason });
+        onSubmit={act(async (reason, form) => {
+          const overlapHours = Number(formText(form, 'overlap_hours'));
+          const { data } = await api.post<{ data: { key_id: string; api_key: string } }>(`${base}/api-keys/rotate`, {
+            reason,
+            overlap_hours: overlapHours,
+          });
           setNewKey(data);
         })}
       >
         <label>
-          <span>Why its inbound API key is rotated (audited; its other keys keep working 24 h)</span>
-          <input name="reason" required placeholder="key leaked in a support ticket" />
+          <span>Why its inbound API key is rotated (audited)</span>
+          <input name="reason" required placeholder="yearly rotation" />
+        </label>
+        <label>
+          <span>Its other keys keep working for (hours; 0 for a leaked key)</span>
+          <input name="overlap_hours" type="number" min={0} max={720} step={1} required defaultValue="24" />
         </label>
         <button type="submit">Rotate its API key</button>
       </form>

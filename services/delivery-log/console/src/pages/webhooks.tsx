@@ -4,7 +4,7 @@
  * fields at fault and the message the partner was answered).
  */
 import type { z } from 'zod';
-import type { RejectedWebhookPage, WebhookAnswer, WebhookPage as WebhookPageSchema } from '../../../src/api/schemas';
+import type { RejectedWebhookPage, WebhookAnswer, WebhookPage as WebhookPageSchema } from '../../../src/api/webhook-schemas';
 import { apiBase, query, type Session } from '../api';
 import { Badge, Facts, Failure, Section } from '../components/basics';
 import { Filters, type FilterField } from '../components/filters';
@@ -120,8 +120,9 @@ function Answered({ webhook }: { webhook: Webhook }) {
     <>
       <span class="badge badge-good">accepted</span>
       {webhook.replay_count > 0 && (
-        <span class="badge badge-neutral" title={`last sent again ${when(webhook.last_replayed_at)}`}>
+        <span class="badge badge-neutral">
           replayed ×{webhook.replay_count}
+          <span class="visually-hidden">, last sent again {when(webhook.last_replayed_at)}</span>
         </span>
       )}
     </>
@@ -202,8 +203,9 @@ export function WebhookPage({ session, webhookId }: { session: Session; webhookI
       {w.replay_count > 0 && (
         <Section title="Sent again">
           <p>
-            You sent this webhook again {w.replay_count === 1 ? 'once' : `${w.replay_count} times`} with the same request_id and body. Each
-            time it was answered 200 with the first answer and not processed again.
+            {session.kind === 'partner' ? 'You' : w.partner_id} sent this webhook again{' '}
+            {w.replay_count === 1 ? 'once' : `${w.replay_count} times`} with the same request_id and body. Each time it was answered 200
+            with the first answer and not processed again.
           </p>
           <ul>
             {w.replays.map((r) => (
