@@ -1,4 +1,5 @@
 import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
+import { sleep } from '../async';
 import { AvroInvalidError, RegistryUnavailableError, SchemaIncompatibleError, describeError } from '../errors';
 import type { ResolvedTopic } from '../kafka/topics';
 import { readSchemaFile, type SchemaFile } from './schema-files';
@@ -13,18 +14,45 @@ export function valueSubject(topic: string): string {
 
 const CONTENT_TYPE = 'application/vnd.schemaregistry.v1+json';
 
+/** How long one request to the registry may take. */
+const REQUEST_TIMEOUT_MS = 10_000;
+/**
+ * Tries of a request that got no answer (timed out, its connection cut): a registry stalled for a
+ * moment (a GC pause, a busy host) should not fail a service's start or an operator's command, and
+ * every request here is idempotent (setting a subject's compatibility, registering a schema it may
+ * hold already). A refused connection is not tried again: nothing listens there.
+ */
+const TRIES = 3;
+const RETRY_PAUSE_MS = 500;
+
+/** Whether a request failed for want of an answer, not because nothing listens. */
+function unanswered(error: unknown): boolean {
+  const e = error as { name?: unknown; cause?: { code?: unknown; name?: unknown } } | undefined;
+  if (e?.name === 'TimeoutError' || e?.name === 'AbortError') return true;
+  const code = e?.cause?.code;
+  return code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET' || code === 'UND_ERR_CLOSED';
+}
+
 /** Talks to the registry's Confluent-compatible REST API; only what registration needs. */
 async function registryRequest(baseUrl: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown }> {
   let response: Response;
-  try {
-    response = await fetch(`${baseUrl}${path}`, {
-      method,
-      headers: { accept: CONTENT_TYPE, ...(body === undefined ? {} : { 'content-type': CONTENT_TYPE }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      signal: AbortSignal.timeout(10_000),
-    });
-  } catch (error) {
-    throw new RegistryUnavailableError(`schema registry at ${baseUrl} is unreachable: ${describeError(error)}`, error);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      response = await fetch(`${baseUrl}${path}`, {
+        method,
+        headers: { accept: CONTENT_TYPE, ...(body === undefined ? {} : { 'content-type': CONTENT_TYPE }) },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+      });
+      break;
+    } catch (error) {
+      if (attempt < TRIES && unanswered(error)) {
+        await sleep(RETRY_PAUSE_MS * attempt);
+        continue;
+      }
+      const tries = attempt > 1 ? ` (${attempt} tries)` : '';
+      throw new RegistryUnavailableError(`schema registry at ${baseUrl} is unreachable: ${describeError(error)}${tries}`, error);
+    }
   }
   const text = await response.text();
   let json: unknown = text;
