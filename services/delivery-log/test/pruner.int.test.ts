@@ -122,6 +122,16 @@ function documentWithoutWebhook(transactionNumber: string, at: number): Extract<
   return { kind: 'document', document };
 }
 
+/** A pruner of the store keeping 30 days, at NOW. */
+const prunerOf = (store: DeliveryLogStore) =>
+  new Pruner({
+    db: store.db,
+    logger: createLogger({ service: 'test', level: 'silent' }),
+    retentionDays: 30,
+    intervalMs: 60_000,
+    now: () => NOW,
+  });
+
 for (const [name, store] of storesUnderTest()) {
   describe(`retention on ${name}`, () => {
     let s: DeliveryLogStore;
@@ -141,13 +151,7 @@ for (const [name, store] of storesUnderTest()) {
       // The audit trail outlives the log's retention: a year, as its topics keep it.
       const audit = [audited('a-old', NOW - 366 * DAY), audited('a-kept', NOW - 40 * DAY)];
       await writeFacts(s.db, [...old, ...recent, ...refused, ...audit]);
-      const pruner = new Pruner({
-        db: s.db,
-        logger: createLogger({ service: 'test', level: 'silent' }),
-        retentionDays: 30,
-        intervalMs: 60_000,
-        now: () => NOW,
-      });
+      const pruner = prunerOf(s);
       expect(await pruner.prune()).toEqual({ ...NOTHING, deliveries: 2100, rejectedWebhooks: 2, auditRecords: 1 });
       expect(await s.db.selectFrom('audit_log').select(['audit_id', 'reason']).execute()).toEqual([
         { audit_id: 'a-kept', reason: 'rebrand' },
@@ -172,13 +176,7 @@ for (const [name, store] of storesUnderTest()) {
       const reservations = new ResendReservations(s.db, 10);
       await reservations.reserve('acme', 'd-1', new Date(NOW - 2 * HOUR));
       await reservations.reserve('acme', 'd-2', new Date(NOW - HOUR / 2));
-      const pruner = new Pruner({
-        db: s.db,
-        logger: createLogger({ service: 'test', level: 'silent' }),
-        retentionDays: 30,
-        intervalMs: 60_000,
-        now: () => NOW,
-      });
+      const pruner = prunerOf(s);
       expect(await pruner.prune()).toEqual({ ...NOTHING, deadLetters: 1, orphanDocuments: 1, resendReservations: 1 });
       expect(await s.db.selectFrom('dead_letters').select('subject_id').execute()).toEqual([{ subject_id: 'doc-2' }]);
       expect(await s.db.selectFrom('documents').select(['document_id', 'webhook_id']).execute()).toEqual([

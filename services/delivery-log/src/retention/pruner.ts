@@ -61,61 +61,52 @@ export class Pruner {
     await this.running;
   }
 
-  /** One pass: everything older than the retention, batch by batch. */
+  /** One pass: everything older than the retention, batch by batch, one table after another (in this order). */
   async prune(): Promise<Pruned> {
     const now = (this.options.now ?? Date.now)();
     const cutoff = new Date(now - this.options.retentionDays * DAY_MS);
-    const { db } = this.options;
-    const pruned: Pruned = {
-      deliveries: 0,
-      webhooks: 0,
-      orphanDocuments: 0,
-      deadLetters: 0,
-      rejectedWebhooks: 0,
-      webhookReplays: 0,
-      auditRecords: 0,
-      resendReservations: 0,
-    };
-    pruned.deliveries = await this.inBatches(async () => {
-      const result = await sql<{ n: number }>`
-        with doomed as (select delivery_id from deliveries where created_at < ${cutoff} limit ${BATCH}),
-          attempts as (delete from delivery_attempts where delivery_id in (select delivery_id from doomed)),
-          replays as (delete from replays where subject_id in (select delivery_id from doomed))
-        delete from deliveries where delivery_id in (select delivery_id from doomed)`.execute(db);
-      return Number(result.numAffectedRows ?? 0);
-    });
-    pruned.webhooks = await this.inBatches(async () => {
-      const result = await sql`
-        with doomed as (select webhook_id from webhooks where received_at < ${cutoff} limit ${BATCH}),
-          documents as (delete from documents where webhook_id in (select webhook_id from doomed))
-        delete from webhooks where webhook_id in (select webhook_id from doomed)`.execute(db);
-      return Number(result.numAffectedRows ?? 0);
-    });
-    // A document's record read before its webhook's has no webhook_id until the webhook's is read;
-    // should that never come (its record outlived by the document's, a rebuild), the webhook's
-    // deletion above never takes it: it goes by when it was fetched (always set on such a row).
-    pruned.orphanDocuments = await this.olderThan(cutoff, {
-      table: 'documents',
-      key: ['document_id'],
-      time: 'fetched_at',
-      where: sql`webhook_id is null`,
-    });
-    pruned.deadLetters = await this.olderThan(cutoff, {
-      table: 'dead_letters',
-      key: ['source_topic', 'source_partition', 'source_offset'],
-      time: 'dead_lettered_at',
-    });
-    pruned.rejectedWebhooks = await this.olderThan(cutoff, { table: 'rejected_webhooks', key: POSITION, time: 'received_at' });
-    pruned.webhookReplays = await this.olderThan(cutoff, { table: 'webhook_replays', key: POSITION, time: 'received_at' });
     const auditCutoff = new Date(now - Math.max(AUDIT_RETENTION_DAYS, this.options.retentionDays) * DAY_MS);
-    pruned.auditRecords = await this.olderThan(auditCutoff, { table: 'audit_log', key: ['audit_id'], time: 'at' });
-    // Out of the hour the resend limit counts them in.
-    pruned.resendReservations = await this.olderThan(new Date(now - HOUR_MS), {
-      table: 'resend_reservations',
-      key: ['reservation_id'],
-      time: 'reserved_at',
-    });
-    return pruned;
+    const { db } = this.options;
+    return {
+      deliveries: await this.inBatches(async () => {
+        const result = await sql`
+          with doomed as (select delivery_id from deliveries where created_at < ${cutoff} limit ${BATCH}),
+            attempts as (delete from delivery_attempts where delivery_id in (select delivery_id from doomed)),
+            replays as (delete from replays where subject_id in (select delivery_id from doomed))
+          delete from deliveries where delivery_id in (select delivery_id from doomed)`.execute(db);
+        return Number(result.numAffectedRows ?? 0);
+      }),
+      webhooks: await this.inBatches(async () => {
+        const result = await sql`
+          with doomed as (select webhook_id from webhooks where received_at < ${cutoff} limit ${BATCH}),
+            documents as (delete from documents where webhook_id in (select webhook_id from doomed))
+          delete from webhooks where webhook_id in (select webhook_id from doomed)`.execute(db);
+        return Number(result.numAffectedRows ?? 0);
+      }),
+      // A document's record read before its webhook's has no webhook_id until the webhook's is read;
+      // should that never come (its record outlived by the document's, a rebuild), the webhook's
+      // deletion above never takes it: it goes by when it was fetched (always set on such a row).
+      orphanDocuments: await this.olderThan(cutoff, {
+        table: 'documents',
+        key: ['document_id'],
+        time: 'fetched_at',
+        where: sql`webhook_id is null`,
+      }),
+      deadLetters: await this.olderThan(cutoff, {
+        table: 'dead_letters',
+        key: ['source_topic', 'source_partition', 'source_offset'],
+        time: 'dead_lettered_at',
+      }),
+      rejectedWebhooks: await this.olderThan(cutoff, { table: 'rejected_webhooks', key: POSITION, time: 'received_at' }),
+      webhookReplays: await this.olderThan(cutoff, { table: 'webhook_replays', key: POSITION, time: 'received_at' }),
+      auditRecords: await this.olderThan(auditCutoff, { table: 'audit_log', key: ['audit_id'], time: 'at' }),
+      // Out of the hour the resend limit counts them in.
+      resendReservations: await this.olderThan(new Date(now - HOUR_MS), {
+        table: 'resend_reservations',
+        key: ['reservation_id'],
+        time: 'reserved_at',
+      }),
+    };
   }
 
   /** Deletes the rows of a table standing on its own whose `time` is before `cutoff` (and `where` holds), batch by batch. */
