@@ -1,4 +1,12 @@
-import { ConfigError, ErrorCodes, FieldProblemsError, HookstreamError, NotFoundError, ReplayRefused } from '@hookstream/shared';
+import {
+  ConfigError,
+  ErrorCodes,
+  FieldProblemsError,
+  HookstreamError,
+  NotFoundError,
+  PartnerChangeRefused,
+  ReplayRefused,
+} from '@hookstream/shared';
 
 /**
  * The CLI's own refusals, each with the exit code a script can rely on. main.ts turns them (and
@@ -32,6 +40,12 @@ export function refusalExitCode(error: unknown): number | undefined {
   if (error instanceof InputRefused || error instanceof NotFound) return error.exitCode;
   if (error instanceof NotFoundError) return 3;
   // FieldProblemsError: a refused partner spec, operator or policy event, every field named.
-  if (error instanceof ConfigError || error instanceof FieldProblemsError || error instanceof ReplayRefused) return 2;
+  if (
+    error instanceof ConfigError ||
+    error instanceof FieldProblemsError ||
+    error instanceof ReplayRefused ||
+    error instanceof PartnerChangeRefused
+  )
+    return 2;
   return undefined;
 }

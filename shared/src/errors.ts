@@ -20,6 +20,8 @@ export const ErrorCodes = {
   CALLBACK_BODY_INVALID: 'HOOKSTREAM_CALLBACK_BODY_INVALID',
   /** A partner spec, or a change to a partner, is refused; every problem is named by field path. */
   PARTNER_SPEC_INVALID: 'HOOKSTREAM_PARTNER_SPEC_INVALID',
+  /** A change to a partner is refused for what the partner is now (a limit of its keys, its rotations, a stale revision); nothing written. */
+  PARTNER_CHANGE_REFUSED: 'HOOKSTREAM_PARTNER_CHANGE_REFUSED',
   /** An operator's name or role is refused (`hookstream operators create`, the operator API); every problem is named by field. */
   OPERATOR_INPUT_INVALID: 'HOOKSTREAM_OPERATOR_INPUT_INVALID',
   /** The local stack (Kafka, registry) could not be fetched, started or stopped. */

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AvroCodec } from '../avro/registry-codec';
 import { describeError, KafkaUnavailableError } from '../errors';
 import type { Kafka, Producer } from '../kafka/client';
+import type { TopicMessages } from '../kafka/types';
 import { TopicNames } from '../kafka/topics';
 import { auditEntry, type Actor, type AdminAuditEntry, type AuditedChange } from './audit-entry';
 
@@ -25,11 +26,13 @@ const TRANSACTION_TIMEOUT_MS = 10_000;
 export class AuditedWriter {
   private queue: Promise<unknown> = Promise.resolve();
   private readonly producer: Producer;
+  /** Per subject, the sole write under way in this process (writeAsSoleWriter). */
+  private readonly subjects = new Map<string, Promise<unknown>>();
   /** Opened at the first change: a command or replica that only reads never starts a transactional producer. */
   private opened: Promise<void> | undefined;
 
   constructor(
-    kafka: Kafka,
+    private readonly kafka: Kafka,
     private readonly codec: AvroCodec,
     private readonly topicPrefix: string,
   ) {
@@ -39,6 +42,46 @@ export class AuditedWriter {
       // A record's delivery may not outlast its transaction (librdkafka refuses the settings otherwise).
       deliveryTimeoutMs: TRANSACTION_TIMEOUT_MS,
     });
+  }
+
+  /**
+   * A read-modify-write of one subject (a partner) that no other writer can interleave with, on any
+   * replica or in the CLI: Kafka's own fencing, not a lock of ours. Each attempt opens a producer
+   * whose transactional id is the subject's: opening it fences every earlier holder of that id and
+   * completes or aborts the transaction it had open, so once `decide` runs (it must read the
+   * subject caught up with the topic, see PartnerDirectory.caughtUp), every earlier change of the
+   * subject is readable and no other can commit until this one is done. A writer fenced meanwhile
+   * (another opened the same id after it) fails to commit, and `decide` runs again on what the
+   * other wrote: two changes of one partner are applied one after the other, never one lost.
+   */
+  async writeAsSoleWriter(subjectKey: string, decide: () => Promise<DecidedChange>): Promise<AdminAuditEntry> {
+    // One change per subject at a time in this process: two here would only fence each other.
+    const previous = this.subjects.get(subjectKey) ?? Promise.resolve();
+    const run = previous.then(() => this.soleWrite(subjectKey, decide));
+    const settled = run.catch(() => undefined);
+    this.subjects.set(subjectKey, settled);
+    void settled.then(() => this.subjects.get(subjectKey) === settled && this.subjects.delete(subjectKey));
+    return run;
+  }
+
+  private async soleWrite(subjectKey: string, decide: () => Promise<DecidedChange>): Promise<AdminAuditEntry> {
+    for (let attempt = 1; ; attempt++) {
+      const producer = this.kafka.producer({
+        transactionalId: `${this.topicPrefix}hookstream-admin-${subjectKey}`,
+        transactionTimeoutMs: TRANSACTION_TIMEOUT_MS,
+        deliveryTimeoutMs: TRANSACTION_TIMEOUT_MS,
+      });
+      try {
+        await this.openProducer(producer);
+        const { records, actor, change } = await decide();
+        return await this.commitWith(producer, records, auditEntry(actor, change));
+      } catch (error) {
+        // Fenced by another writer of the subject: decide again on what it wrote.
+        if (!(error instanceof FencedWrite) || attempt >= SOLE_WRITE_ATTEMPTS) throw unwrapFenced(error);
+      } finally {
+        await producer.disconnect().catch(() => undefined);
+      }
+    }
   }
 
   /** Writes `records` and the audit of `change` by `actor` together; throws (having written nothing) when it could not commit. */
@@ -56,10 +99,18 @@ export class AuditedWriter {
   private async open(): Promise<void> {
     try {
       // Initialises the transactional id (fresh per writer, so no other replica is fenced).
-      await this.producer.connect();
+      await this.openProducer(this.producer);
     } catch (error) {
       this.opened = undefined;
-      await this.producer.disconnect().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  private async openProducer(producer: Producer): Promise<void> {
+    try {
+      await producer.connect();
+    } catch (error) {
+      await producer.disconnect().catch(() => undefined);
       throw new KafkaUnavailableError(
         `could not open a Kafka transaction for the change (${describeError(error)}): nothing written`,
         error,
@@ -68,6 +119,17 @@ export class AuditedWriter {
   }
 
   private async commit(records: readonly ChangedRecord[], audit: AdminAuditEntry): Promise<AdminAuditEntry> {
+    const { encoded, auditTopic, auditValue } = await this.encode(records, audit);
+    await (this.opened ??= this.open());
+    return this.send(this.producer, encoded, auditTopic, audit, auditValue);
+  }
+
+  private async commitWith(producer: Producer, records: readonly ChangedRecord[], audit: AdminAuditEntry): Promise<AdminAuditEntry> {
+    const { encoded, auditTopic, auditValue } = await this.encode(records, audit);
+    return this.send(producer, encoded, auditTopic, audit, auditValue);
+  }
+
+  private async encode(records: readonly ChangedRecord[], audit: AdminAuditEntry) {
     const topic = (logical: string) => `${this.topicPrefix}${logical}`;
     const auditTopic = topic(TopicNames.adminAudit);
     const encoded = await Promise.all(
@@ -76,9 +138,17 @@ export class AuditedWriter {
         messages: [{ key: r.key, value: await this.codec.encode(topic(r.topic), r.value) }],
       })),
     );
-    const auditValue = await this.codec.encode(auditTopic, audit);
-    await (this.opened ??= this.open());
-    const transaction = await this.producer.transaction();
+    return { encoded, auditTopic, auditValue: await this.codec.encode(auditTopic, audit) };
+  }
+
+  private async send(
+    producer: Producer,
+    encoded: TopicMessages[],
+    auditTopic: string,
+    audit: AdminAuditEntry,
+    auditValue: Buffer,
+  ): Promise<AdminAuditEntry> {
+    const transaction = await producer.transaction();
     try {
       await transaction.sendBatch({
         topicMessages: [...encoded, { topic: auditTopic, messages: [{ key: audit.subject_id, value: auditValue }] }],
@@ -86,8 +156,43 @@ export class AuditedWriter {
       await transaction.commit();
     } catch (error) {
       await transaction.abort().catch(() => undefined);
+      if (isFenced(error)) throw new FencedWrite(error);
       throw new KafkaUnavailableError(`the change was not written (${describeError(error)}); retry`, error);
     }
     return audit;
   }
+}
+
+/** What a sole write decided to write, and the audit of it. */
+export interface DecidedChange {
+  records: readonly ChangedRecord[];
+  actor: Actor;
+  change: AuditedChange;
+}
+
+/** Attempts of a sole write before giving up: each lost only to another writer of the subject that committed. */
+const SOLE_WRITE_ATTEMPTS = 5;
+
+/** This writer's transactional id was taken over by another writer of the same subject: nothing it sent is committed. */
+class FencedWrite extends Error {
+  constructor(readonly underlying: unknown) {
+    super(`fenced by another writer (${describeError(underlying)})`);
+  }
+}
+
+function unwrapFenced(error: unknown): unknown {
+  return error instanceof FencedWrite
+    ? new KafkaUnavailableError('the change met other changes of the same subject too often; retry', error.underlying)
+    : error;
+}
+
+/**
+ * librdkafka's words for a producer whose transactional id another opened since: the fatal
+ * _FENCED (-144) or the broker's PRODUCER_FENCED (90) and INVALID_PRODUCER_EPOCH (47), possibly
+ * reported as the producer's fatal error (_FATAL, -150) with the cause in the message; its records
+ * still queued are then purged (_PURGE_QUEUE, -152: never written, so deciding again is safe).
+ */
+function isFenced(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  return [-144, -152, 90, 47].includes(Number(code)) || /fenc|epoch|purged/i.test(typeof message === 'string' ? message : '');
 }

@@ -3,7 +3,7 @@ import { ErrorCodes, HookstreamError } from '../errors';
 /** A change names a partner or operator that does not exist: the CLI exits 3, an API answers 404. */
 export class NotFoundError extends HookstreamError {
   constructor(
-    readonly kind: 'partner' | 'operator',
+    readonly kind: 'partner' | 'operator' | 'API key',
     readonly id: string,
   ) {
     super(ErrorCodes.NOT_FOUND, `no ${kind} "${id}"`);

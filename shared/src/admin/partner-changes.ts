@@ -3,6 +3,7 @@ import type { AuditedWriter } from './audited-writer';
 import type { Actor } from './audit-entry';
 import { TopicNames } from '../kafka/topics';
 import type { NewApiKey } from '../partners/api-keys';
+import { PartnerChangeRefused, keptKeys, refusePartnerIssueBeyondDaily, refuseTooManyLiveKeys } from '../partners/key-limits';
 import { partnerToRecord, type Partner, type PartnerStatus } from '../partners/model';
 import {
   addApiKey,
@@ -18,11 +19,26 @@ import { PartnerSpecError } from '../partners/partner-spec-error';
 
 /** How long a change waits to read itself back from partner-config, so that what follows it (the next request, the next command) sees it. */
 const READ_BACK_MS = 5_000;
+/** How long a change waits to have read every earlier change of partner-config before it decides. */
+const CATCH_UP_MS = 5_000;
+
+/** What a change decided: the partner's next record, and what its audit says of it. */
+interface Decision {
+  next: Partner;
+  action: string;
+  detail?: Record<string, unknown>;
+}
 
 /**
  * Onboarding, for the CLI and the operator API alike (and a partner's own key rotation): each
  * change is validated by the pure use cases of partner-admin.ts, written with its audit record in
  * one transaction, and read back, so both front ends refuse, write and audit the same way.
+ *
+ * Each is a read-modify-write of one partner, made as its sole writer (AuditedWriter's
+ * writeAsSoleWriter): two operators changing one partner on two replicas, or a replica and the
+ * CLI, are applied one after the other, the second deciding on what the first wrote (a stale
+ * revision answers a conflict), never one lost. Every write also drops the keys that no longer
+ * work (key-limits.ts), so the record stays bounded whatever is done to it.
  */
 export class PartnerChanges {
   constructor(
@@ -33,57 +49,112 @@ export class PartnerChanges {
 
   async create(spec: unknown, actor: Actor, reason: string, options: { keyExpiresAt?: number | null } = {}) {
     const { partner, apiKey } = createPartner(spec, this.deps(), options);
-    if (this.directory.get(partner.partner_id)) {
-      throw new PartnerSpecError([{ field: 'partner_id', message: `"${partner.partner_id}" exists already` }]);
-    }
-    return { partner: await this.write(partner, actor, 'partner.create', reason, { key_id: apiKey.keyId }), apiKey };
+    const created = await this.change(partner.partner_id, actor, reason, (current) => {
+      if (current) throw new PartnerSpecError([{ field: 'partner_id', message: `"${partner.partner_id}" exists already` }]);
+      return { next: partner, action: 'partner.create', detail: { key_id: apiKey.keyId } };
+    });
+    return { partner: created, apiKey };
   }
 
-  async update(partnerId: string, patch: Record<string, unknown>, actor: Actor, reason: string): Promise<Partner> {
-    const next = updatePartner(this.current(partnerId), patch, this.deps());
-    return this.write(next, actor, 'partner.update', reason, { fields: Object.keys(patch).sort() });
+  /** Applies `patch`; with `expectedRevision`, only to that revision of the partner (else a conflict, nothing written). */
+  async update(
+    partnerId: string,
+    patch: Record<string, unknown>,
+    actor: Actor,
+    reason: string,
+    expectedRevision?: number,
+  ): Promise<Partner> {
+    return this.change(partnerId, actor, reason, (current) => {
+      const partner = required(current, partnerId);
+      if (expectedRevision !== undefined && expectedRevision !== partner.revision) {
+        throw new PartnerChangeRefused(
+          'conflict',
+          `the partner changed since revision ${expectedRevision} (it is at ${partner.revision}): read it again`,
+        );
+      }
+      return { next: updatePartner(partner, patch, this.deps()), action: 'partner.update', detail: { fields: Object.keys(patch).sort() } };
+    });
   }
 
   async setStatus(partnerId: string, status: PartnerStatus, actor: Actor, reason: string): Promise<Partner> {
-    const next = setPartnerStatus(this.current(partnerId), status, {});
-    return this.write(next, actor, status === 'ACTIVE' ? 'partner.enable' : 'partner.disable', reason);
+    return this.change(partnerId, actor, reason, (current) => ({
+      next: setPartnerStatus(required(current, partnerId), status, {}),
+      action: status === 'ACTIVE' ? 'partner.enable' : 'partner.disable',
+    }));
   }
 
   async addKey(partnerId: string, actor: Actor, reason: string, options: { expiresAt?: number | null } = {}) {
-    const { partner, apiKey } = addApiKey(this.current(partnerId), this.deps(), options);
-    return { partner: await this.write(partner, actor, 'partner.add-key', reason, { key_id: apiKey.keyId }), apiKey };
+    let apiKey: NewApiKey | undefined;
+    const partner = await this.change(partnerId, actor, reason, (current, now) => {
+      const added = addApiKey(required(current, partnerId), this.depsAt(now), options);
+      refuseTooManyLiveKeys(added.partner.api_keys, now);
+      apiKey = added.apiKey;
+      return { next: added.partner, action: 'partner.add-key', detail: { key_id: added.apiKey.keyId } };
+    });
+    return { partner, apiKey: apiKey! };
   }
 
+  /** A new key, the others retiring after `overlapMs`; a partner rotating its own is held to KEY_LIMITS.partnerIssuesPerDay. */
   async rotateKey(
     partnerId: string,
     actor: Actor,
     reason: string,
     options: { overlapMs: number; expiresAt?: number | null },
   ): Promise<{ partner: Partner; apiKey: NewApiKey; retiring: Array<{ key_id: string; expires_at: number }> }> {
-    const rotated = rotateApiKey(this.current(partnerId), this.deps(), options);
-    const detail = { key_id: rotated.apiKey.keyId, retiring: rotated.retiring };
-    return { ...rotated, partner: await this.write(rotated.partner, actor, 'partner.rotate-key', reason, detail) };
+    let rotated: ReturnType<typeof rotateApiKey> | undefined;
+    const partner = await this.change(partnerId, actor, reason, (current, now) => {
+      const partner = required(current, partnerId);
+      if (actor.type === 'partner') refusePartnerIssueBeyondDaily(partner.api_keys, now);
+      rotated = rotateApiKey(partner, this.depsAt(now), options);
+      refuseTooManyLiveKeys(rotated.partner.api_keys, now);
+      const detail = { key_id: rotated.apiKey.keyId, retiring: rotated.retiring };
+      return { next: rotated.partner, action: 'partner.rotate-key', detail };
+    });
+    return { ...rotated!, partner };
   }
 
   async revokeKey(partnerId: string, keyId: string, actor: Actor, reason: string): Promise<Partner> {
-    const next = revokeApiKey(this.current(partnerId), keyId, {});
-    return this.write(next, actor, 'partner.revoke-key', reason, { key_id: keyId });
+    return this.change(partnerId, actor, reason, (current) => ({
+      next: revokeApiKey(required(current, partnerId), keyId, {}),
+      action: 'partner.revoke-key',
+      detail: { key_id: keyId },
+    }));
+  }
+
+  /** The use cases' dependencies with the change's one clock reading, so that what they expire is expired by the checks of the same change. */
+  private depsAt(now: number): PartnerAdminDeps {
+    return { ...this.deps(), now: () => now };
   }
 
   /** The partner as this process reads it now; NotFoundError when there is none. */
   current(partnerId: string): Partner {
-    const partner = this.directory.get(partnerId);
-    if (!partner) throw new NotFoundError('partner', partnerId);
-    return partner;
+    return required(this.directory.get(partnerId), partnerId);
   }
 
-  private async write(partner: Partner, actor: Actor, action: string, reason: string, detail: Record<string, unknown> = {}) {
-    await this.writer.write([{ topic: TopicNames.partnerConfig, key: partner.partner_id, value: partnerToRecord(partner) }], actor, {
-      action,
-      subject: { type: 'partner', id: partner.partner_id },
-      reason,
-      detail: { revision: partner.revision, ...detail },
+  /** Decides on the partner as every earlier change left it, writes the decision as the partner's sole writer, and reads it back. */
+  private async change(
+    partnerId: string,
+    actor: Actor,
+    reason: string,
+    decide: (current: Partner | undefined, now: number) => Decision,
+  ): Promise<Partner> {
+    let written: Partner | undefined;
+    await this.writer.writeAsSoleWriter(`partner-${partnerId}`, async () => {
+      await this.directory.caughtUp(CATCH_UP_MS);
+      const now = Date.now();
+      const { next, action, detail } = decide(this.directory.get(partnerId), now);
+      written = { ...next, api_keys: keptKeys(next.api_keys, now) };
+      return {
+        records: [{ topic: TopicNames.partnerConfig, key: partnerId, value: partnerToRecord(written) }],
+        actor,
+        change: { action, subject: { type: 'partner', id: partnerId }, reason, detail: { revision: written.revision, ...detail } },
+      };
     });
-    return (await this.directory.waitForRevision(partner.partner_id, partner.revision, READ_BACK_MS)) ?? partner;
+    return (await this.directory.waitForRevision(partnerId, written!.revision, READ_BACK_MS)) ?? written!;
   }
+}
+
+function required(partner: Partner | undefined, partnerId: string): Partner {
+  if (!partner) throw new NotFoundError('partner', partnerId);
+  return partner;
 }

@@ -72,6 +72,12 @@ export class CompactedView<T> {
     });
   }
 
+  /** Resolves once every record written before this call has been applied; rejects after `timeoutMs`. */
+  async caughtUp(timeoutMs: number): Promise<void> {
+    if (!this.reader) throw new Error(`the view of ${this.options.topic} is not started`);
+    await this.reader.caughtUp(timeoutMs);
+  }
+
   async start(): Promise<void> {
     this.reader = new TopicReader({
       kafka: this.options.kafka,

@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { NotFoundError } from '../admin/not-found';
+import { PartnerChangeRefused } from './key-limits';
 import { generateApiKey, type ApiKeyHasher, type NewApiKey } from './api-keys';
 import { secretFields, type InboundApiKey, type OutboundAuth, type Partner, type PartnerStatus } from './model';
 import { MASK } from './outbound-auth-spec';
@@ -218,8 +220,9 @@ export const MAX_ROTATION_OVERLAP_MS = 30 * 24 * 3_600_000;
 /** Rotation, step two: the old key stops working (it stays in the record for the audit trail). */
 export function revokeApiKey(current: Partner, keyId: string, deps: Pick<PartnerAdminDeps, 'now'>): Partner {
   const key = current.api_keys.find((k) => k.key_id === keyId);
-  if (!key) throw new PartnerSpecError([{ field: 'key_id', message: `"${keyId}" is not a key of ${current.partner_id}` }]);
-  if (key.revoked_at !== null) throw new PartnerSpecError([{ field: 'key_id', message: `"${keyId}" is already revoked` }]);
+  // The key id names a resource (a path parameter in the API), not a field of a body: unknown is not found.
+  if (!key) throw new NotFoundError('API key', keyId);
+  if (key.revoked_at !== null) throw new PartnerChangeRefused('conflict', `API key "${keyId}" is already revoked`);
   const now = (deps.now ?? Date.now)();
   return {
     ...current,

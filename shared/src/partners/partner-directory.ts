@@ -79,6 +79,11 @@ export class PartnerDirectory {
     return this.view.waitFor(partnerId, (p) => p.revision >= revision, timeoutMs);
   }
 
+  /** Resolves once every change written to partner-config before this call is read here; rejects after `timeoutMs`. */
+  caughtUp(timeoutMs: number): Promise<void> {
+    return this.view.caughtUp(timeoutMs);
+  }
+
   list(): Partner[] {
     return this.view.all().sort((a, b) => a.partner_id.localeCompare(b.partner_id));
   }

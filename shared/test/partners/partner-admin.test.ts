@@ -14,6 +14,7 @@ import {
 } from '../../src/partners/partner-admin';
 import { defaultSchemasDir, readSchemaFile } from '../../src/avro/schema-files';
 import { partnerFromRecord, partnerToRecord, secretContext } from '../../src/partners/model';
+import { NotFoundError } from '../../src/admin/not-found';
 import { policyBodyFieldPaths } from '../../src/partners/policy-fields';
 
 let clock = 1_800_000_000_000;
@@ -97,7 +98,8 @@ describe('partner onboarding use cases', () => {
     expect(revoked.api_keys[0]!.revoked_at).not.toBeNull();
     expect(revoked.api_keys[1]!.revoked_at).toBeNull();
     expect(() => revokeApiKey(revoked, partner.api_keys[0]!.key_id, deps)).toThrow(/already revoked/);
-    expect(() => revokeApiKey(revoked, 'key_nope', deps)).toThrow(/not a key of acme/);
+    // An unknown key is a resource not found (404 in the API, exit 3 in the CLI), not a bad field.
+    expect(() => revokeApiKey(revoked, 'key_nope', deps)).toThrow(NotFoundError);
     expect(() => addApiKey(partner, deps, { expiresAt: 1 })).toThrow(/future/);
   });
 

@@ -5,7 +5,7 @@
  */
 import { describePartner, type PartnerChanges, type PartnerDirectory, type AuditedWriter } from '@hookstream/shared';
 import express, { Router, type Request } from 'express';
-import { ApiError, ApiErrorCodes, notFound } from './api-errors';
+import { notFound } from './api-errors';
 import { PartnerCreateBody, PartnerUpdateBody, PortalTokenBody, ReasonBody, RotateKeyBody } from './admin-schemas';
 import { operatorActor, operatorOf } from './operator-auth';
 import type { PortalTokens } from './portal-tokens';
@@ -49,15 +49,7 @@ export function adminPartnerRoutes({ partners, changes, portalTokens, audit }: A
   router.patch('/partners/:partnerId', body, async (req, res) => {
     const partnerId = partnerIdOf(req);
     const input = parseInput(PartnerUpdateBody, req.body, 'body');
-    const now = changes.current(partnerId).revision;
-    if (input.revision !== undefined && input.revision !== now) {
-      throw new ApiError(
-        409,
-        ApiErrorCodes.CONFLICT,
-        `the partner changed since revision ${input.revision} (it is at ${now}): read it again`,
-      );
-    }
-    res.json({ data: describePartner(await changes.update(partnerId, input.changes, actorOf(req), input.reason)) });
+    res.json({ data: describePartner(await changes.update(partnerId, input.changes, actorOf(req), input.reason, input.revision)) });
   });
 
   for (const [action, status] of [

@@ -171,6 +171,9 @@ export const adminPaths: ZodOpenApiPathsObject = {
         '201': { description: 'The new key, shown once', ...json(NewKeyAnswer) },
         ...writeRefusals,
         ...notFound('partner'),
+        '409': refusal('The partner would hold more working keys than allowed: revoke one, or rotate with overlap_hours 0', [
+          ApiErrorCodes.CONFLICT,
+        ]),
       },
     }),
   },
@@ -179,7 +182,12 @@ export const adminPaths: ZodOpenApiPathsObject = {
       operationId: 'adminRevokeApiKey',
       requestParams: { path: z.object({ partnerId: z.string(), keyId: z.string() }) },
       requestBody: { required: true, ...json(ReasonBody) },
-      responses: { '200': partnerAnswer('The partner after the change'), ...writeRefusals, ...notFound('partner') },
+      responses: {
+        '200': partnerAnswer('The partner after the change'),
+        ...writeRefusals,
+        ...notFound('partner or API key'),
+        '409': refusal('The key is revoked already', [ApiErrorCodes.CONFLICT]),
+      },
     }),
   },
   [`${ADMIN_BASE}/partners/{partnerId}/portal-tokens`]: {
