@@ -32,6 +32,11 @@ export const configSchema = serviceSchemaWithPort(8094).extend({
   DELIVERY_LOG_RETENTION_DAYS: positiveInt.max(3650).default(30),
   /** Resends one partner may make in an hour through the partner API. Default 60. */
   DELIVERY_LOG_RESENDS_PER_HOUR: positiveInt.max(100_000).default(60),
+  /**
+   * Requests one partner may make to one replica per second through the partner API, counted in
+   * windows of 10 s (429 with Retry-After past it). Default 20: see docs/delivery-log.md.
+   */
+  DELIVERY_LOG_PARTNER_REQUESTS_PER_SECOND: positiveInt.max(100_000).default(20),
   /** Replays of one delivery after which a resend is refused (as `hookstream dlq replay` without --force). Default 5. */
   DLQ_MAX_REPLAYS: positiveInt.default(5),
   /** How long a partner's other API keys keep working after it rotates its key through the partner API, in hours. Default 24. */

@@ -138,6 +138,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
     deadLetters,
     logger,
     draining: () => runtime.shutdown.draining,
+    partnerRequestsPerSecond: config.DELIVERY_LOG_PARTNER_REQUESTS_PER_SECOND,
   });
   runtime.app.use(api.router);
   const server = await runtime.listen({ notFound: api.notFound, onError: api.onError });

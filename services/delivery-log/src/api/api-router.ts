@@ -7,6 +7,7 @@ import {
   FieldProblemsError,
   HookstreamError,
   NotFoundError,
+  PartnerChangeRefused,
   ReplayRefused,
   type Logger,
   type OperatorDirectory,
@@ -22,6 +23,7 @@ import { deliveryLogOpenApi } from './openapi';
 import { authenticateOperator } from './operator-auth';
 import { authenticatePartner } from './partner-auth';
 import { ADMIN_BASE, PORTAL_BASE } from './paths';
+import { partnerRateLimit } from './partner-rate-limit';
 import { portalRoutes, type PortalDeps } from './portal-routes';
 import type { PortalTokens } from './portal-tokens';
 import { consoleRoutes } from '../console/console-routes';
@@ -37,6 +39,8 @@ export interface ApiOptions extends PortalDeps, Omit<AdminPartnerDeps, 'partners
   deadLetters: DeadLetterSessions;
   logger: Logger;
   draining: () => boolean;
+  /** Requests one partner may make to this replica per second (partner-rate-limit.ts). */
+  partnerRequestsPerSecond: number;
 }
 
 export function apiRouter(options: ApiOptions): { router: Router; notFound: RequestHandler; onError: ErrorRequestHandler } {
@@ -52,6 +56,7 @@ export function apiRouter(options: ApiOptions): { router: Router; notFound: Requ
     PORTAL_BASE,
     unlessDraining,
     authenticatePartner(options.partners, options.portalTokens, options.sessions),
+    partnerRateLimit(options.partnerRequestsPerSecond),
     portalRoutes(options),
   );
   router.use(
@@ -98,6 +103,11 @@ function refusalOf(error: unknown, log: (cause: 'unavailable' | 'unexpected') =>
   if (error instanceof FieldProblemsError) return invalidInput('body', error.problems);
   if (error instanceof NotFoundError) return notFound(error.kind);
   if (error instanceof ReplayRefused) return new ApiError(409, ApiErrorCodes.CONFLICT, error.message);
+  if (error instanceof PartnerChangeRefused) {
+    return error.kind === 'rate_limited'
+      ? new ApiError(429, ApiErrorCodes.RATE_LIMITED, error.message, error.retryAfterSeconds)
+      : new ApiError(409, ApiErrorCodes.CONFLICT, error.message);
+  }
   if (e?.type === 'entity.too.large') return new ApiError(413, ApiErrorCodes.VALIDATION, 'the body is too large');
   if (e?.status === 400) return new ApiError(400, ApiErrorCodes.VALIDATION, 'the body is not JSON');
   // body-parser's other refusals of a body (a charset or Content-Encoding it does not take: 415) are the client's.

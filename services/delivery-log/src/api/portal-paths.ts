@@ -7,6 +7,7 @@ import { ApiErrorCodes } from './api-errors';
 import { badBody, badQuery, json, refusal, unavailable } from './openapi-parts';
 import { PORTAL_BASE } from './paths';
 import {
+  NoQuery,
   DeliveryAnswer,
   DeliveryListQuery,
   DeliveryPage,
@@ -21,6 +22,9 @@ import { RejectedWebhookListQuery, RejectedWebhookPage, WebhookAnswer, WebhookLi
 
 const partnerRefusals = {
   '401': refusal('No x-api-key or portal token, or one that is unknown, revoked or expired', [ApiErrorCodes.UNAUTHENTICATED]),
+  '429': refusal('Too many requests from this partner (or, on a write, too many of its kind); retry after Retry-After', [
+    ApiErrorCodes.RATE_LIMITED,
+  ]),
   ...unavailable,
 };
 const listRefusals = { ...partnerRefusals, ...badQuery };
@@ -68,7 +72,6 @@ export const portalPaths: ZodOpenApiPathsObject = {
         ...badBody,
         '409': refusal('Nothing to resend: the message says why', [ApiErrorCodes.CONFLICT]),
         ...csrfRefusal,
-        '429': refusal('Too many resends this hour; retry after Retry-After', [ApiErrorCodes.RATE_LIMITED]),
       },
     }),
   },
@@ -106,12 +109,14 @@ export const portalPaths: ZodOpenApiPathsObject = {
   [`${PORTAL_BASE}/endpoints`]: {
     get: operation('The partner’s endpoints’ health', {
       operationId: 'getEndpointsHealth',
+      requestParams: { query: NoQuery },
       description:
         'Per callback endpoint, the share of requests the partner answered with 200 and the 95th percentile of their latency, over ' +
         'the last hour and the last day; and the partner’s circuit as the sender last recorded it.',
       responses: {
         '200': { description: 'Health of each endpoint', ...json(EndpointsHealthAnswer) },
         ...partnerRefusals,
+        ...badQuery,
       },
     }),
   },
@@ -125,6 +130,7 @@ export const portalPaths: ZodOpenApiPathsObject = {
       responses: {
         '201': { description: 'The new key', ...json(one(RotatedKey, 'RotatedKeyAnswer')) },
         ...partnerRefusals,
+        '409': refusal('The partner would hold more working keys than allowed: the message says how many', [ApiErrorCodes.CONFLICT]),
         ...badBody,
         ...csrfRefusal,
       },

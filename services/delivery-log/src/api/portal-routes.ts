@@ -13,7 +13,7 @@ import { notFound } from './api-errors';
 import { logRoutes } from './log-routes';
 import { partnerCallerOf } from './partner-auth';
 import { idParam, parseInput } from './request-input';
-import { KeyRotationBody, ResendBody } from './schemas';
+import { KeyRotationBody, NoQuery, ResendBody } from './schemas';
 import { partnerOperator, type DeliveryResender } from '../resend/resend-delivery';
 import type { ReplayLanes } from '../resend/replay-lanes';
 
@@ -41,6 +41,7 @@ export function portalRoutes({ db, resender, changes, keyRotationOverlapHours }:
   });
 
   router.get('/endpoints', async (req, res) => {
+    parseInput(NoQuery, req.query, 'query');
     res.json({ data: await endpointHealth(db, partnerOf(req)) });
   });
 

@@ -22,6 +22,9 @@ export const pageQuery = {
   to: timestamp.optional().meta({ description: 'Only items before this time' }),
 };
 
+/** A route that takes no query parameter refuses any, as every other route refuses one it does not know. */
+export const NoQuery = z.strictObject({});
+
 export const DeliveryState = z.enum(DELIVERY_STATES).meta({
   id: 'DeliveryState',
   description:
