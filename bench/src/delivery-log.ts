@@ -42,6 +42,8 @@ async function main(): Promise<void> {
     ...process.env,
     TOPIC_PREFIX: stack.prefix,
     DELIVERY_LOG_DATABASE_URL: postgres.url,
+    // The bench measures the replica, not the partner's rate limit: one partner may take all of it here.
+    DELIVERY_LOG_PARTNER_REQUESTS_PER_SECOND: '100000',
   });
   const db = new Client({ connectionString: postgres.url });
   await db.connect();
@@ -100,6 +102,13 @@ async function main(): Promise<void> {
         : `  ${(p99 / baseline).toFixed(1)}× baseline  ${p99 <= 50 ? 'meets' : 'MISSES'} p99 ≤ 50 ms`;
       console.log(`  ${name.padEnd(52)} p50 ${ms(quantile(took, 0.5)).padStart(9)}  p99 ${ms(p99).padStart(9)}${goal}`);
     }
+
+    // 1b. What one replica serves at most: the figure the partner API's rate limit is a small share of.
+    const capacity = await throughput(8, 5_000, () => api('/deliveries?limit=50'));
+    console.log(
+      `\ncapacity: 8 concurrent callers listing the newest 50 for 5 s: ${capacity.toFixed(0)} requests/s; ` +
+        `a partner at the default rate limit (20/s) takes ${((20 / capacity) * 100).toFixed(1)} % of it`,
+    );
 
     // 2. Keeping up with BENCH_RATE deliveries a second.
     const producer = stack.kafka.producer();
@@ -192,3 +201,18 @@ async function main(): Promise<void> {
 }
 
 runBench(main, 30 * 60_000);
+
+/** Requests a second that `callers` concurrent callers of `call` complete in `forMs`. */
+async function throughput(callers: number, forMs: number, call: () => Promise<unknown>): Promise<number> {
+  let done = 0;
+  const until = performance.now() + forMs;
+  await Promise.all(
+    Array.from({ length: callers }, async () => {
+      while (performance.now() < until) {
+        await call();
+        done++;
+      }
+    }),
+  );
+  return done / (forMs / 1000);
+}
