@@ -1,4 +1,4 @@
-import express, { type Router } from 'express';
+import express, { type Express, type Router } from 'express';
 import type { Registry } from 'prom-client';
 import { withTimeout } from '../async';
 import { describeError } from '../errors';
@@ -59,4 +59,16 @@ export function createOpsRoutes(options: OpsRoutesOptions): Router {
   });
 
   return router;
+}
+
+/**
+ * The ops listener's app of a service with a public API (OPS_PORT): the ops routes and a JSON 404
+ * for anything else, none of the API's routes or middleware (no request counted as in flight).
+ */
+export function createOpsApp(routes: Router): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.use(routes);
+  app.use((_req, res) => void res.status(404).json({ error: 'not found' }));
+  return app;
 }
