@@ -209,7 +209,10 @@ export async function createServiceRuntime<S extends BaseSchema>(options: Servic
       const ops =
         config.OPS_PORT === undefined
           ? undefined
-          : await startHttpServer(createOpsApp(opsRoutes), { host: config.OPS_HOST ?? config.HTTP_HOST, port: config.OPS_PORT });
+          : await startHttpServer(
+              createOpsApp(opsRoutes, () => shutdown.draining),
+              { host: config.OPS_HOST ?? config.HTTP_HOST, port: config.OPS_PORT },
+            );
       if (ops) shutdown.onStop('ops http server', ops.close, 'http');
       else app.use(opsRoutes);
       // JSON, never an HTML page, for what no route answers.
