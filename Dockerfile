@@ -67,15 +67,17 @@ COPY --from=build /app/services/delivery-log/dist            ./services/delivery
 # Files stay owned by root (read-only for the app); the process runs as `node` (uid 1000).
 USER node
 
-# ingress API + ops, policy-status-consumer ops, callback-sender ops, document-fetcher ops,
-# delivery-log (partner API + ops), demo partner.
-EXPOSE 8080 8091 8092 8093 8094 9999
+# ingress API (8080) and ops (9080), policy-status-consumer ops, callback-sender ops,
+# document-fetcher ops, delivery-log partner API (8094) and ops (9094), demo partner. Only the two
+# APIs and the demo partner are for outside callers: the ops ports are for probes and Prometheus.
+EXPOSE 8080 9080 8091 8092 8093 8094 9094 9999
 
-# Liveness of whichever service runs here, on its own HTTP_PORT (compose always sets it). The slim
+# Liveness of whichever service runs here, on its ops port: OPS_PORT for the ingress and the
+# delivery log (whose HTTP_PORT serves only their API), else HTTP_PORT (compose sets both). The slim
 # image has no curl, so Node's built-in fetch does the request. The topics job and the demo
 # partner serve no /healthz: docker-compose.yml disables the check for them.
 HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.HTTP_PORT || '8080') + '/healthz', { signal: AbortSignal.timeout(4000) }).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.OPS_PORT || process.env.HTTP_PORT || '8080') + '/healthz', { signal: AbortSignal.timeout(4000) }).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 
 # No default service: compose (or `docker run … node services/<name>/dist/main.js`) chooses one.
 CMD ["node", "cli/bin/hookstream.js", "--help"]

@@ -114,7 +114,7 @@ beforeAll(async () => {
     env: { CONSUMER_LAG_INTERVAL_MS: '1000' },
   });
   const [ingress, consumer, sender] = await Promise.all([outbound.startIngress(), outbound.startConsumer(), outbound.startSender()]);
-  urls = { ingress: ingress.url, 'policy-status-consumer': consumer.url, 'callback-sender': sender.url };
+  urls = { ingress: ingress.opsUrl, 'policy-status-consumer': consumer.opsUrl, 'callback-sender': sender.opsUrl };
 
   // Inbound: accepted, replayed, conflicting and unauthenticated webhooks.
   const inbound = uniquePartnerId('inbound');

@@ -2,13 +2,21 @@
  * The monitoring files keep their promises to whoever is on call: every alert says how urgent it
  * is, what it means and where its runbook is; every runbook exists, points at panels the dashboard
  * really has and at the `hookstream dlq` command to run; every alert has promtool unit tests that
- * make it fire and stay quiet. (promtool and a real Prometheus run them in the .int tests.)
+ * make it fire and stay quiet; Prometheus scrapes each service on its ops port, which compose never
+ * publishes. (promtool and a real Prometheus run them in the .int tests.)
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
 import { REPO_ROOT } from './helpers/processes';
-import { DASHBOARD_FILE, RULES_TEST_FILE, alertRules, alertSignal, dashboardVariables } from './helpers/promql-sources';
+import {
+  DASHBOARD_FILE,
+  PROMETHEUS_CONFIG_FILE,
+  RULES_TEST_FILE,
+  alertRules,
+  alertSignal,
+  dashboardVariables,
+} from './helpers/promql-sources';
 
 const operations = readFileSync(path.join(REPO_ROOT, 'docs', 'operations.md'), 'utf8');
 const runbooks = operations.slice(operations.indexOf('\n## Alerts and runbooks\n'));
@@ -105,4 +113,24 @@ test("every dashboard panel has a PromQL target on the dashboard's Prometheus va
   }
   expect(new Set(panels.map((p) => p.id)).size).toBe(panels.length);
   expect(dashboardVariables().map((v) => v.name)).toEqual(['partner']);
+});
+
+test('Prometheus scrapes every service of the compose stack on its ops port, and compose publishes no ops port', () => {
+  type ComposeService = { command?: string[]; environment?: Record<string, unknown>; ports?: string[] };
+  const compose = parse(readFileSync(path.join(REPO_ROOT, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
+    services: Record<string, ComposeService>;
+  };
+  const prometheus = parse(readFileSync(PROMETHEUS_CONFIG_FILE, 'utf8')) as {
+    scrape_configs: Array<{ static_configs: Array<{ targets: string[] }> }>;
+  };
+  const targets = prometheus.scrape_configs.flatMap((job) => job.static_configs.flatMap((c) => c.targets)).sort();
+  const services = Object.entries(compose.services).filter(([, s]) => s.command?.some((arg) => arg.startsWith('services/')));
+  expect(services.length).toBe(5);
+  // OPS_PORT where the service has a public API (its HTTP_PORT then serves only that API), else its one port.
+  const opsPort = (s: ComposeService) => String(s.environment?.['OPS_PORT'] ?? s.environment?.['HTTP_PORT']);
+  expect(targets).toEqual(services.map(([name, s]) => `${name}:${opsPort(s)}`).sort());
+  for (const [name, s] of services) {
+    const published = (s.ports ?? []).map((mapping) => mapping.split(':').at(-1));
+    expect({ name, published: published.includes(opsPort(s)) }).toEqual({ name, published: false });
+  }
 });

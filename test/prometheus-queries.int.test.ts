@@ -73,11 +73,11 @@ beforeAll(async () => {
     executable: binaries.prometheus,
     ruleFiles: [RULES_FILE],
     targets: [
-      { service: 'ingress', url: ingress.url },
-      { service: 'policy-status-consumer', url: consumer.url },
-      { service: 'callback-sender', url: sender.url },
-      { service: 'document-fetcher', url: fetcher.url },
-      { service: 'delivery-log', url: deliveryLog.url },
+      { service: 'ingress', url: ingress.opsUrl },
+      { service: 'policy-status-consumer', url: consumer.opsUrl },
+      { service: 'callback-sender', url: sender.opsUrl },
+      { service: 'document-fetcher', url: fetcher.opsUrl },
+      { service: 'delivery-log', url: deliveryLog.opsUrl },
     ],
   });
 

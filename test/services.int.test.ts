@@ -1,6 +1,6 @@
 /**
  * The three services as real processes (compiled code, as deployed): they start against the
- * real broker and registry, serve /healthz, /readyz and /metrics, stop cleanly on SIGTERM,
+ * real broker and registry, serve /healthz, /readyz and /metrics (the ingress on its ops port), stop cleanly on SIGTERM,
  * and refuse a bad environment with a clear message and a non-zero exit.
  */
 import path from 'node:path';
@@ -12,8 +12,11 @@ const entry = (service: string) => path.join(REPO_ROOT, 'services', service, 'di
 
 const prefix = `${uniqueName('services')}.`;
 
-/** Starts `service` on `topicPrefix`'s topics and resolves once it says where it listens (not yet ready, maybe). */
-async function listening(service: string, topicPrefix: string): Promise<{ run: RunningService; url: string }> {
+/**
+ * Starts `service` on `topicPrefix`'s topics and resolves once it says where it listens (not yet
+ * ready, maybe): `url` where it said, `opsUrl` where its ops routes answer.
+ */
+async function listening(service: string, topicPrefix: string): Promise<{ run: RunningService; url: string; opsUrl: string }> {
   const run = await spawnService(entry(service), { ...process.env, TOPIC_PREFIX: topicPrefix, LOG_LEVEL: 'info' });
   const url = await waitFor(() => /"url":"(http:\/\/[^"]+)"/.exec(run.output())?.[1], `${service} to listen`, 60_000).catch(
     async (error: unknown) => {
@@ -21,7 +24,7 @@ async function listening(service: string, topicPrefix: string): Promise<{ run: R
       throw error;
     },
   );
-  return { run, url };
+  return { run, url, opsUrl: run.opsUrl };
 }
 
 beforeAll(async () => {
@@ -34,7 +37,7 @@ beforeAll(async () => {
 
 describe.each(services)('the %s service', (service) => {
   test('when started, then it is alive and ready (Kafka, registry, partner-config loaded), serves Prometheus metrics, and on SIGTERM exits 0', async () => {
-    const { run, url } = await listening(service, prefix);
+    const { run, opsUrl: url } = await listening(service, prefix);
     try {
       const health = await fetch(`${url}/healthz`);
       expect(health.status).toBe(200);
@@ -87,7 +90,7 @@ describe.each(services)('the %s service', (service) => {
 describe('a service whose partner-config topic does not exist yet', () => {
   test('when started, then it is alive but not ready, and becomes ready once the topic appears', async () => {
     const lonely = `${uniqueName('no-topics')}.`;
-    const { run, url } = await listening('callback-sender', lonely);
+    const { run, opsUrl: url } = await listening('callback-sender', lonely);
     try {
       expect((await fetch(`${url}/healthz`)).status).toBe(200);
       const notReady = await fetch(`${url}/readyz`);

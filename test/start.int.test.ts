@@ -72,6 +72,11 @@ describe('hookstream start', () => {
       // twice, replayed once, its document served by the demo endpoint and stored).
       const [, logUrl, operatorToken] = /console: (http:\/\/\S+)\/console\/\s+sign in as an operator with (\S+)/.exec(out) ?? [];
       expect((await fetch(`${logUrl}/console/`)).status).toBe(200);
+      // The ingress's and the delivery log's ops routes are on a port of their own; their API's answers 404 there.
+      for (const api of [ingress!, logUrl!]) {
+        expect(ops).not.toContain(api);
+        expect((await fetch(`${api}/metrics`)).status).toBe(404);
+      }
       const demoWebhooks = await waitFor(
         async () => {
           const answer = await fetch(`${logUrl}/api/admin/v1/webhooks?partner_id=demo-partner`, {

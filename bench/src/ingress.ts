@@ -157,7 +157,7 @@ async function main() {
       load(`${ingress.url}${webhookPath}`, apiKey, half),
     );
     console.log(`p99 at half rate: ${atHalf.result.latency.p99} ms (goal: under 25 ms)`);
-    console.log(await stageTimes(ingress.url));
+    console.log(await stageTimes(ingress.opsUrl));
   } finally {
     bare.child.kill('SIGTERM');
     floor.child.kill('SIGTERM');

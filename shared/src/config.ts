@@ -141,9 +141,30 @@ export type ServiceSettings = z.infer<typeof serviceSettingsSchema>;
 /** Builds a service's schema: the shared settings plus HTTP_PORT with the service's own default. */
 export function serviceSchemaWithPort(defaultPort: number) {
   return serviceSettingsSchema.extend({
-    /** Port of the service's HTTP server (API and/or /metrics, /healthz, /readyz). 0 picks a free one. */
+    /** Port of the service's HTTP server: its API, or (with no API) /metrics, /healthz, /readyz. 0 picks a free one. */
     HTTP_PORT: port.default(defaultPort),
   });
+}
+
+/**
+ * Builds the schema of a service with a public API (the ingress, the delivery log): HTTP_PORT
+ * serves only that API, and /metrics, /healthz and /readyz are on OPS_PORT, so that whoever can
+ * reach the API cannot read every partner's counts off /metrics, nor the readiness checks' errors.
+ */
+export function serviceSchemaWithOpsPort(defaultPort: number, defaultOpsPort: number) {
+  return serviceSchemaWithPort(defaultPort).extend({
+    /** Port of the ops listener (/metrics, /healthz, /readyz); must differ from HTTP_PORT. 0 picks a free one. */
+    OPS_PORT: port.default(defaultOpsPort),
+    /** Interface the ops listener binds. Default: HTTP_HOST's (containers set 0.0.0.0 so Prometheus can scrape). */
+    OPS_HOST: z.string().trim().min(1).optional(),
+  });
+}
+
+/** Two listeners cannot share a port (0 asks for a free one each); checked here as a refinement would stop the schemas extending. */
+function portProblems(config: unknown): Array<{ variable: string; message: string }> {
+  const { HTTP_PORT, OPS_PORT } = config as { HTTP_PORT?: number; OPS_PORT?: number };
+  if (OPS_PORT === undefined || OPS_PORT === 0 || OPS_PORT !== HTTP_PORT) return [];
+  return [{ variable: 'OPS_PORT', message: `must differ from HTTP_PORT (${HTTP_PORT}): the ops routes are served apart from the API` }];
 }
 
 /**
@@ -157,7 +178,10 @@ export function loadConfig<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEn
     if (value !== undefined && value !== '') cleaned[key] = value;
   }
   const result = schema.safeParse(cleaned);
-  const crossProblems = schema instanceof z.ZodObject && 'KAFKA_SECURITY_PROTOCOL' in schema.shape ? kafkaSecurityProblems(cleaned) : [];
+  const crossProblems = [
+    ...(schema instanceof z.ZodObject && 'KAFKA_SECURITY_PROTOCOL' in schema.shape ? kafkaSecurityProblems(cleaned) : []),
+    ...(result.success ? portProblems(result.data) : []),
+  ];
   if (result.success && crossProblems.length === 0) return result.data;
   const problems = (result.error?.issues ?? []).map((issue) => {
     const variable = issue.path.length > 0 ? String(issue.path[0]) : '(environment)';

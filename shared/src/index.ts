@@ -22,6 +22,7 @@ export {
   kafkaSettingsSchema,
   loadConfig,
   secretsKeysSetting,
+  serviceSchemaWithOpsPort,
   serviceSchemaWithPort,
   serviceSettingsSchema,
 } from './config';
@@ -45,7 +46,7 @@ export {
 } from './http/ssrf-guard';
 export { ssrfAllowSetting } from './http/ssrf-allow-setting';
 export { PartnerLimiter, type PartnerLimiterOptions } from './isolation/partner-limiter';
-export { createServiceRuntime, runService } from './service-runtime';
+export { createServiceRuntime, runService, type ServiceListeners } from './service-runtime';
 export { errorBody, type ErrorBody } from './http/error-body';
 
 // A service run as a child process (the CLI's start, the benches, the tests), and a free port for it.
@@ -55,6 +56,7 @@ export {
   ServiceChild,
   type ServiceChildOptions,
   ServiceNotReadyError,
+  SERVICES_WITH_OPS_PORT,
   startServiceChild,
   untilReady,
 } from './process/service-child';

@@ -13,8 +13,8 @@ import type { Registry } from 'prom-client';
 import type { z } from 'zod';
 import { AvroCodec } from './avro/registry-codec';
 import { defaultSchemasDir } from './avro/schema-files';
-import { loadConfig, type serviceSchemaWithPort } from './config';
-import { checkReadiness, createOpsRoutes, type ReadinessCheck } from './http/ops-routes';
+import { loadConfig, type serviceSchemaWithOpsPort, type serviceSchemaWithPort } from './config';
+import { checkReadiness, createOpsApp, createOpsRoutes, type ReadinessCheck } from './http/ops-routes';
 import { InFlightRequests } from './http/in-flight-requests';
 import { startHttpServer, type RunningHttpServer } from './http/server';
 import { RecordWriter } from './kafka/record-writer';
@@ -31,6 +31,8 @@ import { createLogger, routeProcessWarnings } from './logging';
 import { createMetricsRegistry, serviceReadyGauge } from './metrics';
 
 type BaseSchema = ReturnType<typeof serviceSchemaWithPort>;
+/** The settings of the ops listener, present only in the schemas of services with a public API. */
+type OpsSettings = Partial<Pick<z.infer<ReturnType<typeof serviceSchemaWithOpsPort>>, 'OPS_PORT' | 'OPS_HOST'>>;
 
 /** A part of a service started in the background (a consumer, a state reader, a monitor). */
 export interface BackgroundComponent {
@@ -54,11 +56,20 @@ export interface ServiceRuntimeOptions<S extends BaseSchema> {
   apiKeyHasher?: (config: z.infer<S>) => ApiKeyHasher;
 }
 
+/** A service's HTTP listeners, once `listen()` has started them. */
+export interface ServiceListeners extends RunningHttpServer {
+  /**
+   * Where /metrics, /healthz and /readyz answer: a listener of its own on OPS_PORT for a service
+   * with a public API (its schema built on {@link serviceSchemaWithOpsPort}), else the one above.
+   */
+  ops: RunningHttpServer;
+}
+
 /**
  * What every Hookstream service is built on, created in its composition root (main.ts):
  * validated config, logger, metrics, the Kafka client and a connected idempotent producer,
- * the Avro codec with the service's schemas registered, an HTTP app with /healthz, /readyz and
- * /metrics, and graceful shutdown. The service adds its own routes, consumers and readiness
+ * the Avro codec with the service's schemas registered, an HTTP app, /healthz, /readyz and
+ * /metrics (on OPS_PORT apart from the app for a service with a public API), and graceful shutdown. The service adds its own routes, consumers and readiness
  * checks, then calls `listen()`.
  */
 export interface ServiceRuntime<C> {
@@ -93,12 +104,15 @@ export interface ServiceRuntime<C> {
    * waits for it.
    */
   startMonitor: (name: string, component: BackgroundComponent) => void;
-  /** Starts the HTTP server (ops routes after the service's own, then the fallbacks) and wires SIGTERM/SIGINT. */
-  listen: (fallbacks?: { notFound?: RequestHandler; onError?: ErrorRequestHandler }) => Promise<RunningHttpServer>;
+  /**
+   * Starts the HTTP server (the service's routes, the ops routes unless they have a listener of
+   * their own, then the fallbacks), the ops listener if any, and wires SIGTERM/SIGINT.
+   */
+  listen: (fallbacks?: { notFound?: RequestHandler; onError?: ErrorRequestHandler }) => Promise<ServiceListeners>;
 }
 
 export async function createServiceRuntime<S extends BaseSchema>(options: ServiceRuntimeOptions<S>): Promise<ServiceRuntime<z.infer<S>>> {
-  const config = loadConfig(options.configSchema, options.env ?? process.env) as z.infer<BaseSchema> & z.infer<S>;
+  const config = loadConfig(options.configSchema, options.env ?? process.env) as z.infer<BaseSchema> & OpsSettings & z.infer<S>;
   const instanceId = config.SERVICE_INSTANCE_ID ?? `${hostname()}-${process.pid}`;
   const logger = createLogger({ service: options.service, level: config.LOG_LEVEL, instance: instanceId });
   routeProcessWarnings((warning) => logger.warn({ warning: warning.name }, warning.message));
@@ -189,7 +203,18 @@ export async function createServiceRuntime<S extends BaseSchema>(options: Servic
     startInBackground,
     startMonitor: (name, component) => runInBackground(name, component, logger, shutdown, () => undefined),
     listen: async (fallbacks = {}) => {
-      app.use(createOpsRoutes({ registry: metrics, readiness }));
+      const opsRoutes = createOpsRoutes({ registry: metrics, readiness });
+      // Started first, so probes find it while the API starts; stopped last (a phase's steps run last
+      // registered first), so /readyz says draining until the API's listener has closed.
+      const ops =
+        config.OPS_PORT === undefined
+          ? undefined
+          : await startHttpServer(
+              createOpsApp(opsRoutes, () => shutdown.draining),
+              { host: config.OPS_HOST ?? config.HTTP_HOST, port: config.OPS_PORT },
+            );
+      if (ops) shutdown.onStop('ops http server', ops.close, 'http');
+      else app.use(opsRoutes);
       // JSON, never an HTML page, for what no route answers.
       app.use(fallbacks.notFound ?? ((_req, res) => void res.status(404).json({ error: 'not found' })));
       app.use(
@@ -202,8 +227,8 @@ export async function createServiceRuntime<S extends BaseSchema>(options: Servic
       const server = await startHttpServer(app, { host: config.HTTP_HOST, port: config.HTTP_PORT });
       shutdown.onStop('http server', server.close, 'http');
       shutdown.handleSignals();
-      logger.info({ url: server.url }, `${options.service} listening`);
-      return server;
+      logger.info({ url: server.url, ...(ops ? { opsUrl: ops.url } : {}) }, `${options.service} listening`);
+      return { ...server, ops: ops ?? server };
     },
   };
 }

@@ -1,5 +1,5 @@
 import { ConfigError, ErrorCodes } from '../src/errors';
-import { loadConfig, serviceSchemaWithPort } from '../src/config';
+import { loadConfig, serviceSchemaWithOpsPort, serviceSchemaWithPort } from '../src/config';
 
 const schema = serviceSchemaWithPort(8080);
 const valid = { KAFKA_BROKERS: '127.0.0.1:9092, kafka-2:9092', SCHEMA_REGISTRY_URL: 'http://registry:8080/apis/ccompat/v7/' };
@@ -127,6 +127,51 @@ describe('loadConfig', () => {
         KAFKA_SASL_PASSWORD: 'p',
       });
       expect(config).toMatchObject({ KAFKA_SECURITY_PROTOCOL: 'SASL_PLAINTEXT', KAFKA_SASL_MECHANISM: 'SCRAM-SHA-512' });
+    });
+  });
+
+  describe('the ops port of a service with a public API', () => {
+    const withOps = serviceSchemaWithOpsPort(8080, 9080);
+    const opsProblems = (env: NodeJS.ProcessEnv) => {
+      try {
+        loadConfig(withOps, env);
+      } catch (error) {
+        return (error as ConfigError).problems;
+      }
+      throw new Error('expected a ConfigError');
+    };
+
+    test('when nothing about it is set, then the ops routes are on the default OPS_PORT, on the HTTP_HOST (OPS_HOST unset)', () => {
+      expect(loadConfig(withOps, valid)).toMatchObject({ HTTP_PORT: 8080, OPS_PORT: 9080, HTTP_HOST: '127.0.0.1' });
+      expect(loadConfig(withOps, valid).OPS_HOST).toBeUndefined();
+      expect(loadConfig(withOps, { ...valid, OPS_PORT: '9191', OPS_HOST: '10.0.0.5' })).toMatchObject({
+        OPS_PORT: 9191,
+        OPS_HOST: '10.0.0.5',
+      });
+    });
+
+    test("when OPS_PORT is the same as HTTP_PORT, then it is refused (one port would serve /metrics to the API's callers)", () => {
+      expect(opsProblems({ ...valid, HTTP_PORT: '8500', OPS_PORT: '8500' })).toEqual([
+        { variable: 'OPS_PORT', message: 'must differ from HTTP_PORT (8500): the ops routes are served apart from the API' },
+      ]);
+      expect(opsProblems({ ...valid, OPS_PORT: '8080' })).toHaveLength(1);
+      // 0 asks the system for a free port: two of them never collide.
+      expect(loadConfig(withOps, { ...valid, HTTP_PORT: '0', OPS_PORT: '0' })).toMatchObject({ HTTP_PORT: 0, OPS_PORT: 0 });
+    });
+
+    test.each([
+      ['OPS_PORT', '70000', /port/],
+      ['OPS_PORT', 'nine', /number/],
+      ['OPS_HOST', ' ', /.+/],
+    ])('when %s is %p, then the error names it', (variable, value, message) => {
+      const problems = opsProblems({ ...valid, [variable]: value });
+      expect(problems).toHaveLength(1);
+      expect(problems[0]!.variable).toBe(variable);
+      expect(problems[0]!.message).toMatch(message);
+    });
+
+    test('when a service has no public API, then OPS_PORT in its environment is not one of its settings', () => {
+      expect(loadConfig(schema, { ...valid, OPS_PORT: '9080' })).not.toHaveProperty('OPS_PORT');
     });
   });
 });

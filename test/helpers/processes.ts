@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { describeError, freePort, ServiceChild, type ExitStatus } from '@hookstream/shared';
+import { describeError, freePort, SERVICES_WITH_OPS_PORT, ServiceChild, type ExitStatus } from '@hookstream/shared';
 
 export const REPO_ROOT = path.resolve(__dirname, '..', '..');
 export const CLI = path.join(REPO_ROOT, 'cli', 'bin', 'hookstream.js');
@@ -62,7 +62,10 @@ export function startNode(
 
 /** A service as the tests run one (compiled code, as deployed): on a free port, all it writes collected. */
 export interface RunningService {
+  /** Where its API answers (for a service with none, its ops routes). */
   url: string;
+  /** Where its /metrics, /healthz and /readyz answer: its own free port for a service with a public API, else `url`. */
+  opsUrl: string;
   pid: number;
   /** Everything it wrote so far on stdout and stderr, a line each. */
   output: () => string;
@@ -77,16 +80,19 @@ export interface RunningService {
 /** Starts the service at `entry` (services/<name>/dist/main.js) with `env`, without waiting for it. */
 export async function spawnService(entry: string, env: NodeJS.ProcessEnv): Promise<RunningService> {
   let output = '';
+  const name = path.basename(path.resolve(entry, '..', '..'));
   const service = ServiceChild.spawn({
-    name: path.basename(path.resolve(entry, '..', '..')),
+    name,
     entry,
     cwd: REPO_ROOT,
     port: await freePort(),
+    ...(SERVICES_WITH_OPS_PORT.includes(name) ? { opsPort: await freePort() } : {}),
     env,
     onLine: (line) => (output += `${line}\n`),
   });
   return {
     url: service.url,
+    opsUrl: service.opsUrl,
     pid: service.pid,
     output: () => output,
     untilReady: (timeoutMs) => service.untilReady({ timeoutMs }),

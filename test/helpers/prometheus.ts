@@ -6,7 +6,7 @@ import { stringify } from 'yaml';
 import { waitFor } from './infrastructure';
 import { startBackgroundServer } from './processes';
 
-/** A service for Prometheus to scrape: its `service` label and its base URL (it serves /metrics). */
+/** A service for Prometheus to scrape: its `service` label and the base URL of its /metrics (its ops URL). */
 export interface ScrapeTarget {
   service: string;
   url: string;

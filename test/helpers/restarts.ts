@@ -31,11 +31,11 @@ export async function stopObserved(service: RunningService): Promise<ObservedSto
   const ask = async () => {
     while (!ended) {
       try {
-        const response = await fetch(`${service.url}/readyz`, { signal: AbortSignal.timeout(1000) });
+        const response = await fetch(`${service.opsUrl}/readyz`, { signal: AbortSignal.timeout(1000) });
         const body = (await response.json()) as { checks?: { draining?: { ok: boolean } } };
         if (response.status === 503 && body.checks?.draining?.ok === false) {
           drainingAnswers += 1;
-          readyGauge ??= await readinessGauge(service.url);
+          readyGauge ??= await readinessGauge(service.opsUrl);
         }
       } catch {
         await sleep(5); // closed (or closing): its end is near

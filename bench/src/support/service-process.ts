@@ -9,7 +9,7 @@
  */
 import { createWriteStream } from 'node:fs';
 import path from 'node:path';
-import { freePort, ServiceChild } from '@hookstream/shared';
+import { freePort, SERVICES_WITH_OPS_PORT, ServiceChild } from '@hookstream/shared';
 import { REPO_ROOT, profileArgs, trackChild } from './bench-run';
 import { BENCH_PID_ENV } from './service-watchdog';
 
@@ -25,6 +25,7 @@ export class ServiceProcess {
   private constructor(
     readonly name: string,
     port: number,
+    opsPort: number | undefined,
     env: NodeJS.ProcessEnv,
   ) {
     const copy = process.env.BENCH_SERVICE_OUTPUT_DIR
@@ -34,6 +35,7 @@ export class ServiceProcess {
       name,
       entry: path.join(REPO_ROOT, 'services', name, 'dist', 'main.js'),
       port,
+      ...(opsPort === undefined ? {} : { opsPort }),
       nodeArgs: [...profileArgs, ...serviceNodeArgs, '--require', WATCHDOG],
       env: { ...env, LOG_LEVEL: 'warn', [BENCH_PID_ENV]: String(process.pid) },
       onLine: (line, stream) => {
@@ -48,13 +50,19 @@ export class ServiceProcess {
 
   /** Starts `services/<name>/dist/main.js` and waits until its /readyz answers 200 (60 s at most). */
   static async start(name: string, env: NodeJS.ProcessEnv): Promise<ServiceProcess> {
-    const started = new ServiceProcess(name, await freePort(), env);
+    const opsPort = SERVICES_WITH_OPS_PORT.includes(name) ? await freePort() : undefined;
+    const started = new ServiceProcess(name, await freePort(), opsPort, env);
     await started.service.untilReady({ timeoutMs: 60_000 });
     return started;
   }
 
   get url(): string {
     return this.service.url;
+  }
+
+  /** Where its /metrics answers (its ops port, for a service with a public API). */
+  get opsUrl(): string {
+    return this.service.opsUrl;
   }
 
   get pid(): number | undefined {
@@ -68,7 +76,7 @@ export class ServiceProcess {
   }
 
   async metrics(): Promise<string> {
-    return (await fetch(`${this.url}/metrics`)).text();
+    return (await fetch(`${this.opsUrl}/metrics`)).text();
   }
 
   /** SIGTERM, then up to 15 s to stop on its own (it writes its CPU profile then) before SIGKILL. */

@@ -20,11 +20,11 @@ import { DEMO_PARTNER_ID, ensureDemoPartner } from './demo-setup';
 import { topicSettingsSchema } from './topics';
 
 const SERVICES: ServiceSpec[] = [
-  { name: 'ingress', entry: 'services/ingress/dist/main.js', defaultPort: 8080 },
+  { name: 'ingress', entry: 'services/ingress/dist/main.js', defaultPort: 8080, defaultOpsPort: 9080 },
   { name: 'policy-status-consumer', entry: 'services/policy-status-consumer/dist/main.js', defaultPort: 8091 },
   { name: 'callback-sender', entry: 'services/callback-sender/dist/main.js', defaultPort: 8092 },
   { name: 'document-fetcher', entry: 'services/document-fetcher/dist/main.js', defaultPort: 8093 },
-  { name: 'delivery-log', entry: 'services/delivery-log/dist/main.js', defaultPort: 8094 },
+  { name: 'delivery-log', entry: 'services/delivery-log/dist/main.js', defaultPort: 8094, defaultOpsPort: 9094 },
 ];
 
 /** Lines of the supervisor: what crashed, how, and when it is back. */
@@ -33,10 +33,10 @@ const sayAsSupervisor = (line: string) => printLine(`supervisor: ${line}`);
 /** Resolves once the service answers /readyz with 200 (after restarts too), or fails after `timeoutMs`. */
 async function readyWithin(service: SupervisedService, timeoutMs: number, signal: AbortSignal): Promise<void> {
   try {
-    await untilReady(service.url, AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]));
+    await untilReady(service.opsUrl, AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]));
   } catch (error) {
     throwIfInterrupted(signal);
-    throw new Error(`${service.spec.name} was not ready at ${service.url}/readyz within ${timeoutMs} ms`, { cause: error });
+    throw new Error(`${service.spec.name} was not ready at ${service.opsUrl}/readyz within ${timeoutMs} ms`, { cause: error });
   }
 }
 
@@ -141,7 +141,11 @@ export function startCommand(): Command {
         const taken = new Set<number>();
         const port = (preferred: number) => pickPort(ports === 'defaults' ? preferred : undefined, taken);
         for (const spec of SERVICES) {
-          const service = superviseService(spec, await port(spec.defaultPort), env, { dependency: availability, say: sayAsSupervisor });
+          const listeners = {
+            port: await port(spec.defaultPort),
+            ...(spec.defaultOpsPort ? { opsPort: await port(spec.defaultOpsPort) } : {}),
+          };
+          const service = superviseService(spec, listeners, env, { dependency: availability, say: sayAsSupervisor });
           service.done.catch(fail);
           services.push(service);
         }
@@ -169,7 +173,8 @@ export function startCommand(): Command {
             ['ingress (partner webhooks)', ingressUrl],
             ['partner API (delivery log)', `${serviceUrl('delivery-log')}/api/portal/v1  (spec: /openapi.json)`],
             ['operator API (delivery log)', `${serviceUrl('delivery-log')}/api/admin/v1  (token: hookstream operators create)`],
-            ...services.map((s) => [`${s.spec.name} ops`, `${s.url}/metrics  /healthz  /readyz`]),
+            // The ingress's and the delivery log's on a port apart from their API's (docs/operations.md).
+            ...services.map((s) => [`${s.spec.name} ops`, `${s.opsUrl}/metrics  /healthz  /readyz`]),
             ['demo partner endpoint', `${demo.url}/callbacks`],
             ['documents stored in', env.DOCUMENT_STORAGE === 'local' ? (env.DOCUMENT_STORAGE_DIR ?? '') : `s3://${env.DOCUMENT_S3_BUCKET}`],
             [

@@ -9,18 +9,26 @@ export interface ServiceSpec {
   /** Its compiled entry point, from the repository's root. */
   entry: string;
   defaultPort: number;
+  /** Its OPS_PORT's default, for a service with a public API (its /metrics, /healthz, /readyz are there). */
+  defaultOpsPort?: number;
+}
+
+/** The ports one service takes: its HTTP_PORT, and its OPS_PORT if it has a public API. */
+export interface ServicePorts {
+  port: number;
+  opsPort?: number;
 }
 
 /**
- * Starts one incarnation of a service on `port` (every incarnation of it takes the same port, so
- * its URL never changes), with the same Node; its log lines are printed prefixed with its name.
+ * Starts one incarnation of a service on `ports` (every incarnation of it takes the same ones, so
+ * its URLs never change), with the same Node; its log lines are printed prefixed with its name.
  */
-export function spawnService(spec: ServiceSpec, port: number, env: NodeJS.ProcessEnv): ServiceChild {
+export function spawnService(spec: ServiceSpec, ports: ServicePorts, env: NodeJS.ProcessEnv): ServiceChild {
   return ServiceChild.spawn({
     name: spec.name,
     entry: path.join(REPO_ROOT, spec.entry),
     cwd: REPO_ROOT,
-    port,
+    ...ports,
     env,
     onLine: (line) => printLine(`[${spec.name}] ${line}`),
   });

@@ -1,5 +1,5 @@
 import { ConfigError, untilReady, type ServiceChild } from '@hookstream/shared';
-import { spawnService, type ServiceSpec } from './service-process';
+import { spawnService, type ServicePorts, type ServiceSpec } from './service-process';
 import { SupervisedProcess, type Dependency } from './supervised-process';
 
 /** Exit code of a Hookstream process that refused its configuration (as the CLI's own ConfigError gives). */
@@ -15,6 +15,8 @@ export interface SupervisedService {
   spec: ServiceSpec;
   /** The same for every incarnation (each takes the same port). */
   url: string;
+  /** Where its /metrics, /healthz and /readyz answer: its ops port for a service with a public API, else `url`. */
+  opsUrl: string;
   /** Rejects when the service is given up on, or refused its configuration; resolves once stopped. */
   done: Promise<void>;
   /** Stops supervising, then the running incarnation (SIGTERM, SIGKILL after 15 s). */
@@ -28,24 +30,25 @@ export interface SupervisedService {
  */
 export function superviseService(
   spec: ServiceSpec,
-  port: number,
+  ports: ServicePorts,
   env: NodeJS.ProcessEnv,
   options: { dependency?: Dependency; say: (line: string) => void },
 ): SupervisedService {
-  const url = `http://127.0.0.1:${port}`;
-  let current: ServiceChild = spawnService(spec, port, env);
+  let current: ServiceChild = spawnService(spec, ports, env);
+  const { url, opsUrl } = current;
   const supervised = new SupervisedProcess({
     name: spec.name,
     say: options.say,
     ...(options.dependency ? { dependency: options.dependency } : {}),
-    launch: () => Promise.resolve((current = spawnService(spec, port, env))),
+    launch: () => Promise.resolve((current = spawnService(spec, ports, env))),
     refusal: (status) => (status?.code === CONFIG_REFUSED ? refusedConfig(spec.name) : undefined),
-    whenServing: (signal) => untilReady(url, signal),
+    whenServing: (signal) => untilReady(opsUrl, signal),
   });
   const done = supervised.supervise(current);
   return {
     spec,
     url,
+    opsUrl,
     done,
     stop: async () => {
       supervised.stop();

@@ -4,13 +4,13 @@ import {
   consumerLagSetting,
   portalTokenKeysSetting,
   secretsKeysSetting,
-  serviceSchemaWithPort,
+  serviceSchemaWithOpsPort,
 } from '@hookstream/shared';
 
 const positiveInt = z.coerce.number().int('must be a whole number').positive('must be greater than 0');
 
 /** The delivery log's settings (all in .env.example with their defaults). */
-export const configSchema = serviceSchemaWithPort(8094).extend({
+export const configSchema = serviceSchemaWithOpsPort(8094, 9094).extend({
   ...consumerLagSetting,
   ...apiKeyPeppersSetting,
   ...portalTokenKeysSetting,

@@ -46,7 +46,8 @@ const pngSize = (file: string) => {
 };
 
 test('/healthz shows the service alive, with no page error', async () => {
-  const { page, assertNoPageErrors } = await browser.newPage(log.url);
+  // On the ops port: the API's port serves no ops route (docs/operations.md).
+  const { page, assertNoPageErrors } = await browser.newPage(log.opsUrl);
   const response = await page.goto('/healthz');
   expect(response?.status()).toBe(200);
   expect(await shownJson(page)).toEqual({ status: 'alive' });
@@ -68,7 +69,7 @@ test('/openapi.json shows the delivery log API document, at both sizes, and scre
 });
 
 test('a script the page CSP refuses does not run, and fails assertNoPageErrors', async () => {
-  const { page, assertNoPageErrors } = await browser.newPage(log.url);
+  const { page, assertNoPageErrors } = await browser.newPage(log.opsUrl);
   await page.goto('/healthz');
   assertNoPageErrors();
   await page.setContent(
@@ -80,7 +81,7 @@ test('a script the page CSP refuses does not run, and fails assertNoPageErrors',
 });
 
 test('an uncaught script error and a request that fails both fail assertNoPageErrors', async () => {
-  const { page, problems, assertNoPageErrors } = await browser.newPage(log.url);
+  const { page, problems, assertNoPageErrors } = await browser.newPage(log.opsUrl);
   await page.goto('/healthz');
   const closed = `http://127.0.0.1:${await freePort()}/missing.png`;
   await page.setContent(`<!doctype html><script>throw new Error('boom in the page')</script><img src="${closed}">`);

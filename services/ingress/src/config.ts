@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { apiKeyPeppersSetting, serviceSchemaWithPort } from '@hookstream/shared';
+import { apiKeyPeppersSetting, serviceSchemaWithOpsPort } from '@hookstream/shared';
 
 const positiveInt = z.coerce.number().int('must be a whole number').positive('must be greater than 0');
 
 /** The ingress's settings (all in .env.example with their defaults). */
-export const configSchema = serviceSchemaWithPort(8080).extend({
+export const configSchema = serviceSchemaWithOpsPort(8080, 9080).extend({
   ...apiKeyPeppersSetting,
   /** Prefix of the webhook path: "" serves /api/integration/partner/webhook, "/v1" serves /v1/api/…. Default "". */
   INGRESS_BASE_PATH: z

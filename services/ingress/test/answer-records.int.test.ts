@@ -43,7 +43,7 @@ async function rejections(count: number): Promise<Recorded[]> {
 }
 
 async function metrics(): Promise<string> {
-  return (await fetch(`${ingress.url}/metrics`)).text();
+  return (await fetch(`${ingress.opsUrl}/metrics`)).text();
 }
 
 const sample = (text: string, name: string, ...labels: string[]) =>

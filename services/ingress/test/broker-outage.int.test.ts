@@ -49,7 +49,7 @@ describe('the ingress during a Kafka outage', () => {
     const apiKey = await partners.create('partner-a');
     await partners.close();
     ingress = await startIngress(prefix, { ...stack.info.settings, ...stack.secrets, INGRESS_WRITE_TIMEOUT_MS: '4000' });
-    const { webhookUrl, url } = ingress;
+    const { webhookUrl, opsUrl } = ingress;
 
     // Load: 4 clients posting webhooks (every 4th without request_id), and a readiness probe, until told to stop.
     const answers: Answer[] = [];
@@ -76,7 +76,7 @@ describe('the ingress during a Kafka outage', () => {
     const probe = async () => {
       while (loading) {
         const asked = Date.now();
-        const status = await fetch(`${url}/readyz`).then(
+        const status = await fetch(`${opsUrl}/readyz`).then(
           (r) => r.status,
           () => 0,
         );
@@ -116,7 +116,7 @@ describe('the ingress during a Kafka outage', () => {
     ).catch(async (error: unknown) => {
       // Say what the ingress answered and why it was not ready, before failing.
       const last = answers.slice(-3).map((a) => JSON.stringify(a.body));
-      const ready = await fetch(`${url}/readyz`).then((r) => r.text(), String);
+      const ready = await fetch(`${opsUrl}/readyz`).then((r) => r.text(), String);
       console.log(`after the broker came back, the last answers: ${last.join(' ')}; /readyz: ${ready}`);
       throw error;
     });

@@ -388,7 +388,7 @@ describe('POST /api/integration/partner/webhook', () => {
   });
 
   test('metrics count requests by outcome and partner, replays and conflicts', async () => {
-    const text = await (await fetch(`${ingress.url}/metrics`)).text();
+    const text = await (await fetch(`${ingress.opsUrl}/metrics`)).text();
     expect(text).toMatch(/hookstream_ingress_requests_total\{partner="partner-a",status_code="200",error_code="",service="ingress"\} \d+/);
     expect(text).toMatch(
       /hookstream_ingress_requests_total\{partner="unknown",status_code="401",error_code="INVALID_API_KEY_ERR",service="ingress"\} [1-9]/,

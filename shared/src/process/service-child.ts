@@ -1,6 +1,6 @@
 /**
  * A Hookstream service run as a child process (the CLI's `start`, the benches, the tests): its
- * compiled entry on a given port, ready once GET /readyz answers 200, stopped with SIGTERM and,
+ * compiled entry on a given port (and ops port), ready once GET /readyz answers 200, stopped with SIGTERM and,
  * after a grace period, SIGKILL. What each caller adds (restarts, log prefixes, CPU figures, log
  * capture) stays with the caller.
  */
@@ -8,6 +8,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import readline from 'node:readline';
 import { sleepUnlessAborted, withTimeout } from '../async';
 import { ErrorCodes, HookstreamError } from '../errors';
+
+/**
+ * The services with a public API (docs/operations.md), whose ops routes are on OPS_PORT: what spawns
+ * one gives it an `opsPort`, or it takes its default one.
+ */
+export const SERVICES_WITH_OPS_PORT: readonly string[] = ['ingress', 'delivery-log'];
 
 /** How a process ended. */
 export interface ExitStatus {
@@ -26,9 +32,14 @@ export interface ServiceChildOptions {
   name: string;
   /** Its compiled entry point, e.g. `<repo>/services/ingress/dist/main.js`; run with this process's Node. */
   entry: string;
-  /** Its HTTP_PORT; its /readyz is asked at http://127.0.0.1:<port>. */
+  /** Its HTTP_PORT. */
   port: number;
-  /** Its environment (HTTP_PORT is set from `port`). */
+  /**
+   * Its OPS_PORT, for a service with a public API (the ingress, the delivery log), whose /metrics,
+   * /healthz and /readyz are there. Default: none, the ops routes are on `port` (the other services).
+   */
+  opsPort?: number;
+  /** Its environment (HTTP_PORT and OPS_PORT are set from `port` and `opsPort`). */
   env: NodeJS.ProcessEnv;
   /** Node flags before the entry (profiling, `--require`). Default: none. */
   nodeArgs?: readonly string[];
@@ -79,8 +90,10 @@ export async function untilReady(url: string, signal: AbortSignal): Promise<void
 
 /** One Hookstream service running as a child of this process. */
 export class ServiceChild {
-  /** http://127.0.0.1:<port>, where its API and /metrics, /healthz, /readyz answer. */
+  /** http://127.0.0.1:<port>, where its API answers (and, with no ops port, its ops routes). */
   readonly url: string;
+  /** Where its /metrics, /healthz and /readyz answer: http://127.0.0.1:<opsPort>, else `url`. */
+  readonly opsUrl: string;
   /** -1 when it could not be started at all. */
   readonly pid: number;
   /** Resolves when it has ended (code -1 when it could not be started at all). */
@@ -95,9 +108,11 @@ export class ServiceChild {
     readonly name: string,
     readonly child: ChildProcess,
     port: number,
+    opsPort: number | undefined,
     onLine: ServiceChildOptions['onLine'],
   ) {
     this.url = `http://127.0.0.1:${port}`;
+    this.opsUrl = opsPort === undefined ? this.url : `http://127.0.0.1:${opsPort}`;
     this.pid = child.pid ?? -1;
     for (const [stream, input] of [
       ['stdout', child.stdout],
@@ -121,14 +136,18 @@ export class ServiceChild {
     this.drained = new Promise<void>((resolve) => child.once('close', () => resolve()));
   }
 
-  /** Starts `node [nodeArgs] <entry>` with HTTP_PORT=`port`; does not wait for it (see {@link untilReady}). */
+  /** Starts `node [nodeArgs] <entry>` with HTTP_PORT=`port` (and OPS_PORT=`opsPort`); does not wait for it (see {@link untilReady}). */
   static spawn(options: ServiceChildOptions): ServiceChild {
     const child = spawn(process.execPath, [...(options.nodeArgs ?? []), options.entry], {
       ...(options.cwd ? { cwd: options.cwd } : {}),
-      env: { ...options.env, HTTP_PORT: String(options.port) },
+      env: {
+        ...options.env,
+        HTTP_PORT: String(options.port),
+        ...(options.opsPort === undefined ? {} : { OPS_PORT: String(options.opsPort) }),
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    return new ServiceChild(options.name, child, options.port, options.onLine);
+    return new ServiceChild(options.name, child, options.port, options.opsPort, options.onLine);
   }
 
   /** How it ended; undefined while it runs. */
@@ -146,7 +165,7 @@ export class ServiceChild {
     void this.ended.then(() => endedFirst.abort());
     const stops = [endedFirst.signal, AbortSignal.timeout(timeoutMs), ...(options.signal ? [options.signal] : [])];
     try {
-      await untilReady(this.url, AbortSignal.any(stops));
+      await untilReady(this.opsUrl, AbortSignal.any(stops));
     } catch {
       options.signal?.throwIfAborted(); // the caller stopped waiting: its reason, not ours
       throw await this.notReadyError(timeoutMs);
@@ -175,7 +194,7 @@ export class ServiceChild {
       what = `${this.name} (pid ${this.pid}) ${describeExit(this.status)} before it was ready`;
       if (!this.stderrTail.length) what += '; it wrote nothing on stderr';
     } else {
-      what = `${this.name} (pid ${this.pid}) was not ready at ${this.url}/readyz within ${timeoutMs / 1000} s`;
+      what = `${this.name} (pid ${this.pid}) was not ready at ${this.opsUrl}/readyz within ${timeoutMs / 1000} s`;
     }
     const stderr = [...this.stderrTail];
     const lines = stderr.length ? `; its last lines on stderr:\n${stderr.map((line) => `  ${line.slice(0, 1000)}`).join('\n')}` : '';

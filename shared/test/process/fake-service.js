@@ -1,4 +1,5 @@
-// A stand-in for a Hookstream service, for service-child.test.ts: it serves /readyz on HTTP_PORT
+// A stand-in for a Hookstream service, for service-child.test.ts: it serves /readyz on HTTP_PORT,
+// or on OPS_PORT when set (and 404 on HTTP_PORT), as a service with a public API does
 // (503 until FAKE_READY_AFTER_MS has passed, then 200), or first writes FAKE_STDERR_LINES lines
 // on stderr and exits FAKE_EXIT_CODE; FAKE_IGNORE_SIGTERM=1 makes it survive SIGTERM.
 const http = require('node:http');
@@ -10,11 +11,18 @@ if (env.FAKE_EXIT_CODE) {
   process.exitCode = Number(env.FAKE_EXIT_CODE);
 } else {
   const readyAt = Date.now() + Number(env.FAKE_READY_AFTER_MS ?? 0);
-  const server = http.createServer((req, res) => {
+  const ops = http.createServer((req, res) => {
     res.statusCode = req.url === '/readyz' && Date.now() >= readyAt ? 200 : 503;
     res.end();
   });
-  server.listen(Number(env.HTTP_PORT), '127.0.0.1');
+  ops.listen(Number(env.OPS_PORT ?? env.HTTP_PORT), '127.0.0.1');
+  if (env.OPS_PORT) {
+    const api = http.createServer((_req, res) => {
+      res.statusCode = 404;
+      res.end();
+    });
+    api.listen(Number(env.HTTP_PORT), '127.0.0.1');
+  }
   process.on('SIGTERM', () => {
     if (env.FAKE_IGNORE_SIGTERM !== '1') process.exit(0);
   });

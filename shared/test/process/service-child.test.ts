@@ -42,6 +42,18 @@ describe('ServiceChild', () => {
     expect(service.exitStatus).toEqual({ code: 0, signal: null });
   });
 
+  test('when it has an ops port, then it is given OPS_PORT and is ready once /readyz answers 200 there, not on its API port', async () => {
+    const opsPort = await freePort();
+    const service = spawnFake(await fake({}, { opsPort }));
+
+    await service.untilReady({ timeoutMs: 10_000 });
+
+    expect(service.opsUrl).toBe(`http://127.0.0.1:${opsPort}`);
+    expect(service.opsUrl).not.toBe(service.url);
+    expect((await fetch(`${service.opsUrl}/readyz`)).status).toBe(200);
+    expect((await fetch(`${service.url}/readyz`)).status).toBe(404);
+  });
+
   test('when it exits before it is ready, then the error says how it ended and gives its last 20 stderr lines', async () => {
     const service = spawnFake(await fake({ FAKE_EXIT_CODE: '2', FAKE_STDERR_LINES: '25' }));
 
