@@ -23,6 +23,7 @@ import { authenticateOperator } from './operator-auth';
 import { authenticatePartner } from './partner-auth';
 import { ADMIN_BASE, PORTAL_BASE } from './paths';
 import { portalRoutes, type PortalDeps } from './portal-routes';
+import type { IssuedCredentials } from './issued-credentials';
 import type { PortalTokens } from './portal-tokens';
 import { consoleRoutes } from '../console/console-routes';
 import type { ConsoleSessions } from '../console/console-sessions';
@@ -33,6 +34,7 @@ export interface ApiOptions extends PortalDeps, Omit<AdminPartnerDeps, 'partners
   partners: PartnerDirectory;
   operators: OperatorDirectory;
   portalTokens: PortalTokens;
+  issuedCredentials: IssuedCredentials;
   sessions: ConsoleSessions;
   deadLetters: DeadLetterSessions;
   logger: Logger;
