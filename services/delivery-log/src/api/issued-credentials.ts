@@ -49,7 +49,8 @@ export class IssuedCredentials {
     const id = randomUUID();
     const { kind, issuedAt } = credential;
     const limit = kind === 'portal_link' ? CREDENTIAL_LIMITS.portalLinksPerPartner : CREDENTIAL_LIMITS.sessionsPerHolder;
-    // Counted and inserted in one statement, so that two replicas racing exceed it by one at most.
+    // Counted and inserted in one statement: requests racing on several replicas may pass it by as
+    // many as race (read committed), which the limit, a bound on growth and not a quota, allows.
     const holder =
       kind === 'console_session' && credential.partnerId === null
         ? sql`partner_id is null and operator_id = ${credential.operatorId}`
