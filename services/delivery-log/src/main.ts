@@ -14,6 +14,7 @@ import {
   runService,
 } from '@hookstream/shared';
 import { apiRouter } from './api/api-router';
+import { IssuedCredentials } from './api/issued-credentials';
 import { PortalTokens } from './api/portal-tokens';
 import { ConsoleSessions } from './console/console-sessions';
 import { DeliveryResender } from './resend/resend-delivery';
@@ -123,13 +124,16 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
     maxReplays: config.DLQ_MAX_REPLAYS,
   });
   const lanes = new ReplayLanes();
+  // Every session and portal link signed, in the store all replicas share: revocable everywhere at once.
+  const issuedCredentials = new IssuedCredentials(store.db);
   const api = apiRouter({
     db: store.db,
     partners: runtime.partners,
     operators,
-    portalTokens: new PortalTokens(config.HOOKSTREAM_PORTAL_TOKEN_KEYS),
+    portalTokens: new PortalTokens(config.HOOKSTREAM_PORTAL_TOKEN_KEYS, issuedCredentials),
+    issuedCredentials,
     // Console sessions are signed with the portal token keys, for another audience.
-    sessions: new ConsoleSessions(config.HOOKSTREAM_PORTAL_TOKEN_KEYS),
+    sessions: new ConsoleSessions(config.HOOKSTREAM_PORTAL_TOKEN_KEYS, issuedCredentials),
     resender: new DeliveryResender(store.db, await deadLetters.of('callback'), lanes, { perHour: config.DELIVERY_LOG_RESENDS_PER_HOUR }),
     lanes,
     changes,

@@ -5,8 +5,8 @@
  * it is changed twice in a row; its key is rotated), dry-runs and replays a dead letter (changed
  * filters drop the dry run; the replay replays what was dry-run) and finds the replay in the audit
  * trail; a filter being typed survives the list updating by itself; a session that ends brings back
- * the sign-in. No page logs an error or breaks its Content-Security-Policy. Screenshots of
- * docs/console.md are taken here.
+ * the sign-in; a portal link issued on a partner's page is listed there and revoked. No page logs
+ * an error or breaks its Content-Security-Policy. Screenshots of docs/console.md are taken here.
  */
 import { uniquePartnerId } from '../../../test/helpers/outbound-fixture';
 import { policyEvent } from '../../../test/helpers/outbound';
@@ -188,4 +188,24 @@ test('when the session ends while the page is open, the console asks to sign in 
   await p.locator('h1:focus').getByText('Audit trail').waitFor();
   await p.waitForFunction("document.title === 'Audit trail · Hookstream console'");
   stack.expectProblems(/status of 401/);
+});
+
+test('an operator issues a portal link on the partner’s page, sees it listed, revokes it, and the link opens nothing', async () => {
+  const p = await stack.page();
+  await stack.signInAsOperator(p);
+  await p.goto(`/console/#/partners/${stack.partnerA}`);
+  await p.getByLabel(/Why the partner gets access/).fill('call with their engineer (ticket 15)');
+  await p.getByRole('button', { name: 'Issue a portal link (24 h)' }).click();
+  const link = await p.getByLabel('Portal link, shown once').inputValue();
+  const token = decodeURIComponent(link.split('token=')[1]!);
+  const deliveries = async () =>
+    (await fetch(`${stack.log.url}/api/portal/v1/deliveries`, { headers: { authorization: `Bearer ${token}` } })).status;
+  expect(await deliveries()).toBe(200);
+
+  const reason = p.getByLabel(/Why portal link .* is revoked/);
+  await reason.fill('sent to the wrong address');
+  await p.getByRole('button', { name: 'Revoke' }).click();
+  await p.getByText(/revoked .* sent to the wrong address/).waitFor();
+  expect(await reason.count()).toBe(0);
+  expect(await deliveries()).toBe(401);
 });

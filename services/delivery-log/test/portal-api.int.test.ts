@@ -9,13 +9,20 @@
  */
 import { createHmac } from 'node:crypto';
 import { parseKeyring } from '@hookstream/shared';
-import { PortalTokens } from '../src/api/portal-tokens';
+import { signToken } from '../src/api/signed-tokens';
 import { RECEIVER_DEFAULT_BODY } from '../../../test/helpers/outbound';
 import { waitFor } from '../../../test/helpers/infrastructure';
 import { A_API_KEY, A_SECRET, FAILURE_ANSWER, PortalStack } from './support/portal-stack';
 
 let stack: PortalStack;
-const tokens = () => new PortalTokens(parseKeyring(process.env['HOOKSTREAM_PORTAL_TOKEN_KEYS'] ?? '', 'HOOKSTREAM_PORTAL_TOKEN_KEYS', 32));
+/** A portal token signed here, never recorded by the service: refused whatever its claims. */
+const unrecorded = (keys: string, issuedAt: Date, partnerId: string) =>
+  signToken(parseKeyring(keys, 'HOOKSTREAM_PORTAL_TOKEN_KEYS', 32), 'hookstream-portal', {
+    id: 'not-issued',
+    subject: partnerId,
+    issuedAt,
+    expiresAt: new Date(issuedAt.getTime() + 60_000),
+  });
 
 beforeAll(async () => {
   stack = await PortalStack.open('portal-api', 60);
@@ -188,7 +195,7 @@ test("another partner's key or token finds none of a partner's deliveries or web
   );
   expect(webhooks.data[0]!.transaction_number).toBe('TRX-A-1');
   const ids: Record<string, string> = { deliveryId: deliveries.data[0]!.delivery_id, webhookId: webhooks.data[0]!.webhook_id };
-  const { token: tokenB } = await tokens().issue(stack.partnerB, 300);
+  const { token: tokenB } = await stack.portalToken(stack.partnerB);
   const operations = Object.entries(stack.api.openapi.paths)
     .filter(([route]) => route.startsWith('/api/portal/v1/'))
     .flatMap(([route, methods]) => Object.keys(methods).map((method) => ({ route, method })));
@@ -219,18 +226,21 @@ test("another partner's key or token finds none of a partner's deliveries or web
     }
   }
   // A's own token opens what B's could not.
-  const { token: tokenA } = await tokens().issue(stack.partnerA, 300);
+  const { token: tokenA } = await stack.portalToken(stack.partnerA);
   expect((await stack.api.get(`/api/portal/v1/webhooks/${ids['webhookId']}`, { authorization: `Bearer ${tokenA}` })).status).toBe(200);
 });
 
 test('no credentials, a wrong key, a forged or expired token: 401 in the error body, and nothing else said', async () => {
-  const expired = await tokens().issue(stack.partnerA, 60, new Date(Date.now() - 3600_000));
-  const forged = await new PortalTokens(parseKeyring(`x:${Buffer.alloc(32, 7).toString('base64')}`, 'k', 32)).issue(stack.partnerA, 300);
+  const expired = await unrecorded(process.env['HOOKSTREAM_PORTAL_TOKEN_KEYS'] ?? '', new Date(Date.now() - 3600_000), stack.partnerA);
+  const forged = await unrecorded(`x:${Buffer.alloc(32, 7).toString('base64')}`, new Date(), stack.partnerA);
+  // Signed with the service's own key, valid for a minute, but never issued (no row): refused.
+  const unissued = await unrecorded(process.env['HOOKSTREAM_PORTAL_TOKEN_KEYS'] ?? '', new Date(), stack.partnerA);
   const refused: Array<Record<string, string>> = [
     {},
     { 'x-api-key': 'hs_wrong' },
-    { authorization: `Bearer ${expired.token}` },
-    { authorization: `Bearer ${forged.token}` },
+    { authorization: `Bearer ${expired}` },
+    { authorization: `Bearer ${forged}` },
+    { authorization: `Bearer ${unissued}` },
   ];
   for (const headers of refused) {
     const answer = await stack.api.get('/api/portal/v1/deliveries', headers);

@@ -31,6 +31,7 @@ const NOTHING: Pruned = {
   webhookReplays: 0,
   auditRecords: 0,
   resendReservations: 0,
+  issuedCredentials: 0,
 };
 
 const request = (id: string, createdAt: number): CallbackRequestValue => ({

@@ -1,13 +1,15 @@
 /*
  * Onboarding through the operator API: the partner use cases `hookstream partners` runs
  * (PartnerChanges: same validation, same audit, field by field the same spec), and portal tokens
- * for a partner's people. Every write names its reason; the operator is the audit's actor.
+ * for a partner's people, listed and revoked one by one. Every write names its reason; the
+ * operator is the audit's actor.
  */
 import { describePartner, type PartnerChanges, type PartnerDirectory, type AuditedWriter } from '@hookstream/shared';
 import express, { Router, type Request } from 'express';
 import { notFound } from './api-errors';
 import { PartnerCreateBody, PartnerUpdateBody, PortalTokenBody, ReasonBody, RotateKeyBody } from './admin-schemas';
 import { operatorActor, operatorOf } from './operator-auth';
+import type { IssuedCredentials } from './issued-credentials';
 import type { PortalTokens } from './portal-tokens';
 import { idParam, parseInput } from './request-input';
 
@@ -15,13 +17,14 @@ export interface AdminPartnerDeps {
   partners: PartnerDirectory;
   changes: PartnerChanges;
   portalTokens: PortalTokens;
+  issuedCredentials: IssuedCredentials;
   audit: AuditedWriter;
 }
 
 const body = express.json({ limit: '256kb', type: () => true });
 const actorOf = (req: Request) => operatorActor(operatorOf(req.res!.locals));
 
-export function adminPartnerRoutes({ partners, changes, portalTokens, audit }: AdminPartnerDeps): Router {
+export function adminPartnerRoutes({ partners, changes, portalTokens, issuedCredentials, audit }: AdminPartnerDeps): Router {
   const router = Router();
   /** The partner named in the path, as this replica reads it now; 404 when there is none. */
   const partnerIdOf = (req: Request) => {
@@ -59,7 +62,10 @@ export function adminPartnerRoutes({ partners, changes, portalTokens, audit }: A
     router.post(`/partners/:partnerId/${action}`, body, async (req, res) => {
       const partnerId = partnerIdOf(req);
       const input = parseInput(ReasonBody, req.body, 'body');
-      res.json({ data: describePartner(await changes.setStatus(partnerId, status, actorOf(req), input.reason)) });
+      const partner = await changes.setStatus(partnerId, status, actorOf(req), input.reason);
+      // At once, on every replica: the audit trail's partner.disable refuses them too, once projected.
+      if (status === 'DISABLED') await issuedCredentials.revokeOfPartner(partnerId, { actor: actorOf(req).id, reason: input.reason });
+      res.json({ data: describePartner(partner) });
     });
   }
 
@@ -83,15 +89,38 @@ export function adminPartnerRoutes({ partners, changes, portalTokens, audit }: A
   router.post('/partners/:partnerId/portal-tokens', body, async (req, res) => {
     const partnerId = partnerIdOf(req);
     const input = parseInput(PortalTokenBody, req.body, 'body');
-    const issued = await portalTokens.issue(partnerId, input.ttl_minutes * 60);
+    const issued = await portalTokens.issue(partnerId, input.ttl_minutes * 60, actorOf(req).id);
     // Audited without the token: who gave whom access, until when.
     await audit.write([], actorOf(req), {
       action: 'portal-token.issue',
       subject: { type: 'partner', id: partnerId },
       reason: input.reason,
-      detail: { expires_at: issued.expiresAt.toISOString() },
+      detail: { token_id: issued.id, expires_at: issued.expiresAt.toISOString() },
     });
-    res.status(201).json({ data: { token: issued.token, partner_id: partnerId, expires_at: issued.expiresAt.toISOString() } });
+    const expiresAt = issued.expiresAt.toISOString();
+    res.status(201).json({ data: { token: issued.token, token_id: issued.id, partner_id: partnerId, expires_at: expiresAt } });
+  });
+
+  router.get('/partners/:partnerId/portal-tokens', async (req, res) => {
+    res.json({ data: await issuedCredentials.portalLinks(partnerIdOf(req)) });
+  });
+
+  router.post('/partners/:partnerId/portal-tokens/:tokenId/revoke', body, async (req, res) => {
+    const partnerId = partnerIdOf(req);
+    const input = parseInput(ReasonBody, req.body, 'body');
+    const tokenId = idParam(req.params.tokenId);
+    const link = (await issuedCredentials.portalLinks(partnerId)).find((l) => l.token_id === tokenId);
+    if (!link) throw notFound('portal token');
+    // Revoking one already revoked or expired changes nothing and writes no audit record.
+    if (await issuedCredentials.revoke(link.token_id, { actor: actorOf(req).id, reason: input.reason })) {
+      await audit.write([], actorOf(req), {
+        action: 'portal-token.revoke',
+        subject: { type: 'partner', id: partnerId },
+        reason: input.reason,
+        detail: { token_id: link.token_id },
+      });
+    }
+    res.json({ data: (await issuedCredentials.portalLinks(partnerId)).find((l) => l.token_id === link.token_id) });
   });
 
   return router;

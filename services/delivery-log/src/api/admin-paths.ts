@@ -18,6 +18,7 @@ import {
   PartnerCreateDoc,
   PartnerUpdateDoc,
   PartnerView,
+  PortalLink,
   PortalToken,
   PortalTokenBody,
   ReasonBody,
@@ -200,6 +201,32 @@ export const adminPaths: ZodOpenApiPathsObject = {
         '201': { description: 'The token, shown once', ...json(one(PortalToken, 'PortalTokenAnswer')) },
         ...writeRefusals,
         ...notFound('partner'),
+        '409': refusal('The partner has 50 live portal tokens: revoke one first', [ApiErrorCodes.CONFLICT]),
+      },
+    }),
+    get: operation('The partner’s portal tokens', {
+      operationId: 'adminListPortalTokens',
+      description: 'Every portal token issued for the partner, live, revoked or expired (until pruned), newest first; never the token.',
+      requestParams: partnerPath,
+      responses: {
+        '200': { description: 'The portal tokens', ...json(z.object({ data: z.array(PortalLink) }).meta({ id: 'PortalLinkList' })) },
+        ...readRefusals,
+        ...notFound('partner'),
+      },
+    }),
+  },
+  [`${ADMIN_BASE}/partners/{partnerId}/portal-tokens/{tokenId}/revoke`]: {
+    post: operation('Revoke a portal token', {
+      operationId: 'adminRevokePortalToken',
+      description:
+        'The token, and every console session opened with it, opens nothing from the next request on any replica. Audited ' +
+        '(portal-token.revoke); revoking one already revoked or expired changes nothing.',
+      requestParams: { path: z.object({ partnerId: z.string(), tokenId: z.string() }) },
+      requestBody: { required: true, ...json(ReasonBody) },
+      responses: {
+        '200': { description: 'The token as it is now', ...json(one(PortalLink, 'PortalLinkAnswer')) },
+        ...writeRefusals,
+        ...notFound('partner or portal token'),
       },
     }),
   },

@@ -85,8 +85,24 @@ export const PortalTokenBody = z
   .meta({ id: 'PortalTokenRequest' });
 
 export const PortalToken = z
-  .object({ token: z.string(), partner_id: z.string(), expires_at: timestamp })
+  .object({ token: z.string(), token_id: z.string(), partner_id: z.string(), expires_at: timestamp })
   .meta({ id: 'PortalToken', description: 'Shown once; give it to the partner (Authorization: Bearer on the partner API)' });
+
+export const PortalLink = z
+  .object({
+    token_id: z.string(),
+    partner_id: z.string(),
+    issued_by: z.string().nullable().meta({ description: 'The operator id that issued it' }),
+    issued_at: timestamp,
+    expires_at: timestamp,
+    revoked_at: timestamp.nullable(),
+    revoked_by: z.string().nullable().meta({ description: 'The operator id that revoked it (or disabled the partner)' }),
+    revoke_reason: z.string().nullable(),
+  })
+  .meta({
+    id: 'PortalLink',
+    description: 'A portal token as issued (never the token itself); listed until retention prunes it after expiry',
+  });
 
 /** A partner as the operator API and `hookstream partners show --json` show it: secrets masked, keys without hashes. */
 export const PartnerView = z.record(z.string(), z.unknown()).meta({

@@ -25,6 +25,7 @@ import { authenticatePartner } from './partner-auth';
 import { ADMIN_BASE, PORTAL_BASE } from './paths';
 import { partnerRateLimit } from './partner-rate-limit';
 import { portalRoutes, type PortalDeps } from './portal-routes';
+import type { IssuedCredentials } from './issued-credentials';
 import type { PortalTokens } from './portal-tokens';
 import { consoleRoutes } from '../console/console-routes';
 import type { ConsoleSessions } from '../console/console-sessions';
@@ -35,6 +36,7 @@ export interface ApiOptions extends PortalDeps, Omit<AdminPartnerDeps, 'partners
   partners: PartnerDirectory;
   operators: OperatorDirectory;
   portalTokens: PortalTokens;
+  issuedCredentials: IssuedCredentials;
   sessions: ConsoleSessions;
   deadLetters: DeadLetterSessions;
   logger: Logger;

@@ -27,6 +27,7 @@ export const consolePaths: ZodOpenApiPathsObject = {
         ...unauthenticated,
         ...badBody,
         '403': refusal('Sent from another site (Sec-Fetch-Site: cross-site)', [ApiErrorCodes.FORBIDDEN]),
+        '429': refusal('200 sessions of this partner (or operator) are open; retry after Retry-After', [ApiErrorCodes.RATE_LIMITED]),
         '503': refusal('Starting; retry after Retry-After', [ApiErrorCodes.UNAVAILABLE]),
       },
     },
@@ -47,8 +48,8 @@ export const consolePaths: ZodOpenApiPathsObject = {
       tags: ['console'],
       operationId: 'consoleSignOut',
       responses: {
-        '204': { description: 'Signed out; the cookie is cleared' },
-        '403': refusal('x-csrf-token missing or wrong', [ApiErrorCodes.FORBIDDEN]),
+        '204': { description: 'Signed out; the cookie is cleared and the session ended on every replica' },
+        '403': refusal('From another origin, or x-csrf-token missing or wrong', [ApiErrorCodes.FORBIDDEN]),
       },
     },
   },

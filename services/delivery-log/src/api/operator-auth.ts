@@ -10,7 +10,7 @@ import type { Actor, Operator, OperatorDirectory } from '@hookstream/shared';
 import type { Request, RequestHandler } from 'express';
 import type { ConsoleSession, ConsoleSessions } from '../console/console-sessions';
 import { ApiError, ApiErrorCodes } from './api-errors';
-import { refuseWithoutCsrf } from './partner-auth';
+import { refuseForgedWrite } from './partner-auth';
 
 import { bearerToken } from './bearer';
 
@@ -39,7 +39,7 @@ async function operatorOfRequest(req: Request, operators: OperatorDirectory, ses
   if (authorization !== undefined) return operators.check(bearerToken(authorization));
   const session = await sessions.read(req.get('cookie'));
   if (session?.kind !== 'operator' || !operatorSessionHolds(session, operators)) return undefined;
-  refuseWithoutCsrf(req, session);
+  refuseForgedWrite(req, session);
   return operators.get(session.operatorId);
 }
 

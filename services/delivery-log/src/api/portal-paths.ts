@@ -29,7 +29,9 @@ const partnerRefusals = {
 };
 const listRefusals = { ...partnerRefusals, ...badQuery };
 /** A write made with the console's session cookie without its x-csrf-token. */
-const csrfRefusal = { '403': refusal('Signed in by the console’s cookie without its x-csrf-token', [ApiErrorCodes.FORBIDDEN]) };
+const csrfRefusal = {
+  '403': refusal('Signed in by the console’s cookie, from another origin or without its x-csrf-token', [ApiErrorCodes.FORBIDDEN]),
+};
 const oneRefusals = { ...partnerRefusals, '404': refusal('No such id among the caller’s own', [ApiErrorCodes.NOT_FOUND]) };
 
 const operation = (summary: string, operation: Omit<ZodOpenApiOperationObject, 'summary'>): ZodOpenApiOperationObject => ({
@@ -125,14 +127,18 @@ export const portalPaths: ZodOpenApiPathsObject = {
       operationId: 'rotateApiKey',
       description:
         'Issues a new x-api-key, shown only in this answer; every other key of the partner keeps working until the expires_at ' +
-        'given for it (the overlap, 24 hours unless the insurer configured another), so the partner can switch without a gap. Audited.',
+        'given for it (the overlap, 24 hours unless the insurer configured another), so the partner can switch without a gap. Audited. ' +
+        'Only with the current API key (x-api-key, or a console session opened with it): a portal token cannot mint a key.',
       requestBody: { required: false, ...json(KeyRotationBody) },
       responses: {
         '201': { description: 'The new key', ...json(one(RotatedKey, 'RotatedKeyAnswer')) },
         ...partnerRefusals,
         '409': refusal('The partner would hold more working keys than allowed: the message says how many', [ApiErrorCodes.CONFLICT]),
         ...badBody,
-        ...csrfRefusal,
+        '403': refusal(
+          'A portal token (or a console session opened with one); or a console write from another origin or without its x-csrf-token',
+          [ApiErrorCodes.FORBIDDEN],
+        ),
       },
     }),
   },

@@ -1,7 +1,7 @@
 /*
  * The partner API (/api/portal/v1): a partner's own deliveries, each with every attempt, a resend
  * of a dead-lettered one, its own inbound webhooks with their documents and those refused, its
- * endpoints' health, and the rotation of its own API key. The caller's partner id (partner-auth.ts)
+ * endpoints' health, and the rotation of its own API key (with the key, not with a portal link). The caller's partner id (partner-auth.ts)
  * scopes every query, so another partner's id answers 404 exactly as an unknown one does.
  */
 import type { PartnerChanges } from '@hookstream/shared';
@@ -9,7 +9,7 @@ import express, { Router, type Request } from 'express';
 import type { DeliveryLogDb } from '../store/database';
 import { endpointHealth } from '../queries/endpoint-health';
 import { newKeyAnswer } from './admin-partner-routes';
-import { notFound } from './api-errors';
+import { ApiError, ApiErrorCodes, notFound } from './api-errors';
 import { logRoutes } from './log-routes';
 import { partnerCallerOf } from './partner-auth';
 import { idParam, parseInput } from './request-input';
@@ -46,6 +46,15 @@ export function portalRoutes({ db, resender, changes, keyRotationOverlapHours }:
   });
 
   router.post('/api-keys/rotate', express.json({ limit: '16kb', type: () => true }), async (req, res) => {
+    // A portal link is given out for a day to see and resend; a key it minted would outlive it and
+    // every revocation of it. Rotating needs what rotation replaces: the API key (or an operator).
+    if (partnerCallerOf(res.locals).holds !== 'api_key') {
+      throw new ApiError(
+        403,
+        ApiErrorCodes.FORBIDDEN,
+        'a portal link cannot rotate the API key: use the current API key (x-api-key, or sign in to the console with it), or ask an operator',
+      );
+    }
     const body = parseInput(KeyRotationBody, req.body ?? {}, 'body');
     const partnerId = partnerOf(req);
     const actor = { type: 'partner' as const, id: partnerId, name: partnerOperator(partnerId) };

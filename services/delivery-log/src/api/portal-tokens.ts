@@ -1,11 +1,12 @@
 /*
- * Portal tokens: what an operator gives a partner's people to open the portal without the
- * partner's API key. A JWT (HS256) naming the partner, signed with the newest of
+ * Portal tokens (portal links): what an operator gives a partner's people to open the portal
+ * without the partner's API key. A JWT (HS256) naming the partner, signed with the newest of
  * HOOKSTREAM_PORTAL_TOKEN_KEYS (its id in `kid`), valid for a stated time; any key still listed
  * verifies, so keys rotate by listing a new one first and dropping the old one once its tokens
- * have expired.
+ * have expired. Each is recorded in issued_credentials, so an operator can list and revoke it.
  */
 import type { DataKey } from '@hookstream/shared';
+import type { IssuedCredentials } from './issued-credentials';
 import { signToken, verifiedToken } from './signed-tokens';
 
 const AUDIENCE = 'hookstream-portal';
@@ -14,25 +15,33 @@ export const PORTAL_TOKEN_MAX_SECONDS = 24 * 3600;
 
 export interface IssuedPortalToken {
   token: string;
+  id: string;
+  expiresAt: Date;
+}
+
+export interface PortalTokenClaims {
+  id: string;
+  partnerId: string;
   expiresAt: Date;
 }
 
 export class PortalTokens {
-  constructor(private readonly keys: DataKey[]) {}
+  constructor(
+    private readonly keys: DataKey[],
+    private readonly issued: Pick<IssuedCredentials, 'record' | 'holds'>,
+  ) {}
 
-  async issue(partnerId: string, validSeconds: number, now = new Date()): Promise<IssuedPortalToken> {
+  /** A token for `partnerId`, issued by `operatorId`; refused past the partner's limit of live links. */
+  async issue(partnerId: string, validSeconds: number, operatorId: string, now = new Date()): Promise<IssuedPortalToken> {
     const expiresAt = new Date(now.getTime() + Math.min(validSeconds, PORTAL_TOKEN_MAX_SECONDS) * 1000);
-    return { token: await signToken(this.keys, AUDIENCE, { subject: partnerId, issuedAt: now, expiresAt }), expiresAt };
+    const id = await this.issued.record({ kind: 'portal_link', partnerId, operatorId, issuedAt: now, expiresAt });
+    return { token: await signToken(this.keys, AUDIENCE, { id, subject: partnerId, issuedAt: now, expiresAt }), id, expiresAt };
   }
 
-  /** The partner id a valid token names; null for a token that is malformed, forged, expired, or signed by a key no longer listed. */
-  async partnerOf(token: string): Promise<string | null> {
-    return (await this.verify(token))?.partnerId ?? null;
-  }
-
-  /** The partner a valid token names and when it expires; null as partnerOf. */
-  async verify(token: string): Promise<{ partnerId: string; expiresAt: Date } | null> {
+  /** The claims of a token that holds; null for one malformed, forged, expired, revoked, of before its partner's disable, or signed by a key no longer listed. */
+  async verify(token: string): Promise<PortalTokenClaims | null> {
     const claims = await verifiedToken(this.keys, AUDIENCE, token);
-    return claims ? { partnerId: claims.sub, expiresAt: new Date(claims.exp * 1000) } : null;
+    if (!claims || !(await this.issued.holds(claims.jti))) return null;
+    return { id: claims.jti, partnerId: claims.sub, expiresAt: new Date(claims.exp * 1000) };
   }
 }

@@ -10,7 +10,7 @@ import type { OperatorDirectory, PartnerDirectory } from '@hookstream/shared';
 import express, { Router, type Request, type RequestHandler } from 'express';
 import { ApiError, ApiErrorCodes } from '../api/api-errors';
 import { operatorSessionHolds } from '../api/operator-auth';
-import { partnerSessionHolds, refuseWithoutCsrf } from '../api/partner-auth';
+import { partnerSessionHolds, refuseForgedWrite } from '../api/partner-auth';
 import type { PortalTokens } from '../api/portal-tokens';
 import { parseInput } from '../api/request-input';
 import { SignInBody } from '../api/schemas';
@@ -74,7 +74,11 @@ export function consoleRoutes(deps: ConsoleDeps): Router {
 
   router.delete(`${CONSOLE_BASE}/session`, async (req, res) => {
     const session = await currentSession(req, deps);
-    if (session) refuseWithoutCsrf(req, session);
+    if (session) {
+      refuseForgedWrite(req, session);
+      // Ended in the store, not only in this browser: a copy of the cookie opens nothing either.
+      await deps.sessions.close(session);
+    }
     res.setHeader('Set-Cookie', ConsoleSessions.cookie(null, { secure: overTls(req) }));
     res.status(204).end();
   });
@@ -104,7 +108,7 @@ async function signIn(
   if (body.portal_token !== undefined) {
     const claims = await deps.portalTokens.verify(body.portal_token);
     if (!claims || deps.partners.get(claims.partnerId)?.status !== 'ACTIVE') return undefined;
-    return deps.sessions.open({ kind: 'partner', partnerId: claims.partnerId, keyId: null }, claims.expiresAt);
+    return deps.sessions.open({ kind: 'partner', partnerId: claims.partnerId, keyId: null, portalLinkId: claims.id }, claims.expiresAt);
   }
   const check = deps.partners.checkApiKey(body.api_key);
   return check.ok ? deps.sessions.open({ kind: 'partner', partnerId: check.partner.partner_id, keyId: check.key.key_id }) : undefined;

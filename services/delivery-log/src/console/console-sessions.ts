@@ -6,11 +6,13 @@
  * random CSRF value. The cookie is HttpOnly, SameSite=Strict and Secure over TLS; the CSRF value
  * is handed to the page, which sends it back in x-csrf-token on every write. The credential
  * itself is never kept: each request re-checks that what it named still holds (the key not
- * revoked, the partner active, the operator not revoked).
+ * revoked, the partner active, the operator not revoked), and that the session's own row in
+ * issued_credentials does (not signed out, not revoked with its portal link or its partner).
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { parse as parseCookies, serialize as serializeCookie } from 'cookie';
 import type { DataKey } from '@hookstream/shared';
+import type { IssuedCredentials } from '../api/issued-credentials';
 import { signToken, verifiedToken } from '../api/signed-tokens';
 
 export const SESSION_COOKIE = 'hookstream_session';
@@ -18,28 +20,49 @@ const AUDIENCE = 'hookstream-console';
 /** A working day: long enough not to interrupt one, short enough that a forgotten laptop's session ends. */
 export const SESSION_SECONDS = 8 * 3600;
 
+/** A partner's session was opened with one of its API keys (keyId) or with a portal link (keyId null). */
 export type ConsoleSession =
-  | { kind: 'partner'; partnerId: string; keyId: string | null; csrf: string; expiresAt: Date }
-  | { kind: 'operator'; operatorId: string; csrf: string; expiresAt: Date };
+  | { id: string; kind: 'partner'; partnerId: string; keyId: string | null; csrf: string; expiresAt: Date }
+  | { id: string; kind: 'operator'; operatorId: string; csrf: string; expiresAt: Date };
 
-type NewSession = { kind: 'partner'; partnerId: string; keyId: string | null } | { kind: 'operator'; operatorId: string };
+type NewSession =
+  | { kind: 'partner'; partnerId: string; keyId: string; portalLinkId?: undefined }
+  | { kind: 'partner'; partnerId: string; keyId: null; portalLinkId: string }
+  | { kind: 'operator'; operatorId: string };
 
 export class ConsoleSessions {
-  constructor(private readonly keys: DataKey[]) {}
+  constructor(
+    private readonly keys: DataKey[],
+    private readonly issued: Pick<IssuedCredentials, 'record' | 'holds' | 'revoke'>,
+  ) {}
 
   /** A session for `who`, ending at `notAfter` if that is sooner than SESSION_SECONDS (a portal token's expiry). */
   async open(who: NewSession, notAfter?: Date, now = new Date()): Promise<{ session: ConsoleSession; cookieValue: string }> {
     const end = Math.min(now.getTime() + SESSION_SECONDS * 1000, notAfter?.getTime() ?? Infinity);
+    const expiresAt = new Date(Math.floor(end / 1000) * 1000);
+    const partnerId = who.kind === 'partner' ? who.partnerId : null;
+    const id = await this.issued.record({
+      kind: 'console_session',
+      partnerId,
+      operatorId: who.kind === 'operator' ? who.operatorId : null,
+      portalLinkId: who.kind === 'partner' ? (who.portalLinkId ?? null) : null,
+      issuedAt: now,
+      expiresAt,
+    });
     const csrf = randomBytes(24).toString('base64url');
     const subject = who.kind === 'partner' ? who.partnerId : who.operatorId;
     const claims = { kind: who.kind, csrf, ...(who.kind === 'partner' && who.keyId ? { api_key_id: who.keyId } : {}) };
-    const cookieValue = await signToken(this.keys, AUDIENCE, { subject, claims, issuedAt: now, expiresAt: new Date(end) });
-    const expiresAt = new Date(Math.floor(end / 1000) * 1000);
+    const cookieValue = await signToken(this.keys, AUDIENCE, { id, subject, claims, issuedAt: now, expiresAt: new Date(end) });
     const session: ConsoleSession =
       who.kind === 'partner'
-        ? { kind: 'partner', partnerId: who.partnerId, keyId: who.keyId, csrf, expiresAt }
-        : { kind: 'operator', operatorId: who.operatorId, csrf, expiresAt };
+        ? { id, kind: 'partner', partnerId: who.partnerId, keyId: who.keyId, csrf, expiresAt }
+        : { id, kind: 'operator', operatorId: who.operatorId, csrf, expiresAt };
     return { session, cookieValue };
+  }
+
+  /** Signs a session out: its row is revoked, so its cookie opens nothing on any replica from the next request. */
+  async close(session: ConsoleSession, now = new Date()): Promise<void> {
+    await this.issued.revoke(session.id, { actor: 'sign-out', reason: 'signed out' }, now);
   }
 
   /** The session a request's Cookie header carries, if it is one of ours and current. */
@@ -48,13 +71,12 @@ export class ConsoleSessions {
     if (!token) return undefined;
     const payload = await verifiedToken(this.keys, AUDIENCE, token);
     if (!payload || typeof payload['csrf'] !== 'string') return undefined;
-    const { sub, exp, kind } = payload;
+    const { sub, exp, kind, jti: id } = payload;
+    if ((kind !== 'operator' && kind !== 'partner') || !(await this.issued.holds(id))) return undefined;
     const csrf = payload['csrf'];
     const expiresAt = new Date(exp * 1000);
-    if (kind === 'operator') return { kind, operatorId: sub, csrf, expiresAt };
-    if (kind === 'partner')
-      return { kind, partnerId: sub, keyId: typeof payload['api_key_id'] === 'string' ? payload['api_key_id'] : null, csrf, expiresAt };
-    return undefined;
+    if (kind === 'operator') return { id, kind, operatorId: sub, csrf, expiresAt };
+    return { id, kind, partnerId: sub, keyId: typeof payload['api_key_id'] === 'string' ? payload['api_key_id'] : null, csrf, expiresAt };
   }
 
   /** The Set-Cookie value of a session (or of its removal: no value). */

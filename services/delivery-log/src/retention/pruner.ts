@@ -2,7 +2,8 @@
  * Retention of the delivery log: rows older than DELIVERY_LOG_RETENTION_DAYS go: a delivery with
  * its attempts and replays, a webhook with its documents; on their own a dead letter, a refused or
  * a replayed webhook, and a document whose webhook the log never had. The audit trail is kept a
- * year, resend reservations only the hour they count in. Deleted a thousand at a time, each batch
+ * year, resend reservations only the hour they count in, console sessions and portal links until
+ * they expire. Deleted a thousand at a time, each batch
  * its own short transaction, so the projection's writes (and, on PGlite, its one session) wait at
  * most for one small batch, never for a whole day's worth.
  */
@@ -38,6 +39,8 @@ export interface Pruned {
   webhookReplays: number;
   auditRecords: number;
   resendReservations: number;
+  /** Console sessions and portal links past their expiry (a revoked one is kept until then: the list shows it). */
+  issuedCredentials: number;
 }
 
 /** The audit trail is kept as long as its topics keep it (admin-audit, dlq-replay-audit: 365 days), whatever the log's retention. */
@@ -106,6 +109,7 @@ export class Pruner {
         key: ['reservation_id'],
         time: 'reserved_at',
       }),
+      issuedCredentials: await this.olderThan(new Date(now), { table: 'issued_credentials', key: ['credential_id'], time: 'expires_at' }),
     };
   }
 

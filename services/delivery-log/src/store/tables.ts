@@ -183,6 +183,23 @@ export interface ResendReservationsTable {
   reserved_at: Timestamp;
 }
 
+/** A console session or portal link the API signed (issued-credentials.ts); the API's own, not projected. */
+export interface IssuedCredentialsTable {
+  credential_id: string;
+  kind: 'console_session' | 'portal_link';
+  /** The partner it opens; null for an operator's session. */
+  partner_id: string | null;
+  /** The operator whose session it is, or who issued the portal link; null for a partner's session. */
+  operator_id: string | null;
+  /** The portal link a partner's session was opened with. */
+  portal_link_id: string | null;
+  issued_at: Timestamp;
+  expires_at: Timestamp;
+  revoked_at: Timestamp | null;
+  revoked_by: string | null;
+  revoke_reason: string | null;
+}
+
 export interface DeliveryLogTables {
   partners: PartnersTable;
   deliveries: DeliveriesTable;
@@ -195,4 +212,5 @@ export interface DeliveryLogTables {
   rejected_webhooks: RejectedWebhooksTable;
   webhook_replays: WebhookReplaysTable;
   resend_reservations: ResendReservationsTable;
+  issued_credentials: IssuedCredentialsTable;
 }

@@ -1,9 +1,30 @@
 import { parseKeyring } from '@hookstream/shared';
 import { ConsoleSessions, SESSION_COOKIE, csrfMatches } from '../../src/console/console-sessions';
+import type { IssuedCredentials, NewCredential } from '../../src/api/issued-credentials';
 import { PortalTokens } from '../../src/api/portal-tokens';
 
 const keys = parseKeyring(`k1:${Buffer.alloc(32, 1).toString('base64')}`, 'HOOKSTREAM_PORTAL_TOKEN_KEYS', 32);
-const sessions = new ConsoleSessions(keys);
+
+/** The store's rows in memory (issued-credentials.int.test.ts holds the real one to the same rules). */
+class IssuedInMemory implements Pick<IssuedCredentials, 'record' | 'holds' | 'revoke'> {
+  private readonly rows = new Map<string, NewCredential & { revoked: boolean }>();
+  record(credential: NewCredential): Promise<string> {
+    const id = `c${this.rows.size + 1}`;
+    this.rows.set(id, { ...credential, revoked: false });
+    return Promise.resolve(id);
+  }
+  holds(id: string | undefined, now = new Date()): Promise<boolean> {
+    const row = id === undefined ? undefined : this.rows.get(id);
+    return Promise.resolve(row !== undefined && !row.revoked && row.expiresAt > now);
+  }
+  revoke(id: string, _by?: unknown): Promise<boolean> {
+    const ended = [...this.rows].filter(([key, row]) => (key === id || row.portalLinkId === id) && !row.revoked);
+    for (const [, row] of ended) row.revoked = true;
+    return Promise.resolve(ended.length > 0);
+  }
+}
+const issued = new IssuedInMemory();
+const sessions = new ConsoleSessions(keys, issued);
 const cookieOf = (value: string) => `other=1; ${SESSION_COOKIE}=${value}`;
 
 test('a session opened for a partner reads back as that partner, with its key and a CSRF value', async () => {
@@ -18,7 +39,8 @@ test('a session ends after 8 hours, or with the portal token it was opened with'
   const now = new Date('2026-01-01T10:00:00Z');
   const long = await sessions.open({ kind: 'operator', operatorId: 'op_1' }, undefined, now);
   expect(long.session.expiresAt.toISOString()).toBe('2026-01-01T18:00:00.000Z');
-  const short = await sessions.open({ kind: 'partner', partnerId: 'acme', keyId: null }, new Date('2026-01-01T10:30:00Z'), now);
+  const link = await new PortalTokens(keys, issued).issue('acme', 1800, 'op_1', now);
+  const short = await sessions.open({ kind: 'partner', partnerId: 'acme', keyId: null, portalLinkId: link.id }, link.expiresAt, now);
   expect(short.session.expiresAt.toISOString()).toBe('2026-01-01T10:30:00.000Z');
   // Opened in January for half an hour: long expired.
   expect(await sessions.read(cookieOf(short.cookieValue))).toBeUndefined();
@@ -31,9 +53,9 @@ test('a tampered cookie, another key’s, or a portal token in its place is no s
     'base64url',
   );
   expect(await sessions.read(cookieOf(`${header}.${forgedPayload}.${signature}`))).toBeUndefined();
-  const otherKeys = new ConsoleSessions(parseKeyring(`k1:${Buffer.alloc(32, 2).toString('base64')}`, 'k', 32));
+  const otherKeys = new ConsoleSessions(parseKeyring(`k1:${Buffer.alloc(32, 2).toString('base64')}`, 'k', 32), issued);
   expect(await otherKeys.read(cookieOf(cookieValue))).toBeUndefined();
-  const portal = await new PortalTokens(keys).issue('acme', 300);
+  const portal = await new PortalTokens(keys, issued).issue('acme', 300, 'op_1');
   expect(await sessions.read(cookieOf(portal.token))).toBeUndefined();
   expect(await sessions.read(undefined)).toBeUndefined();
   expect(await sessions.read('unrelated=1')).toBeUndefined();
@@ -54,4 +76,17 @@ test('a write carries the session’s CSRF value, compared exactly', async () =>
   expect(csrfMatches(session, `${session.csrf}x`)).toBe(false);
   expect(csrfMatches(session, undefined)).toBe(false);
   expect(csrfMatches(session, '')).toBe(false);
+});
+
+test('a session signed out, or opened with a portal link since revoked, reads as none though its signature holds', async () => {
+  const { session, cookieValue } = await sessions.open({ kind: 'operator', operatorId: 'op_1' });
+  await sessions.close(session);
+  expect(await sessions.read(cookieOf(cookieValue))).toBeUndefined();
+
+  const link = await new PortalTokens(keys, issued).issue('acme', 300, 'op_1');
+  const opened = await sessions.open({ kind: 'partner', partnerId: 'acme', keyId: null, portalLinkId: link.id });
+  expect(await sessions.read(cookieOf(opened.cookieValue))).toEqual(opened.session);
+  expect(await issued.revoke(link.id, { actor: 'op_2', reason: 'left the partner' })).toBe(true);
+  expect(await sessions.read(cookieOf(opened.cookieValue))).toBeUndefined();
+  expect(await new PortalTokens(keys, issued).verify(link.token)).toBeNull();
 });

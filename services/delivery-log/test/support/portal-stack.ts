@@ -7,6 +7,7 @@
  *   replay) and had one refused;
  * - B's endpoint answers 200 to its five policies; it had one webhook refused;
  * - C's endpoint always fails: its four policies are dead-lettered, to resend.
+ * and an operator (`hookstream operators create`), who issues portal tokens as the console does.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -14,6 +15,7 @@ import path from 'node:path';
 import { OutboundFixture, retryTierDelays, uniquePartnerId } from '../../../../test/helpers/outbound-fixture';
 import { DELIVERY_LOG_ENTRY, policyEvent, startService, type Receiver, type RunningService } from '../../../../test/helpers/outbound';
 import { postWebhook, webhook } from '../../../../test/helpers/ingress';
+import { runCli } from '../../../../test/helpers/processes';
 import { ApiClient } from './api-client';
 
 /** Partner A's outbound credentials: the answer's verification lets it recompute each signature. */
@@ -34,6 +36,8 @@ export class PortalStack {
   keyA!: string;
   keyB!: string;
   keyC!: string;
+  /** An operator's headers (Authorization: Bearer hso_…) for the operator API. */
+  asOperator!: Record<string, string>;
   private dataDir = '';
 
   /** Starts everything with the delivery log's resend limit at `resendsPerHour`, and lets the partners' history begin. */
@@ -46,6 +50,21 @@ export class PortalStack {
   readonly asA = () => ({ 'x-api-key': this.keyA });
   readonly asB = () => ({ 'x-api-key': this.keyB });
   readonly asC = () => ({ 'x-api-key': this.keyC });
+
+  /** A portal token for `partnerId`, issued by the operator through the operator API (as the console does). */
+  async portalToken(partnerId: string, ttlMinutes = 5): Promise<{ token: string; token_id: string }> {
+    const answer = await this.api.post(`/api/admin/v1/partners/${partnerId}/portal-tokens`, this.asOperator, {
+      reason: 'partner asked for console access',
+      ttl_minutes: ttlMinutes,
+    });
+    expect(answer.status).toBe(201);
+    return (answer.json as { data: { token: string; token_id: string } }).data;
+  }
+
+  /** `hookstream …` against this stack's topics. */
+  async cli(...args: string[]) {
+    return runCli(args, { env: { ...process.env, ...this.fixture.env, TOPIC_PREFIX: this.fixture.prefix } });
+  }
 
   private async start(name: string, resendsPerHour: number): Promise<void> {
     const fixture = await OutboundFixture.open(name, { retryDelaysMs: retryTierDelays(50), breaker: { failures: 1000, openMs: 100 } });
@@ -64,6 +83,9 @@ export class PortalStack {
       callback_endpoints: [{ endpoint_id: 'main', url: (await fixture.receiver(() => 500)).url }],
       outbound_auth: { method: 'API_KEY', api_key: 'k' },
     });
+    const operator = await this.cli('operators', 'create', '--name', 'Petra Portal', '--role', 'operator', '--json');
+    expect([operator.code, operator.stderr]).toEqual([0, '']);
+    this.asOperator = { authorization: `Bearer ${(JSON.parse(operator.stdout) as { token: string }).token}` };
     this.dataDir = mkdtempSync(path.join(os.tmpdir(), 'hookstream-delivery-log-'));
     const [ingress, log] = await Promise.all([
       fixture.startIngress(),

@@ -2,10 +2,11 @@ import type { DeliveryLogDb } from '../../src/store/database';
 import type { DeliveryLogTables } from '../../src/store/tables';
 
 /**
- * The projection's tables: what a rebuild from the topics must write again. Not resend_reservations:
- * the partner API's own state (its resends of the last hour), which no topic holds.
+ * The projection's tables: what a rebuild from the topics must write again. Not resend_reservations
+ * nor issued_credentials: the partner API's own state (its resends of the last hour, the sessions
+ * and portal links it signed), which no topic holds.
  */
-type ProjectedTable = Exclude<keyof DeliveryLogTables, 'resend_reservations'>;
+type ProjectedTable = Exclude<keyof DeliveryLogTables, 'resend_reservations' | 'issued_credentials'>;
 
 const ORDER: Record<ProjectedTable, string[]> = {
   partners: ['partner_id'],

@@ -1,6 +1,6 @@
 /*
- * Partners for operators: the list, one partner's page (its keys, a portal link for its people,
- * disable or enable) and the onboarding form (partner-form.tsx).
+ * Partners for operators: the list, one partner's page (its keys, a portal link for its people and
+ * those issued (portal-links.tsx), disable or enable) and the onboarding form (partner-form.tsx).
  */
 import { useState } from 'preact/hooks';
 import { api, type Session } from '../api';
@@ -10,6 +10,7 @@ import { formText } from '../form-text';
 import { when } from '../format';
 import { link } from '../router';
 import { useApi } from '../use-api';
+import { PortalLinks, type PortalLinkView } from './portal-links';
 
 export interface PartnerView {
   partner_id: string;
@@ -80,7 +81,13 @@ export function PartnersPage({ session }: { session: Session }) {
 
 export function PartnerPage({ session, partnerId }: { session: Session; partnerId: string }) {
   const { data, error, reload } = useApi<{ data: PartnerView }>(`/api/admin/v1/partners/${encodeURIComponent(partnerId)}`);
+  const links = useApi<{ data: PortalLinkView[] }>(`/api/admin/v1/partners/${encodeURIComponent(partnerId)}/portal-tokens`);
   const writer = session.kind === 'operator' && session.role === 'operator';
+  // A link issued, a partner disabled: both lists change.
+  const reloadBoth = () => {
+    void reload();
+    void links.reload();
+  };
   if (error) return <Failure error={error} />;
   if (!data) return <p>Loading…</p>;
   const p = data.data;
@@ -129,7 +136,8 @@ export function PartnerPage({ session, partnerId }: { session: Session; partnerI
           ))}
         </ul>
       </Section>
-      {writer && <PartnerActions partner={p} onDone={() => void reload()} />}
+      {writer && <PartnerActions partner={p} onDone={reloadBoth} />}
+      <PortalLinks partnerId={p.partner_id} links={links.data?.data ?? []} writer={writer} onDone={reloadBoth} />
     </>
   );
 }

@@ -1,0 +1,67 @@
+/*
+ * A partner's portal links, for operators: who issued each and until when, whether it was revoked
+ * (by whom, why), and for a writer a revocation of each live one with its reason (audited). The
+ * link itself is never shown again: a link is named by the start of its id.
+ */
+import { useState } from 'preact/hooks';
+import { api } from '../api';
+import { Failure, Section } from '../components/basics';
+import { formText } from '../form-text';
+import { when } from '../format';
+
+export interface PortalLinkView {
+  token_id: string;
+  issued_by: string | null;
+  issued_at: string;
+  expires_at: string;
+  revoked_at: string | null;
+  revoked_by: string | null;
+  revoke_reason: string | null;
+}
+
+const nameOf = (link: PortalLinkView) => link.token_id.slice(0, 8);
+
+function stateOf(link: PortalLinkView): string {
+  if (link.revoked_at) return `revoked ${when(link.revoked_at)} by ${link.revoked_by ?? '–'}: ${link.revoke_reason ?? ''}`;
+  return Date.parse(link.expires_at) > Date.now() ? `live until ${when(link.expires_at)}` : `expired ${when(link.expires_at)}`;
+}
+
+export function PortalLinks(props: { partnerId: string; links: PortalLinkView[]; writer: boolean; onDone: () => void }) {
+  const [error, setError] = useState<Error | undefined>(undefined);
+  const revoke = (link: PortalLinkView) => async (event: Event) => {
+    event.preventDefault();
+    const reason = formText(event.currentTarget, 'reason');
+    try {
+      const path = `/api/admin/v1/partners/${encodeURIComponent(props.partnerId)}/portal-tokens/${encodeURIComponent(link.token_id)}`;
+      await api.post(`${path}/revoke`, { reason });
+      setError(undefined);
+      props.onDone();
+    } catch (failure) {
+      setError(failure as Error);
+    }
+  };
+  return (
+    <Section title="Portal links">
+      <Failure error={error} />
+      {props.links.length === 0 && <p class="muted">None issued.</p>}
+      <ul>
+        {props.links.map((link) => (
+          <li key={link.token_id}>
+            <code>{nameOf(link)}</code> issued {when(link.issued_at)} by {link.issued_by ?? '–'}, {stateOf(link)}
+            {props.writer && !link.revoked_at && Date.parse(link.expires_at) > Date.now() && (
+              <form class="inline-form" onSubmit={revoke(link)}>
+                <label>
+                  <span>Why portal link {nameOf(link)} is revoked (audited)</span>
+                  <input name="reason" required placeholder="link shared by mistake" />
+                </label>
+                <button type="submit" class="danger">
+                  Revoke
+                </button>
+              </form>
+            )}
+          </li>
+        ))}
+      </ul>
+    </Section>
+  );
+}
