@@ -156,7 +156,7 @@ export class AuditedWriter {
       await transaction.commit();
     } catch (error) {
       await transaction.abort().catch(() => undefined);
-      if (isFenced(error)) throw new FencedWrite(error);
+      if (wroteNothing(error)) throw new FencedWrite(error);
       throw new KafkaUnavailableError(`the change was not written (${describeError(error)}); retry`, error);
     }
     return audit;
@@ -173,7 +173,7 @@ export interface DecidedChange {
 /** Attempts of a sole write before giving up: each lost only to another writer of the subject that committed. */
 const SOLE_WRITE_ATTEMPTS = 5;
 
-/** This writer's transactional id was taken over by another writer of the same subject: nothing it sent is committed. */
+/** An attempt that wrote nothing (fenced by another writer of the subject, or refused): deciding again is safe. */
 class FencedWrite extends Error {
   constructor(readonly underlying: unknown) {
     super(`fenced by another writer (${describeError(underlying)})`);
@@ -187,12 +187,14 @@ function unwrapFenced(error: unknown): unknown {
 }
 
 /**
- * librdkafka's words for a producer whose transactional id another opened since: the fatal
- * _FENCED (-144) or the broker's PRODUCER_FENCED (90) and INVALID_PRODUCER_EPOCH (47), possibly
- * reported as the producer's fatal error (_FATAL, -150) with the cause in the message; its records
- * still queued are then purged (_PURGE_QUEUE, -152: never written, so deciding again is safe).
+ * Whether a failed send or commit certainly wrote nothing, so that deciding again is safe. A writer
+ * fenced by another of its subject fails in several ways: librdkafka's _FENCED (-144), the broker's
+ * PRODUCER_FENCED (90) or INVALID_PRODUCER_EPOCH (47), its queued records purged (_PURGE_QUEUE,
+ * -152), or, from Kafka 4's transactions, an EndTxn error librdkafka does not name ("Unknown broker
+ * error", -1). Anything but a timeout is such a refusal: only a request that timed out (_TIMED_OUT
+ * -185, REQUEST_TIMED_OUT 7) may have been carried out unseen, and is left to the caller to retry.
  */
-function isFenced(error: unknown): boolean {
+function wroteNothing(error: unknown): boolean {
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
-  return [-144, -152, 90, 47].includes(Number(code)) || /fenc|epoch|purged/i.test(typeof message === 'string' ? message : '');
+  return ![-185, 7].includes(Number(code)) && !/timed? ?out/i.test(typeof message === 'string' ? message : '');
 }
