@@ -136,12 +136,15 @@ export class KafkaAdmin implements Admin {
     await this.attempt(() => this.rdkafka().deleteTopics({ topics: options.topics, timeout }));
   }
 
-  async fetchTopicMetadata(options: { topics: string[] }): Promise<Array<{ name: string; partitions: PartitionMetadata[] }>> {
+  async fetchTopicMetadata(options: {
+    topics: string[];
+  }): Promise<Array<{ name: string; topicId?: string; partitions: PartitionMetadata[] }>> {
     const found = await this.withRetries(() =>
       this.rdkafka().fetchTopicMetadata({ topics: options.topics, timeout: this.settings.requestTimeoutMs }),
     );
     return found.map((topic) => ({
       name: topic.name,
+      ...topicIdOf(topic.topicId),
       partitions: topic.partitions.map((p) => ({ partitionId: p.partitionId, leader: p.leader, replicas: p.replicas, isr: p.isr })),
     }));
   }
@@ -297,4 +300,16 @@ export class KafkaAdmin implements Admin {
       }
     }
   }
+}
+
+/**
+ * A topic id as its base64 text, none for the zero id (a cluster without topic ids). The binding
+ * sets `base64`, where its types say `base64str` (src/common.cc of @confluentinc/kafka-javascript 1.10.1).
+ */
+function topicIdOf(id: { mostSignificantBits: bigint; leastSignificantBits: bigint; base64str?: string } | undefined): {
+  topicId?: string;
+} {
+  if (!id || (id.mostSignificantBits === 0n && id.leastSignificantBits === 0n)) return {};
+  const text = (id as { base64?: string }).base64 ?? id.base64str;
+  return text ? { topicId: text } : {};
 }

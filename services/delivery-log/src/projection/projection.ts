@@ -19,6 +19,7 @@ import type { DeliveryLogDb } from '../store/database';
 import type { DeliveryLogMetrics } from '../metrics';
 import { writeFacts } from './fact-writer';
 import { factOf, type Fact } from './facts';
+import { TopicGenerations } from './topic-generations';
 
 export interface ProjectionOptions {
   kafka: Kafka;
@@ -41,13 +42,17 @@ export class DeliveryLogProjection {
   private member: GroupMember | undefined;
   private readonly logger: Logger;
   private readonly stopping = new AbortController();
+  private readonly generations: TopicGenerations;
 
   constructor(private readonly options: ProjectionOptions) {
     this.logger = options.logger.child({ module: 'projection' });
+    this.generations = new TopicGenerations({ ...options, logger: this.logger });
   }
 
   async start(): Promise<void> {
     const { kafka, groupId, session, topics, concurrency } = this.options;
+    // Before the first record: a topic created again since the log last ran must not meet its old rows.
+    await this.generations.check();
     this.member = await startConsumer({
       kafka,
       logger: this.logger,
@@ -79,9 +84,12 @@ export class DeliveryLogProjection {
   /** One batch: its records' facts, written in one transaction; a failure reads the batch again after a pause. */
   private async project(batch: Batch): Promise<void> {
     const topic = this.options.topics.get(batch.topic) ?? batch.topic;
+    const first = batch.messages[0];
+    const last = batch.messages.at(-1);
+    const generation = first && last ? await this.generations.generationOf(batch.topic, batch.partition, first.offset, last.offset) : 0;
     const facts: Fact[] = [];
     for (const message of batch.messages) {
-      const fact = await this.factOfMessage(batch.topic, topic, batch.partition, message);
+      const fact = await this.factOfMessage(batch.topic, topic, generation, batch.partition, message);
       if (fact) facts.push(fact);
     }
     const timer = this.options.metrics.batchSeconds.startTimer();
@@ -100,6 +108,7 @@ export class DeliveryLogProjection {
   private async factOfMessage(
     realTopic: string,
     topic: string,
+    generation: number,
     partition: number,
     message: Batch['messages'][number],
   ): Promise<Fact | null> {
@@ -107,6 +116,7 @@ export class DeliveryLogProjection {
       const value = message.value === null ? null : await this.options.codec.decode(message.value, realTopic);
       return factOf({
         topic,
+        generation,
         partition,
         offset: message.offset,
         timestamp: Number(message.timestamp),

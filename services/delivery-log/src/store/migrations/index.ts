@@ -14,6 +14,7 @@ import { attemptHeaders } from './0004-attempt-headers';
 import { resendReservations } from './0005-resend-reservations';
 import { webhookReplays } from './0006-webhook-replays';
 import { deadLettersTime } from './0007-dead-letters-time';
+import { topicGenerations } from './0009-topic-generations';
 
 /** Every migration, by name; names sort in the order they run. */
 export const migrations: Record<string, Migration> = {
@@ -24,4 +25,5 @@ export const migrations: Record<string, Migration> = {
   '0005-resend-reservations': resendReservations,
   '0006-webhook-replays': webhookReplays,
   '0007-dead-letters-time': deadLettersTime,
+  '0009-topic-generations': topicGenerations,
 };
