@@ -15,6 +15,7 @@ import { resendReservations } from './0005-resend-reservations';
 import { webhookReplays } from './0006-webhook-replays';
 import { deadLettersTime } from './0007-dead-letters-time';
 import { topicGenerations } from './0009-topic-generations';
+import { partnerRowSecurity } from './0010-partner-row-security';
 
 /** Every migration, by name; names sort in the order they run. */
 export const migrations: Record<string, Migration> = {
@@ -26,4 +27,5 @@ export const migrations: Record<string, Migration> = {
   '0006-webhook-replays': webhookReplays,
   '0007-dead-letters-time': deadLettersTime,
   '0009-topic-generations': topicGenerations,
+  '0010-partner-row-security': partnerRowSecurity,
 };
