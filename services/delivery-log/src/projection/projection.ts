@@ -33,6 +33,8 @@ export interface ProjectionOptions {
   topics: Map<string, string>;
   /** Batches written side by side (1 on PGlite, whose one session takes one at a time anyway). */
   concurrency: number;
+  /** How often the topics' ids are compared while running (a topic created again: topic-generations.ts). Default 30000. */
+  topicCheckIntervalMs?: number;
 }
 
 /** How long a batch that could not be written waits before it is read and tried again. */
@@ -43,6 +45,7 @@ export class DeliveryLogProjection {
   private readonly logger: Logger;
   private readonly stopping = new AbortController();
   private readonly generations: TopicGenerations;
+  private topicCheck: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: ProjectionOptions) {
     this.logger = options.logger.child({ module: 'projection' });
@@ -69,6 +72,22 @@ export class DeliveryLogProjection {
       topics: [...topics.keys()],
       run: { partitionsConsumedConcurrently: concurrency, eachBatch: ({ batch }) => this.project(batch) },
     });
+    this.topicCheck = setInterval(() => void this.checkTopics(), this.options.topicCheckIntervalMs ?? 30_000);
+  }
+
+  /** A topic created again while running: its partitions are read again from their new start (topic-generations.ts). */
+  private async checkTopics(): Promise<void> {
+    try {
+      const changed = new Set(await this.generations.check());
+      const member = this.member;
+      if (changed.size === 0 || !member) return;
+      for (const { topic, partition } of member.consumer.assignment()) {
+        // Offset 0, or the first one retention left (out of range: the consumer starts from the earliest).
+        if (changed.has(topic)) member.consumer.seek({ topic, partition, offset: '0' });
+      }
+    } catch (error) {
+      this.logger.warn({ err: error }, "could not compare the topics' ids; trying again later");
+    }
   }
 
   /** True while this replica holds an assignment in its group. */
@@ -77,6 +96,7 @@ export class DeliveryLogProjection {
   }
 
   async stop(): Promise<void> {
+    clearInterval(this.topicCheck);
     this.stopping.abort();
     await this.member?.stop();
   }

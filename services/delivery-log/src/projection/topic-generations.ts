@@ -12,9 +12,11 @@
  *   - facts keyed by their own ids (a delivery, a webhook, a document, a partner, an audit entry) are
  *     not position-keyed: a new record with an id already projected meets that row and updates it
  *     as a repeated record would (a delivery's state is recomputed from the attempts of every generation).
- * The ids are compared at start and again whenever a partition's offsets go backwards in this
- * process (what a recreated topic looks like to a running consumer; also a batch read again after
- * a failure, which costs one metadata request and finds the same id).
+ * The ids are compared at start, every so often while the log runs (projection.ts: librdkafka keeps
+ * a running consumer at its old position on the new topic, waiting there for records that reached
+ * offsets it has passed; the projection moves it to the new topic's start), and whenever a
+ * partition's offsets go backwards in this process (a batch read again after a failure: one
+ * metadata request that finds the same id).
  */
 import type { Kafka, Logger } from '@hookstream/shared';
 import type { DeliveryLogDb } from '../store/database';
@@ -41,9 +43,9 @@ export class TopicGenerations {
     this.now = options.now ?? (() => new Date());
   }
 
-  /** Compares every topic's id with the one recorded; call before consuming. */
-  async check(): Promise<void> {
-    await this.refresh([...this.options.topics.keys()]);
+  /** Compares every topic's id with the one recorded; resolves with the (real) topics that were created again. */
+  check(): Promise<string[]> {
+    return this.refresh([...this.options.topics.keys()]);
   }
 
   /**
@@ -58,7 +60,7 @@ export class TopicGenerations {
     return this.current.get(topic) ?? 0;
   }
 
-  private async refresh(topics: string[]): Promise<void> {
+  private async refresh(topics: string[]): Promise<string[]> {
     const admin = this.options.kafka.admin();
     await admin.connect();
     let metadata;
@@ -67,14 +69,18 @@ export class TopicGenerations {
     } finally {
       await admin.disconnect();
     }
+    const changed: string[] = [];
     for (const { name, topicId } of metadata) {
       const logical = this.options.topics.get(name) ?? name;
       if (!topicId) {
         this.options.logger.warn({ topic: logical }, 'the cluster gives no topic id: a recreated topic would not be noticed');
         continue;
       }
-      this.current.set(name, await this.record(logical, topicId));
+      const generation = await this.record(logical, topicId);
+      if (this.current.has(name) && this.current.get(name) !== generation) changed.push(name);
+      this.current.set(name, generation);
     }
+    return changed;
   }
 
   /** The generation of `topic` with id `topicId`, a new one when the recorded id differs. */

@@ -68,3 +68,15 @@ test('when the topics are created again under a kept store, then records at offs
   );
   expect((await log.metrics.topicResets.get()).values.map((v) => v.value)).toEqual([1, 1]);
 }, 150_000);
+
+test('when the topics are created again while the projection runs, then it finds the new records at the old offsets too', async () => {
+  const rows = async () => (await store.db.selectFrom('delivery_attempts').select('delivery_id').execute()).map((r) => r.delivery_id);
+  const held = new Set(await rows());
+  await log.project(kafka, async () => {
+    await recreateTopics();
+    const after = ['d-live-1', 'd-live-2', 'd-live-3'];
+    await log.produce(kafka, after, 'acme');
+    await log.waitForRows(held.size + 3, 'the records of the topics created under the running projection', 90_000);
+  });
+  expect((await rows()).filter((id) => !held.has(id)).sort()).toEqual(['d-live-1', 'd-live-2', 'd-live-3']);
+}, 150_000);

@@ -55,6 +55,8 @@ export class LogUnderReset {
       session: { sessionTimeoutMs: 6000, heartbeatIntervalMs: 500 },
       topics: this.topics,
       concurrency: 1,
+      // A topic created under the running projection is noticed within a second.
+      topicCheckIntervalMs: 1000,
     });
     await projection.start();
     try {
