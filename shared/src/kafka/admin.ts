@@ -11,7 +11,7 @@
 import { KafkaJS } from '@confluentinc/kafka-javascript';
 import type * as Platformatic from '@platformatic/kafka' with { 'resolution-mode': 'import' };
 import { sleep } from '../async';
-import { asAdminError, codes, configsOf, GROUP_STATES, KafkaAdminError, platformatic } from './admin-answers';
+import { asAdminError, codes, configsOf, GROUP_STATES, KafkaAdminError, platformatic, topicIdOf } from './admin-answers';
 import { anyAccepts } from './producer';
 import { isRetryableKafkaError } from './retryable';
 import type { KafkaSecurityConfig } from './security';
@@ -300,16 +300,4 @@ export class KafkaAdmin implements Admin {
       }
     }
   }
-}
-
-/**
- * A topic id as its base64 text, none for the zero id (a cluster without topic ids). The binding
- * sets `base64`, where its types say `base64str` (src/common.cc of @confluentinc/kafka-javascript 1.10.1).
- */
-function topicIdOf(id: { mostSignificantBits: bigint; leastSignificantBits: bigint; base64str?: string } | undefined): {
-  topicId?: string;
-} {
-  if (!id || (id.mostSignificantBits === 0n && id.leastSignificantBits === 0n)) return {};
-  const text = (id as { base64?: string }).base64 ?? id.base64str;
-  return text ? { topicId: text } : {};
 }
