@@ -128,6 +128,41 @@ describe('hookstream stack with recorded state', () => {
     expect(existsSync(stateDir)).toBe(false);
   });
 
+  test("when the delivery log keeps its store in DELIVERY_LOG_DATA_DIR, then wipe deletes it with the stack's state", async () => {
+    mkdirSync(path.join(stateDir, 'kafka', 'data'), { recursive: true });
+    const store = `${stateDir}-log`;
+    mkdirSync(path.join(store, 'base'), { recursive: true });
+    writeFileSync(path.join(store, 'PG_VERSION'), '17\n');
+    try {
+      const wipe = await runCli(['stack', 'wipe', '--state-dir', stateDir], {
+        env: { ...env(), DELIVERY_LOG_DATA_DIR: store },
+        timeoutMs: 30_000,
+      });
+      expect(wipe.code).toBe(0);
+      expect(wipe.stdout).toContain(`wiped ${store} (the delivery log's store)`);
+      expect([existsSync(stateDir), existsSync(store)]).toEqual([false, false]);
+    } finally {
+      rmSync(store, { recursive: true, force: true });
+    }
+  });
+
+  test("when DELIVERY_LOG_DATA_DIR is not a database's folder, then wipe refuses and deletes neither", async () => {
+    mkdirSync(path.join(stateDir, 'kafka'));
+    const notes = mkdtempSync(path.join(os.tmpdir(), 'hookstream-notes-'));
+    writeFileSync(path.join(notes, 'notes.txt'), 'mine');
+    try {
+      const wipe = await runCli(['stack', 'wipe', '--state-dir', stateDir], {
+        env: { ...env(), DELIVERY_LOG_DATA_DIR: notes },
+        timeoutMs: 30_000,
+      });
+      expect(wipe.code).toBe(1);
+      expect(wipe.stderr).toContain("does not look like the delivery log's store");
+      expect([existsSync(path.join(stateDir, 'kafka')), existsSync(path.join(notes, 'notes.txt'))]).toEqual([true, true]);
+    } finally {
+      rmSync(notes, { recursive: true, force: true });
+    }
+  });
+
   test('when another start holds the state dir, then up fails at once with a clear message and starts nothing', async () => {
     const holder = standIn();
     writeFileSync(path.join(stateDir, 'start.lock'), `${holder}\n`);

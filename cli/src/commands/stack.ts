@@ -17,6 +17,7 @@ import { livePids, readRunInfo, recordedProcesses, type RecordedProcess } from '
 import { startStack, stopStack, type RunningStack, type StoppedProcess } from '../stack/stack';
 import { removeStackEnvOf, writeStackEnv } from '../stack/stack-env';
 import { defaultStateDir, startInProgress, wipeRefusal } from '../stack/state-dir';
+import { deliveryLogDataDir, deliveryLogWipeRefusal } from '../stack/delivery-log-store';
 
 const stateDirOption = () =>
   new Option('--state-dir <dir>', 'where the Kafka log and registry database live')
@@ -196,8 +197,16 @@ function stackWipe(opts: { stateDir: string }): void {
   if (starting) throw new StackError(`a stack is being started from ${stateDir} (pid ${starting}): stop it first`);
   const refusal = wipeRefusal(stateDir);
   if (refusal) throw new StackError(refusal);
+  // The delivery log's store goes with the Kafka it projected; both are checked before either is deleted.
+  const deliveryLog = deliveryLogDataDir(stateDir);
+  const logRefusal = deliveryLog && deliveryLogWipeRefusal(deliveryLog);
+  if (logRefusal) throw new StackError(logRefusal);
   rmSync(stateDir, { recursive: true, force: true });
   printLine(`wiped ${stateDir}`);
+  if (deliveryLog) {
+    rmSync(deliveryLog, { recursive: true, force: true });
+    printLine(`wiped ${deliveryLog} (the delivery log's store)`);
+  }
 }
 
 export function stackCommand(): Command {
@@ -231,7 +240,11 @@ export function stackCommand(): Command {
 
   stack
     .command('wipe')
-    .description("delete the stack's data (Kafka log and registry database together); refuses while it runs")
+    .description(
+      "delete the stack's data (Kafka log and registry database together) and the delivery log's embedded store " +
+        '(DELIVERY_LOG_DATA_DIR, else ~/.local/state/hookstream/delivery-log beside the default state dir; ' +
+        'never a DELIVERY_LOG_DATABASE_URL database); refuses while it runs',
+    )
     .addOption(stateDirOption())
     .action(stackWipe);
 

@@ -11,6 +11,7 @@ import { livePids, readRunInfo, type StackSettings } from '../stack/run-info';
 import { startStack, stopStack, type RunningStack } from '../stack/stack';
 import { removeStackEnvOf, writeStackEnv } from '../stack/stack-env';
 import { defaultStateDir, localSecrets } from '../stack/state-dir';
+import { deliveryLogDataDir } from '../stack/delivery-log-store';
 import { type ServiceSpec } from '../supervisor/service-process';
 import { CONFIG_REFUSED, refusedConfig, superviseService, type SupervisedService } from '../supervisor/service-supervision';
 import { StackAvailability, superviseStack } from '../supervisor/stack-supervision';
@@ -112,7 +113,7 @@ export function startCommand(): Command {
         // The document-fetcher stores in a local directory beside the stack's state (docs/documents.md).
         const documents = { DOCUMENT_STORAGE: 'local', DOCUMENT_STORAGE_DIR: path.join(path.dirname(defaultStateDir()), 'documents') };
         // The delivery log keeps its embedded PostgreSQL (PGlite) there too (docs/delivery-log.md).
-        const deliveryLog = { DELIVERY_LOG_DATA_DIR: path.join(path.dirname(defaultStateDir()), 'delivery-log') };
+        const deliveryLog = { DELIVERY_LOG_DATA_DIR: deliveryLogDataDir(defaultStateDir()) };
         const env: NodeJS.ProcessEnv = {
           ...chosen.secrets,
           ...demoAllow,

@@ -21,6 +21,12 @@ export function createDeliveryLogMetrics(registry: Registry) {
       buckets: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
       registers: [registry],
     }),
+    topicResets: new Counter({
+      name: 'hookstream_delivery_log_topic_resets_total',
+      help: 'Projected topics found created again (a new topic id): their records are projected as a new generation, by logical topic',
+      labelNames: ['topic'],
+      registers: [registry],
+    }),
     batchFailures: new Counter({
       name: 'hookstream_delivery_log_batch_failures_total',
       help: 'Batches the store refused (each is read again after a pause)',

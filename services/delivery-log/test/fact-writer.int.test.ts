@@ -362,6 +362,7 @@ for (const [name, store] of storesUnderTest()) {
       const rows = await db.selectFrom('rejected_webhooks').selectAll().execute();
       expect(rows).toEqual([
         {
+          source_generation: 0,
           source_partition: 4,
           source_offset: 41,
           rejection_id: rejection.rejection_id,
@@ -381,6 +382,20 @@ for (const [name, store] of storesUnderTest()) {
       expect(await db.selectFrom('rejected_webhooks').select('source_offset').orderBy('source_offset').execute()).toEqual([
         { source_offset: 41 },
         { source_offset: 42 },
+      ]);
+      // So is a record at the same position of the topic created again (a new generation: topic-generations.ts).
+      await writeFacts(db, [{ ...refused('41'), generation: 1 } as Fact]);
+      expect(
+        await db
+          .selectFrom('rejected_webhooks')
+          .select(['source_generation', 'source_offset'])
+          .orderBy('source_generation')
+          .orderBy('source_offset')
+          .execute(),
+      ).toEqual([
+        { source_generation: 0, source_offset: 41 },
+        { source_generation: 0, source_offset: 42 },
+        { source_generation: 1, source_offset: 41 },
       ]);
     });
 

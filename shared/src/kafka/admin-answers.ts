@@ -104,3 +104,15 @@ export const GROUP_STATES: Record<number, string> = {
 export function configsOf(configs: ReadonlyArray<{ name: string; value?: string | null }>): ResourceConfigs {
   return new Map(configs.flatMap(({ name, value }) => (typeof value === 'string' ? [[name, value] as const] : [])));
 }
+
+/**
+ * A topic id as its base64 text, none for the zero id (a cluster without topic ids). The binding
+ * sets `base64`, where its types say `base64str` (src/common.cc of @confluentinc/kafka-javascript 1.10.1).
+ */
+export function topicIdOf(id: { mostSignificantBits: bigint; leastSignificantBits: bigint; base64str?: string } | undefined): {
+  topicId?: string;
+} {
+  if (!id || (id.mostSignificantBits === 0n && id.leastSignificantBits === 0n)) return {};
+  const text = (id as { base64?: string }).base64 ?? id.base64str;
+  return text ? { topicId: text } : {};
+}

@@ -11,7 +11,7 @@
 import { KafkaJS } from '@confluentinc/kafka-javascript';
 import type * as Platformatic from '@platformatic/kafka' with { 'resolution-mode': 'import' };
 import { sleep } from '../async';
-import { asAdminError, codes, configsOf, GROUP_STATES, KafkaAdminError, platformatic } from './admin-answers';
+import { asAdminError, codes, configsOf, GROUP_STATES, KafkaAdminError, platformatic, topicIdOf } from './admin-answers';
 import { anyAccepts } from './producer';
 import { isRetryableKafkaError } from './retryable';
 import type { KafkaSecurityConfig } from './security';
@@ -136,12 +136,15 @@ export class KafkaAdmin implements Admin {
     await this.attempt(() => this.rdkafka().deleteTopics({ topics: options.topics, timeout }));
   }
 
-  async fetchTopicMetadata(options: { topics: string[] }): Promise<Array<{ name: string; partitions: PartitionMetadata[] }>> {
+  async fetchTopicMetadata(options: {
+    topics: string[];
+  }): Promise<Array<{ name: string; topicId?: string; partitions: PartitionMetadata[] }>> {
     const found = await this.withRetries(() =>
       this.rdkafka().fetchTopicMetadata({ topics: options.topics, timeout: this.settings.requestTimeoutMs }),
     );
     return found.map((topic) => ({
       name: topic.name,
+      ...topicIdOf(topic.topicId),
       partitions: topic.partitions.map((p) => ({ partitionId: p.partitionId, leader: p.leader, replicas: p.replicas, isr: p.isr })),
     }));
   }

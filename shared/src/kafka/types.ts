@@ -185,7 +185,8 @@ export interface Admin {
   /** Resolves true when created, false when a topic already existed. */
   createTopics(options: { topics: TopicConfig[]; timeout?: number }): Promise<boolean>;
   deleteTopics(options: { topics: string[]; timeout?: number }): Promise<void>;
-  fetchTopicMetadata(options: { topics: string[] }): Promise<Array<{ name: string; partitions: PartitionMetadata[] }>>;
+  /** Each topic's partitions, and its topic id (KIP-516, base64) where the cluster has one: a topic created again has a new one. */
+  fetchTopicMetadata(options: { topics: string[] }): Promise<Array<{ name: string; topicId?: string; partitions: PartitionMetadata[] }>>;
   /** Each partition's first offset and end; read_committed by default (the end is then the last stable offset). */
   fetchTopicOffsets(topic: string, options?: { readUncommitted?: boolean }): Promise<PartitionOffsets[]>;
   /** Per partition, the first offset at or after `timestamp`, or the partition's end (read_committed) where none is that recent. */

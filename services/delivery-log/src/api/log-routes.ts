@@ -22,9 +22,12 @@ export interface LogScope {
   partnerOf: (req: Request, named: string | undefined) => string | undefined;
   /** Whether the list queries take partner_id (the operator API's). */
   acrossPartners: boolean;
+  /** Runs a request's query: in the caller's partner scope for the partner API (store/partner-scope.ts); default, on the store as it is. */
+  read?: <T>(req: Request, query: (db: DeliveryLogDb) => Promise<T>) => Promise<T>;
 }
 
 export function logRoutes(db: DeliveryLogDb, scope: LogScope): Router {
+  const read = scope.read ?? (<T>(_req: Request, query: (db: DeliveryLogDb) => Promise<T>) => query(db));
   const router = Router();
   const schemas = scope.acrossPartners
     ? { deliveries: AdminDeliveryListQuery, webhooks: AdminWebhookListQuery, rejected: AdminRejectedWebhookListQuery }
@@ -36,48 +39,51 @@ export function logRoutes(db: DeliveryLogDb, scope: LogScope): Router {
 
   router.get('/deliveries', async (req, res) => {
     const query = parseInput(schemas.deliveries, req.query, 'query') as Query<typeof AdminDeliveryListQuery>;
-    const page = await listDeliveries(db, {
+    const filter = {
       ...partnerFilter(req, query.partner_id),
       ...(query.status ? { state: query.status } : {}),
       ...(query.policy_number ? { policyNumber: query.policy_number } : {}),
       ...(query.endpoint_id ? { endpointId: query.endpoint_id } : {}),
       ...pageFilter(query),
-    });
+    };
+    const page = await read(req, (db) => listDeliveries(db, filter));
     res.json({ data: page.items, next_cursor: page.nextCursor });
   });
 
   router.get('/deliveries/:deliveryId', async (req, res) => {
     const id = idParam(req.params.deliveryId);
-    const delivery = id && (await findDelivery(db, id, scope.partnerOf(req, undefined)));
+    const delivery = id && (await read(req, (db) => findDelivery(db, id, scope.partnerOf(req, undefined))));
     if (!delivery) throw notFound('delivery');
     res.json({ data: delivery });
   });
 
   router.get('/webhooks', async (req, res) => {
     const query = parseInput(schemas.webhooks, req.query, 'query') as Query<typeof AdminWebhookListQuery>;
-    const page = await listWebhooks(db, {
+    const filter = {
       ...partnerFilter(req, query.partner_id),
       ...(query.transaction_number ? { transactionNumber: query.transaction_number } : {}),
       ...(query.request_id ? { requestId: query.request_id } : {}),
       ...pageFilter(query),
-    });
+    };
+    const page = await read(req, (db) => listWebhooks(db, filter));
     res.json({ data: page.items, next_cursor: page.nextCursor });
   });
 
   router.get('/webhooks/:webhookId', async (req, res) => {
     const id = idParam(req.params.webhookId);
-    const webhook = id && (await findWebhook(db, id, scope.partnerOf(req, undefined)));
+    const webhook = id && (await read(req, (db) => findWebhook(db, id, scope.partnerOf(req, undefined))));
     if (!webhook) throw notFound('webhook');
     res.json({ data: webhook });
   });
 
   router.get('/rejected-webhooks', async (req, res) => {
     const query = parseInput(schemas.rejected, req.query, 'query') as Query<typeof AdminRejectedWebhookListQuery>;
-    const page = await listRejectedWebhooks(db, {
+    const filter = {
       ...partnerFilter(req, query.partner_id),
       ...(query.request_id ? { requestId: query.request_id } : {}),
       ...pageFilter(query),
-    });
+    };
+    const page = await read(req, (db) => listRejectedWebhooks(db, filter));
     res.json({ data: page.items, next_cursor: page.nextCursor });
   });
 

@@ -1,12 +1,15 @@
 /*
  * The partner API (/api/portal/v1): a partner's own deliveries, each with every attempt, a resend
  * of a dead-lettered one, its own inbound webhooks with their documents and those refused, its
- * endpoints' health, and the rotation of its own API key (with the key, not with a portal link). The caller's partner id (partner-auth.ts)
- * scopes every query, so another partner's id answers 404 exactly as an unknown one does.
+ * endpoints' health, and the rotation of its own API key (with the key, not with a portal link). The
+ * caller's partner id (partner-auth.ts) scopes every query, so another partner's id answers 404
+ * exactly as an unknown one does; the reads also run in the caller's partner scope
+ * (store/partner-scope.ts: row security), a second guard should a query forget its filter.
  */
 import type { PartnerChanges } from '@hookstream/shared';
 import express, { Router, type Request } from 'express';
 import type { DeliveryLogDb } from '../store/database';
+import { inPartnerScope } from '../store/partner-scope';
 import { endpointHealth } from '../queries/endpoint-health';
 import { newKeyAnswer } from './admin-partner-routes';
 import { ApiError, ApiErrorCodes, notFound } from './api-errors';
@@ -30,7 +33,8 @@ export function portalRoutes({ db, resender, changes, keyRotationOverlapHours }:
   const router = Router();
   const partnerOf = (req: Request) => partnerCallerOf(req.res!.locals).partnerId;
   // Deliveries, webhooks and refused webhooks, the caller's own.
-  router.use(logRoutes(db, { partnerOf, acrossPartners: false }));
+  const read = <T>(req: Request, query: (scoped: DeliveryLogDb) => Promise<T>) => inPartnerScope(db, partnerOf(req), query);
+  router.use(logRoutes(db, { partnerOf, acrossPartners: false, read }));
 
   router.post('/deliveries/:deliveryId/resend', express.json({ limit: '16kb', type: () => true }), async (req, res) => {
     const id = idParam(req.params.deliveryId);
@@ -42,7 +46,7 @@ export function portalRoutes({ db, resender, changes, keyRotationOverlapHours }:
 
   router.get('/endpoints', async (req, res) => {
     parseInput(NoQuery, req.query, 'query');
-    res.json({ data: await endpointHealth(db, partnerOf(req)) });
+    res.json({ data: await read(req, (scoped) => endpointHealth(scoped, partnerOf(req))) });
   });
 
   router.post('/api-keys/rotate', express.json({ limit: '16kb', type: () => true }), async (req, res) => {

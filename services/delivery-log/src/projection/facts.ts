@@ -28,6 +28,8 @@ export interface ProjectedRecord {
   topic: string;
   partition: number;
   offset: string;
+  /** The generation of its topic (topic-generations.ts); 0 when not given. */
+  generation?: number;
   /** The record's timestamp (epoch ms). */
   timestamp: number;
   key: string | null;
@@ -35,22 +37,27 @@ export interface ProjectedRecord {
   value: unknown;
 }
 
+/** Where a record was in its topic: the topic's generation (0 when not given), partition and offset. */
+interface Position {
+  generation?: number;
+  partition: number;
+  offset: string;
+}
+
 export type Fact =
   | { kind: 'partner'; partnerId: string; partner: Partner | null }
   | { kind: 'delivery'; request: CallbackRequestValue }
-  | { kind: 'attempt'; partition: number; offset: string; outcome: CallbackOutcome }
+  | ({ kind: 'attempt'; outcome: CallbackOutcome } & Position)
   | { kind: 'dead-letter'; deadLetter: DeadLetterFact; request: CallbackRequestValue | null }
   | { kind: 'replay'; replay: AuditEntry }
   | { kind: 'webhook'; webhookId: string; event: PartnerEventValue; documentIds: string[] }
   | { kind: 'document'; document: PartnerDocumentValue }
   | { kind: 'audit'; entry: AdminAuditEntry }
-  | { kind: 'rejected-webhook'; partition: number; offset: string; rejection: InboundRejectionValue }
-  | { kind: 'webhook-replay'; partition: number; offset: string; webhookId: string; replay: InboundReplayValue };
+  | ({ kind: 'rejected-webhook'; rejection: InboundRejectionValue } & Position)
+  | ({ kind: 'webhook-replay'; webhookId: string; replay: InboundReplayValue } & Position);
 
-export interface DeadLetterFact {
+export interface DeadLetterFact extends Position {
   sourceTopic: string;
-  partition: number;
-  offset: string;
   subjectId: string | null;
   partnerId: string | null;
   attempts: number | null;
@@ -71,7 +78,7 @@ export function factOf(record: ProjectedRecord): Fact | null {
     case TopicNames.callbackRequests:
       return { kind: 'delivery', request: record.value as CallbackRequestValue };
     case TopicNames.callbackOutcomes:
-      return { kind: 'attempt', partition: record.partition, offset: record.offset, outcome: record.value as CallbackOutcome };
+      return { kind: 'attempt', ...positionOf(record), outcome: record.value as CallbackOutcome };
     case TopicNames.callbackDlq:
       return { kind: 'dead-letter', deadLetter: deadLetterOf(record), request: record.value as CallbackRequestValue | null };
     case TopicNames.documentDlq:
@@ -92,19 +99,24 @@ export function factOf(record: ProjectedRecord): Fact | null {
     case TopicNames.inboundRejections:
       return {
         kind: 'rejected-webhook',
-        partition: record.partition,
-        offset: record.offset,
+        ...positionOf(record),
         rejection: record.value as InboundRejectionValue,
       };
     case TopicNames.inboundReplays: {
       const replay = record.value as InboundReplayValue;
       // The replayed webhook's id, as its partner-events record gives it: the same four fields.
-      return { kind: 'webhook-replay', partition: record.partition, offset: record.offset, webhookId: webhookIdOf(replay), replay };
+      return { kind: 'webhook-replay', ...positionOf(record), webhookId: webhookIdOf(replay), replay };
     }
     default:
       return null;
   }
 }
+
+const positionOf = (record: ProjectedRecord): Required<Position> => ({
+  generation: record.generation ?? 0,
+  partition: record.partition,
+  offset: record.offset,
+});
 
 const pickFailure = ({ attempts, errorClass, reason }: ReturnType<typeof failureOf>) => ({ attempts, errorClass, reason });
 
@@ -120,8 +132,7 @@ function deadLetterOf(record: ProjectedRecord): DeadLetterFact {
         : headerText(h, DeadLetterIdentityHeaders.eventId);
   return {
     sourceTopic: record.topic,
-    partition: record.partition,
-    offset: record.offset,
+    ...positionOf(record),
     subjectId: subjectId ?? null,
     partnerId: (value?.['partner_id'] as string | undefined) ?? headerText(h, DeadLetterIdentityHeaders.partnerId) ?? null,
     // Why, as `hookstream dlq` reads it.

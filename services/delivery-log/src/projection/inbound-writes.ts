@@ -155,7 +155,8 @@ export async function writeDocuments(trx: Trx, facts: FactOf<'document'>[]): Pro
 
 /** Refused webhooks, one row per inbound-rejections record (keyed by its position, so a record read again writes nothing). */
 export async function writeRejectedWebhooks(trx: Trx, facts: FactOf<'rejected-webhook'>[]): Promise<void> {
-  const rows = facts.map(({ partition, offset, rejection: r }) => ({
+  const rows = facts.map(({ generation, partition, offset, rejection: r }) => ({
+    source_generation: generation ?? 0,
     source_partition: partition,
     source_offset: offset,
     rejection_id: r.rejection_id,
@@ -173,14 +174,15 @@ export async function writeRejectedWebhooks(trx: Trx, facts: FactOf<'rejected-we
     trx
       .insertInto('rejected_webhooks')
       .values(chunk)
-      .onConflict((oc) => oc.columns(['source_partition', 'source_offset']).doNothing())
+      .onConflict((oc) => oc.columns(['source_generation', 'source_partition', 'source_offset']).doNothing())
       .execute(),
   );
 }
 
 /** Webhooks answered from the ledger, one row per inbound-replays record (keyed by its position, so a record read again writes nothing). */
 export async function writeWebhookReplays(trx: Trx, facts: FactOf<'webhook-replay'>[]): Promise<void> {
-  const rows = facts.map(({ partition, offset, webhookId, replay: r }) => ({
+  const rows = facts.map(({ generation, partition, offset, webhookId, replay: r }) => ({
+    source_generation: generation ?? 0,
     source_partition: partition,
     source_offset: offset,
     replay_id: r.replay_id,
@@ -192,7 +194,7 @@ export async function writeWebhookReplays(trx: Trx, facts: FactOf<'webhook-repla
     trx
       .insertInto('webhook_replays')
       .values(chunk)
-      .onConflict((oc) => oc.columns(['source_partition', 'source_offset']).doNothing())
+      .onConflict((oc) => oc.columns(['source_generation', 'source_partition', 'source_offset']).doNothing())
       .execute(),
   );
 }

@@ -59,7 +59,8 @@ export async function writeAttempts(trx: Trx, facts: FactOf<'attempt'>[]): Promi
       .onConflict((oc) => oc.column('delivery_id').doNothing())
       .execute(),
   );
-  const rows = facts.map(({ partition, offset, outcome: o }) => ({
+  const rows = facts.map(({ generation, partition, offset, outcome: o }) => ({
+    source_generation: generation ?? 0,
     source_partition: partition,
     source_offset: offset,
     delivery_id: o.delivery_id,
@@ -80,7 +81,7 @@ export async function writeAttempts(trx: Trx, facts: FactOf<'attempt'>[]): Promi
     trx
       .insertInto('delivery_attempts')
       .values(chunk)
-      .onConflict((oc) => oc.columns(['source_partition', 'source_offset']).doNothing())
+      .onConflict((oc) => oc.columns(['source_generation', 'source_partition', 'source_offset']).doNothing())
       .execute(),
   );
 }
@@ -88,6 +89,7 @@ export async function writeAttempts(trx: Trx, facts: FactOf<'attempt'>[]): Promi
 export async function writeDeadLetters(trx: Trx, facts: FactOf<'dead-letter'>[]): Promise<void> {
   const rows = facts.map(({ deadLetter: d }) => ({
     source_topic: d.sourceTopic,
+    source_generation: d.generation ?? 0,
     source_partition: d.partition,
     source_offset: d.offset,
     subject_id: d.subjectId,
@@ -101,7 +103,7 @@ export async function writeDeadLetters(trx: Trx, facts: FactOf<'dead-letter'>[])
     trx
       .insertInto('dead_letters')
       .values(chunk)
-      .onConflict((oc) => oc.columns(['source_topic', 'source_partition', 'source_offset']).doNothing())
+      .onConflict((oc) => oc.columns(['source_topic', 'source_generation', 'source_partition', 'source_offset']).doNothing())
       .execute(),
   );
 }

@@ -19,6 +19,7 @@ import type { DeliveryLogDb } from '../store/database';
 import type { DeliveryLogMetrics } from '../metrics';
 import { writeFacts } from './fact-writer';
 import { factOf, type Fact } from './facts';
+import { TopicGenerations } from './topic-generations';
 
 export interface ProjectionOptions {
   kafka: Kafka;
@@ -32,6 +33,8 @@ export interface ProjectionOptions {
   topics: Map<string, string>;
   /** Batches written side by side (1 on PGlite, whose one session takes one at a time anyway). */
   concurrency: number;
+  /** How often the topics' ids are compared while running (a topic created again: topic-generations.ts). Default 30000. */
+  topicCheckIntervalMs?: number;
 }
 
 /** How long a batch that could not be written waits before it is read and tried again. */
@@ -41,13 +44,18 @@ export class DeliveryLogProjection {
   private member: GroupMember | undefined;
   private readonly logger: Logger;
   private readonly stopping = new AbortController();
+  private readonly generations: TopicGenerations;
+  private topicCheck: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: ProjectionOptions) {
     this.logger = options.logger.child({ module: 'projection' });
+    this.generations = new TopicGenerations({ ...options, logger: this.logger });
   }
 
   async start(): Promise<void> {
     const { kafka, groupId, session, topics, concurrency } = this.options;
+    // Before the first record: a topic created again since the log last ran must not meet its old rows.
+    await this.generations.check();
     this.member = await startConsumer({
       kafka,
       logger: this.logger,
@@ -64,6 +72,22 @@ export class DeliveryLogProjection {
       topics: [...topics.keys()],
       run: { partitionsConsumedConcurrently: concurrency, eachBatch: ({ batch }) => this.project(batch) },
     });
+    this.topicCheck = setInterval(() => void this.checkTopics(), this.options.topicCheckIntervalMs ?? 30_000);
+  }
+
+  /** A topic created again while running: its partitions are read again from their new start (topic-generations.ts). */
+  private async checkTopics(): Promise<void> {
+    try {
+      const changed = new Set(await this.generations.check());
+      const member = this.member;
+      if (changed.size === 0 || !member) return;
+      for (const { topic, partition } of member.consumer.assignment()) {
+        // Offset 0, or the first one retention left (out of range: the consumer starts from the earliest).
+        if (changed.has(topic)) member.consumer.seek({ topic, partition, offset: '0' });
+      }
+    } catch (error) {
+      this.logger.warn({ err: error }, "could not compare the topics' ids; trying again later");
+    }
   }
 
   /** True while this replica holds an assignment in its group. */
@@ -72,6 +96,7 @@ export class DeliveryLogProjection {
   }
 
   async stop(): Promise<void> {
+    clearInterval(this.topicCheck);
     this.stopping.abort();
     await this.member?.stop();
   }
@@ -79,9 +104,12 @@ export class DeliveryLogProjection {
   /** One batch: its records' facts, written in one transaction; a failure reads the batch again after a pause. */
   private async project(batch: Batch): Promise<void> {
     const topic = this.options.topics.get(batch.topic) ?? batch.topic;
+    const first = batch.messages[0];
+    const last = batch.messages.at(-1);
+    const generation = first && last ? await this.generations.generationOf(batch.topic, batch.partition, first.offset, last.offset) : 0;
     const facts: Fact[] = [];
     for (const message of batch.messages) {
-      const fact = await this.factOfMessage(batch.topic, topic, batch.partition, message);
+      const fact = await this.factOfMessage(batch.topic, topic, generation, batch.partition, message);
       if (fact) facts.push(fact);
     }
     const timer = this.options.metrics.batchSeconds.startTimer();
@@ -100,6 +128,7 @@ export class DeliveryLogProjection {
   private async factOfMessage(
     realTopic: string,
     topic: string,
+    generation: number,
     partition: number,
     message: Batch['messages'][number],
   ): Promise<Fact | null> {
@@ -107,6 +136,7 @@ export class DeliveryLogProjection {
       const value = message.value === null ? null : await this.options.codec.decode(message.value, realTopic);
       return factOf({
         topic,
+        generation,
         partition,
         offset: message.offset,
         timestamp: Number(message.timestamp),

@@ -14,8 +14,8 @@ import type { DeliveryLogTables } from '../store/tables';
 
 /** Rows removed per statement. */
 const BATCH = 1000;
-/** The key of a table with a row per record of a topic's partition. */
-const POSITION = ['source_partition', 'source_offset'];
+/** The key of a table with a row per record of a topic's partition (of one generation of the topic: migration 0009). */
+const POSITION = ['source_generation', 'source_partition', 'source_offset'];
 const HOUR_MS = 3600_000;
 const DAY_MS = 24 * HOUR_MS;
 
@@ -97,7 +97,7 @@ export class Pruner {
       }),
       deadLetters: await this.olderThan(cutoff, {
         table: 'dead_letters',
-        key: ['source_topic', 'source_partition', 'source_offset'],
+        key: ['source_topic', ...POSITION],
         time: 'dead_lettered_at',
       }),
       rejectedWebhooks: await this.olderThan(cutoff, { table: 'rejected_webhooks', key: POSITION, time: 'received_at' }),

@@ -57,6 +57,8 @@ export interface DeliveriesTable {
 }
 
 export interface DeliveryAttemptsTable {
+  /** The generation of its topic the record came from (projected_topics; 0 before migration 0009). */
+  source_generation: Generated<number>;
   source_partition: number;
   source_offset: BigintColumn;
   delivery_id: string;
@@ -77,6 +79,8 @@ export interface DeliveryAttemptsTable {
 
 export interface DeadLettersTable {
   source_topic: string;
+  /** The generation of its topic the record came from (projected_topics; 0 before migration 0009). */
+  source_generation: Generated<number>;
   source_partition: number;
   source_offset: BigintColumn;
   subject_id: string | null;
@@ -117,6 +121,8 @@ export interface WebhooksTable {
 
 /** A known partner's webhook the ingress answered from its ledger (a replay), as recorded on inbound-replays (keyed by that record). */
 export interface WebhookReplaysTable {
+  /** The generation of its topic the record came from (projected_topics; 0 before migration 0009). */
+  source_generation: Generated<number>;
   source_partition: number;
   source_offset: BigintColumn;
   replay_id: string;
@@ -161,6 +167,8 @@ export interface AuditLogTable {
 
 /** A known partner's webhook the ingress refused (400, 409), as recorded on inbound-rejections (keyed by that record). */
 export interface RejectedWebhooksTable {
+  /** The generation of its topic the record came from (projected_topics; 0 before migration 0009). */
+  source_generation: Generated<number>;
   source_partition: number;
   source_offset: BigintColumn;
   rejection_id: string;
@@ -200,6 +208,15 @@ export interface IssuedCredentialsTable {
   revoke_reason: string | null;
 }
 
+/** Each projected topic's Kafka topic id, and its generation: bumped when the topic was created again. */
+export interface ProjectedTopicsTable {
+  /** The topic's logical name (without TOPIC_PREFIX). */
+  topic: string;
+  topic_id: string;
+  generation: number;
+  seen_at: Timestamp;
+}
+
 export interface DeliveryLogTables {
   partners: PartnersTable;
   deliveries: DeliveriesTable;
@@ -213,4 +230,5 @@ export interface DeliveryLogTables {
   webhook_replays: WebhookReplaysTable;
   resend_reservations: ResendReservationsTable;
   issued_credentials: IssuedCredentialsTable;
+  projected_topics: ProjectedTopicsTable;
 }

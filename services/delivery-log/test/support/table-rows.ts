@@ -4,21 +4,22 @@ import type { DeliveryLogTables } from '../../src/store/tables';
 /**
  * The projection's tables: what a rebuild from the topics must write again. Not resend_reservations
  * nor issued_credentials: the partner API's own state (its resends of the last hour, the sessions
- * and portal links it signed), which no topic holds.
+ * and portal links it signed), which no topic holds; nor projected_topics, which says when each
+ * topic was first seen.
  */
-type ProjectedTable = Exclude<keyof DeliveryLogTables, 'resend_reservations' | 'issued_credentials'>;
+type ProjectedTable = Exclude<keyof DeliveryLogTables, 'resend_reservations' | 'issued_credentials' | 'projected_topics'>;
 
 const ORDER: Record<ProjectedTable, string[]> = {
   partners: ['partner_id'],
   deliveries: ['delivery_id'],
-  delivery_attempts: ['source_partition', 'source_offset'],
-  dead_letters: ['source_topic', 'source_partition', 'source_offset'],
+  delivery_attempts: ['source_generation', 'source_partition', 'source_offset'],
+  dead_letters: ['source_topic', 'source_generation', 'source_partition', 'source_offset'],
   replays: ['replay_id', 'source_topic', 'source_partition', 'source_offset'],
   webhooks: ['webhook_id'],
   documents: ['document_id'],
   audit_log: ['audit_id'],
-  rejected_webhooks: ['source_partition', 'source_offset'],
-  webhook_replays: ['source_partition', 'source_offset'],
+  rejected_webhooks: ['source_generation', 'source_partition', 'source_offset'],
+  webhook_replays: ['source_generation', 'source_partition', 'source_offset'],
 };
 
 /** Every row of every projected table in key order, with times as ISO text: comparable across stores and runs. */

@@ -15,6 +15,8 @@ import { resendReservations } from './0005-resend-reservations';
 import { webhookReplays } from './0006-webhook-replays';
 import { deadLettersTime } from './0007-dead-letters-time';
 import { issuedCredentials } from './0008-issued-credentials';
+import { topicGenerations } from './0009-topic-generations';
+import { partnerRowSecurity } from './0010-partner-row-security';
 
 /** Every migration, by name; names sort in the order they run. */
 export const migrations: Record<string, Migration> = {
@@ -26,4 +28,6 @@ export const migrations: Record<string, Migration> = {
   '0006-webhook-replays': webhookReplays,
   '0007-dead-letters-time': deadLettersTime,
   '0008-issued-credentials': issuedCredentials,
+  '0009-topic-generations': topicGenerations,
+  '0010-partner-row-security': partnerRowSecurity,
 };

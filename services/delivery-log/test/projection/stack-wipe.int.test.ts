@@ -1,0 +1,73 @@
+/**
+ * The issue's case whole: the delivery log projects from a local stack of its own, the stack is
+ * stopped, wiped (its state dir deleted; the log's store left in place, as `stack wipe` did before it
+ * wiped the log too) and started again, and new records reuse the positions of the old ones. The
+ * log must find them. Starts two real stacks one after the other (about a minute).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createKafkaClient, createLogger } from '@hookstream/shared';
+import { defaultCacheDir, startStack, stopStack } from '@hookstream/cli/stack';
+import { openStore, type DeliveryLogStore } from '../../src/store/database';
+import { ensureTopics } from '../../../../test/helpers/ingress';
+import { uniqueName } from '../../../../test/helpers/infrastructure';
+import { LogUnderReset } from '../support/log-under-reset';
+
+const stateDir = mkdtempSync(path.join(os.tmpdir(), 'hookstream-wipe-'));
+const storeDir = mkdtempSync(path.join(os.tmpdir(), 'hookstream-wipe-log-'));
+const prefix = `${uniqueName('log-wipe')}.`;
+let store: DeliveryLogStore | undefined;
+
+afterAll(async () => {
+  await store?.close();
+  await stopStack(stateDir);
+  rmSync(stateDir, { recursive: true, force: true });
+  rmSync(storeDir, { recursive: true, force: true });
+});
+
+/** A fresh stack in the state dir, its topics made as `hookstream start` makes them, and a client of it. */
+async function freshStack() {
+  const stack = await startStack({ stateDir, cacheDir: defaultCacheDir(), ports: 'random' });
+  const { settings } = stack.info;
+  await ensureTopics(prefix, { ...process.env, ...settings, ...stack.secrets });
+  const kafka = createKafkaClient({
+    brokers: [settings.KAFKA_BROKERS],
+    clientId: 'wipe-test',
+    logger: createLogger({ service: 'test', level: 'silent' }),
+  });
+  return { stack, kafka, registryUrl: settings.SCHEMA_REGISTRY_URL };
+}
+
+test('when the stack is wiped and started again under a kept log, then the log projects the new records at the old positions', async () => {
+  // On disk, as `npm start` keeps it, and opened again after the wipe as a restarted service would.
+  store = await openStore({ kind: 'pglite', dataDir: storeDir });
+  const first = await freshStack();
+  let log = new LogUnderReset(store.db, prefix, first.registryUrl);
+  await log.produce(first.kafka, ['d-old-1', 'd-old-2'], 'acme');
+  await log.project(first.kafka, () => log.waitForRows(2, "the first stack's records"));
+  await store.close();
+  await first.stack.stop();
+  rmSync(stateDir, { recursive: true, force: true });
+
+  store = await openStore({ kind: 'pglite', dataDir: storeDir });
+  const second = await freshStack();
+  log = new LogUnderReset(store.db, prefix, second.registryUrl);
+  await log.produce(second.kafka, ['d-new-1', 'd-new-2'], 'acme');
+  await log.project(second.kafka, () => log.waitForRows(4, "the new stack's records at the old positions", 60_000));
+
+  const deliveries = await store.db.selectFrom('deliveries').select(['delivery_id', 'attempt_count']).orderBy('delivery_id').execute();
+  expect(deliveries).toEqual(['d-new-1', 'd-new-2', 'd-old-1', 'd-old-2'].map((delivery_id) => ({ delivery_id, attempt_count: 1 })));
+  const refused = await store.db
+    .selectFrom('rejected_webhooks')
+    .select(['rejection_id', 'source_generation'])
+    .orderBy('rejection_id')
+    .execute();
+  expect(refused).toEqual([
+    { rejection_id: 'r-d-new-1', source_generation: 1 },
+    { rejection_id: 'r-d-new-2', source_generation: 1 },
+    { rejection_id: 'r-d-old-1', source_generation: 0 },
+    { rejection_id: 'r-d-old-2', source_generation: 0 },
+  ]);
+  await second.stack.stop();
+}, 300_000);
