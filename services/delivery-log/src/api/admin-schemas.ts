@@ -6,7 +6,8 @@
  */
 import { DLQ_TOPIC_CHOICES, OPERATOR_ROLES, partnerSpecSchema, type DlqTopicChoice } from '@hookstream/shared';
 import { z } from 'zod';
-import { DeliveryListQuery, timestamp } from './schemas';
+import { isStorableText, NUL_MESSAGE } from '../queries/storable-values';
+import { DeliveryListQuery, textInput, timeInput, timestamp } from './schemas';
 import { RejectedWebhookListQuery, WebhookListQuery } from './webhook-schemas';
 
 /** Why, for the audit trail: every write of an operator gives one. */
@@ -15,18 +16,19 @@ const reason = z
   .trim()
   .min(1, 'say why (it goes into the audit trail)')
   .max(500)
+  .refine(isStorableText, NUL_MESSAGE)
   .meta({ description: 'Why, for the audit trail' });
 
-const partnerFilter = { partner_id: z.string().min(1).max(100).optional().meta({ description: 'Only this partner’s' }) };
+const partnerFilter = { partner_id: textInput(100).optional().meta({ description: 'Only this partner’s' }) };
 
 export const AdminDeliveryListQuery = DeliveryListQuery.extend(partnerFilter);
 export const AdminWebhookListQuery = WebhookListQuery.extend(partnerFilter);
 export const AdminRejectedWebhookListQuery = RejectedWebhookListQuery.extend(partnerFilter);
 
 export const AuditListQuery = z.strictObject({
-  actor_id: z.string().min(1).max(200).optional(),
-  subject_id: z.string().min(1).max(200).optional().meta({ description: 'A partner id, an operator id or a replay id' }),
-  action: z.string().min(1).max(100).optional().meta({ example: 'partner.rotate-key' }),
+  actor_id: textInput(200).optional(),
+  subject_id: textInput(200).optional().meta({ description: 'A partner id, an operator id or a replay id' }),
+  action: textInput(100).optional().meta({ example: 'partner.rotate-key' }),
   cursor: DeliveryListQuery.shape.cursor,
   limit: DeliveryListQuery.shape.limit,
   from: DeliveryListQuery.shape.from,
@@ -73,7 +75,7 @@ export const RotateKeyBody = z
   .strictObject({
     reason,
     overlap_hours: z.number().min(0).max(720).default(24).meta({ description: 'How long the other keys keep working (default 24)' }),
-    expires_at: timestamp.optional().meta({ description: 'Expiry of the new key (default: none)' }),
+    expires_at: timeInput.optional().meta({ description: 'Expiry of the new key (default: none)' }),
   })
   .meta({ id: 'RotateKeyRequest' });
 
@@ -130,8 +132,8 @@ const selectionShape = {
     .default('callback')
     .meta({ description: 'Which dead letters: callback, policy-status or documents' }),
   partner_id: list('Partner ids').optional(),
-  since: timestamp.optional().meta({ description: 'Dead-lettered at or after' }),
-  until: timestamp.optional().meta({ description: 'Dead-lettered before' }),
+  since: timeInput.optional().meta({ description: 'Dead-lettered at or after' }),
+  until: timeInput.optional().meta({ description: 'Dead-lettered before' }),
   error_class: list('Why dead-lettered, or the last attempt’s class (HTTP_STATUS, TIMEOUT…)').optional(),
   last_status: list('The partner’s last HTTP status').optional(),
   policy_number: list('Policy numbers').optional(),
