@@ -12,7 +12,8 @@ export const timestamp = z.iso.datetime({ offset: true }).meta({ description: 'R
 
 /** A time a request gives: RFC 3339 and one the store holds (year 0 or 10000 would reach PostgreSQL and fail there). */
 export const timeInput = timestamp
-  .refine((text) => isStorableTime(new Date(text)), TIME_RANGE_MESSAGE)
+  // Only of a well-formed time: one that is not is refused once, for its form.
+  .refine((text) => isStorableTime(new Date(text)), { message: TIME_RANGE_MESSAGE, when: (payload) => payload.issues.length === 0 })
   .meta({ description: 'RFC 3339 date-time, 1970-01-01T00:00:00Z to 9999-12-31T23:59:59Z', example: '2026-11-25T10:00:00Z' });
 
 /** A text a request gives, of 1 to `max` characters and none that PostgreSQL's text refuses. */

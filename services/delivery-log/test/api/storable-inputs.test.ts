@@ -31,6 +31,10 @@ describe.each(Object.entries(lists))('when %s is given a time the store cannot h
     expect(refusedFields(schema, { to: time })).toEqual(['to: must be between 1970-01-01T00:00:00Z and 9999-12-31T23:59:59Z']);
   });
 
+  test('then a year of five digits is refused once, for its form', () => {
+    expect(refusedFields(schema, { to: '10000-01-01T00:00:00Z' })).toEqual(['to: Invalid ISO datetime']);
+  });
+
   test('then a cursor forged to name such a time, or an id no row has, is refused by name', () => {
     for (const cursor of [
       forged('0000-01-01T00:00:00Z'),
