@@ -150,11 +150,12 @@ function isStoreUnavailable(code: string | undefined): boolean {
  * refusing a value its type cannot hold ('invalid "long": 1.5'). Wrapped ones are found by their cause.
  */
 function isUnstorableInput(error: unknown): boolean {
-  for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && /^22[0-9A-Z]{3}$/.test(code)) return true;
+  // Not `instanceof Error`: PGlite's errors may come from another realm (a VM context under Jest).
+  let e = error as { code?: unknown; message?: unknown; cause?: unknown } | null | undefined;
+  for (let depth = 0; typeof e === 'object' && e !== null && depth < 5; e = e.cause as typeof e, depth++) {
+    if (typeof e.code === 'string' && /^22[0-9A-Z]{3}$/.test(e.code)) return true;
     if (e instanceof AvroInvalidError && Array.isArray(e.details['paths'])) return true;
-    if (/^invalid ["{[]/.test(e.message)) return true;
+    if (typeof e.message === 'string' && /^invalid ["{[]/.test(e.message)) return true;
   }
   return false;
 }
