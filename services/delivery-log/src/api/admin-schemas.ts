@@ -6,8 +6,7 @@
  */
 import { DLQ_TOPIC_CHOICES, OPERATOR_ROLES, partnerSpecSchema, type DlqTopicChoice } from '@hookstream/shared';
 import { z } from 'zod';
-import { isStorableText, NUL_MESSAGE } from '../queries/storable-values';
-import { DeliveryListQuery, textInput, timeInput, timestamp } from './schemas';
+import { DeliveryListQuery, timeInput, timestamp } from './schemas';
 import { RejectedWebhookListQuery, WebhookListQuery } from './webhook-schemas';
 
 /** Why, for the audit trail: every write of an operator gives one. */
@@ -16,19 +15,18 @@ const reason = z
   .trim()
   .min(1, 'say why (it goes into the audit trail)')
   .max(500)
-  .refine(isStorableText, NUL_MESSAGE)
   .meta({ description: 'Why, for the audit trail' });
 
-const partnerFilter = { partner_id: textInput(100).optional().meta({ description: 'Only this partner’s' }) };
+const partnerFilter = { partner_id: z.string().min(1).max(100).optional().meta({ description: 'Only this partner’s' }) };
 
 export const AdminDeliveryListQuery = DeliveryListQuery.extend(partnerFilter);
 export const AdminWebhookListQuery = WebhookListQuery.extend(partnerFilter);
 export const AdminRejectedWebhookListQuery = RejectedWebhookListQuery.extend(partnerFilter);
 
 export const AuditListQuery = z.strictObject({
-  actor_id: textInput(200).optional(),
-  subject_id: textInput(200).optional().meta({ description: 'A partner id, an operator id or a replay id' }),
-  action: textInput(100).optional().meta({ example: 'partner.rotate-key' }),
+  actor_id: z.string().min(1).max(200).optional(),
+  subject_id: z.string().min(1).max(200).optional().meta({ description: 'A partner id, an operator id or a replay id' }),
+  action: z.string().min(1).max(100).optional().meta({ example: 'partner.rotate-key' }),
   cursor: DeliveryListQuery.shape.cursor,
   limit: DeliveryListQuery.shape.limit,
   from: DeliveryListQuery.shape.from,

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { DELIVERY_STATES } from '../store/tables';
 import { decodeCursor } from '../queries/page';
-import { isStorableText, isStorableTime, NUL_MESSAGE, TIME_RANGE_MESSAGE } from '../queries/storable-values';
+import { isStorableTime, TIME_RANGE_MESSAGE } from '../queries/storable-values';
 import { Verification } from './verification-schema';
 
 export const timestamp = z.iso.datetime({ offset: true }).meta({ description: 'RFC 3339 date-time', example: '2026-11-25T10:00:00Z' });
@@ -15,9 +15,6 @@ export const timeInput = timestamp
   // Only of a well-formed time: one that is not is refused once, for its form.
   .refine((text) => isStorableTime(new Date(text)), { message: TIME_RANGE_MESSAGE, when: (payload) => payload.issues.length === 0 })
   .meta({ description: 'RFC 3339 date-time, 1970-01-01T00:00:00Z to 9999-12-31T23:59:59Z', example: '2026-11-25T10:00:00Z' });
-
-/** A text a request gives, of 1 to `max` characters and none that PostgreSQL's text refuses. */
-export const textInput = (max: number) => z.string().min(1).max(max).refine(isStorableText, NUL_MESSAGE);
 
 /** Query parameters every list takes (webhook-schemas.ts's too). */
 export const pageQuery = {
@@ -41,21 +38,14 @@ export const DeliveryState = z.enum(DELIVERY_STATES).meta({
 
 export const DeliveryListQuery = z.strictObject({
   status: DeliveryState.optional(),
-  policy_number: textInput(100).optional(),
-  endpoint_id: textInput(100).optional(),
+  policy_number: z.string().min(1).max(100).optional(),
+  endpoint_id: z.string().min(1).max(100).optional(),
   ...pageQuery,
 });
 
 export const ResendBody = z
   .strictObject({
-    reason: z
-      .string()
-      .trim()
-      .min(1)
-      .max(500)
-      .refine(isStorableText, NUL_MESSAGE)
-      .optional()
-      .meta({ description: 'Why, for the audit (default: resent from the partner API)' }),
+    reason: z.string().trim().min(1).max(500).optional().meta({ description: 'Why, for the audit (default: resent from the partner API)' }),
   })
   .meta({ id: 'ResendRequest' });
 
@@ -167,7 +157,6 @@ export const KeyRotationBody = z
       .trim()
       .min(1)
       .max(500)
-      .refine(isStorableText, NUL_MESSAGE)
       .optional()
       .meta({ description: 'Why, for the audit (default: rotated from the partner API)' }),
   })

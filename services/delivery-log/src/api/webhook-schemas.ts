@@ -3,11 +3,11 @@
  * accepted ones (with their documents and replays) and the refused ones, their lists and queries.
  */
 import { z } from 'zod';
-import { one, pageOf, pageQuery, textInput, timestamp } from './schemas';
+import { one, pageOf, pageQuery, timestamp } from './schemas';
 
 export const WebhookListQuery = z.strictObject({
-  transaction_number: textInput(100).optional(),
-  request_id: textInput(200).optional(),
+  transaction_number: z.string().min(1).max(100).optional(),
+  request_id: z.string().min(1).max(200).optional(),
   ...pageQuery,
 });
 
@@ -64,7 +64,7 @@ export const WebhookDetail = WebhookSummary.extend({
 }).meta({ id: 'WebhookDetail' });
 
 export const RejectedWebhookListQuery = z.strictObject({
-  request_id: textInput(200).optional(),
+  request_id: z.string().min(1).max(200).optional(),
   ...pageQuery,
 });
 

@@ -2,7 +2,7 @@
  * Keyset pagination of the log's lists: newest first, by time then id, with an opaque cursor that
  * names the last row of a page. Stable while rows are added (a new row sorts before the cursor).
  */
-import { isStorableText, isStorableTime, MAX_ID_LENGTH } from './storable-values';
+import { isStorableTime, MAX_ID_LENGTH } from './storable-values';
 
 /** Where a page ends: the time and id of its last row. */
 export interface PageCursor {
@@ -30,7 +30,7 @@ export function decodeCursor(text: string): PageCursor | null {
     if (!Array.isArray(parsed) || parsed.length !== 2 || typeof parsed[0] !== 'string' || typeof parsed[1] !== 'string') return null;
     const [time, id] = parsed as [string, string];
     const at = new Date(time);
-    const storable = isStorableTime(at) && id.length <= MAX_ID_LENGTH && isStorableText(id);
+    const storable = isStorableTime(at) && id.length <= MAX_ID_LENGTH;
     return storable ? { at, id } : null;
   } catch {
     return null;

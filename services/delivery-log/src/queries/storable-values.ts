@@ -1,8 +1,8 @@
 /*
- * What the log's store and the Avro records it writes can hold, for the checks that keep inputs
- * within it: a value outside is the caller's mistake (a 400 naming the field), never the store's
- * refusal (a 500). PostgreSQL refuses year 0 and dates past its range (22008, 22009), a text with a
- * NUL character (22021); Avro longs and ints refuse fractions.
+ * What the log's store can hold, for the checks that keep inputs within it: a value outside is the
+ * caller's mistake (a 400 naming the field), never the store's refusal (a 500). PGlite refuses year 0
+ * and times past its range (22008, 22009). A NUL character in a text needs no check: the store
+ * writes it as U+FFFD in every statement (store/without-nul.ts), so a filter still finds what it stored.
  */
 
 /** The first and last instants an input may name: the Unix epoch (nothing here is older) to the last 4-digit year. */
@@ -15,10 +15,6 @@ export function isStorableTime(at: Date | number): boolean {
   const ms = typeof at === 'number' ? at : at.getTime();
   return Number.isFinite(ms) && ms >= EARLIEST_TIME && ms <= LATEST_TIME;
 }
-
-/** PostgreSQL's text cannot hold U+0000; every other character it can. */
-export const isStorableText = (text: string): boolean => !text.includes('\u0000');
-export const NUL_MESSAGE = 'must not contain a NUL character (\\u0000)';
 
 /** The longest id the log keeps (anything longer is no id of ours). */
 export const MAX_ID_LENGTH = 200;

@@ -1,13 +1,13 @@
 /**
- * Inputs the schemas took but the store could not hold answered 500 (PostgreSQL 22007/22008/22009,
- * a NUL in a text 22021, a fraction in an Avro long): each list's times, a forged cursor, a reason,
- * an id. Now every one is a 400 naming its field, before anything reaches the store.
+ * Inputs the schemas took but the store could not hold answered 500 (PGlite's 22008/22009): each
+ * list's times, a forged cursor's, a key's expiry. Now every one is a 400 naming its field, before
+ * anything reaches the store.
  */
 import type { z } from 'zod';
-import { AdminDeliveryListQuery, AuditListQuery, DeadLetterListQuery, ReasonBody, RotateKeyBody } from '../../src/api/admin-schemas';
+import { AdminDeliveryListQuery, AuditListQuery, DeadLetterListQuery, RotateKeyBody } from '../../src/api/admin-schemas';
 import { ApiError } from '../../src/api/api-errors';
-import { idParam, parseInput } from '../../src/api/request-input';
-import { DeliveryListQuery, ResendBody } from '../../src/api/schemas';
+import { parseInput } from '../../src/api/request-input';
+import { DeliveryListQuery } from '../../src/api/schemas';
 import { RejectedWebhookListQuery, WebhookListQuery } from '../../src/api/webhook-schemas';
 import { decodeCursor, encodeCursor } from '../../src/queries/page';
 
@@ -35,12 +35,12 @@ describe.each(Object.entries(lists))('when %s is given a time the store cannot h
     expect(refusedFields(schema, { to: '10000-01-01T00:00:00Z' })).toEqual(['to: Invalid ISO datetime']);
   });
 
-  test('then a cursor forged to name such a time, or an id no row has, is refused by name', () => {
+  test('then a cursor forged to name such a time, or an id longer than any, is refused by name', () => {
     for (const cursor of [
       forged('0000-01-01T00:00:00Z'),
       forged('+010000-01-01T00:00:00Z'),
       forged('-000001-01-01T00:00:00Z'),
-      forged('2026-01-01T00:00:00Z', 'a\u0000b'),
+      forged('2026-01-01T00:00:00Z', 'd'.repeat(201)),
     ]) {
       expect(refusedFields(schema, { cursor })).toEqual(['cursor: is not a cursor this API gave']);
     }
@@ -50,17 +50,6 @@ describe.each(Object.entries(lists))('when %s is given a time the store cannot h
     expect(refusedFields(schema, { from: '1970-01-01T00:00:00Z', to: '9999-12-31T23:59:59Z' })).toEqual([]);
     expect(refusedFields(schema, { cursor: encodeCursor({ at: new Date('2026-11-25T10:00:00Z'), id: 'd-1' }) })).toEqual([]);
   });
-});
-
-test('when a text filter or a reason holds a NUL character, then it is refused by name', () => {
-  const nul = 'P-\u00001';
-  expect(refusedFields(DeliveryListQuery, { policy_number: nul })).toEqual(['policy_number: must not contain a NUL character (\\u0000)']);
-  expect(refusedFields(WebhookListQuery, { transaction_number: nul })).toHaveLength(1);
-  expect(refusedFields(AuditListQuery, { subject_id: nul })).toHaveLength(1);
-  expect(refusedFields(AdminDeliveryListQuery, { partner_id: nul })).toHaveLength(1);
-  expect(refusedFields(ResendBody, { reason: nul })).toEqual(['reason: must not contain a NUL character (\\u0000)']);
-  expect(refusedFields(ReasonBody, { reason: nul })).toEqual(['reason: must not contain a NUL character (\\u0000)']);
-  expect(idParam('d-\u00001')).toBeUndefined();
 });
 
 test('when a key rotation gives an expiry out of range or an overlap out of bounds, then each is refused by name', () => {

@@ -1,9 +1,9 @@
 /**
- * The error mapper's backstop against both stores: a value validation refuses first
- * (storable-inputs.test.ts) but that reached a query anyway (a year-0 time, one past the range,
- * a NUL in a text) is taken, or refused with what the mapper answers 400, never 500. This keeps
- * the mapper honest about the errors the stores really throw: PGlite refuses the times (22008,
- * 22009, as an error of another realm under Jest) where the PostgreSQL server (through pg) takes them.
+ * The error mapper's backstop against both stores: a time validation refuses first
+ * (storable-inputs.test.ts) that reached a query anyway (year 0, past the range) is taken, or
+ * refused with what the mapper answers 400, never 500; a NUL in a text is taken (store/without-nul.ts).
+ * This keeps the mapper honest about the errors the stores really throw: PGlite refuses the times
+ * (22008, 22009, as errors of another realm under Jest) where the PostgreSQL server, through pg, takes them.
  */
 import { refusalOf } from '../../src/api/api-router';
 import { listDeliveries, type DeliveryFilter } from '../../src/queries/delivery-queries';
