@@ -101,13 +101,31 @@ test('when a filter or an id holds a NUL character, then it is an ordinary value
   expect((await send('GET', '/api/portal/v1/deliveries/d%001')).status).toBe(404);
 });
 
+/**
+ * Whether a 503 was a dependency away for a moment (its documented meaning: retry later), as on a
+ * loaded host a Kafka transaction of a replay can be: the same request sent again after its
+ * Retry-After is answered without one. Any other 5xx, or a 503 again, is the test's failure.
+ */
+async function transient(e: Exchange): Promise<boolean> {
+  if (e.status !== 503) return false;
+  await new Promise((resolve) => setTimeout(resolve, 2000));
+  const headers = Object.fromEntries(Object.entries(e.headers).filter(([name]) => !/^(content-length|host|connection)$/i.test(name)));
+  const again = await fetch(e.url, { method: e.method, headers, ...(e.sent ? { body: e.sent } : {}) });
+  return again.status < 500;
+}
+
 /** Fuzzes one API served by `service`; fails listing every 5xx with what the service logged of them. */
-async function expectNoServerError(name: string, service: RunningService, run: Omit<FuzzRun, 'maxExamples' | 'timeoutMs'>): Promise<void> {
+async function expectNoServerError(name: string, service: RunningService, run: Omit<FuzzRun, 'timeoutMs'>): Promise<void> {
   const started = Date.now();
-  const exchanges = await fuzz(python, { ...run, maxExamples: 15, timeoutMs: 150_000 });
+  const exchanges = await fuzz(python, { ...run, timeoutMs: 150_000 });
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
-  const serverErrors = exchanges.filter((e) => e.status >= 500);
-  console.log(`${name}: ${exchanges.length} requests in ${seconds} s, ${serverErrors.length} answered 5xx`);
+  const answered5xx = exchanges.filter((e) => e.status >= 500);
+  const serverErrors: Exchange[] = [];
+  for (const e of answered5xx) if (!(await transient(e))) serverErrors.push(e);
+  const retried = answered5xx.length - serverErrors.length;
+  console.log(
+    `${name}: ${exchanges.length} requests in ${seconds} s, ${answered5xx.length} answered 5xx (${retried} a 503 gone when sent again)`,
+  );
   expect(exchanges.length).toBeGreaterThan(50);
   const logged =
     serverErrors.length > 0
@@ -116,9 +134,8 @@ async function expectNoServerError(name: string, service: RunningService, run: O
           .split('\n')
           .filter((line) => /"level":(40|50)/.test(line))
       : [];
-  expect([...serverErrors.map((e: Exchange) => `${e.method} ${e.url} ${e.sent} → ${e.status} ${e.body}`), ...logged.slice(-20)]).toEqual(
-    [],
-  );
+  const listed = serverErrors.map((e) => `${e.method} ${e.url} ${e.sent.slice(0, 500)} → ${e.status} ${e.body}`);
+  expect([...listed, ...logged.slice(-20)]).toEqual([]);
 }
 
 test('when the partner API (and the console session) is fuzzed with a partner key, then nothing answers 5xx', async () => {
@@ -127,6 +144,7 @@ test('when the partner API (and the console session) is fuzzed with a partner ke
     baseUrl: log.url,
     headers: { 'x-api-key': partnerKey },
     includePathRegex: '^/(api/portal/|console/)',
+    maxExamples: 15,
   });
 }, 200_000);
 
@@ -137,6 +155,7 @@ test('when the operator API is fuzzed with an operator token, then nothing answe
     headers: { authorization: `Bearer ${operatorToken}` },
     includePathRegex: '^/api/admin/',
     parameters: { 'path.partnerId': adminPartner },
+    maxExamples: 15,
   });
 }, 200_000);
 
@@ -145,5 +164,7 @@ test('when the ingress webhook is fuzzed with a partner key, then nothing answer
     schemaUrl: `${ingress.url}/openapi.json`,
     baseUrl: ingress.url,
     headers: { 'x-api-key': partnerKey },
+    // Its one operation is quick to fuzz: more cases of it.
+    maxExamples: 60,
   });
 }, 200_000);

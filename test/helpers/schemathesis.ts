@@ -52,7 +52,9 @@ export interface FuzzRun {
 export interface Exchange {
   method: string;
   url: string;
-  /** The request's body, as sent. */
+  /** The request's headers, as sent. */
+  headers: Record<string, string>;
+  /** The request's body, as sent (empty when none). */
   sent: string;
   status: number;
   /** The answer's body (its first 500 characters). */
@@ -117,7 +119,7 @@ export async function fuzz(python: string, options: FuzzRun): Promise<Exchange[]
 interface Har {
   log: {
     entries: Array<{
-      request: { method: string; url: string; postData?: { text?: string } };
+      request: { method: string; url: string; headers: Array<{ name: string; value: string }>; postData?: { text?: string } };
       response: { status: number; content?: { text?: string } };
     }>;
   };
@@ -127,7 +129,8 @@ function exchangesOf(har: Har): Exchange[] {
   return har.log.entries.map((e) => ({
     method: e.request.method,
     url: e.request.url,
-    sent: (e.request.postData?.text ?? '').slice(0, 500),
+    headers: Object.fromEntries(e.request.headers.map((h) => [h.name, h.value])),
+    sent: e.request.postData?.text ?? '',
     status: e.response.status,
     body: (e.response.content?.text ?? '').slice(0, 500),
   }));
