@@ -102,9 +102,10 @@ test('when a filter or an id holds a NUL character, then it is an ordinary value
 });
 
 /**
- * Whether a 503 was a dependency away for a moment (its documented meaning: retry later), as on a
- * loaded host a Kafka transaction of a replay can be: the same request sent again after its
- * Retry-After is answered without one. Any other 5xx, or a 503 again, is the test's failure.
+ * Whether a 503 was a dependency away for a moment (its documented meaning: retry later), as a
+ * dead-letter replay's once was on a loaded host (its cause not captured): the same request sent
+ * again after 2 s (the APIs' Retry-After is 1 or 2) is answered without one. Any other 5xx, or a 503
+ * again, is the test's failure.
  */
 async function transient(e: Exchange): Promise<boolean> {
   if (e.status !== 503) return false;
