@@ -73,7 +73,8 @@ export function adminPartnerRoutes({ partners, changes, portalTokens, issuedCred
     const partnerId = partnerIdOf(req);
     const input = parseInput(RotateKeyBody, req.body, 'body');
     const rotated = await changes.rotateKey(partnerId, actorOf(req), input.reason, {
-      overlapMs: input.overlap_hours * 3_600_000,
+      // Whole milliseconds, as the CLI's --overlap-hours: a fraction of one cannot be an Avro long (expires_at).
+      overlapMs: Math.round(input.overlap_hours * 3_600_000),
       expiresAt: input.expires_at ? Date.parse(input.expires_at) : null,
     });
     res.status(201).json({ data: { ...newKeyAnswer(rotated), partner: describePartner(rotated.partner) } });

@@ -6,7 +6,7 @@
  */
 import { DLQ_TOPIC_CHOICES, OPERATOR_ROLES, partnerSpecSchema, type DlqTopicChoice } from '@hookstream/shared';
 import { z } from 'zod';
-import { DeliveryListQuery, timestamp } from './schemas';
+import { DeliveryListQuery, timeInput, timestamp } from './schemas';
 import { RejectedWebhookListQuery, WebhookListQuery } from './webhook-schemas';
 
 /** Why, for the audit trail: every write of an operator gives one. */
@@ -73,7 +73,7 @@ export const RotateKeyBody = z
   .strictObject({
     reason,
     overlap_hours: z.number().min(0).max(720).default(24).meta({ description: 'How long the other keys keep working (default 24)' }),
-    expires_at: timestamp.optional().meta({ description: 'Expiry of the new key (default: none)' }),
+    expires_at: timeInput.optional().meta({ description: 'Expiry of the new key (default: none)' }),
   })
   .meta({ id: 'RotateKeyRequest' });
 
@@ -146,8 +146,8 @@ const selectionShape = {
     .default('callback')
     .meta({ description: 'Which dead letters: callback, policy-status or documents' }),
   partner_id: list('Partner ids').optional(),
-  since: timestamp.optional().meta({ description: 'Dead-lettered at or after' }),
-  until: timestamp.optional().meta({ description: 'Dead-lettered before' }),
+  since: timeInput.optional().meta({ description: 'Dead-lettered at or after' }),
+  until: timeInput.optional().meta({ description: 'Dead-lettered before' }),
   error_class: list('Why dead-lettered, or the last attempt’s class (HTTP_STATUS, TIMEOUT…)').optional(),
   last_status: list('The partner’s last HTTP status').optional(),
   policy_number: list('Policy numbers').optional(),

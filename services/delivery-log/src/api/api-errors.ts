@@ -3,7 +3,8 @@
  * HTTP status, an error_code and a message naming the fields at fault; a 400 for invalid input
  * also lists them in `fields` (path and problem each), so a client places each problem beside its
  * input without reading the message's words. A route throws ApiError; the error handler
- * (api-router.ts) answers it and turns anything else into a 500 without detail.
+ * (api-router.ts) answers it and turns anything else into a 503 (a store away), a 400 (a value the
+ * store or an Avro record refused) or a 500 without detail.
  */
 import { ErrorCodes, HookstreamError, errorBody, type ErrorBody, type FieldProblem } from '@hookstream/shared';
 

@@ -4,6 +4,7 @@
  * inbound contract's error body; a 500 says nothing of its cause, which is logged).
  */
 import {
+  AvroInvalidError,
   FieldProblemsError,
   HookstreamError,
   NotFoundError,
@@ -89,6 +90,11 @@ export function apiRouter(options: ApiOptions): { router: Router; notFound: Requ
     const refusal = refusalOf(error, (cause) => {
       if (cause === 'unavailable')
         logger.warn({ err: error, method: req.method, path: req.path }, 'a dependency is unavailable; answered 503');
+      else if (cause === 'unstorable')
+        logger.warn(
+          { err: error, method: req.method, path: req.path },
+          'an input validation let through could not be stored; answered 400',
+        );
       else logger.error({ err: error, method: req.method, path: req.path }, 'unexpected error answering a request');
     });
     if (refusal.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(refusal.retryAfterSeconds));
@@ -99,7 +105,7 @@ export function apiRouter(options: ApiOptions): { router: Router; notFound: Requ
 }
 
 /** What a thrown error answers: refusals as they are, the use cases' own by their kind, anything else a 503 or a 500. */
-function refusalOf(error: unknown, log: (cause: 'unavailable' | 'unexpected') => void): ApiError {
+export function refusalOf(error: unknown, log: (cause: 'unavailable' | 'unstorable' | 'unexpected') => void): ApiError {
   const e = error as { type?: string; status?: number; code?: string } | undefined;
   if (error instanceof ApiError) return error;
   if (error instanceof FieldProblemsError) return invalidInput('body', error.problems);
@@ -116,6 +122,15 @@ function refusalOf(error: unknown, log: (cause: 'unavailable' | 'unexpected') =>
   const exposed = error as { expose?: boolean; status?: number; message?: string } | undefined;
   if (exposed?.expose && exposed.status && exposed.status >= 400 && exposed.status < 500) {
     return new ApiError(exposed.status, ApiErrorCodes.VALIDATION, exposed.message ?? 'the body is refused');
+  }
+  if (isUnstorableInput(error)) {
+    // A backstop: validation names such a field (storable-values.ts); one it missed is still the request's fault.
+    log('unstorable');
+    return new ApiError(
+      400,
+      ApiErrorCodes.VALIDATION,
+      'invalid input: a value given cannot be stored (out of range, or a character refused)',
+    );
   }
   if ((error instanceof HookstreamError && error.retryable) || isStoreUnavailable(e?.code)) {
     // Kafka or the database away: the same request may succeed in a moment.
@@ -138,4 +153,21 @@ function methodsByPath(document: { paths: Record<string, Record<string, unknown>
 /** A connection to PostgreSQL refused, cut or closed by a server shutting down (node errors, SQLSTATE classes 08 and 57P). */
 function isStoreUnavailable(code: string | undefined): boolean {
   return code !== undefined && (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE'].includes(code) || /^(08|57P)/.test(code));
+}
+
+/**
+ * A refusal of a value the request gave, by the store or an Avro record: PostgreSQL's data
+ * exceptions (SQLSTATE class 22: a date out of range 22008, a NUL in a text 22021, a number out of
+ * range 22003, a malformed value 22P02 …), a record our codec found not to fit its schema, or avsc
+ * refusing a value its type cannot hold ('invalid "long": 1.5'). Wrapped ones are found by their cause.
+ */
+function isUnstorableInput(error: unknown): boolean {
+  // Not `instanceof Error`: PGlite's errors may come from another realm (a VM context under Jest).
+  let e = error as { code?: unknown; message?: unknown; cause?: unknown } | null | undefined;
+  for (let depth = 0; typeof e === 'object' && e !== null && depth < 5; e = e.cause as typeof e, depth++) {
+    if (typeof e.code === 'string' && /^22[0-9A-Z]{3}$/.test(e.code)) return true;
+    if (e instanceof AvroInvalidError && Array.isArray(e.details['paths'])) return true;
+    if (typeof e.message === 'string' && /^invalid ["{[]/.test(e.message)) return true;
+  }
+  return false;
 }

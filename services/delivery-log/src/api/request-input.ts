@@ -4,6 +4,7 @@
  */
 import type { z } from 'zod';
 import { decodeCursor } from '../queries/page';
+import { MAX_ID_LENGTH } from '../queries/storable-values';
 import { invalidInput } from './api-errors';
 
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown, where: 'query' | 'body'): z.infer<S> {
@@ -20,7 +21,7 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown, where
 
 /** A path parameter that can be an id at all (anything longer or stranger is no id of ours: 404). */
 export function idParam(value: string | undefined): string | undefined {
-  return value !== undefined && value.length > 0 && value.length <= 200 ? value : undefined;
+  return value !== undefined && value.length > 0 && value.length <= MAX_ID_LENGTH ? value : undefined;
 }
 
 /** Paging and time range of a list query, as the queries take them. */

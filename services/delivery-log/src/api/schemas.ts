@@ -5,9 +5,16 @@
 import { z } from 'zod';
 import { DELIVERY_STATES } from '../store/tables';
 import { decodeCursor } from '../queries/page';
+import { isStorableTime, TIME_RANGE_MESSAGE } from '../queries/storable-values';
 import { Verification } from './verification-schema';
 
 export const timestamp = z.iso.datetime({ offset: true }).meta({ description: 'RFC 3339 date-time', example: '2026-11-25T10:00:00Z' });
+
+/** A time a request gives: RFC 3339 and one the store holds (year 0 or 10000 would reach PostgreSQL and fail there). */
+export const timeInput = timestamp
+  // Only of a well-formed time: one that is not is refused once, for its form.
+  .refine((text) => isStorableTime(new Date(text)), { message: TIME_RANGE_MESSAGE, when: (payload) => payload.issues.length === 0 })
+  .meta({ description: 'RFC 3339 date-time, 1970-01-01T00:00:00Z to 9999-12-31T23:59:59Z', example: '2026-11-25T10:00:00Z' });
 
 /** Query parameters every list takes (webhook-schemas.ts's too). */
 export const pageQuery = {
@@ -18,8 +25,8 @@ export const pageQuery = {
     .optional()
     .meta({ description: 'next_cursor of the previous page' }),
   limit: z.coerce.number().int().min(1).max(200).default(50).meta({ description: 'Items per page (1-200, default 50)' }),
-  from: timestamp.optional().meta({ description: 'Only items at or after this time' }),
-  to: timestamp.optional().meta({ description: 'Only items before this time' }),
+  from: timeInput.optional().meta({ description: 'Only items at or after this time' }),
+  to: timeInput.optional().meta({ description: 'Only items before this time' }),
 };
 
 /** A route that takes no query parameter refuses any, as every other route refuses one it does not know. */

@@ -2,6 +2,7 @@
  * Keyset pagination of the log's lists: newest first, by time then id, with an opaque cursor that
  * names the last row of a page. Stable while rows are added (a new row sorts before the cursor).
  */
+import { isStorableTime, MAX_ID_LENGTH } from './storable-values';
 
 /** Where a page ends: the time and id of its last row. */
 export interface PageCursor {
@@ -19,13 +20,18 @@ export function encodeCursor(cursor: PageCursor): string {
   return Buffer.from(JSON.stringify([cursor.at.toISOString(), cursor.id])).toString('base64url');
 }
 
-/** The cursor `text` names, or null when it is not one of ours (the caller refuses it as a bad field). */
+/**
+ * The cursor `text` names, or null when it is not one of ours (the caller refuses it as a bad field):
+ * a forged one naming a time or an id the store cannot hold would otherwise reach the query.
+ */
 export function decodeCursor(text: string): PageCursor | null {
   try {
     const parsed: unknown = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
     if (!Array.isArray(parsed) || parsed.length !== 2 || typeof parsed[0] !== 'string' || typeof parsed[1] !== 'string') return null;
-    const at = new Date(parsed[0]);
-    return Number.isNaN(at.getTime()) ? null : { at, id: parsed[1] };
+    const [time, id] = parsed as [string, string];
+    const at = new Date(time);
+    const storable = isStorableTime(at) && id.length <= MAX_ID_LENGTH;
+    return storable ? { at, id } : null;
   } catch {
     return null;
   }

@@ -1,0 +1,43 @@
+/**
+ * The error mapper's backstop: a value validation let through that the store or an Avro record
+ * refuses is the request's fault (400, logged at warn), not the service's (500).
+ */
+import { AvroInvalidError } from '@hookstream/shared';
+import { refusalOf } from '../../src/api/api-router';
+
+/** PostgreSQL's errors (pg and PGlite alike) carry the SQLSTATE in `code`. */
+const sqlError = (code: string) => Object.assign(new Error('date/time field value out of range'), { code });
+
+test.each(['22007', '22008', '22009', '22003', '22P02', '22021'])(
+  'when the store refuses a value with SQLSTATE %s, then it answers 400',
+  (code) => {
+    const causes: string[] = [];
+    expect(refusalOf(sqlError(code), (cause) => causes.push(cause)).body()).toMatchObject({
+      code: 400,
+      error_code: 'INVALID_PAYLOAD_VALIDATION_ERR',
+    });
+    expect(causes).toEqual(['unstorable']);
+  },
+);
+
+test('when an Avro record refuses a value (our codec, avsc itself, or wrapped), then it answers 400', () => {
+  const refused = [
+    new AvroInvalidError('value does not fit partner-config.avsc at: api_keys.0.expires_at', {
+      details: { paths: ['api_keys.0.expires_at'] },
+    }),
+    new Error('invalid "long": 1.5'),
+    new Error('could not write the partner', { cause: new Error('invalid {"type":"long"}: 1.5') }),
+    // PGlite's errors under Jest come from another realm: not instanceof Error here.
+    { name: 'DatabaseError', message: 'date/time field value out of range', code: '22008' },
+  ];
+  for (const error of refused) expect(refusalOf(error, () => {}).httpStatus).toBe(400);
+});
+
+test('when the failure is not the input, then it stays a 500 or a 503', () => {
+  const causes: string[] = [];
+  expect(refusalOf(new Error('boom'), (cause) => causes.push(cause)).httpStatus).toBe(500);
+  expect(refusalOf(sqlError('42P01'), (cause) => causes.push(cause)).httpStatus).toBe(500);
+  expect(refusalOf(new AvroInvalidError('not a Confluent-framed Avro value'), (cause) => causes.push(cause)).httpStatus).toBe(500);
+  expect(refusalOf(sqlError('08006'), (cause) => causes.push(cause)).httpStatus).toBe(503);
+  expect(causes).toEqual(['unexpected', 'unexpected', 'unexpected', 'unavailable']);
+});
