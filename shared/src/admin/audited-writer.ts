@@ -14,14 +14,15 @@ export interface ChangedRecord {
 }
 
 /** How long a change's transaction may stay open: a replica killed inside one holds read_committed readers of its topics at most this long. */
-const TRANSACTION_TIMEOUT_MS = 10_000;
+export const TRANSACTION_TIMEOUT_MS = 10_000;
 
 /**
  * Writes a change (a partner's new revision, an operator) and its audit record in one Kafka
  * transaction: readers of either topic read committed, so a change exists exactly when its audit
- * record does. One transaction at a time per writer; a transactional id of its own per process
- * (replicas never fence each other; a crashed one's open transaction is aborted by the broker
- * after TRANSACTION_TIMEOUT_MS).
+ * record does. `write` uses one transaction at a time on a transactional id of this process's own
+ * (replicas never fence each other); `writeAsSoleWriter` one of the subject's, which fences every
+ * other writer of that subject on purpose. A crashed writer's open transaction is aborted by the
+ * broker after TRANSACTION_TIMEOUT_MS.
  */
 export class AuditedWriter {
   private queue: Promise<unknown> = Promise.resolve();
@@ -76,8 +77,8 @@ export class AuditedWriter {
         const { records, actor, change } = await decide();
         return await this.commitWith(producer, records, auditEntry(actor, change));
       } catch (error) {
-        // Fenced by another writer of the subject: decide again on what it wrote.
-        if (!(error instanceof FencedWrite) || attempt >= SOLE_WRITE_ATTEMPTS) throw unwrapFenced(error);
+        // Nothing written (most often: fenced by another writer of the subject): decide again on what is there now.
+        if (!(error instanceof AttemptFailed) || attempt >= SOLE_WRITE_ATTEMPTS) throw unwrapFenced(error);
       } finally {
         await producer.disconnect().catch(() => undefined);
       }
@@ -93,6 +94,7 @@ export class AuditedWriter {
 
   async close(): Promise<void> {
     await this.queue;
+    await Promise.all(this.subjects.values());
     if (this.opened) await this.producer.disconnect().catch(() => undefined);
   }
 
@@ -148,16 +150,26 @@ export class AuditedWriter {
     audit: AdminAuditEntry,
     auditValue: Buffer,
   ): Promise<AdminAuditEntry> {
-    const transaction = await producer.transaction();
+    let committing = false;
     try {
-      await transaction.sendBatch({
-        topicMessages: [...encoded, { topic: auditTopic, messages: [{ key: audit.subject_id, value: auditValue }] }],
-      });
-      await transaction.commit();
+      const transaction = await producer.transaction();
+      try {
+        await transaction.sendBatch({
+          topicMessages: [...encoded, { topic: auditTopic, messages: [{ key: audit.subject_id, value: auditValue }] }],
+        });
+        committing = true;
+        await transaction.commit();
+      } catch (error) {
+        await transaction.abort().catch(() => undefined);
+        throw error;
+      }
     } catch (error) {
-      await transaction.abort().catch(() => undefined);
-      if (wroteNothing(error)) throw new FencedWrite(error);
-      throw new KafkaUnavailableError(`the change was not written (${describeError(error)}); retry`, error);
+      // Until the commit is asked for, nothing can be written; a commit refused as fenced wrote nothing either.
+      if (!committing || fencedAtCommit(error)) throw new AttemptFailed(error);
+      throw new KafkaUnavailableError(
+        `the change may or may not have been written (${describeError(error)}): read it again before retrying`,
+        error,
+      );
     }
     return audit;
   }
@@ -173,28 +185,28 @@ export interface DecidedChange {
 /** Attempts of a sole write before giving up: each lost only to another writer of the subject that committed. */
 const SOLE_WRITE_ATTEMPTS = 5;
 
-/** An attempt that wrote nothing (fenced by another writer of the subject, or refused): deciding again is safe. */
-class FencedWrite extends Error {
+/** An attempt that certainly wrote nothing (refused before its commit, or fenced at it): deciding again is safe. */
+class AttemptFailed extends Error {
   constructor(readonly underlying: unknown) {
-    super(`fenced by another writer (${describeError(underlying)})`);
+    super(`nothing written (${describeError(underlying)})`);
   }
 }
 
 function unwrapFenced(error: unknown): unknown {
-  return error instanceof FencedWrite
-    ? new KafkaUnavailableError('the change met other changes of the same subject too often; retry', error.underlying)
+  return error instanceof AttemptFailed
+    ? new KafkaUnavailableError(`the change was not written (${describeError(error.underlying)}); retry`, error.underlying)
     : error;
 }
 
 /**
- * Whether a failed send or commit certainly wrote nothing, so that deciding again is safe. A writer
- * fenced by another of its subject fails in several ways: librdkafka's _FENCED (-144), the broker's
- * PRODUCER_FENCED (90) or INVALID_PRODUCER_EPOCH (47), its queued records purged (_PURGE_QUEUE,
- * -152), or, from Kafka 4's transactions, an EndTxn error librdkafka does not name ("Unknown broker
- * error", -1). Anything but a timeout is such a refusal: only a request that timed out (_TIMED_OUT
- * -185, REQUEST_TIMED_OUT 7) may have been carried out unseen, and is left to the caller to retry.
+ * Whether a refused commit was refused because another writer of the subject opened its
+ * transactional id since (so it wrote nothing): librdkafka's _FENCED (-144), the broker's
+ * PRODUCER_FENCED (90) or INVALID_PRODUCER_EPOCH (47), the producer's records purged (_PURGE_QUEUE,
+ * -152), or, from Kafka 4's transactions, the EndTxn error librdkafka does not name ("Unknown broker
+ * error", -1: seen when the race test's two writers met). Any other failure of a commit may have
+ * been carried out unseen, so it is not decided again.
  */
-function wroteNothing(error: unknown): boolean {
-  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
-  return ![-185, 7].includes(Number(code)) && !/timed? ?out/i.test(typeof message === 'string' ? message : '');
+function fencedAtCommit(error: unknown): boolean {
+  const { code } = (error ?? {}) as { code?: unknown };
+  return [-144, 90, 47, -152, -1].includes(Number(code));
 }

@@ -1,5 +1,6 @@
+import { KafkaUnavailableError, describeError } from '../errors';
 import { NotFoundError } from './not-found';
-import type { AuditedWriter } from './audited-writer';
+import { TRANSACTION_TIMEOUT_MS, type AuditedWriter } from './audited-writer';
 import type { Actor } from './audit-entry';
 import { TopicNames } from '../kafka/topics';
 import type { NewApiKey } from '../partners/api-keys';
@@ -19,8 +20,12 @@ import { PartnerSpecError } from '../partners/partner-spec-error';
 
 /** How long a change waits to read itself back from partner-config, so that what follows it (the next request, the next command) sees it. */
 const READ_BACK_MS = 5_000;
-/** How long a change waits to have read every earlier change of partner-config before it decides. */
-const CATCH_UP_MS = 5_000;
+/**
+ * How long a change waits to have read every earlier change of partner-config before it decides:
+ * longer than a transaction may stay open, since a writer killed inside one holds read_committed
+ * readers back until the broker aborts it.
+ */
+const CATCH_UP_MS = TRANSACTION_TIMEOUT_MS + 2_000;
 
 /** What a change decided: the partner's next record, and what its audit says of it. */
 interface Decision {
@@ -140,7 +145,9 @@ export class PartnerChanges {
   ): Promise<Partner> {
     let written: Partner | undefined;
     await this.writer.writeAsSoleWriter(`partner-${partnerId}`, async () => {
-      await this.directory.caughtUp(CATCH_UP_MS);
+      await this.directory.caughtUp(CATCH_UP_MS).catch((error: unknown) => {
+        throw new KafkaUnavailableError(`partner-config could not be read up to its end (${describeError(error)}): nothing written`, error);
+      });
       const now = Date.now();
       const { next, action, detail } = decide(this.directory.get(partnerId), now);
       written = { ...next, api_keys: keptKeys(next.api_keys, now) };
