@@ -82,6 +82,28 @@ for (const [name, store] of storesUnderTest()) {
       await expect(issued.record(link('busy'))).resolves.toEqual(expect.any(String));
     });
 
+    test('when one portal link opens its most sessions, then it opens no more, while the partner’s key still signs in; a signed-out session leaves no row', async () => {
+      const linkId = await issued.record(link('shared'));
+      const session = (portalLinkId: string | null): NewCredential => ({
+        kind: 'console_session',
+        partnerId: 'shared',
+        operatorId: null,
+        portalLinkId,
+        issuedAt: at(0),
+        expiresAt: at(60 * MINUTE),
+      });
+      const opened = [];
+      for (let i = 0; i < CREDENTIAL_LIMITS.sessionsPerPortalLink; i++) opened.push(await issued.record(session(linkId)));
+      await expect(issued.record(session(linkId))).rejects.toMatchObject({ httpStatus: 429 });
+      await expect(issued.record(session(null))).resolves.toEqual(expect.any(String));
+
+      await issued.end(opened[0]!);
+      const left = await s.db.selectFrom('issued_credentials').select('credential_id').where('credential_id', '=', opened[0]!).execute();
+      expect(left).toEqual([]);
+      expect(await issued.holds(opened[0])).toBe(false);
+      await expect(issued.record(session(linkId))).resolves.toEqual(expect.any(String));
+    });
+
     test('when a credential has expired, then it holds no more and the pruner removes its row', async () => {
       const expired = await issued.record({ ...link('initech', at(-120 * MINUTE)) });
       expect(await issued.holds(expired)).toBe(false);

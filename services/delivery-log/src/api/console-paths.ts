@@ -27,7 +27,10 @@ export const consolePaths: ZodOpenApiPathsObject = {
         ...unauthenticated,
         ...badBody,
         '403': refusal('Sent from another site (Sec-Fetch-Site: cross-site)', [ApiErrorCodes.FORBIDDEN]),
-        '429': refusal('200 sessions of this partner (or operator) are open; retry after Retry-After', [ApiErrorCodes.RATE_LIMITED]),
+        '429': refusal(
+          'Too many sessions open: 20 of one portal link, or 200 of the partner’s key or the operator; sign out of one, or retry after Retry-After',
+          [ApiErrorCodes.RATE_LIMITED],
+        ),
         '503': refusal('Starting; retry after Retry-After', [ApiErrorCodes.UNAVAILABLE]),
       },
     },

@@ -3,8 +3,9 @@
  * store every replica shares: a signature proves who issued a credential, its row whether it still
  * holds. A request reads its row by primary key, with no cache (1.6 ms on PostgreSQL, 2.9 ms on
  * PGlite, round trip included, on a shared 2-core machine: test/issued-credentials.int.test.ts),
- * so sign-out or a revocation holds on every replica from the next request. Rows go once expired (retention/pruner.ts), and a partner holds at most
- * CREDENTIAL_LIMITS live ones of each kind, so the table cannot grow without bound.
+ * so sign-out or a revocation holds on every replica from the next request. A signed-out session's
+ * row goes at once, every other once expired (retention/pruner.ts), and each holder has at most
+ * CREDENTIAL_LIMITS live ones, so the table cannot grow without bound.
  */
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
@@ -15,8 +16,13 @@ import { ApiError, ApiErrorCodes } from './api-errors';
 export const CREDENTIAL_LIMITS = {
   /** Live (unexpired, unrevoked) portal links per partner: an operator revokes one to issue the 51st. */
   portalLinksPerPartner: 50,
-  /** Live console sessions per partner, and per operator: sign-out or expiry (8 h) frees one. */
+  /**
+   * Live console sessions per holder: per operator, per partner's API key sign-ins, and per portal
+   * link, so that whoever holds one link cannot use up the sessions of the partner's own people.
+   * Sign-out (which deletes the row) or expiry (8 h) frees one.
+   */
   sessionsPerHolder: 200,
+  sessionsPerPortalLink: 20,
 } as const;
 
 export type CredentialKind = IssuedCredentialsTable['kind'];
@@ -48,13 +54,9 @@ export class IssuedCredentials {
   async record(credential: NewCredential): Promise<string> {
     const id = randomUUID();
     const { kind, issuedAt } = credential;
-    const limit = kind === 'portal_link' ? CREDENTIAL_LIMITS.portalLinksPerPartner : CREDENTIAL_LIMITS.sessionsPerHolder;
+    const { limit, holder } = holderOf(credential);
     // Counted and inserted in one statement: requests racing on several replicas may pass it by as
     // many as race (read committed), which the limit, a bound on growth and not a quota, allows.
-    const holder =
-      kind === 'console_session' && credential.partnerId === null
-        ? sql`partner_id is null and operator_id = ${credential.operatorId}`
-        : sql`partner_id = ${credential.partnerId}`;
     const inserted = await sql`
       insert into issued_credentials (credential_id, kind, partner_id, operator_id, portal_link_id, issued_at, expires_at)
       select ${id}, ${kind}, ${credential.partnerId}, ${credential.operatorId}, ${credential.portalLinkId ?? null}, ${issuedAt}, ${credential.expiresAt}
@@ -108,6 +110,11 @@ export class IssuedCredentials {
     }));
   }
 
+  /** Signs a session out: its row goes at once (a session is never listed), so sign-in and sign-out in a loop grow nothing. */
+  async end(sessionId: string): Promise<void> {
+    await this.db.deleteFrom('issued_credentials').where('credential_id', '=', sessionId).where('kind', '=', 'console_session').execute();
+  }
+
   /** Ends one credential, and the sessions opened with it (a portal link's); false when it was not live. */
   async revoke(id: string, by: { actor: string; reason: string }, now = new Date()): Promise<boolean> {
     const result = await this.db
@@ -131,4 +138,18 @@ export class IssuedCredentials {
       .executeTakeFirst();
     return Number(result.numUpdatedRows);
   }
+}
+
+/** Whose live credentials of this kind a new one is counted with, and how many that holder may have. */
+function holderOf(credential: NewCredential) {
+  if (credential.kind === 'portal_link') {
+    return { limit: CREDENTIAL_LIMITS.portalLinksPerPartner, holder: sql`partner_id = ${credential.partnerId}` };
+  }
+  if (credential.partnerId === null) {
+    return { limit: CREDENTIAL_LIMITS.sessionsPerHolder, holder: sql`partner_id is null and operator_id = ${credential.operatorId}` };
+  }
+  if (credential.portalLinkId) {
+    return { limit: CREDENTIAL_LIMITS.sessionsPerPortalLink, holder: sql`portal_link_id = ${credential.portalLinkId}` };
+  }
+  return { limit: CREDENTIAL_LIMITS.sessionsPerHolder, holder: sql`partner_id = ${credential.partnerId} and portal_link_id is null` };
 }

@@ -33,7 +33,7 @@ type NewSession =
 export class ConsoleSessions {
   constructor(
     private readonly keys: DataKey[],
-    private readonly issued: Pick<IssuedCredentials, 'record' | 'holds' | 'revoke'>,
+    private readonly issued: Pick<IssuedCredentials, 'record' | 'holds' | 'end'>,
   ) {}
 
   /** A session for `who`, ending at `notAfter` if that is sooner than SESSION_SECONDS (a portal token's expiry). */
@@ -60,9 +60,9 @@ export class ConsoleSessions {
     return { session, cookieValue };
   }
 
-  /** Signs a session out: its row is revoked, so its cookie opens nothing on any replica from the next request. */
-  async close(session: ConsoleSession, now = new Date()): Promise<void> {
-    await this.issued.revoke(session.id, { actor: 'sign-out', reason: 'signed out' }, now);
+  /** Signs a session out: its row is deleted, so its cookie opens nothing on any replica from the next request. */
+  async close(session: ConsoleSession): Promise<void> {
+    await this.issued.end(session.id);
   }
 
   /** The session a request's Cookie header carries, if it is one of ours and current. */

@@ -6,7 +6,7 @@ import { PortalTokens } from '../../src/api/portal-tokens';
 const keys = parseKeyring(`k1:${Buffer.alloc(32, 1).toString('base64')}`, 'HOOKSTREAM_PORTAL_TOKEN_KEYS', 32);
 
 /** The store's rows in memory (issued-credentials.int.test.ts holds the real one to the same rules). */
-class IssuedInMemory implements Pick<IssuedCredentials, 'record' | 'holds' | 'revoke'> {
+class IssuedInMemory implements Pick<IssuedCredentials, 'record' | 'holds' | 'end' | 'revoke'> {
   private readonly rows = new Map<string, NewCredential & { revoked: boolean }>();
   record(credential: NewCredential): Promise<string> {
     const id = `c${this.rows.size + 1}`;
@@ -16,6 +16,10 @@ class IssuedInMemory implements Pick<IssuedCredentials, 'record' | 'holds' | 're
   holds(id: string | undefined, now = new Date()): Promise<boolean> {
     const row = id === undefined ? undefined : this.rows.get(id);
     return Promise.resolve(row !== undefined && !row.revoked && row.expiresAt > now);
+  }
+  end(id: string): Promise<void> {
+    this.rows.delete(id);
+    return Promise.resolve();
   }
   revoke(id: string, _by?: unknown): Promise<boolean> {
     const ended = [...this.rows].filter(([key, row]) => (key === id || row.portalLinkId === id) && !row.revoked);
