@@ -72,12 +72,14 @@ USER node
 # APIs and the demo partner are for outside callers: the ops ports are for probes and Prometheus.
 EXPOSE 8080 9080 8091 8092 8093 8094 9094 9999
 
-# Liveness of whichever service runs here, on its ops port: OPS_PORT for the ingress and the
-# delivery log (whose HTTP_PORT serves only their API), else HTTP_PORT (compose sets both). The slim
-# image has no curl, so Node's built-in fetch does the request. The topics job and the demo
-# partner serve no /healthz: docker-compose.yml disables the check for them.
+# Liveness of whichever service runs here, on its ops port: OPS_PORT when set; else the ports its
+# /healthz may be on (HTTP_PORT for the three services with one port, or the ingress's and the
+# delivery log's default ops ports 9080 and 9094: their HTTP_PORT serves only their API), healthy
+# when one answers 200. Only this container's own service listens on 127.0.0.1 here. The slim image
+# has no curl, so Node's built-in fetch does the request. The topics job and the demo partner serve
+# no /healthz: docker-compose.yml disables the check for them.
 HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.OPS_PORT || process.env.HTTP_PORT || '8080') + '/healthz', { signal: AbortSignal.timeout(4000) }).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+  CMD ["node", "-e", "const e = process.env; const ports = e.OPS_PORT ? [e.OPS_PORT] : [e.HTTP_PORT || '8080', '9080', '9094']; Promise.any(ports.map((p) => fetch('http://127.0.0.1:' + p + '/healthz', { signal: AbortSignal.timeout(4000) }).then((r) => (r.ok ? 0 : Promise.reject(new Error(String(r.status))))))).then(() => process.exit(0), () => process.exit(1))"]
 
 # No default service: compose (or `docker run … node services/<name>/dist/main.js`) chooses one.
 CMD ["node", "cli/bin/hookstream.js", "--help"]

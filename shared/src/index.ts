@@ -149,7 +149,7 @@ export { AuditedWriter, type ChangedRecord } from './admin/audited-writer';
 export { NotFoundError } from './admin/not-found';
 export { OperatorChanges } from './admin/operator-changes';
 export { PartnerChanges } from './admin/partner-changes';
-export { KEY_LIMITS, PartnerChangeRefused } from './partners/key-limits';
+export { KEY_LIMITS, PartnerChangeRefused, isLive } from './partners/key-limits';
 export { FieldProblemsError, type FieldProblem } from './field-problems';
 export { CompactedView } from './kafka/compacted-view';
 

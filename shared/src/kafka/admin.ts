@@ -4,9 +4,8 @@
  * requests librdkafka's Node binding does not expose in either of its APIs (@confluentinc/
  * kafka-javascript 1.10.1): DescribeConfigs, IncrementalAlterConfigs and the cluster's description
  * (id, controller, live brokers); and a group's committed offsets, which librdkafka's admin gets
- * wrong in a way that kills the process (see fetchOffsets). It connects only when one of those is asked for, so most admins
- * open one set of connections, and closes with the admin. Both clients' failures come out as one
- * kind of error, KafkaAdminError.
+ * wrong in a way that kills the process (see fetchOffsets). It connects only when one of those is
+ * asked for, and closes with the admin. Both clients' failures are one kind of error, KafkaAdminError.
  */
 import { KafkaJS } from '@confluentinc/kafka-javascript';
 import type * as Platformatic from '@platformatic/kafka' with { 'resolution-mode': 'import' };
@@ -15,16 +14,8 @@ import { asAdminError, codes, configsOf, GROUP_STATES, KafkaAdminError, platform
 import { anyAccepts } from './producer';
 import { isRetryableKafkaError } from './retryable';
 import type { KafkaSecurityConfig } from './security';
-import type {
-  Admin,
-  BrokerDescription,
-  GroupDescription,
-  PartitionMetadata,
-  PartitionOffset,
-  PartitionOffsets,
-  ResourceConfigs,
-  TopicConfig,
-} from './types';
+import type { Admin, BrokerDescription, GroupDescription, PartitionMetadata, PartitionOffset, PartitionOffsets } from './types';
+import type { ResourceConfigs, TopicConfig } from './types';
 
 type PlatformaticAdmin = Platformatic.Admin;
 type SaslMechanism = NonNullable<ConstructorParameters<typeof Platformatic.Admin>[0]['sasl']>['mechanism'];

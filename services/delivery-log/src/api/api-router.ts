@@ -91,7 +91,8 @@ export function apiRouter(options: ApiOptions): { router: Router; notFound: Requ
       if (cause === 'unavailable')
         logger.warn({ err: error, method: req.method, path: req.path }, 'a dependency is unavailable; answered 503');
       else if (cause === 'unstorable')
-        logger.warn(
+        // An error, not a warning: the client gets its 400, but a validation gap (or a value of our own that the store refuses) is ours to fix.
+        logger.error(
           { err: error, method: req.method, path: req.path },
           'an input validation let through could not be stored; answered 400',
         );

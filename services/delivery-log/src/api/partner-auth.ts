@@ -6,7 +6,7 @@
  * after this sees only that partner's rows; anything else answers 401 with the same words whatever
  * the reason, so a caller learns nothing about keys or partners it does not hold.
  */
-import type { PartnerDirectory } from '@hookstream/shared';
+import { isLive, type PartnerDirectory } from '@hookstream/shared';
 import type { Request, RequestHandler } from 'express';
 import { csrfMatches, type ConsoleSession, type ConsoleSessions } from '../console/console-sessions';
 import { ApiError, ApiErrorCodes } from './api-errors';
@@ -68,7 +68,7 @@ export function partnerSessionHolds(
   if (partner?.status !== 'ACTIVE') return false;
   if (session.keyId === null) return true;
   const key = partner.api_keys.find((k) => k.key_id === session.keyId);
-  return key !== undefined && (key.revoked_at === null || key.revoked_at > now) && (key.expires_at === null || key.expires_at > now);
+  return key !== undefined && isLive(key, now);
 }
 
 /**

@@ -63,7 +63,8 @@ export function portalRoutes({ db, resender, changes, keyRotationOverlapHours }:
     const partnerId = partnerOf(req);
     const actor = { type: 'partner' as const, id: partnerId, name: partnerOperator(partnerId) };
     const rotated = await changes.rotateKey(partnerId, actor, body.reason ?? 'rotated from the partner API', {
-      overlapMs: keyRotationOverlapHours * 3_600_000,
+      // Whole milliseconds, as the operator API's and the CLI's: a fraction of one is no Avro long.
+      overlapMs: Math.round(keyRotationOverlapHours * 3_600_000),
     });
     res.status(201).json({ data: newKeyAnswer(rotated) });
   });

@@ -43,7 +43,7 @@ export const partnerRowSecurity: Migration = {
       await sql`alter table ${sql.table(table)} enable row level security`.execute(db);
       await sql`create policy partner_rows on ${sql.table(table)} for select to ${role} using (${partnerOnly})`.execute(db);
     }
-    // A replay names the delivery (or document) it re-queued, not a partner: visible with its delivery, which the policy above scopes.
+    // A replay names the delivery it re-queued, not a partner: visible with its delivery, which the policy above scopes (a document's replay matches no delivery, so no partner sees it).
     await sql`grant select on replays to ${role}`.execute(db);
     await sql`alter table replays enable row level security`.execute(db);
     await sql`
