@@ -85,7 +85,7 @@ export class AuditedWriter {
     }
   }
 
-  /** Writes `records` and the audit of `change` by `actor` together; throws (having written nothing) when it could not commit. */
+  /** Writes `records` and the audit of `change` by `actor` together; throws KafkaUnavailableError when it could not commit (its message says whether it may have). */
   write(records: readonly ChangedRecord[], actor: Actor, change: AuditedChange): Promise<AdminAuditEntry> {
     const run = this.queue.then(() => this.commit(records, auditEntry(actor, change)));
     this.queue = run.catch(() => undefined);
@@ -123,7 +123,10 @@ export class AuditedWriter {
   private async commit(records: readonly ChangedRecord[], audit: AdminAuditEntry): Promise<AdminAuditEntry> {
     const { encoded, auditTopic, auditValue } = await this.encode(records, audit);
     await (this.opened ??= this.open());
-    return this.send(this.producer, encoded, auditTopic, audit, auditValue);
+    // One writer's change is not decided again: its refusal is the caller's to retry.
+    return this.send(this.producer, encoded, auditTopic, audit, auditValue).catch((error: unknown) => {
+      throw unwrapFenced(error);
+    });
   }
 
   private async commitWith(producer: Producer, records: readonly ChangedRecord[], audit: AdminAuditEntry): Promise<AdminAuditEntry> {
