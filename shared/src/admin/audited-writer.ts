@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type { AvroCodec } from '../avro/registry-codec';
 import { describeError, KafkaUnavailableError } from '../errors';
 import type { Kafka, Producer } from '../kafka/client';
-import type { TopicMessages } from '../kafka/types';
 import { TopicNames } from '../kafka/topics';
 import { auditEntry, type Actor, type AdminAuditEntry, type AuditedChange } from './audit-entry';
 
@@ -75,7 +74,7 @@ export class AuditedWriter {
       try {
         await this.openProducer(producer);
         const { records, actor, change } = await decide();
-        return await this.commitWith(producer, records, auditEntry(actor, change));
+        return await this.send(producer, records, auditEntry(actor, change));
       } catch (error) {
         // Nothing written (most often: fenced by another writer of the subject): decide again on what is there now.
         if (!(error instanceof AttemptFailed) || attempt >= SOLE_WRITE_ATTEMPTS) throw unwrapFenced(error);
@@ -121,20 +120,15 @@ export class AuditedWriter {
   }
 
   private async commit(records: readonly ChangedRecord[], audit: AdminAuditEntry): Promise<AdminAuditEntry> {
-    const { encoded, auditTopic, auditValue } = await this.encode(records, audit);
     await (this.opened ??= this.open());
     // One writer's change is not decided again: its refusal is the caller's to retry.
-    return this.send(this.producer, encoded, auditTopic, audit, auditValue).catch((error: unknown) => {
+    return this.send(this.producer, records, audit).catch((error: unknown) => {
       throw unwrapFenced(error);
     });
   }
 
-  private async commitWith(producer: Producer, records: readonly ChangedRecord[], audit: AdminAuditEntry): Promise<AdminAuditEntry> {
-    const { encoded, auditTopic, auditValue } = await this.encode(records, audit);
-    return this.send(producer, encoded, auditTopic, audit, auditValue);
-  }
-
-  private async encode(records: readonly ChangedRecord[], audit: AdminAuditEntry) {
+  /** Encodes the change and its audit, and commits them in one transaction of `producer`. */
+  private async send(producer: Producer, records: readonly ChangedRecord[], audit: AdminAuditEntry): Promise<AdminAuditEntry> {
     const topic = (logical: string) => `${this.topicPrefix}${logical}`;
     const auditTopic = topic(TopicNames.adminAudit);
     const encoded = await Promise.all(
@@ -143,16 +137,7 @@ export class AuditedWriter {
         messages: [{ key: r.key, value: await this.codec.encode(topic(r.topic), r.value) }],
       })),
     );
-    return { encoded, auditTopic, auditValue: await this.codec.encode(auditTopic, audit) };
-  }
-
-  private async send(
-    producer: Producer,
-    encoded: TopicMessages[],
-    auditTopic: string,
-    audit: AdminAuditEntry,
-    auditValue: Buffer,
-  ): Promise<AdminAuditEntry> {
+    const auditValue = await this.codec.encode(auditTopic, audit);
     let committing = false;
     try {
       const transaction = await producer.transaction();

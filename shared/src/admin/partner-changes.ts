@@ -131,11 +131,6 @@ export class PartnerChanges {
     return { ...this.deps(), now: () => now };
   }
 
-  /** The partner as this process reads it now; NotFoundError when there is none. */
-  current(partnerId: string): Partner {
-    return required(this.directory.get(partnerId), partnerId);
-  }
-
   /** Decides on the partner as every earlier change left it, writes the decision as the partner's sole writer, and reads it back. */
   private async change(
     partnerId: string,
