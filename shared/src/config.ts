@@ -207,6 +207,17 @@ export const apiKeyPeppersSetting = { HOOKSTREAM_API_KEY_PEPPERS: keyring('HOOKS
 /** Keys that sign the partner portal's tokens (HS256): `id:base64(≥32 bytes)`, comma-separated, newest first (it signs; all verify). */
 export const portalTokenKeysSetting = { HOOKSTREAM_PORTAL_TOKEN_KEYS: keyring('HOOKSTREAM_PORTAL_TOKEN_KEYS', 32) };
 /**
+ * The PostgreSQL store of the services whose state must not live in a replica's heap (the ingress,
+ * the callback-sender, the document-fetcher): every replica of each reaches the same database.
+ */
+export const stateStoreSettings = {
+  DATABASE_URL: z
+    .string({ error: 'must be set: the postgres:// URL of the store the ingress, callback-sender and document-fetcher share' })
+    .regex(/^postgres(ql)?:\/\/\S+$/, 'must be a postgres:// or postgresql:// URL'),
+  /** Connections to it per replica. Default 10. */
+  DATABASE_CONNECTIONS: positiveInt.max(100).default(10),
+};
+/**
  * How often a consumer service measures its groups' lag (and refreshes its DLQ gauges' view of
  * retention), in ms. Default 10000: fresh for a 15 s scrape, a handful of cheap requests each time.
  */

@@ -28,6 +28,8 @@ export const ErrorCodes = {
   STACK_FAILED: 'HOOKSTREAM_STACK_FAILED',
   /** A topic exists with settings other than the wanted ones and could not be reconciled. */
   TOPIC_DRIFT: 'HOOKSTREAM_TOPIC_DRIFT',
+  /** The service's PostgreSQL store could not be reached or refused a request that may succeed later. */
+  STORE_UNAVAILABLE: 'HOOKSTREAM_STORE_UNAVAILABLE',
   /** Shutdown did not finish in time. */
   SHUTDOWN_TIMEOUT: 'HOOKSTREAM_SHUTDOWN_TIMEOUT',
   /** Callback signing: the partner's outbound auth cannot be used as stored (a secret does not decrypt or is malformed). */
@@ -95,6 +97,13 @@ export class ConfigError extends HookstreamError {
 export class KafkaUnavailableError extends HookstreamError {
   constructor(message: string, cause?: unknown) {
     super(ErrorCodes.KAFKA_UNAVAILABLE, message, { cause, retryable: true });
+  }
+}
+
+/** Thrown when the service's PostgreSQL store cannot be reached or fails a query that may pass later; retryable. */
+export class StoreUnavailableError extends HookstreamError {
+  constructor(message: string, cause?: unknown) {
+    super(ErrorCodes.STORE_UNAVAILABLE, message, { cause, retryable: true });
   }
 }
 

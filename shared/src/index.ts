@@ -12,7 +12,11 @@ export {
   KafkaUnavailableError,
   RegistryUnavailableError,
   StackError,
+  StoreUnavailableError,
 } from './errors';
+
+// The PostgreSQL store of state that must not live in a replica's heap.
+export { asStoreError, isStoreUnavailable, openStateStore, type StateStore, type StateStoreOptions } from './store/state-store';
 
 // Configuration, logging, metrics and the process around a service.
 export {
@@ -25,6 +29,7 @@ export {
   serviceSchemaWithOpsPort,
   serviceSchemaWithPort,
   serviceSettingsSchema,
+  stateStoreSettings,
 } from './config';
 export { createLogger, type Logger, routeProcessWarnings } from './logging';
 export { Counter, Gauge, Histogram, LATENCY_BUCKETS_SECONDS, Registry } from './metrics';

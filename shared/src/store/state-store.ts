@@ -1,0 +1,99 @@
+/*
+ * The PostgreSQL store of a service's state that must not live in a replica's heap (the ingress's
+ * idempotency claims, the sender's emitted policy versions, the fetcher's recorded documents): one
+ * server and database (DATABASE_URL) shared by every replica of every such service, each service
+ * owning its own tables and its own migration history (`<service>_migration`), so services migrate
+ * independently and never touch each other's tables.
+ */
+import { Kysely, Migrator, PostgresDialect, type Migration, type MigrationResultSet } from 'kysely';
+import { Pool, types as pgTypes } from 'pg';
+import { StoreUnavailableError, describeError } from '../errors';
+import type { Logger } from '../logging';
+
+export interface StateStoreOptions {
+  /** postgres:// URL (DATABASE_URL). */
+  url: string;
+  /** The owning service: names its migration tables. */
+  service: string;
+  migrations: Record<string, Migration>;
+  /** Connections per replica. Default 10. */
+  maxConnections?: number;
+  /** A query waits this long for a connection before it fails as unavailable. Default 5,000 ms. */
+  connectTimeoutMs?: number;
+  logger: Logger;
+}
+
+export interface StateStore<Tables> {
+  readonly db: Kysely<Tables>;
+  /** Resolves when the server answers a query (readiness). */
+  check(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** PostgreSQL's bigint (int8): as JavaScript numbers, since every such value here (times, versions, offsets) is below 2^53. */
+const INT8 = 20;
+
+/** Opens the pool and runs the service's migrations not yet applied; rejects naming the one that failed. */
+export async function openStateStore<Tables>(options: StateStoreOptions): Promise<StateStore<Tables>> {
+  const parserOf = (oid: number, format?: string) => pgTypes.getTypeParser(oid, format as 'text') as (text: string) => unknown;
+  const pool = new Pool({
+    connectionString: options.url,
+    max: options.maxConnections ?? 10,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,
+    types: { getTypeParser: (oid: number, format?: string) => (oid === INT8 ? Number : parserOf(oid, format)) },
+  });
+  // An idle connection that fails (the server restarted) is replaced at the next query; without a
+  // listener the pool's error would end the process.
+  pool.on('error', (error) => options.logger.warn({ err: describeError(error) }, 'an idle store connection failed'));
+  const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: () => Promise.resolve(options.migrations) },
+    migrationTableName: `${options.service.replace(/-/g, '_')}_migration`,
+    migrationLockTableName: `${options.service.replace(/-/g, '_')}_migration_lock`,
+  });
+  let result: MigrationResultSet;
+  try {
+    result = await migrator.migrateToLatest();
+  } catch (error) {
+    await db.destroy();
+    throw new StoreUnavailableError(`${options.service}: the store could not be migrated: ${describeError(error)}`, error);
+  }
+  if (result.error) {
+    await db.destroy();
+    const failed = result.results?.find((r) => r.status === 'Error')?.migrationName ?? 'the migrations';
+    throw new StoreUnavailableError(`${options.service}: ${failed} failed: ${describeError(result.error)}`, result.error);
+  }
+  return {
+    db,
+    check: async () => {
+      await pool.query('select 1');
+    },
+    close: () => db.destroy(),
+  };
+}
+
+/**
+ * SQLSTATE classes that mean "the store cannot answer now" rather than "this query is wrong":
+ * 08 connection exception, 53 insufficient resources, 57 operator intervention (a restart),
+ * 58 system error, 40 transaction rollback (serialization failure, deadlock: try again).
+ */
+const UNAVAILABLE_CLASSES = new Set(['08', '53', '57', '58', '40']);
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH']);
+
+/** Whether `error`, thrown by a store query, means the store is unavailable (retry later) rather than a fault of ours. */
+export function isStoreUnavailable(error: unknown): boolean {
+  if (error instanceof StoreUnavailableError) return true;
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && UNAVAILABLE_CLASSES.has(code.slice(0, 2))) return true;
+  if (typeof code === 'string' && NETWORK_CODES.has(code)) return true;
+  // pg's own words when no connection could be had or one ended under a query.
+  return typeof message === 'string' && /timeout exceeded when trying to connect|Connection terminated|connection is closed|Client has encountered a connection error/i.test(message);
+}
+
+/** `error` as StoreUnavailableError when it means the store is unavailable, else `error` itself. */
+export function asStoreError(error: unknown, doing: string): unknown {
+  return isStoreUnavailable(error) && !(error instanceof StoreUnavailableError)
+    ? new StoreUnavailableError(`the store could not ${doing}: ${describeError(error)}`, error)
+    : error;
+}
