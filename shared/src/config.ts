@@ -132,6 +132,17 @@ export const serviceSettingsSchema = kafkaSettingsSchema.extend({
    * tolerates longer stalls. Default 10000 (brokers refuse less than their group.min.session.timeout.ms, 6000 by default).
    */
   KAFKA_SESSION_TIMEOUT_MS: positiveInt.min(6000, 'must be at least 6000 (the broker default minimum)').default(10000),
+  /**
+   * This replica's static group membership (KIP-345), unique per replica and stable across its
+   * restarts (a StatefulSet pod's name, `hookstream start`'s `<service>-<n>`): a replica killed and
+   * started again takes its partitions back at once instead of after KAFKA_SESSION_TIMEOUT_MS. A
+   * replica stopped for good keeps its partitions idle for one session. Unset: dynamic membership.
+   */
+  KAFKA_GROUP_INSTANCE_ID: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z0-9._-]{1,200}$/, 'must be 1 to 200 letters, digits, ".", "_" or "-"')
+    .optional(),
   /** How often a group member heartbeats, in ms; keep it under a third of the session. Default 1000. */
   KAFKA_HEARTBEAT_INTERVAL_MS: positiveInt.default(1000),
 });

@@ -22,6 +22,8 @@ export interface ServicePorts {
 /**
  * Starts one incarnation of a service on `ports` (every incarnation of it takes the same ones, so
  * its URLs never change), with the same Node; its log lines are printed prefixed with its name.
+ * Every incarnation is the same static group member (KAFKA_GROUP_INSTANCE_ID, unless set): one
+ * restarted after a crash takes its partitions back at once, not after the dead one's session.
  */
 export function spawnService(spec: ServiceSpec, ports: ServicePorts, env: NodeJS.ProcessEnv): ServiceChild {
   return ServiceChild.spawn({
@@ -29,7 +31,7 @@ export function spawnService(spec: ServiceSpec, ports: ServicePorts, env: NodeJS
     entry: path.join(REPO_ROOT, spec.entry),
     cwd: REPO_ROOT,
     ...ports,
-    env,
+    env: { KAFKA_GROUP_INSTANCE_ID: `${spec.name}-1`, ...env },
     onLine: (line) => printLine(`[${spec.name}] ${line}`),
   });
 }

@@ -81,6 +81,12 @@ export interface ConsumerOptions {
   sessionTimeoutMs?: number;
   /** Default 1 s. */
   heartbeatIntervalMs?: number;
+  /**
+   * Static membership (KIP-345): a member that comes back under the same id within the session
+   * takes its partitions back at once, with no rebalance and no wait for the old session to end
+   * (a replica killed and restarted). Unique per replica; unset for dynamic membership.
+   */
+  groupInstanceId?: string;
   /** How long a rebalance waits for members, and the longest a member may go between polls. Default 300 s. */
   rebalanceTimeoutMs?: number;
   /** Longest a fetch waits on the broker for `minBytes`. Default 100 ms. */

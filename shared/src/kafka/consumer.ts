@@ -21,11 +21,21 @@ export interface GroupSession {
   heartbeatIntervalMs: number;
   /** See ConsumerOptions.rebalanceTimeoutMs. */
   rebalanceTimeoutMs?: number;
+  /** See ConsumerOptions.groupInstanceId. */
+  groupInstanceId?: string;
 }
 
 /** The session settings of a service's config. */
-export function groupSessionOf(config: { KAFKA_SESSION_TIMEOUT_MS: number; KAFKA_HEARTBEAT_INTERVAL_MS: number }): GroupSession {
-  return { sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS, heartbeatIntervalMs: config.KAFKA_HEARTBEAT_INTERVAL_MS };
+export function groupSessionOf(config: {
+  KAFKA_SESSION_TIMEOUT_MS: number;
+  KAFKA_HEARTBEAT_INTERVAL_MS: number;
+  KAFKA_GROUP_INSTANCE_ID?: string;
+}): GroupSession {
+  return {
+    sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS,
+    heartbeatIntervalMs: config.KAFKA_HEARTBEAT_INTERVAL_MS,
+    ...(config.KAFKA_GROUP_INSTANCE_ID ? { groupInstanceId: config.KAFKA_GROUP_INSTANCE_ID } : {}),
+  };
 }
 
 /** A running group member, and whether it holds an assignment now (not rebalancing or stopped). */

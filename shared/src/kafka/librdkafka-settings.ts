@@ -71,6 +71,7 @@ export function groupMemberSettings(options: ConsumerOptions): Record<string, un
     'enable.auto.offset.store': false,
     'allow.auto.create.topics': false,
     'session.timeout.ms': options.sessionTimeoutMs ?? 10_000,
+    ...(options.groupInstanceId ? { 'group.instance.id': options.groupInstanceId } : {}),
     'heartbeat.interval.ms': options.heartbeatIntervalMs ?? 1000,
     'max.poll.interval.ms': maxPollIntervalOf(options),
     'fetch.wait.max.ms': options.maxWaitMs ?? 100,
