@@ -39,7 +39,9 @@ describe('static group membership', () => {
     const first = await start(env);
     await first.service.stop('SIGKILL');
     const second = await start(env);
-    console.log(`static membership: first start ready in ${first.readyMs} ms; after kill -9, ready in ${second.readyMs} ms (session 45,000 ms)`);
+    console.log(
+      `static membership: first start ready in ${first.readyMs} ms; after kill -9, ready in ${second.readyMs} ms (session 45,000 ms)`,
+    );
     expect(second.readyMs).toBeLessThan(20_000);
   }, 180_000);
 });
