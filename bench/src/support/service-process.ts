@@ -79,6 +79,11 @@ export class ServiceProcess {
     return (await fetch(`${this.opsUrl}/metrics`)).text();
   }
 
+  /** kill -9: no shutdown of its own, as a crashed or evicted replica ends. */
+  async kill(): Promise<void> {
+    await this.service.stop({ signal: 'SIGKILL' });
+  }
+
   /** SIGTERM, then up to 15 s to stop on its own (it writes its CPU profile then) before SIGKILL. */
   async stop(): Promise<void> {
     await this.service.stop({ graceMs: 15_000 });
