@@ -33,8 +33,8 @@ const BREAKER_GAUGE: Record<BreakerState, number> = { closed: 0, half_open: 1, o
  * Composition root of the callback-sender: callback requests and retry tiers in; each callback
  * signed for its partner (spec 5.1) and POSTed (spec 4.1); only a 200 is delivered, any other
  * outcome moves the record to the next retry tier and after the last to the dead-letter topic
- * (spec 8); latest-wins ordering (the newest versions in the PostgreSQL state store), a circuit breaker and a concurrency limit per partner, and an
- * SSRF guard on every connection.
+ * (spec 8); latest-wins ordering (the newest versions in the PostgreSQL state store), a circuit
+ * breaker and a concurrency limit per partner, and an SSRF guard on every connection.
  */
 export async function main(env: NodeJS.ProcessEnv = process.env) {
   const runtime = await createServiceRuntime({

@@ -177,6 +177,8 @@ export class ConcurrentConsumer {
         // None of the batch has started: the partition is read again from its last commit, as after a record's failure.
         return this.failed(progress, BigInt(batch.messages[0]!.offset), error);
       }
+      // Meanwhile an earlier record of the partition may have failed (it is read again from its last commit): start nothing of this reading.
+      if (!this.current(progress)) return;
     }
     let startedThisTurn = 0;
     for (const message of batch.messages) {
