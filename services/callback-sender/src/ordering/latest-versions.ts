@@ -118,8 +118,9 @@ export class LatestVersions {
   }
 
   /**
-   * Records the versions a batch of callback-requests carries, in one statement. Records without
-   * the headers are left out (they are dead-lettered as undecodable or unknown anyway).
+   * Records the versions a batch of callback-requests carries, in one statement. A record without
+   * the headers is left out (the policy-status-consumer writes them on every record; the replaced
+   * reader skipped such records too).
    */
   async recordBatch(messages: readonly KafkaMessage[]): Promise<void> {
     const newest = new Map<string, { partnerId: string; endpointId: string; policyNumber: string; version: number }>();
