@@ -56,7 +56,7 @@ describe.each(services)('the %s service', (service) => {
         ...{
           ingress: { 'idempotency-ledger': { ok: true } },
           'policy-status-consumer': { 'policy-status-processor': { ok: true } },
-          'callback-sender': { 'latest-versions': { ok: true }, 'callback-consumer': { ok: true } },
+          'callback-sender': { 'latest-versions': { ok: true }, 'state-store': { ok: true }, 'callback-consumer': { ok: true } },
         }[service],
       });
 

@@ -5,6 +5,7 @@ import {
   retryScheduleMs,
   secretsKeysSetting,
   serviceSchemaWithPort,
+  stateStoreSettings,
   ssrfAllowSetting,
 } from '@hookstream/shared';
 
@@ -15,6 +16,8 @@ export const configSchema = serviceSchemaWithPort(8092)
   .extend({
     ...secretsKeysSetting,
     ...consumerLagSetting,
+    /** The state store holding the newest policy versions for latest-wins (DATABASE_URL, DATABASE_CONNECTIONS). */
+    ...stateStoreSettings,
     /** Address ranges callback and token URLs may resolve to despite the SSRF guard (shared's ssrfAllowSetting). Default none. */
     ...ssrfAllowSetting,
     /**

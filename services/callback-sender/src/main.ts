@@ -7,6 +7,7 @@ import {
   TopicNames,
   createServiceRuntime,
   groupSessionOf,
+  openStateStore,
   retryScheduleMs,
   retryTopicName,
   runService,
@@ -22,6 +23,7 @@ import { CallbackRecords } from './kafka/callback-records';
 import type { CallbackTopics } from './kafka/disposition-writer';
 import { createCallbackSenderMetrics } from './metrics';
 import { LatestVersions } from './ordering/latest-versions';
+import { versionMigrations, type VersionTables } from './ordering/version-table';
 
 export { configSchema } from './config';
 
@@ -31,8 +33,8 @@ const BREAKER_GAUGE: Record<BreakerState, number> = { closed: 0, half_open: 1, o
  * Composition root of the callback-sender: callback requests and retry tiers in; each callback
  * signed for its partner (spec 5.1) and POSTed (spec 4.1); only a 200 is delivered, any other
  * outcome moves the record to the next retry tier and after the last to the dead-letter topic
- * (spec 8); latest-wins ordering, a circuit breaker and a concurrency limit per partner, and an
- * SSRF guard on every connection.
+ * (spec 8); latest-wins ordering (the newest versions in the PostgreSQL state store), a circuit
+ * breaker and a concurrency limit per partner, and an SSRF guard on every connection.
  */
 export async function main(env: NodeJS.ProcessEnv = process.env) {
   const runtime = await createServiceRuntime({
@@ -71,9 +73,15 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
   );
   const limiter = new PartnerLimiter({ perPartner: config.SENDER_PARTNER_CONCURRENCY });
   const versions = new LatestVersions({
-    kafka: runtime.kafka,
+    openStore: () =>
+      openStateStore<VersionTables>({
+        url: config.DATABASE_URL,
+        service: 'callback-sender',
+        migrations: versionMigrations,
+        maxConnections: config.DATABASE_CONNECTIONS,
+        logger: runtime.logger,
+      }),
     logger: runtime.logger,
-    topic: topic(TopicNames.callbackRequests),
     // A record can wait in the tiers for their delays' sum; twice that, and at least a day, covers replays.
     windowMs: Math.max(2 * retryScheduleMs(config.CALLBACK_RETRY_DELAYS_MS), 24 * 3600_000),
   });
@@ -112,11 +120,16 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
     tiers: topics.tiers,
     partitionConcurrency: config.SENDER_PARTITION_CONCURRENCY,
     handle: (record) => records.handle(record),
+    // Before a batch of callback-requests is dispatched, its versions are in the store (latest-versions.ts).
+    beforeFirstBatch: ({ messages }) => versions.recordBatch(messages),
     onPausedPartitions: (count) => metrics.pausedPartitions.set(count),
   });
   metrics.readRetryOverdueFrom(() => consumers.retryOverdueSeconds());
+  // Opens the state store (retried while PostgreSQL is away) and sweeps its old versions.
   runtime.startInBackground('latest-versions', versions);
-  // Deliveries need the partners and the latest versions: start once both are loaded.
+  // Checked at each /readyz: while the store does not answer, every batch is read again later.
+  runtime.addReadinessCheck({ name: 'state-store', check: () => versions.check() });
+  // Deliveries need the partners and the store: start once both are there (nothing is read at start).
   runtime.startInBackground(
     'callback-consumer',
     {

@@ -5,6 +5,7 @@ const required = {
   KAFKA_BROKERS: '127.0.0.1:9092',
   SCHEMA_REGISTRY_URL: 'http://registry:8080/apis/ccompat/v7',
   HOOKSTREAM_SECRETS_KEYS: `k1:${Buffer.alloc(32, 7).toString('base64')}`,
+  DATABASE_URL: 'postgres://hookstream:secret@db:5432/hookstream',
 };
 
 function problemsOf(env: NodeJS.ProcessEnv): ConfigError['problems'] {
@@ -18,6 +19,12 @@ function problemsOf(env: NodeJS.ProcessEnv): ConfigError['problems'] {
 }
 
 describe('callback-sender configuration', () => {
+  test('the state store is required: the newest policy versions live there', () => {
+    const { DATABASE_URL: _, ...withoutStore } = required;
+    expect(problemsOf(withoutStore).map((p) => p.variable)).toContain('DATABASE_URL');
+    expect(loadConfig(configSchema, required).DATABASE_CONNECTIONS).toBe(10);
+  });
+
   test('the defaults are valid: a retry schedule of 10 h 42 min, an open period of 30 s', () => {
     const config = loadConfig(configSchema, required);
     expect(config.CALLBACK_RETRY_DELAYS_MS.reduce((a, b) => a + b, 0)).toBe(38_555_000);

@@ -4,11 +4,12 @@ import { CallbackRequestHeaders } from './callback-request';
 /**
  * The newest policy version emitted per (partner, endpoint, policy) on callback-requests: what
  * latest-wins ordering (spec 7.2) judges by. Fed with the key and headers of callback-requests
- * records (never their values); the callback-sender keeps one for the records it sends, and
- * `hookstream dlq replay` builds one to skip dead letters that a newer version has superseded,
- * so both judge alike.
+ * records (never their values). `hookstream dlq replay`, a one-shot command, builds one from its
+ * own window of the topic to skip dead letters that a newer version has superseded. (The
+ * callback-sender keeps its versions in PostgreSQL instead, judged by the same rule: a greater
+ * version supersedes; see its ordering/latest-versions.ts.)
  *
- * Memory: one entry (~150 bytes) per (endpoint, policy) observed; `forgetSeenBefore` drops
+ * Memory: one entry (~450 bytes measured) per (endpoint, policy) observed; `forgetSeenBefore` drops
  * entries last raised before a time.
  */
 export class EmittedPolicyVersions {

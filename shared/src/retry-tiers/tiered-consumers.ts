@@ -24,6 +24,8 @@ export interface TieredConsumersOptions {
   partitionConcurrency: number;
   /** Does what a record is for and resolves with what became of it (see ConcurrentConsumerOptions). */
   handle: ConcurrentConsumerOptions['handle'];
+  /** Runs on each batch of the first topic before its records start (see ConcurrentConsumerOptions); the tiers' batches are not given to it. */
+  beforeFirstBatch?: ConcurrentConsumerOptions['beforeBatch'];
   /** Longest a fetch of the first topic waits for records. Default 100 ms. */
   maxWaitMs?: number;
   /** Tier partitions holding records until due, whenever that count changes. */
@@ -66,6 +68,7 @@ export class TieredConsumers {
       ...first,
       logger: options.logger.child({ reads: options.topic }),
       fetch: { maxWaitMs: options.maxWaitMs ?? 100 },
+      ...(options.beforeFirstBatch ? { beforeBatch: options.beforeFirstBatch } : {}),
     });
     this.retries = new ConcurrentConsumer({
       ...common,

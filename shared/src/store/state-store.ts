@@ -45,6 +45,10 @@ export async function openStateStore<Tables>(options: StateStoreOptions): Promis
   // An idle connection that fails (the server restarted) is replaced at the next query; without a
   // listener the pool's error would end the process.
   pool.on('error', (error) => options.logger.warn({ err: describeError(error) }, 'an idle store connection failed'));
+  // A connection that fails while checked out (the server stopped under a query) emits 'error' on its
+  // client, which the pool listens to only while it is idle: unheard, that would end the process.
+  // The query itself rejects (as unavailable: isStoreUnavailable), so the listener only keeps it alive.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
   const migrator = new Migrator({
     db,

@@ -1,7 +1,7 @@
 /*
  * The delivery decision for one callback record, as one story: superseded → circuit → partner
- * slot → sign and deliver → disposition. Its adapters (latest versions, breakers, limiter, the
- * deliver function) are passed in; main.ts wires them.
+ * slot → sign and deliver → disposition. Its adapters (latest versions in the state store, breakers,
+ * limiter, the deliver function) are passed in; main.ts wires them.
  */
 import {
   nextTierAfterFailure,
@@ -35,10 +35,15 @@ export interface SendCallbackDeps {
   now: () => number;
 }
 
-/** Latest-wins (spec 7.2): a newer version of the policy was emitted for the record's endpoint; never in ordering mode NONE. */
-function isSuperseded(r: CallbackRequest, deps: SendCallbackDeps): boolean {
+/**
+ * Latest-wins (spec 7.2): a newer version of the policy was emitted for the record's endpoint; never
+ * in ordering mode NONE (no store query then). The store unavailable rejects: the record is read
+ * again later, never sent or skipped unjudged.
+ */
+async function isSuperseded(r: CallbackRequest, deps: SendCallbackDeps): Promise<boolean> {
   const endpoint = deps.partners.get(r.partner_id)?.callback_endpoints.find((e) => e.endpoint_id === r.endpoint_id);
-  return endpoint?.ordering !== 'NONE' && deps.versions.isSuperseded(r.partner_id, r.endpoint_id, r.policy_number, r.policy_version);
+  if (endpoint?.ordering === 'NONE') return false;
+  return deps.versions.isSuperseded(r.partner_id, r.endpoint_id, r.policy_number, r.policy_version);
 }
 
 /**
@@ -52,7 +57,7 @@ function isSuperseded(r: CallbackRequest, deps: SendCallbackDeps): boolean {
  *    that can never succeed as configured → dead letter at once.
  */
 export async function sendCallback(request: CallbackRequest, history: RetryHistory, deps: SendCallbackDeps): Promise<Disposition> {
-  if (isSuperseded(request, deps)) return { kind: 'superseded', attempts: history.attempts };
+  if (await isSuperseded(request, deps)) return { kind: 'superseded', attempts: history.attempts };
   const breaker = deps.breakers.for(request.partner_id);
   const skipped = () => skip(history, breaker, deps);
   if (!breaker.tryAcquire()) return skipped();

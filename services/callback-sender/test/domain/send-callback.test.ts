@@ -24,7 +24,7 @@ function deps(outcome: DeliveryOutcome, overrides: Partial<SendCallbackDeps> = {
   const breaker = new CircuitBreaker({ failureThreshold: 2, openMs: 10_000, now: () => 1_000 });
   const d: SendCallbackDeps = {
     partners: { get: () => undefined },
-    versions: { isSuperseded: () => false },
+    versions: { isSuperseded: () => Promise.resolve(false) },
     breakers: { for: () => breaker },
     limiter: { run: (_partnerId, task) => task() },
     deliver: (_r, n) => {
@@ -110,7 +110,7 @@ describe('sendCallback', () => {
   });
 
   test('a superseded record is neither attempted nor retried', async () => {
-    const { d, attempts } = deps(failed(), { versions: { isSuperseded: () => true } });
+    const { d, attempts } = deps(failed(), { versions: { isSuperseded: () => Promise.resolve(true) } });
     expect(await sendCallback(request, after(4), d)).toEqual({ kind: 'superseded', attempts: 4 });
     expect(attempts).toEqual([]);
   });
@@ -243,7 +243,7 @@ describe('sendCallback', () => {
       { kind: 'delivered', httpStatus: 200, latencyMs: 2, responseExcerpt: '', requestHeaders: SENT },
       {
         partners: { get: () => none as unknown as ReturnType<SendCallbackDeps['partners']['get']> },
-        versions: { isSuperseded: () => true },
+        versions: { isSuperseded: () => Promise.resolve(true) },
       },
     );
     expect(await sendCallback(request, after(0), d)).toMatchObject({ kind: 'delivered' });

@@ -170,6 +170,16 @@ export class ConcurrentConsumer {
     if (batch.messages.length === 0 || !running()) return;
     const progress = this.progressOf(batch.topic, batch.partition, BigInt(batch.messages[0]!.offset));
     if (this.delayTopics.has(batch.topic)) return this.held.take(payload, progress);
+    if (this.options.beforeBatch) {
+      try {
+        await this.options.beforeBatch({ topic: batch.topic, partition: batch.partition, messages: batch.messages });
+      } catch (error) {
+        // None of the batch has started: the partition is read again from its last commit, as after a record's failure.
+        return this.failed(progress, BigInt(batch.messages[0]!.offset), error);
+      }
+      // Meanwhile an earlier record of the partition may have failed (it is read again from its last commit): start nothing of this reading.
+      if (!this.current(progress)) return;
+    }
     let startedThisTurn = 0;
     for (const message of batch.messages) {
       if (startedThisTurn === RECORDS_PER_TURN) {

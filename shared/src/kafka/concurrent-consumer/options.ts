@@ -27,6 +27,12 @@ export interface ConcurrentConsumerOptions extends Omit<
    */
   handle: (record: ConsumedRecord) => Promise<OutputRecord[]>;
   /**
+   * Runs on each batch of a topic that is not a delay topic before any of its records starts (e.g.
+   * the callback-sender records the batch's policy versions, so that its own records are judged
+   * against them). A rejection is a record's: the partition is read again from its last commit.
+   */
+  beforeBatch?: (batch: { topic: string; partition: number; messages: readonly KafkaMessage[] }) => Promise<void>;
+  /**
    * How long after a record is done what it became is written (with the others' of that time, in one
    * transaction). Default 500 ms: each transaction costs the broker four requests and a marker per
    * partition, whatever it carries (docs/benchmarks.md); a crash repeats what was done since.

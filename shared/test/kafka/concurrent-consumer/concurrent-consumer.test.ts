@@ -3,7 +3,7 @@ import type { OutputRecord } from '../../../src/kafka/member-transactions';
 import type { Kafka } from '../../../src/kafka/client';
 import pino from 'pino';
 import { fakeBatch } from './fake-batch';
-import { ConcurrentConsumer, type ConsumedRecord } from '../../../src/kafka/concurrent-consumer';
+import { ConcurrentConsumer, type ConcurrentConsumerOptions, type ConsumedRecord } from '../../../src/kafka/concurrent-consumer';
 import { MAX_HELD_PER_PARTITION } from '../../../src/kafka/concurrent-consumer/held-records';
 
 /** The header the delay topics of these tests carry their due time in (epoch ms). */
@@ -17,6 +17,7 @@ function consumerHandling(
   handle: (record: ConsumedRecord) => Promise<void>,
   partitionConcurrency = 1024,
   transactionFails: () => boolean = () => false,
+  beforeBatch?: ConcurrentConsumerOptions['beforeBatch'],
 ) {
   const consumer = new ConcurrentConsumer({
     kafka: {} as Kafka,
@@ -28,6 +29,7 @@ function consumerHandling(
     partitionConcurrency,
     // Each record becomes one output record naming it.
     handle: (record) => handle(record).then((): OutputRecord[] => [{ topic: 'out', message: { key: keyOf(record), value: null } }]),
+    ...(beforeBatch ? { beforeBatch } : {}),
     delayed: {
       topics: Array.from({ length: 8 }, (_, i) => `retry-${i + 1}`),
       dueAt: (_topic, message) => Number(message.headers?.[DUE_AT]?.toString() ?? 0),
@@ -161,6 +163,32 @@ test('when a record cannot be done, its partition is read again from its last co
   await handleBatch(batchOf(3));
   await new Promise((resolve) => setTimeout(resolve, 100));
   expect(handleBatch.calls.filter((call) => call.startsWith('seek'))).toEqual(['seek requests/0@0']);
+});
+
+test('beforeBatch runs on a batch before any of its records starts; when it rejects, none starts and the partition is read again from its last commit; delay topics skip it', async () => {
+  const seen: string[] = [];
+  let refuse = false;
+  const handleBatch = consumerHandling(
+    (record) => (seen.push(`handle ${keyOf(record)}`), Promise.resolve()),
+    1024,
+    () => false,
+    ({ topic, messages }) => {
+      seen.push(`before ${topic} ${messages.length}`);
+      return refuse ? Promise.reject(new Error('store away')) : Promise.resolve();
+    },
+  );
+  await handleBatch(batchOf(2));
+  expect(seen).toEqual(['before requests 2', 'handle policy-0', 'handle policy-1']);
+  refuse = true;
+  seen.length = 0;
+  await handleBatch(fakeBatch(2, { from: 2 }));
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  expect(seen).toEqual(['before requests 2']);
+  expect(handleBatch.calls.filter((call) => call.startsWith('seek'))).toEqual(['seek requests/0@0']);
+  seen.length = 0;
+  await handleBatch(batchOf(1, 'retry-1', () => ({ [DUE_AT]: '0' })));
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  expect(seen).toEqual(['handle policy-0']);
 });
 
 test("what records became is written in rounds, with each partition's lowest offset still in flight: a slow record holds back the offset, not what the others became", async () => {

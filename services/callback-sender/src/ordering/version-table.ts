@@ -1,0 +1,39 @@
+/*
+ * The callback-sender's table in the state store (shared's openStateStore, migration history
+ * `callback_sender_migration`): the newest policy version read from callback-requests per
+ * (partner, endpoint, policy), and when a version of it was last read. Every sender replica reads
+ * and writes the same rows, so all judge latest-wins alike whatever partitions they own.
+ */
+import { sql, type Kysely, type Migration } from 'kysely';
+
+export interface LatestPolicyVersionTable {
+  partner_id: string;
+  endpoint_id: string;
+  policy_number: string;
+  /** The newest version read (policy_version, a long). */
+  version: number;
+  /** When a version of this (endpoint, policy) was last read, epoch ms (retention: LatestVersions.sweep). */
+  seen_at: number;
+}
+
+export interface VersionTables {
+  latest_policy_version: LatestPolicyVersionTable;
+}
+
+export const versionMigrations: Record<string, Migration> = {
+  '001_latest_policy_version': {
+    up: async (db: Kysely<unknown>) => {
+      await sql`
+        create table latest_policy_version (
+          partner_id text not null,
+          endpoint_id text not null,
+          policy_number text not null,
+          version bigint not null,
+          seen_at bigint not null,
+          primary key (partner_id, endpoint_id, policy_number)
+        )`.execute(db);
+      // The retention sweep deletes the oldest rows in bounded batches: without it each batch would scan the table.
+      await sql`create index latest_policy_version_seen_at on latest_policy_version (seen_at)`.execute(db);
+    },
+  },
+};
