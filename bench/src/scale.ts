@@ -51,7 +51,7 @@ async function main() {
       const env = { ...process.env, TOPIC_PREFIX: stack.prefix, DATABASE_URL: database, SSRF_ALLOW: '127.0.0.0/8' };
       // The service creates its tables; then the state is filled under them, as history would have.
       const first = await ServiceProcess.start(service, { ...env, KAFKA_GROUP_INSTANCE_ID: `${service}-1` });
-      const filledIn = await timed(() => fillState(service, database, keys, 'scale'));
+      const filledIn = await timed(() => fillState(service, database, keys, 'scale', stack.prefix));
       await first.stop();
       console.log(`${service}: ${keys.toLocaleString('en')} entries written to its store in ${filledIn} ms`);
       for (const replicas of [1, 2]) {
