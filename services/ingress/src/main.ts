@@ -75,6 +75,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
       codec,
       topics: { partnerEvents: topic(TopicNames.partnerEvents) },
       producer: runtime.recordWriter,
+      eventsReachable: () => runtime.producer.reachable(topic(TopicNames.partnerEvents)),
       instanceId,
       duplicateWaitMs: config.IDEMPOTENCY_WAIT_MS,
       metrics,

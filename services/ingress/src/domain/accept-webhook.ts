@@ -24,6 +24,8 @@ export interface AcceptWebhookDeps {
   topics: { partnerEvents: string };
   /** Idempotent producer (acks=all) for partner events. */
   producer: RecordWriter;
+  /** Whether a leader of partner-events is connected now (the producer's view, no request). */
+  eventsReachable: () => boolean;
   instanceId: string;
   /** How long a duplicate waits for an in-flight original, and a takeover searches partner-events. */
   duplicateWaitMs: number;
@@ -38,8 +40,8 @@ export interface AcceptWebhookDeps {
  * through the ledger in PostgreSQL (IdempotencyLedger.claim):
  * 1. a completed key: the first acceptance's answer for the same payload, a conflict for another;
  * 2. a key in flight: a conflict for another payload; the same payload waits for the outcome (bounded);
- * 3. otherwise the request claims the key; the winner writes the partner event, then records the
- *    completion on its row. The store unavailable: 503, never a 200 without the claim.
+ * 3. otherwise the request claims the key; the winner writes the partner event, answers, and
+ *    records the completion on its row. The store unavailable: 503, never a 200 without the claim.
  * Without a request_id the ledger is not asked (the store may be down).
  */
 export async function acceptWebhook(
@@ -82,6 +84,9 @@ export async function acceptWebhook(
     );
   if (requestId === undefined) return writeEvent();
 
+  // Kafka away: answered before a claim is made, which would otherwise hold the key until the
+  // claim TTL (a retry after the outage would wait for it).
+  if (!deps.eventsReachable()) return { kind: 'unavailable', message: OutcomeMessages.kafkaUnavailable };
   try {
     for (let round = 0; round < 3; round++) {
       const claimStarted = process.hrtime.bigint();
@@ -90,7 +95,8 @@ export async function acceptWebhook(
       switch (claimed.kind) {
         case 'won': {
           const outcome = await writeEvent();
-          if (outcome.kind === 'accepted') await recordCompletion(partner.partner_id, claimed.claimId, fingerprint, outcome.webhook, deps);
+          // Not awaited: the answer is known once the event is durable (a repeat meanwhile waits for the row).
+          if (outcome.kind === 'accepted') void recordCompletion(partner.partner_id, claimed.claimId, fingerprint, outcome.webhook, deps);
           return outcome;
         }
         case 'completed':
@@ -114,9 +120,10 @@ export async function acceptWebhook(
 }
 
 /**
- * Records the answer on the won claim. The event is durable already, so the partner is answered
- * 200 whatever happens here: should the store fail now, the claim stays open and a retry after the
- * claim TTL takes it over, finds this event on partner-events and answers from it.
+ * Records the answer on the won claim, after the partner's 200 (so it adds nothing to its
+ * latency). The event is durable already, so the partner is answered 200 whatever happens here:
+ * should the store fail now (or the replica die), the claim stays open and a retry after the claim
+ * TTL takes it over, finds this event on partner-events and answers from it. Never throws.
  */
 async function recordCompletion(
   partnerId: string,
