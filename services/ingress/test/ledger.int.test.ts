@@ -76,7 +76,9 @@ describe('the request_id ledger in PostgreSQL', () => {
   test('when the winner completes, then a repeat gets its completion (the same fingerprint for the same payload, its own for another)', async () => {
     const first = await replicas[0]!.claim('partner-a', 'done-1', 'f1', 1_000);
     expect(first.kind).toBe('won');
-    expect(await replicas[0]!.complete('partner-a', 'done-1', (first as { claimId: string }).claimId, completion('done-1', 'f1'))).toBe(true);
+    expect(await replicas[0]!.complete('partner-a', 'done-1', (first as { claimId: string }).claimId, completion('done-1', 'f1'))).toBe(
+      true,
+    );
     const again = await replicas[1]!.claim('partner-a', 'done-1', 'f2', 1_000);
     expect(again).toEqual({ kind: 'completed', completion: completion('done-1', 'f1') });
   });

@@ -134,10 +134,18 @@ async function recordCompletion(
 ): Promise<void> {
   const { requestId, transactionNumber, transactionType } = webhook;
   try {
-    const recorded = await deps.ledger.complete(partnerId, requestId, claimId, { fingerprint, requestId, transactionNumber, transactionType });
+    const recorded = await deps.ledger.complete(partnerId, requestId, claimId, {
+      fingerprint,
+      requestId,
+      transactionNumber,
+      transactionType,
+    });
     if (!recorded) deps.logger.warn({ partnerId, requestId }, 'request_id completed after its claim was taken over');
   } catch (error) {
-    deps.logger.warn({ partnerId, requestId, err: describeError(error) }, 'request_id completion not recorded; a retry after the claim TTL finds the event');
+    deps.logger.warn(
+      { partnerId, requestId, err: describeError(error) },
+      'request_id completion not recorded; a retry after the claim TTL finds the event',
+    );
   }
 }
 

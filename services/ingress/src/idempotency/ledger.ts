@@ -134,7 +134,8 @@ export class IdempotencyLedger {
     // Deleted by the retention between the two statements: as if another claim had come first.
     if (!row) return { kind: 'lost' };
     if (row.completed) return { kind: 'completed', completion: completionOf(requestId, row) };
-    if (!row.abandoned) return { kind: 'claimed', claim: { claimId: row.claim_id, fingerprint: row.fingerprint, instance: row.claimant_instance } };
+    if (!row.abandoned)
+      return { kind: 'claimed', claim: { claimId: row.claim_id, fingerprint: row.fingerprint, instance: row.claimant_instance } };
     return this.takeOver(partnerId, requestId, fingerprint, row, claimId, timeoutMs);
   }
 
