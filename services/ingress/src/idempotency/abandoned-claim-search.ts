@@ -44,12 +44,11 @@ export class AbandonedClaimSearch {
     const { topic } = this.options;
     const deadline = Date.now() + timeoutMs;
     const positions = new Map<number, bigint>();
+    // Where the client reached a partition's end (applied after the records read with it, as TopicReader does).
+    const endsReached = new Map<number, bigint>();
     const consumer = this.options.kafka.partitionConsumer({
       maxWaitMs: 50,
-      // Past transaction markers and aborted records at a partition's end: nothing there to read.
-      onEnd: (endTopic, partition, offset) => {
-        if (endTopic === topic && offset > (positions.get(partition) ?? 0n)) positions.set(partition, offset);
-      },
+      onEnd: (endTopic, partition, offset) => endTopic === topic && endsReached.set(partition, offset),
     });
     await consumer.connect();
     try {
@@ -68,7 +67,11 @@ export class AbandonedClaimSearch {
         if (Date.now() > deadline) throw new Error(`${topic} could not be searched for the abandoned claim's event in time`);
         for (const { partition, message } of await consumer.consume(RECORDS_PER_READ)) {
           const offset = BigInt(message.offset);
-          if (offset >= ends.get(partition)!) continue;
+          if (offset >= ends.get(partition)!) {
+            // Past the span (what lay between was not a record): this partition is searched.
+            positions.set(partition, ends.get(partition)!);
+            continue;
+          }
           positions.set(partition, offset + 1n);
           const record = message.value ? await this.decode(message.value) : undefined;
           if (record?.partner_id === partnerId && record.request_id === requestId) {
@@ -80,6 +83,9 @@ export class AbandonedClaimSearch {
             };
           }
         }
+        // Past transaction markers and aborted records at a partition's end: nothing there to read.
+        for (const [partition, end] of endsReached) if (end > positions.get(partition)!) positions.set(partition, end);
+        endsReached.clear();
       }
       return undefined;
     } finally {
