@@ -103,8 +103,9 @@ describe('request_id idempotency across replicas', () => {
 
   test("when the ledger's PostgreSQL stops, then a webhook with a request_id is answered 503 with Retry-After, one without is accepted, and /readyz fails", async () => {
     const server = await startPostgres();
+    let ingress: RunningIngress | undefined;
     try {
-      const ingress = await fixture.startIngress({ DATABASE_URL: server.url });
+      ingress = await fixture.startIngress({ DATABASE_URL: server.url });
       const body = webhook({ request_id: uniqueName('down') });
       expect((await postWebhook(ingress.webhookUrl, apiKey, body)).status).toBe(200);
       await server.stop();
@@ -120,6 +121,9 @@ describe('request_id idempotency across replicas', () => {
       expect(ready.status).toBe(503);
       expect(await ready.json()).toMatchObject({ checks: { 'state-store': { ok: false } } });
       await ingress.stop();
+    } catch (error) {
+      // What the ingress wrote, to tell why.
+      throw new Error(`${String(error)}\n${ingress?.output() ?? ''}`, { cause: error });
     } finally {
       await server.stop();
     }
