@@ -52,9 +52,9 @@ describe.each(services)('the %s service', (service) => {
         kafka: { ok: true },
         'schema-registry': { ok: true },
         'partner-config': { ok: true },
-        // Each service's own work is ready too: the ingress's request_id ledger, the consumers.
+        // Each service's own work is ready too: the ingress's request_id ledger and its store, the consumers.
         ...{
-          ingress: { 'idempotency-ledger': { ok: true } },
+          ingress: { 'idempotency-ledger': { ok: true }, 'state-store': { ok: true } },
           'policy-status-consumer': { 'policy-status-processor': { ok: true } },
           'callback-sender': { 'latest-versions': { ok: true }, 'state-store': { ok: true }, 'callback-consumer': { ok: true } },
         }[service],
@@ -107,7 +107,7 @@ describe('a service whose partner-config topic does not exist yet', () => {
   });
 });
 
-describe('an ingress that has not loaded partners and its ledger yet', () => {
+describe('an ingress that has not loaded partners yet', () => {
   test('when a webhook arrives, then it answers a retryable 503 in the contract body, not a 401 or a 500', async () => {
     const { run, url } = await listening('ingress', `${uniqueName('no-topics')}.`);
     try {

@@ -4,8 +4,8 @@ import { runCli } from '../../test/helpers/processes';
 
 describe('hookstream topics ensure', () => {
   const prefix = `${uniqueName('topics')}.`;
-  const env = { ...process.env, TOPIC_PREFIX: prefix, TOPIC_PARTITIONS: '3', IDEMPOTENCY_RETENTION_HOURS: '24' };
-  const wanted = topicCatalogue({ prefix, partitions: 3, idempotencyRetentionMs: 24 * 3600_000 });
+  const env = { ...process.env, TOPIC_PREFIX: prefix, TOPIC_PARTITIONS: '3' };
+  const wanted = topicCatalogue({ prefix, partitions: 3 });
 
   test('when run on a cluster without the topics, then it creates every one with its settings and registers their schemas', async () => {
     testInfrastructure();
@@ -23,20 +23,14 @@ describe('hookstream topics ensure', () => {
     );
     // The catalogue's topics (with the 8 callback retry tiers), the policy-status DLQ, the replay audit trail,
     // the document-fetcher's 4 retry tiers and DLQ, the ingress's rejections and replays, the operators
-    // and the admin audit trail: 10 + 8 + 5 + 2 + 2.
-    expect(wanted).toHaveLength(27);
+    // and the admin audit trail: 9 + 8 + 5 + 2 + 2 (the ingress's request_ids are in PostgreSQL).
+    expect(wanted).toHaveLength(26);
 
     const admin = testKafka().admin();
     await admin.connect();
-    const configs = await admin.describeTopicConfigs([
-      `${prefix}partner-config`,
-      `${prefix}ingress-idempotency`,
-      `${prefix}callback-retry-8`,
-    ]);
+    const configs = await admin.describeTopicConfigs([`${prefix}partner-config`, `${prefix}callback-retry-8`]);
     const config = (topic: string, name: string) => configs.get(`${prefix}${topic}`)?.get(name);
     expect(config('partner-config', 'cleanup.policy')).toBe('compact');
-    expect(config('ingress-idempotency', 'cleanup.policy')).toBe('compact,delete');
-    expect(config('ingress-idempotency', 'retention.ms')).toBe(String(24 * 3600_000));
     expect(config('callback-retry-8', 'cleanup.policy')).toBe('delete');
     const metadata = await admin.fetchTopicMetadata({ topics: [`${prefix}partner-events`, `${prefix}partner-config`] });
     expect(metadata.map((t) => [t.name, t.partitions.length]).sort()).toEqual([

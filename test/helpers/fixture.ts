@@ -1,6 +1,7 @@
 import type { Kafka } from '@hookstream/shared';
 import { testInfrastructure, testKafka, uniqueName } from './infrastructure';
 import { TestPartners, ensureTopics, startIngress, type RunningIngress } from './ingress';
+import { freshStateDatabase, type StateDatabase } from './state-database';
 
 /** A process a test started through its fixture: stopped when the fixture closes. */
 export interface StoppableProcess {
@@ -16,6 +17,7 @@ export interface StoppableProcess {
 export class TestFixture {
   readonly partners: TestPartners;
   private readonly processes: StoppableProcess[] = [];
+  private ledgerDatabase: Promise<StateDatabase> | undefined;
 
   protected constructor(
     /** The topic prefix (`<name>-<random>.`), as TOPIC_PREFIX of the processes started here. */
@@ -38,8 +40,11 @@ export class TestFixture {
   }
 
   /** Starts an ingress process (compiled code) on this prefix and waits until it is ready. */
-  startIngress(extraEnv: NodeJS.ProcessEnv = {}): Promise<RunningIngress> {
-    return this.track(startIngress(this.prefix, extraEnv));
+  async startIngress(extraEnv: NodeJS.ProcessEnv = {}): Promise<RunningIngress> {
+    // The request_id ledger of this fixture's ingresses: a database of their own (shared by the
+    // replicas started here), so fixed request_ids of one test file never meet another's or an earlier run's.
+    const url = extraEnv.DATABASE_URL ?? (await (this.ledgerDatabase ??= freshStateDatabase())).url;
+    return this.track(startIngress(this.prefix, { DATABASE_URL: url, ...extraEnv }));
   }
 
   /** Has a process that is starting stopped when the fixture closes. */
@@ -53,5 +58,6 @@ export class TestFixture {
   async close(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
     await Promise.all(this.processes.map((p) => p.stop(signal)));
     await this.partners.close();
+    await (await this.ledgerDatabase)?.drop();
   }
 }

@@ -22,8 +22,6 @@ export const topicSettingsSchema = kafkaSettingsSchema.extend({
   TOPIC_PARTITIONS: z.coerce.number().int().min(1).max(1000).default(6),
   /** Replication factor of every topic. Default: the cluster's (3 on 3 or more brokers, 1 on a single broker: clusterReplicationFactor). */
   TOPIC_REPLICATION_FACTOR: z.coerce.number().int().min(1).max(10).optional(),
-  /** How long the ingress remembers request_ids, in hours. Default 24. */
-  IDEMPOTENCY_RETENTION_HOURS: z.coerce.number().positive().default(24),
 });
 
 export function topicsCommand(): Command {
@@ -52,7 +50,6 @@ export function topicsCommand(): Command {
           prefix: config.TOPIC_PREFIX,
           partitions: config.TOPIC_PARTITIONS,
           replicationFactor: config.TOPIC_REPLICATION_FACTOR ?? (await clusterReplicationFactor(admin)),
-          idempotencyRetentionMs: config.IDEMPOTENCY_RETENTION_HOURS * 3600_000,
         });
         reports = await ensureTopics(admin, wanted, { fixConfigs: opts.fix ?? false });
       } finally {

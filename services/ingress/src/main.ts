@@ -1,9 +1,10 @@
-import { ApiKeyHasher, RecordWriter, TopicNames, createServiceRuntime, runService } from '@hookstream/shared';
+import { ApiKeyHasher, TopicNames, createServiceRuntime, runService } from '@hookstream/shared';
 import { answerPublishers } from './answer-records/answer-publishers';
 import { answerParserRefusalsWithJson } from './http/client-errors';
 import { configSchema } from './config';
 import { createWebhookRoutes } from './http/webhook-routes';
 import { ingressOpenApi } from './http/openapi';
+import { AbandonedClaimSearch } from './idempotency/abandoned-claim-search';
 import { IdempotencyLedger } from './idempotency/ledger';
 import { createIngressMetrics } from './metrics';
 
@@ -14,35 +15,29 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
   const runtime = await createServiceRuntime({
     service: 'ingress',
     configSchema,
-    topics: [TopicNames.partnerEvents, TopicNames.ingressIdempotency, TopicNames.partnerConfig],
+    topics: [TopicNames.partnerEvents, TopicNames.partnerConfig],
     apiKeyHasher: (config) => new ApiKeyHasher(config.HOOKSTREAM_API_KEY_PEPPERS),
     env,
   });
   const { config, kafka, codec, logger, instanceId } = runtime;
   const topic = (name: string) => runtime.topics.get(name)!.topic;
 
-  const claimsProducer = kafka.producer();
-  await claimsProducer.connect();
-  runtime.shutdown.onStop('claims producer', () => claimsProducer.disconnect(), 'producers');
-  const claims = new RecordWriter(claimsProducer);
-  runtime.shutdown.onStop('pending claims', () => claims.flush(), 'producers');
-
+  // The request_id ledger is in PostgreSQL (idempotency/ledger.ts): nothing is read at start. It
+  // opens (and migrates) in the background, so a webhook without a request_id is taken at once.
   const ledger = new IdempotencyLedger({
-    kafka,
-    codec,
-    topic: topic(TopicNames.ingressIdempotency),
-    partnerEventsTopic: topic(TopicNames.partnerEvents),
-    claimsProducer: claims,
+    url: config.DATABASE_URL,
+    maxConnections: config.DATABASE_CONNECTIONS,
     instance: instanceId,
     logger,
     claimTtlMs: config.IDEMPOTENCY_CLAIM_TTL_MS,
     retentionMs: config.IDEMPOTENCY_RETENTION_HOURS * 3600_000,
+    search: new AbandonedClaimSearch({ kafka, codec, topic: topic(TopicNames.partnerEvents), logger }),
   });
-  // Ready only while the ledger is current: a webhook's claim must come back from Kafka in time,
-  // and the topics the ledger reads are the ones the ingress writes (so their leaders answer).
-  runtime.startInBackground('idempotency-ledger', ledger, () => ledger.ready);
+  runtime.startInBackground('idempotency-ledger', ledger);
+  // Ready only while the store answers: a webhook with a request_id needs it.
+  runtime.addReadinessCheck({ name: 'state-store', check: () => ledger.check() });
 
-  const metrics = createIngressMetrics(runtime.metrics, () => ledger.size);
+  const metrics = createIngressMetrics(runtime.metrics);
 
   // Not among the runtime's topics, whose leaders decide readiness: a webhook is never refused for want of a place to record refusals or replays.
   const answersProducer = kafka.producer();
@@ -80,9 +75,11 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
       codec,
       topics: { partnerEvents: topic(TopicNames.partnerEvents) },
       producer: runtime.recordWriter,
+      eventsReachable: () => runtime.producer.reachable(topic(TopicNames.partnerEvents)),
       instanceId,
       duplicateWaitMs: config.IDEMPOTENCY_WAIT_MS,
       metrics,
+      logger,
     },
   });
   runtime.app.use(routes.router);

@@ -1,7 +1,7 @@
-import { Counter, Gauge, Histogram, LATENCY_BUCKETS_SECONDS, type Registry } from '@hookstream/shared';
+import { Counter, Histogram, LATENCY_BUCKETS_SECONDS, type Registry } from '@hookstream/shared';
 
 /** The ingress's metrics (Prometheus naming; partner ids are the only per-tenant label, bounded by onboarding). */
-export function createIngressMetrics(registry: Registry, ledgerSize: () => number) {
+export function createIngressMetrics(registry: Registry) {
   return {
     requests: new Counter({
       name: 'hookstream_ingress_requests_total',
@@ -28,7 +28,7 @@ export function createIngressMetrics(registry: Registry, ledgerSize: () => numbe
     }),
     claimSeconds: new Histogram({
       name: 'hookstream_ingress_claim_duration_seconds',
-      help: 'Time to claim a request_id: write the claim and read it back from the ledger',
+      help: 'Time to claim a request_id in the ledger (PostgreSQL): its insert, and for a repeated one the read of its row',
       buckets: LATENCY_BUCKETS_SECONDS,
       registers: [registry],
     }),
@@ -60,14 +60,6 @@ export function createIngressMetrics(registry: Registry, ledgerSize: () => numbe
       help: "Authenticated partners' webhooks answered from the idempotency ledger not written to inbound-replays, by reason",
       labelNames: ['reason'] as const,
       registers: [registry],
-    }),
-    ledgerKeys: new Gauge({
-      name: 'hookstream_ingress_idempotency_keys',
-      help: 'request_ids remembered by this replica',
-      registers: [registry],
-      collect() {
-        this.set(ledgerSize());
-      },
     }),
   };
 }

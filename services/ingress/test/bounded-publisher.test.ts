@@ -50,7 +50,7 @@ type PublisherOptions = Pick<BoundedPublisherOptions<unknown, never>, 'producer'
 /** The ingress's rejections publisher as main wires it, with its bounds as the test sets them. */
 async function publisher({ producer, ...bounds }: PublisherOptions) {
   const registry = new Registry();
-  const metrics = createIngressMetrics(registry, () => 0);
+  const metrics = createIngressMetrics(registry);
   const warnings: Array<Record<string, unknown>> = [];
   // A logger that keeps the warnings (the publisher logs through a child of it).
   const child = { warn: (fields: Record<string, unknown>) => warnings.push(fields) };

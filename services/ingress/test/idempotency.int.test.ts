@@ -1,30 +1,38 @@
 /**
  * request_id idempotency across ingress replicas and restarts (spec 4.2): two real ingress
- * processes on one Kafka, concurrent duplicates split across them, and a restart of both.
+ * processes on one Kafka and one PostgreSQL ledger, concurrent duplicates split across them, a
+ * restart of both, an abandoned claim, and the ledger's store stopped.
  */
 import { randomUUID } from 'node:crypto';
-import { AvroCodec, defaultSchemasDir } from '@hookstream/shared';
+import { Client } from 'pg';
 import { canonicalJson, payloadFingerprint } from '../src/domain/webhook-payload';
-import { ledgerKey, ledgerPartition } from '../src/idempotency/ledger-records';
 import { TestFixture } from '../../../test/helpers/fixture';
-import { testInfrastructure, uniqueName } from '../../../test/helpers/infrastructure';
+import { uniqueName } from '../../../test/helpers/infrastructure';
 import { postWebhook, readPartnerEvents, webhook, type RunningIngress } from '../../../test/helpers/ingress';
+import { startPostgres } from '../../../test/helpers/postgres';
+import { freshStateDatabase, type StateDatabase } from '../../../test/helpers/state-database';
 
 let fixture: TestFixture;
+let database: StateDatabase;
 let apiKey: string;
 let replicas: RunningIngress[] = [];
 
 const startReplicas = async () => {
-  replicas = await Promise.all([fixture.startIngress(), fixture.startIngress()]);
+  const env = { DATABASE_URL: database.url };
+  replicas = await Promise.all([fixture.startIngress(env), fixture.startIngress(env)]);
 };
 
 beforeAll(async () => {
   fixture = await TestFixture.open('idem');
+  database = await freshStateDatabase();
   apiKey = await fixture.partners.create('partner-a');
   await startReplicas();
 }, 120_000);
 
-afterAll(() => fixture?.close());
+afterAll(async () => {
+  await fixture?.close();
+  await database?.drop();
+});
 
 const recordsFor = async (requestId: unknown) => (await readPartnerEvents(fixture.prefix)).filter((r) => r.value.request_id === requestId);
 
@@ -76,39 +84,48 @@ describe('request_id idempotency across replicas', () => {
 
   test('when the replica that claimed a request_id died before completing, then a retry after the claim TTL takes over and succeeds once', async () => {
     const body = webhook({ request_id: uniqueName('orphan') });
-    // What a replica killed between its claim and its transaction leaves behind: a claim, no completion.
-    const topic = `${fixture.prefix}ingress-idempotency`;
-    const codec = new AvroCodec(testInfrastructure().registryUrl, defaultSchemasDir());
-    await codec.registerTopics([{ topic, schemaFile: 'ingress-idempotency-entry.avsc' }]);
-    const key = ledgerKey('partner-a', String(body.request_id));
-    const claimedAt = Date.now() - 60_000;
-    const orphan = await codec.encode(topic, {
-      partner_id: 'partner-a',
-      request_id: body.request_id,
-      state: 'CLAIMED',
-      claim_id: randomUUID(),
-      claimant_instance: 'a-replica-that-died',
-      payload_fingerprint: payloadFingerprint(JSON.parse(canonicalJson(body))),
-      claimed_at: claimedAt,
-      completed_at: null,
-      response_status: null,
-      response_body: null,
-      partner_event_offset: null,
-      expires_at: claimedAt + 86_400_000,
-    });
-    const admin = fixture.kafka.admin();
-    await admin.connect();
-    const partitions = (await admin.fetchTopicMetadata({ topics: [topic] }))[0]!.partitions.length;
-    await admin.disconnect();
-    const producer = fixture.kafka.producer();
-    await producer.connect();
-    await producer.send({ topic, messages: [{ key: `C:${key}`, value: orphan, partition: ledgerPartition(key, partitions) }] });
-    await producer.disconnect();
-    await new Promise((r) => setTimeout(r, 1500)); // the replicas read the orphaned claim first
+    // What a replica killed between its claim and its event leaves behind: a claim, no completion.
+    const sql = new Client({ connectionString: database.url });
+    await sql.connect();
+    await sql.query(
+      `insert into ingress_request_ledger
+         (partner_id, request_id, claim_id, fingerprint, claimant_instance, claimed_at, unchecked_since, expires_at)
+       values ('partner-a', $1, $2, $3, 'a-replica-that-died', now() - interval '60 seconds', now() - interval '60 seconds', now() + interval '1 day')`,
+      [body.request_id, randomUUID(), payloadFingerprint(JSON.parse(canonicalJson(body)))],
+    );
+    await sql.end();
 
     const response = await postWebhook(replicas[0]!.webhookUrl, apiKey, body);
     expect(response.status).toBe(200);
     expect((await postWebhook(replicas[1]!.webhookUrl, apiKey, body)).text).toBe(response.text);
     expect(await recordsFor(body.request_id)).toHaveLength(1);
   }, 60_000);
+
+  test("when the ledger's PostgreSQL stops, then a webhook with a request_id is answered 503 with Retry-After, one without is accepted, and /readyz fails", async () => {
+    const server = await startPostgres();
+    let ingress: RunningIngress | undefined;
+    try {
+      ingress = await fixture.startIngress({ DATABASE_URL: server.url });
+      const body = webhook({ request_id: uniqueName('down') });
+      expect((await postWebhook(ingress.webhookUrl, apiKey, body)).status).toBe(200);
+      await server.stop();
+
+      const refused = await postWebhook(ingress.webhookUrl, apiKey, webhook({ request_id: uniqueName('down') }));
+      expect(refused.status).toBe(503);
+      expect(refused.headers.get('retry-after')).toBe('5');
+      expect(refused.json).toMatchObject({ code: 503, error_code: 'SERVICE_UNAVAILABLE_ERR' });
+      expect(String(refused.json.message)).toMatch(/request_id ledger is unavailable/);
+      const { request_id: _omitted, ...withoutId } = webhook();
+      expect((await postWebhook(ingress.webhookUrl, apiKey, withoutId)).status).toBe(200);
+      const ready = await fetch(`${ingress.opsUrl}/readyz`);
+      expect(ready.status).toBe(503);
+      expect(await ready.json()).toMatchObject({ checks: { 'state-store': { ok: false } } });
+      await ingress.stop();
+    } catch (error) {
+      // What the ingress wrote, to tell why.
+      throw new Error(`${String(error)}\n${ingress?.output() ?? ''}`, { cause: error });
+    } finally {
+      await server.stop();
+    }
+  }, 120_000);
 });

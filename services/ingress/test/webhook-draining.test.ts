@@ -25,7 +25,7 @@ describe('webhook route while draining', () => {
       draining,
       partners,
       accept,
-      metrics: createIngressMetrics(new Registry(), () => 0),
+      metrics: createIngressMetrics(new Registry()),
       logger: createLogger({ service: 'test', level: 'silent' }),
       openapi: {},
       rejections: { record: (partnerId) => touched.push(`rejections.${partnerId}`) },

@@ -6,7 +6,7 @@ import type { ClientStatistics, KafkaMessage, PartitionConsumer, ReadRecord } fr
 
 /**
  * Reads every partition of one topic, without a consumer group, for a replica that keeps the
- * whole topic as its own state (the ingress's idempotency ledger, the partner directory).
+ * whole topic as its own state (the partner directory, the operator directory).
  *
  * Why not a consumer group: such a replica needs every partition, so a group only adds a session
  * that must be waited out after a broker restart before the replica's state moves again. This

@@ -10,7 +10,6 @@ const DAY_MS = 24 * HOUR_MS;
 /** Logical topic names; the real name is `TOPIC_PREFIX` + this. */
 export const TopicNames = {
   partnerEvents: 'partner-events',
-  ingressIdempotency: 'ingress-idempotency',
   inboundRejections: 'inbound-rejections',
   inboundReplays: 'inbound-replays',
   partnerDocuments: 'partner-documents',
@@ -67,8 +66,6 @@ export interface TopicCatalogueSettings {
    * else 1). Default 1; `topics ensure` passes the cluster's (clusterReplicationFactor).
    */
   replicationFactor?: number;
-  /** How long the ingress remembers a request_id, in ms. Default 24 h. */
-  idempotencyRetentionMs?: number;
 }
 
 export interface ResolvedTopic extends TopicSpec {
@@ -85,7 +82,6 @@ export function topicCatalogue(settings: TopicCatalogueSettings = {}): ResolvedT
   const prefix = settings.prefix ?? '';
   const partitions = settings.partitions ?? 6;
   const replicationFactor = settings.replicationFactor ?? 1;
-  const idempotencyRetentionMs = settings.idempotencyRetentionMs ?? DAY_MS;
 
   const specs: TopicSpec[] = [
     {
@@ -94,19 +90,6 @@ export function topicCatalogue(settings: TopicCatalogueSettings = {}): ResolvedT
       description: 'accepted inbound webhooks, keyed by transaction_number',
       partitioning: 'data',
       config: deleteAfter(7 * DAY_MS),
-    },
-    {
-      name: TopicNames.ingressIdempotency,
-      schemaFile: 'ingress-idempotency-entry.avsc',
-      description: 'request_id claims of the ingress ledger (completions are the partner-events records), keyed by partner id + request_id',
-      partitioning: 'data',
-      // compact keeps the newest entry per key; delete drops entries older than the retention.
-      config: {
-        'cleanup.policy': 'compact,delete',
-        'retention.ms': String(idempotencyRetentionMs),
-        'segment.ms': String(Math.min(idempotencyRetentionMs, 6 * HOUR_MS)),
-        'min.compaction.lag.ms': '0',
-      },
     },
     {
       name: TopicNames.inboundRejections,

@@ -45,10 +45,13 @@ export async function openStateStore<Tables>(options: StateStoreOptions): Promis
   // An idle connection that fails (the server restarted) is replaced at the next query; without a
   // listener the pool's error would end the process.
   pool.on('error', (error) => options.logger.warn({ err: describeError(error) }, 'an idle store connection failed'));
-  // A connection that fails while checked out (the server stopped under a query) emits 'error' on its
-  // client, which the pool listens to only while it is idle: unheard, that would end the process.
-  // The query itself rejects (as unavailable: isStoreUnavailable), so the listener only keeps it alive.
-  pool.on('connect', (client) => client.on('error', () => undefined));
+  // The pool listens only while a connection is idle (pg-pool removes its listener on checkout): one
+  // that the server ends while it is checked out but between queries emits 'error' with no listener,
+  // which would end the process. A query on it fails on its own (unavailable); the pool drops it on
+  // release. (Defensive: a server stopped under a running query was seen to fail only the query.)
+  pool.on('connect', (client) =>
+    client.on('error', (error) => options.logger.warn({ err: describeError(error) }, 'a store connection failed')),
+  );
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
   const migrator = new Migrator({
     db,

@@ -2,13 +2,16 @@ import { randomUUID } from 'node:crypto';
 import {
   KafkaUnavailableError,
   RegistryUnavailableError,
+  describeError,
   isKafkaClientError,
+  isStoreUnavailable,
   isRetryable,
   type AvroCodec,
+  type Logger,
   type RecordWriter,
   type Partner,
 } from '@hookstream/shared';
-import { ledgerKey, type Completion } from '../idempotency/ledger-records';
+import type { Completion } from '../idempotency/completion';
 import type { IdempotencyLedger } from '../idempotency/ledger';
 import type { IngressMetrics } from '../metrics';
 import { OutcomeMessages, type AcceptedWebhook, type WebhookOutcome } from './webhook-outcome';
@@ -21,20 +24,25 @@ export interface AcceptWebhookDeps {
   topics: { partnerEvents: string };
   /** Idempotent producer (acks=all) for partner events. */
   producer: RecordWriter;
+  /** Whether a leader of partner-events is connected now (the producer's view, no request). */
+  eventsReachable: () => boolean;
   instanceId: string;
-  /** How long a duplicate waits for an in-flight original, and a claim to come back. */
+  /** How long a duplicate waits for an in-flight original, and a takeover searches partner-events. */
   duplicateWaitMs: number;
   metrics: IngressMetrics;
+  logger: Logger;
   now?: () => number;
 }
 
 /**
  * Accepts one validated webhook (spec 4.2): accepted only once its partner-events record is
- * durable. With a request_id the idempotency table of spec 4.2 holds across replicas and restarts:
+ * durable. With a request_id the idempotency table of spec 4.2 holds across replicas and restarts,
+ * through the ledger in PostgreSQL (IdempotencyLedger.claim):
  * 1. a completed key: the first acceptance's answer for the same payload, a conflict for another;
  * 2. a key in flight: a conflict for another payload; the same payload waits for the outcome (bounded);
- * 3. otherwise the request claims the key (IdempotencyLedger.claim); the winner writes the partner
- *    event, which is also the key's completion; a lost claim goes back to 1 or 2.
+ * 3. otherwise the request claims the key; the winner writes the partner event, answers, and
+ *    records the completion on its row. The store unavailable: 503, never a 200 without the claim.
+ * Without a request_id the ledger is not asked (the store may be down).
  */
 export async function acceptWebhook(
   partner: Partner,
@@ -76,38 +84,68 @@ export async function acceptWebhook(
     );
   if (requestId === undefined) return writeEvent();
 
-  const key = ledgerKey(partner.partner_id, requestId);
-  for (let round = 0; round < 3; round++) {
-    const known = await answerFromLedger(key, fingerprint, deps, now());
-    if (known) return known;
-    const claimStarted = process.hrtime.bigint();
-    const claimed = await deps.ledger.claim(partner.partner_id, requestId, fingerprint, deps.duplicateWaitMs, now());
-    if (claimed.kind === 'unavailable') return claimed;
-    deps.metrics.claimSeconds.observe(Number(process.hrtime.bigint() - claimStarted) / 1e9);
-    if (claimed.kind === 'won') return writeEvent();
-    // Another claim came first: answer as it says.
+  // Kafka away: answered before a claim is made, which would otherwise hold the key until the
+  // claim TTL (a retry after the outage would wait for it).
+  if (!deps.eventsReachable()) return { kind: 'unavailable', message: OutcomeMessages.kafkaUnavailable };
+  try {
+    for (let round = 0; round < 3; round++) {
+      const claimStarted = process.hrtime.bigint();
+      const claimed = await deps.ledger.claim(partner.partner_id, requestId, fingerprint, deps.duplicateWaitMs);
+      deps.metrics.claimSeconds.observe(Number(process.hrtime.bigint() - claimStarted) / 1e9);
+      switch (claimed.kind) {
+        case 'won': {
+          const outcome = await writeEvent();
+          // Not awaited: the answer is known once the event is durable (a repeat meanwhile waits for the row).
+          if (outcome.kind === 'accepted') void recordCompletion(partner.partner_id, claimed.claimId, fingerprint, outcome.webhook, deps);
+          return outcome;
+        }
+        case 'completed':
+          return answerOf(claimed.completion, fingerprint, deps);
+        case 'claimed': {
+          if (claimed.claim.fingerprint !== fingerprint) return conflict(deps);
+          const completion = await deps.ledger.waitForCompletion(partner.partner_id, requestId, deps.duplicateWaitMs);
+          return completion ? answerOf(completion, fingerprint, deps) : { kind: 'in-progress', message: OutcomeMessages.stillProcessing };
+        }
+        case 'unchecked':
+          return { kind: 'unavailable', message: OutcomeMessages.ledgerUnchecked(claimed.why) };
+        case 'lost':
+        // Another request took the key over between this one's reads: read it again.
+      }
+    }
+  } catch (error) {
+    if (isStoreUnavailable(error)) return { kind: 'unavailable', message: OutcomeMessages.storeUnavailable };
+    throw error;
   }
   return { kind: 'in-progress', message: OutcomeMessages.beingProcessed };
 }
 
-/** Steps 1 and 2: undefined when the request must claim the key itself. */
-async function answerFromLedger(
-  key: string,
+/**
+ * Records the answer on the won claim, after the partner's 200 (so it adds nothing to its
+ * latency). The event is durable already, so the partner is answered 200 whatever happens here:
+ * should the store fail now (or the replica die), the claim stays open and a retry after the claim
+ * TTL takes it over, finds this event on partner-events and answers from it. Never throws.
+ */
+async function recordCompletion(
+  partnerId: string,
+  claimId: string,
   fingerprint: string,
+  webhook: AcceptedWebhook,
   deps: AcceptWebhookDeps,
-  now: number,
-): Promise<WebhookOutcome | undefined> {
-  const state = deps.ledger.stateOf(key, now);
-  switch (state.kind) {
-    case 'free':
-      return undefined;
-    case 'completed':
-      return answerOf(state.completion, fingerprint, deps);
-    case 'claimed': {
-      if (state.claim.fingerprint !== fingerprint) return conflict(deps);
-      const completion = await deps.ledger.waitForCompletion(key, deps.duplicateWaitMs);
-      return completion ? answerOf(completion, fingerprint, deps) : { kind: 'in-progress', message: OutcomeMessages.stillProcessing };
-    }
+): Promise<void> {
+  const { requestId, transactionNumber, transactionType } = webhook;
+  try {
+    const recorded = await deps.ledger.complete(partnerId, requestId, claimId, {
+      fingerprint,
+      requestId,
+      transactionNumber,
+      transactionType,
+    });
+    if (!recorded) deps.logger.warn({ partnerId, requestId }, 'request_id completed after its claim was taken over');
+  } catch (error) {
+    deps.logger.warn(
+      { partnerId, requestId, err: describeError(error) },
+      'request_id completion not recorded; a retry after the claim TTL finds the event',
+    );
   }
 }
 

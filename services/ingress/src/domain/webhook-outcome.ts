@@ -20,14 +20,14 @@ export type WebhookOutcome =
   | { kind: 'conflict' }
   /** The same request_id is still being processed elsewhere. */
   | { kind: 'in-progress'; message: string }
-  /** Kafka or the registry cannot give a durable answer now. */
+  /** Kafka, the registry or the request_id ledger's store cannot give a durable answer now. */
   | { kind: 'unavailable'; message: string };
 
 /** The messages of the outcomes a partner sees (kept word for word: partners may log or match them). */
 export const OutcomeMessages = {
   registryUnavailable: 'the schema registry is unavailable; retry later',
   kafkaUnavailable: 'the webhook could not be stored durably (Kafka unavailable); retry later',
-  claimUnconfirmed: (why: string) => `could not confirm the request_id claim: ${why}; retry later`,
+  storeUnavailable: 'the request_id ledger is unavailable (its database does not answer); retry later',
   ledgerUnchecked: (why: string) => `could not check the request_id ledger: ${why}; retry later`,
   stillProcessing: 'the same request_id is still being processed; retry later',
   beingProcessed: 'the request_id is being processed; retry later',

@@ -105,16 +105,11 @@ export function createWebhookRoutes(options: WebhookRoutesOptions): {
       next(new InboundError(503, InboundErrorCodes.UNAVAILABLE, 'the service is shutting down; retry later', 1));
       return;
     }
-    if (!options.partners.ready || !options.accept.ledger.loaded) {
-      // Until partners and the request_id ledger are loaded, a valid key would look unknown
-      // and a duplicate new: neither a 401 nor a 200 may be given yet.
+    if (!options.partners.ready) {
+      // Until partners are loaded a valid key would look unknown: no 401 may be given yet. (The
+      // request_id ledger is in PostgreSQL: nothing of it is loaded; a request with a request_id
+      // while its store is not open is answered 503 by acceptWebhook.)
       next(new InboundError(503, InboundErrorCodes.UNAVAILABLE, 'the service is starting; retry later', 2));
-      return;
-    }
-    if (!options.accept.ledger.ready) {
-      // Kafka does not answer the ledger's reads: a claim could not be confirmed, so say so now
-      // rather than after the write timeout.
-      next(new InboundError(503, InboundErrorCodes.UNAVAILABLE, 'Kafka is unavailable; retry later', 2));
       return;
     }
     const check = options.partners.checkApiKey(req.get('x-api-key'));

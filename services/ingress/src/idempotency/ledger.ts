@@ -1,240 +1,274 @@
 import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 import {
-  KafkaUnavailableError,
-  RegistryUnavailableError,
-  TopicReader,
+  StoreUnavailableError,
+  asStoreError,
   describeError,
-  isKafkaClientError,
-  isRetryable,
-  type AvroCodec,
-  type RecordWriter,
-  type Kafka,
+  openStateStore,
+  sleep,
   type Logger,
+  type StateStore,
 } from '@hookstream/shared';
-import { OutcomeMessages } from '../domain/webhook-outcome';
-import { LedgerEntries } from './ledger-entries';
-import {
-  claimRecord,
-  ledgerKey,
-  ledgerPartition,
-  type AcceptedWebhookRecord,
-  type Claim,
-  type Completion,
-  type LedgerRecord,
-} from './ledger-records';
+import type { AbandonedClaimSearch } from './abandoned-claim-search';
+import type { Claim, Completion } from './completion';
+import { ledgerMigrations, type LedgerTables } from './ledger-tables';
 
 export interface LedgerOptions {
-  kafka: Kafka;
-  codec: AvroCodec;
-  /** The claims topic (ingress-idempotency). */
-  topic: string;
-  /** partner-events: an accepted webhook with a request_id is that request's completion. */
-  partnerEventsTopic: string;
-  /**
-   * Idempotent producer (acks=all) for claims: a producer of their own, so that a claim never
-   * queues behind a batch of partner events (a RecordWriter has one request in flight).
-   */
-  claimsProducer: RecordWriter;
+  /** postgres:// URL of the state store (DATABASE_URL). */
+  url: string;
+  /** Connections per replica (DATABASE_CONNECTIONS). */
+  maxConnections: number;
   /** This replica, named in its claims. */
   instance: string;
   logger: Logger;
   /** A claim not completed within this long may be taken over by a later claim. */
   claimTtlMs: number;
-  /** How long a key is remembered. */
+  /** How long a key is remembered (from its first claim). */
   retentionMs: number;
-  /** The ledger is current while both topics were fetched within this long. Default 2,000 ms. */
-  currentWithinMs?: number;
+  /** Finds an abandoned claimant's event on partner-events (takeovers only). */
+  search: AbandonedClaimSearch;
+  /** How often the retention's delete runs. Default 60,000 ms. */
+  sweepEveryMs?: number;
 }
 
-/** How often a claim on its way checks that the ledger is still ready (its readers' statistics' interval). */
-const READY_CHECK_MS = 250;
+/** How a claim went; the caller answers a request from anything but `won`. */
+export type ClaimResult =
+  /** This request holds the key: write the event, then `complete`. */
+  | { kind: 'won'; claimId: string }
+  /** Answered before. */
+  | { kind: 'completed'; completion: Completion }
+  /** Another request holds a live claim. */
+  | { kind: 'claimed'; claim: Claim }
+  /** Another request took the key over between this one's reads: read again. */
+  | { kind: 'lost' }
+  /** The abandoned claimant's event could not be looked for: not decidable now. */
+  | { kind: 'unchecked'; why: string };
 
-/** What the ledger knows of a key now. */
-export type KeyState = { kind: 'completed'; completion: Completion } | { kind: 'claimed'; claim: Claim } | { kind: 'free' };
+/** How often a duplicate looks whether the request it waits for has completed (docs/inbound.md: why polling). */
+const POLL_MS = 25;
+/** Rows one retention delete removes: short statements, so concurrent sweeps and claims never wait long. */
+const SWEEP_BATCH = 1_000;
 
-/** How a claim went: won (write the event), lost (another claim or a completion came first), or not decidable now. */
-export type ClaimResult = { kind: 'won' } | { kind: 'lost' } | { kind: 'unavailable'; message: string };
+interface RowState {
+  claim_id: string;
+  fingerprint: string;
+  claimant_instance: string;
+  completed: boolean;
+  transaction_number: string | null;
+  transaction_type: 'POLICY' | 'CLAIM' | null;
+  /** Epoch ms (server clock). */
+  claimed_ms: number;
+  unchecked_ms: number;
+  /** Not completed and older than the claim TTL. */
+  abandoned: boolean;
+}
 
 /**
- * The request_id ledger, materialised by every ingress replica (whole-topic readers without a
- * consumer group, committing nothing: see TopicReader) from two topics:
- * - claims, on the compacted `ingress-idempotency` topic (Kafka key `C:<partner>/<request_id>`);
- * - completions, which are the accepted webhooks themselves on `partner-events`: a record there
- *   with a request_id completes that request, and its answer is rebuilt from it.
- * Every replica applies the same records with the same rules (LedgerEntries), so all agree.
+ * The request_id ledger, one row per (partner, request_id) in the PostgreSQL state store that every
+ * ingress replica shares (ledger-tables.ts). The first insert of a key wins it; the winner writes
+ * the partner event (acks=all), then records the completion (the answer's fields) on its row. A
+ * claim not completed within the claim TTL (its replica died) is taken over by a conditional update
+ * that only one request can make; since that replica may have died between its event and its
+ * completion, the taker first searches partner-events for that event (AbandonedClaimSearch) and
+ * loses if it is there.
  *
- * Why the partner event is the completion (no separate completion record, no transaction): the
- * winner's one durable write (acks=all) both accepts the webhook and completes the key, so no
- * crash can leave one without the other, and nothing waits on a Kafka transaction. Writing the
- * event and a completion record atomically took a transaction per batch, which capped the
- * ingress at about 1,000 webhooks/s here (bench/ingress).
- *
- * What it costs: every replica reads partner-events, from `now - retention` at start. A claim
- * read back proves that every earlier claim of its key is known, not that their events are
- * (another topic). That matters only when a claim takes over an abandoned one: such a winner
- * first reads partner-events up to its current end, so an event written before the takeover is
- * always seen. A first claim needs no check: an event is only written by the winner of an
- * earlier claim, which it would have seen.
- *
- * Memory: one entry per key seen within the retention: key, fingerprint and the answer's fields,
- * about 0.5 KB. That is retention × rate × 0.5 KB: 24 h at 10 requests/s with request_ids ≈
- * 860,000 entries ≈ 430 MB; lower IDEMPOTENCY_RETENTION_HOURS for more traffic. The retention
- * must not exceed partner-events' own (7 days by default).
+ * What it costs: one row per request_id within the retention, in PostgreSQL (about 310 bytes with
+ * its index entries, measured); in a replica's heap nothing that grows. A new key costs one insert
+ * (a commit) before its event is written, and one update after its answer (the completion); a
+ * repeated one an insert that does nothing and one select. With the store unavailable, every
+ * method throws StoreUnavailableError (answered 503, never 200 or 500).
  */
 export class IdempotencyLedger {
-  private readonly entries: LedgerEntries;
-  private readers: TopicReader[] = [];
-  private claims: TopicReader | undefined;
-  private events: TopicReader | undefined;
+  private store: StateStore<LedgerTables> | undefined;
   private sweeper: NodeJS.Timeout | undefined;
-  private isLoaded = false;
+  /** Completions on their way (recorded after the answer): stop() lets them finish. */
+  private readonly completing = new Set<Promise<boolean>>();
   private readonly logger: Logger;
 
   constructor(private readonly options: LedgerOptions) {
     this.logger = options.logger.child({ module: 'idempotency-ledger' });
-    this.entries = new LedgerEntries(options.claimTtlMs);
   }
 
-  /**
-   * True once loaded and while both topics are being read (fetched within `currentWithinMs`):
-   * only then is a claim's answer known in time. While a broker is away this turns false at once.
-   */
-  get ready(): boolean {
-    const within = this.options.currentWithinMs ?? 2_000;
-    return this.isLoaded && this.readers.every((reader) => reader.isCurrent(within));
-  }
-
-  /** True once both topics were read to their end at start. */
-  get loaded(): boolean {
-    return this.isLoaded;
-  }
-
-  get size(): number {
-    return this.entries.size;
-  }
-
-  /** The key's state: completed, claimed by a live claim (younger than the claim TTL at `now`), or free to claim. */
-  stateOf(key: string, now: number): KeyState {
-    const entry = this.entries.entry(key);
-    if (entry?.completion) return { kind: 'completed', completion: entry.completion };
-    const winner = entry?.winner;
-    return winner && now - winner.claimedAt <= this.options.claimTtlMs ? { kind: 'claimed', claim: winner } : { kind: 'free' };
-  }
-
-  /** Resolves with the key's completion once applied, or undefined after `timeoutMs`. */
-  waitForCompletion(key: string, timeoutMs: number): Promise<Completion | undefined> {
-    return this.entries.waitForCompletion(key, timeoutMs);
-  }
-
-  /**
-   * Claims (partner, request_id): writes a claim and reads it back; the first live claim in log
-   * order wins on every replica. A claim that took over an abandoned one first reads partner-events
-   * to its end, and loses if the abandoned claimant's event is there after all.
-   */
-  async claim(partnerId: string, requestId: string, fingerprint: string, timeoutMs: number, now = Date.now()): Promise<ClaimResult> {
-    const key = ledgerKey(partnerId, requestId);
-    const claim: Claim = { claimId: randomUUID(), fingerprint, instance: this.options.instance, claimedAt: now };
-    let value: Buffer;
-    try {
-      value = await this.options.codec.encode(this.options.topic, claimRecord(partnerId, requestId, claim, this.options.retentionMs));
-    } catch (error) {
-      if (error instanceof RegistryUnavailableError || isRetryable(error))
-        return { kind: 'unavailable', message: OutcomeMessages.registryUnavailable };
-      throw error;
-    }
-    const readBack = this.entries.waitForClaim(claim.claimId, timeoutMs);
-    readBack.catch(() => undefined); // observed below; never an unhandled rejection
-    try {
-      const partition = ledgerPartition(key, this.claims?.partitionCount ?? 1);
-      await this.options.claimsProducer.send({ topic: this.options.topic, partition, key: `C:${key}`, value });
-    } catch (error) {
-      // Any failed write is "not stored, retry later" for a partner, whatever the broker said.
-      if (error instanceof KafkaUnavailableError || isRetryable(error) || isKafkaClientError(error))
-        return { kind: 'unavailable', message: OutcomeMessages.kafkaUnavailable };
-      throw error;
-    }
-    try {
-      await this.whileReady(readBack);
-    } catch (error) {
-      return { kind: 'unavailable', message: OutcomeMessages.claimUnconfirmed((error as Error).message) };
-    }
-    const entry = this.entries.entry(key);
-    if (entry?.winner?.claimId !== claim.claimId) return { kind: 'lost' };
-    if (entry.winnerTookOver) {
-      // The abandoned claimant may have written its event after all: see it before writing again.
-      try {
-        await this.events!.caughtUp(timeoutMs);
-      } catch (error) {
-        return { kind: 'unavailable', message: OutcomeMessages.ledgerUnchecked((error as Error).message) };
-      }
-      if (this.entries.entry(key)?.completion) return { kind: 'lost' };
-    }
-    return { kind: 'won' };
-  }
-
-  /**
-   * `waiting`, or a rejection as soon as the ledger stops being ready: a claim cannot come back
-   * while its reader has lost the broker, and the partner is answered then, not at the timeout.
-   */
-  private whileReady(waiting: Promise<void>): Promise<void> {
-    return new Promise((resolve, reject) => {
-      const check = setInterval(() => {
-        if (!this.ready) reject(new Error('the ledger lost its broker while the claim was on its way'));
-      }, READY_CHECK_MS);
-      waiting.then(resolve, reject).finally(() => clearInterval(check));
-    });
-  }
-
-  /** Reads claims and recent partner events to their end (ready), then keeps applying new records until `stop()`. */
+  /** Opens the store and migrates its table; then the retention's delete runs periodically. */
   async start(): Promise<void> {
-    const { kafka, logger, topic, partnerEventsTopic, retentionMs } = this.options;
-    const each = (apply: (value: Buffer) => Promise<void>) => async (messages: Array<{ value: Buffer | null }>) => {
-      for (const message of messages) if (message.value) await apply(message.value);
-    };
-    this.claims = new TopicReader({
-      kafka,
-      logger,
-      topic,
-      apply: each(async (value) => {
-        const record = await this.decode<LedgerRecord>(value, topic);
-        if (record) this.entries.applyClaim(record);
-      }),
+    this.store = await openStateStore<LedgerTables>({
+      url: this.options.url,
+      service: 'ingress',
+      migrations: ledgerMigrations,
+      maxConnections: this.options.maxConnections,
+      logger: this.logger,
     });
-    this.events = new TopicReader({
-      kafka,
-      logger,
-      topic: partnerEventsTopic,
-      fromTimestamp: Date.now() - retentionMs,
-      apply: each(async (value) => {
-        const record = await this.decode<AcceptedWebhookRecord>(value, partnerEventsTopic);
-        if (record) this.entries.applyAccepted(record);
-      }),
-    });
-    this.readers = [this.claims, this.events];
-    this.sweeper = setInterval(() => this.sweep(), 60_000);
+    this.sweeper = setInterval(() => void this.deleteExpired(), this.options.sweepEveryMs ?? 60_000);
     this.sweeper.unref();
-    await Promise.all(this.readers.map((reader) => reader.start()));
-    this.isLoaded = true;
-    this.logger.info({ keys: this.entries.size }, 'idempotency ledger loaded');
   }
 
   async stop(): Promise<void> {
     clearInterval(this.sweeper);
-    await Promise.all(this.readers.map((reader) => reader.stop()));
+    await Promise.allSettled([...this.completing]);
+    const store = this.store;
+    this.store = undefined;
+    await store?.close();
   }
 
-  private async decode<T>(value: Buffer, topic: string): Promise<T | undefined> {
-    try {
-      return (await this.options.codec.decode(value, topic)) as T;
-    } catch (error) {
-      this.logger.error({ topic, err: describeError(error) }, 'undecodable record: skipped by the ledger');
-      return undefined;
+  /** Readiness: the store answers a query. */
+  async check(): Promise<void> {
+    this.db('be checked');
+    await this.store!.check();
+  }
+
+  /** Claims (partner, request_id) for the payload `fingerprint`. */
+  async claim(partnerId: string, requestId: string, fingerprint: string, timeoutMs: number): Promise<ClaimResult> {
+    const claimId = randomUUID();
+    const won = await this.query('claim a request_id', async (db) => {
+      const { rows } = await sql<{ claim_id: string }>`
+        insert into ingress_request_ledger
+          (partner_id, request_id, claim_id, fingerprint, claimant_instance, claimed_at, unchecked_since, expires_at)
+        values (${partnerId}, ${requestId}, ${claimId}, ${fingerprint}, ${this.options.instance}, now(), now(),
+                now() + make_interval(secs => ${this.options.retentionMs / 1000}))
+        on conflict do nothing
+        returning claim_id`.execute(db);
+      return rows.length === 1;
+    });
+    if (won) return { kind: 'won', claimId };
+    const row = await this.rowOf(partnerId, requestId);
+    // Deleted by the retention between the two statements: as if another claim had come first.
+    if (!row) return { kind: 'lost' };
+    if (row.completed) return { kind: 'completed', completion: completionOf(requestId, row) };
+    if (!row.abandoned)
+      return { kind: 'claimed', claim: { claimId: row.claim_id, fingerprint: row.fingerprint, instance: row.claimant_instance } };
+    return this.takeOver(partnerId, requestId, fingerprint, row, claimId, timeoutMs);
+  }
+
+  /** Records the answer of the winning claim `claimId` once its event is durable; false if its claim was taken over meanwhile. */
+  complete(partnerId: string, requestId: string, claimId: string, completion: Completion): Promise<boolean> {
+    const completing = this.query('record a completion', async (db) => {
+      const { numAffectedRows } = await sql`
+        update ingress_request_ledger
+        set completed_at = now(), fingerprint = ${completion.fingerprint},
+            transaction_number = ${completion.transactionNumber}, transaction_type = ${completion.transactionType}
+        where partner_id = ${partnerId} and request_id = ${requestId} and claim_id = ${claimId} and completed_at is null`.execute(db);
+      return numAffectedRows === 1n;
+    });
+    this.completing.add(completing);
+    void completing.finally(() => this.completing.delete(completing)).catch(() => undefined);
+    return completing;
+  }
+
+  /** The key's completion once recorded, or undefined after `timeoutMs` (or when its row is gone). */
+  async waitForCompletion(partnerId: string, requestId: string, timeoutMs: number): Promise<Completion | undefined> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const row = await this.rowOf(partnerId, requestId);
+      if (!row) return undefined;
+      if (row.completed) return completionOf(requestId, row);
+      if (Date.now() + POLL_MS > deadline) return undefined;
+      await sleep(POLL_MS);
     }
   }
 
-  /** Forgets keys older than the retention. */
-  private sweep(now = Date.now()): void {
-    const removed = this.entries.forgetBefore(now - this.options.retentionMs);
-    if (removed > 0) this.logger.debug({ removed, keys: this.entries.size }, 'expired ledger keys');
+  /**
+   * Deletes rows past their retention, oldest first, in batches; returns how many. Safe on every
+   * replica at once: each batch skips rows another sweep has locked.
+   */
+  async deleteExpired(maxBatches = 100): Promise<number> {
+    let removed = 0;
+    try {
+      for (let batch = 0; batch < maxBatches; batch++) {
+        const deleted = await this.query('delete expired request_ids', async (db) => {
+          const { numAffectedRows } = await sql`
+            delete from ingress_request_ledger
+            where (partner_id, request_id) in (
+              select partner_id, request_id from ingress_request_ledger
+              where expires_at < now() order by expires_at limit ${SWEEP_BATCH}
+              for update skip locked)`.execute(db);
+          return Number(numAffectedRows ?? 0n);
+        });
+        removed += deleted;
+        if (deleted < SWEEP_BATCH) break;
+      }
+    } catch (error) {
+      this.logger.warn({ err: describeError(error), removed }, 'expired request_ids not deleted; next sweep tries again');
+    }
+    if (removed > 0) this.logger.debug({ removed }, 'expired request_ids deleted');
+    return removed;
   }
+
+  /**
+   * Takes over the abandoned claim `row`: only one request's conditional update can succeed. The
+   * winner searches partner-events for the abandoned claimant's event and, if there, records it as
+   * the completion and answers from it; if the search cannot be made, the next taker searches the
+   * same span again (unchecked_since stays).
+   */
+  private async takeOver(
+    partnerId: string,
+    requestId: string,
+    fingerprint: string,
+    row: RowState,
+    claimId: string,
+    timeoutMs: number,
+  ): Promise<ClaimResult> {
+    const taken = await this.query('take over an abandoned claim', async (db) => {
+      const { numAffectedRows } = await sql`
+        update ingress_request_ledger
+        set claim_id = ${claimId}, fingerprint = ${fingerprint}, claimant_instance = ${this.options.instance}, claimed_at = now()
+        where partner_id = ${partnerId} and request_id = ${requestId} and claim_id = ${row.claim_id} and completed_at is null
+          and claimed_at < now() - make_interval(secs => ${this.options.claimTtlMs / 1000})`.execute(db);
+      return numAffectedRows === 1n;
+    });
+    if (!taken) return { kind: 'lost' };
+    this.logger.info({ partnerId, requestId, abandonedBy: row.claimant_instance }, 'abandoned request_id claim taken over');
+    let found: Completion | undefined;
+    try {
+      found = await this.options.search.find(partnerId, requestId, row.unchecked_ms, row.claimed_ms + this.options.claimTtlMs, timeoutMs);
+    } catch (error) {
+      return { kind: 'unchecked', why: describeError(error) };
+    }
+    if (found) {
+      await this.complete(partnerId, requestId, claimId, found);
+      return { kind: 'completed', completion: found };
+    }
+    // Searched: a later taker need not search before this claim.
+    await this.query('record a search', (db) =>
+      sql`update ingress_request_ledger set unchecked_since = claimed_at
+          where partner_id = ${partnerId} and request_id = ${requestId} and claim_id = ${claimId}`.execute(db),
+    );
+    return { kind: 'won', claimId };
+  }
+
+  private async rowOf(partnerId: string, requestId: string): Promise<RowState | undefined> {
+    return this.query('read a request_id', async (db) => {
+      const { rows } = await sql<RowState>`
+        select claim_id, fingerprint, claimant_instance, completed_at is not null as completed,
+               transaction_number, transaction_type,
+               (extract(epoch from claimed_at) * 1000)::bigint as claimed_ms,
+               (extract(epoch from unchecked_since) * 1000)::bigint as unchecked_ms,
+               (completed_at is null and claimed_at < now() - make_interval(secs => ${this.options.claimTtlMs / 1000})) as abandoned
+        from ingress_request_ledger where partner_id = ${partnerId} and request_id = ${requestId}`.execute(db);
+      return rows[0];
+    });
+  }
+
+  /** Runs `run` on the store; a store that cannot answer throws StoreUnavailableError. */
+  private async query<T>(doing: string, run: (db: StateStore<LedgerTables>['db']) => Promise<T>): Promise<T> {
+    const db = this.db(doing);
+    try {
+      return await run(db);
+    } catch (error) {
+      throw asStoreError(error, doing);
+    }
+  }
+
+  private db(doing: string): StateStore<LedgerTables>['db'] {
+    if (!this.store) throw new StoreUnavailableError(`the request_id ledger is not open: could not ${doing}`);
+    return this.store.db;
+  }
+}
+
+function completionOf(requestId: string, row: RowState): Completion {
+  return {
+    fingerprint: row.fingerprint,
+    requestId,
+    transactionNumber: row.transaction_number!,
+    transactionType: row.transaction_type!,
+  };
 }
