@@ -204,7 +204,8 @@ test('when one replica of each service and then the busiest broker are SIGKILLed
     ...steps,
     `webhooks: ${partners.webhooks.length} answers, ${accepted.size} request_ids accepted, ${sentTwice.length} sent to both replicas at once ` +
       `(${partners.webhooks.length - accepted.size} duplicate answers, none written twice); retried: ${JSON.stringify(Object.fromEntries(partners.retries))}`,
-    `partner-events: ${recorded.length} records, ${onTopic.size} request_ids, ${[...onTopic.values()].filter((n) => n > 1).length} more than once`,
+    `partner-events: ${recorded.length} records, ${onTopic.size} request_ids, ${[...onTopic.values()].filter((n) => n > 1).length} more than once, ` +
+      `${[...accepted].filter((id) => !onTopic.has(`${partnerId}/${id}`)).length} accepted missing`,
     `policy events: ${published.size} acknowledged for ${newest.size} policies (${events.resends()} sends repeated); callbacks ${callbacks.length}, ` +
       `${eventIds.size} events delivered, distinct delivery ids ${distinctDeliveries} ` +
       `(${callbacks.length - distinctDeliveries} repeats), ${[...published.keys()].filter((id) => !eventIds.has(id) && superseded.has(id)).length} superseded undelivered, ` +
