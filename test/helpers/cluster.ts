@@ -1,8 +1,10 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseEnv } from 'node:util';
 import type { Admin } from '@hookstream/shared';
+import { waitFor } from './infrastructure';
 import { isolatedStackEnv, runCli, type Finished } from './processes';
 
 /** A stack of a test's own, started by `hookstream stack up --brokers <n> --detach` on free ports and a temp state dir. */
@@ -79,4 +81,39 @@ export function activeController(stateDir: string, nodes = 3): number | undefine
     if (at && (!latest || at > latest.at)) latest = { nodeId, at };
   }
   return latest?.nodeId;
+}
+
+/**
+ * SIGKILLs node `nodeId` of a cluster stack; `restart()` starts it again as a supervisor would.
+ * The CLI starts a cluster's nodes only with the whole cluster (a node needs its membership), so
+ * the node is started with the very command line, environment and directory the stack gave it,
+ * read from /proc before the kill; its storage and config are still in place. The new pid goes
+ * into run.json, so `stack status` judges it and `stack down` stops it like the others.
+ */
+export function killClusterNode(stack: TestStack, nodeId: number): { restart: () => Promise<number> } {
+  const pid = stack.runInfo().cluster!.find((n) => n.nodeId === nodeId)!.pid;
+  const read = (what: string) => readFileSync(`/proc/${pid}/${what}`, 'utf8').split('\0').filter(Boolean);
+  const [command, ...args] = read('cmdline');
+  const env = Object.fromEntries(read('environ').map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)]));
+  const cwd = readlinkSync(`/proc/${pid}/cwd`);
+  process.kill(pid, 'SIGKILL');
+  return {
+    restart: async () => {
+      // Its ports and storage lock are free once it is gone.
+      await waitFor(
+        () => !existsSync(`/proc/${pid}`) || readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z '),
+        `node ${nodeId} to end`,
+      );
+      const out = openSync(path.join(stack.stateDir, 'kafka-cluster', `node-${nodeId}`, 'kafka.log'), 'a');
+      const child = spawn(command!, args, { cwd, env, detached: true, stdio: ['ignore', out, out] });
+      closeSync(out);
+      child.unref();
+      const file = path.join(stack.stateDir, 'run.json');
+      const info = JSON.parse(readFileSync(file, 'utf8')) as { processes: { kafka: number }; cluster: Array<{ pid: number }> };
+      for (const node of info.cluster) if (node.pid === pid) node.pid = child.pid!;
+      if (info.processes.kafka === pid) info.processes.kafka = child.pid!;
+      writeFileSync(file, `${JSON.stringify(info, null, 2)}\n`);
+      return child.pid!;
+    },
+  };
 }

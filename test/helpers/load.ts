@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { sleep } from '@hookstream/shared';
 import { postWebhook, webhook } from './ingress';
 import { policyEvent, type PolicyEvents } from './outbound';
@@ -67,6 +68,54 @@ export function policyEventLoad(events: PolicyEvents, partnerId: string, interva
   return {
     published,
     failed: () => failed,
+    stop: async () => {
+      running = false;
+      await done;
+    },
+  };
+}
+
+/** One event of {@link versionedPolicyLoad}: its policy and version, and when its publish was acknowledged. */
+export interface VersionedEvent {
+  policy: string;
+  version: number;
+  at: number;
+}
+
+/**
+ * Outbound load with several versions per policy: every `intervalMs`, one send holding a new
+ * policy's version 1 and the next version of each policy started `spacing`, 2 × `spacing` … ticks
+ * before, up to `versions`. A send that fails is sent again, the same events (the same event ids),
+ * until acknowledged, as a core system does: so one policy's versions are published in order, and
+ * once stopped every event was acknowledged (`published`, by event id). `resends` counts the retries.
+ */
+export function versionedPolicyLoad(events: PolicyEvents, partnerId: string, options = { intervalMs: 100, versions: 3, spacing: 5 }) {
+  const published = new Map<string, VersionedEvent>();
+  const started: Array<ReturnType<typeof policyEvent>['policy']> = [];
+  let resends = 0;
+  let running = true;
+  const done = (async () => {
+    for (let tick = 0; running; tick++) {
+      started.push(policyEvent(partnerId).policy);
+      const batch = Array.from({ length: options.versions }, (_, v) => ({ policy: started[tick - v * options.spacing], version: v + 1 }))
+        .filter((e) => e.policy !== undefined)
+        .map(({ policy, version }) => ({ event_id: randomUUID(), ...policyEvent(partnerId, { version }, policy) }));
+      for (;;) {
+        try {
+          await events.publish(batch);
+          break;
+        } catch {
+          resends++;
+          await sleep(200);
+        }
+      }
+      for (const e of batch) published.set(e.event_id, { policy: e.policy.policy_number, version: e.version, at: Date.now() });
+      await sleep(options.intervalMs);
+    }
+  })();
+  return {
+    published,
+    resends: () => resends,
     stop: async () => {
       running = false;
       await done;

@@ -14,6 +14,20 @@ const RETRY_PAUSE_MS = 100;
 /** Longest a partner keeps retrying one webhook (a replica restart on 2 busy cores takes seconds). */
 const GIVE_UP_AFTER_MS = 120_000;
 
+export interface PartnerClientOptions {
+  /** Partners posting side by side. */
+  clients: number;
+  /** Each one's pause between webhooks. */
+  pauseMs: number;
+  /** A new webhook's body. Default: {@link webhook}'s. */
+  body?: () => Record<string, unknown>;
+  /**
+   * Every n-th webhook is sent twice at once, to two replicas (a partner's retry racing its first
+   * attempt): two records of the same request_id in `webhooks`. Default: never.
+   */
+  twiceEvery?: number;
+}
+
 /**
  * Partners posting webhooks at a steady pace to a set of ingress replicas, as a well-behaved
  * partner does behind a load balancer: each webhook goes first to the next replica in turn; a
@@ -32,12 +46,17 @@ export class PartnerClient {
   constructor(
     private readonly urls: () => string[],
     private readonly apiKey: string,
-    options: { clients: number; pauseMs: number },
+    options: PartnerClientOptions,
   ) {
+    const body = options.body ?? (() => webhook());
+    let sent = 0;
     this.running = Promise.all(
       Array.from({ length: options.clients }, async () => {
         while (!this.stopped) {
-          this.webhooks.push(await this.send(webhook()));
+          const next = body();
+          // Both sends take their replica before either waits: consecutive replicas, at the same time.
+          const twice = options.twiceEvery !== undefined && ++sent % options.twiceEvery === 0;
+          this.webhooks.push(...(await Promise.all(twice ? [this.send(next), this.send(next)] : [this.send(next)])));
           await sleep(options.pauseMs);
         }
       }),
