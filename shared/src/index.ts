@@ -16,7 +16,7 @@ export {
 } from './errors';
 
 // The PostgreSQL store of state that must not live in a replica's heap.
-export { asStoreError, isStoreUnavailable, openStateStore, type StateStore, type StateStoreOptions } from './store/state-store';
+export { asStoreError, isStoreUnavailable, openStateStore, stateSchemaOf, type StateStore, type StateStoreOptions } from './store/state-store';
 
 // Configuration, logging, metrics and the process around a service.
 export {

@@ -77,6 +77,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
       openStateStore<VersionTables>({
         url: config.DATABASE_URL,
         service: 'callback-sender',
+        namespace: config.TOPIC_PREFIX,
         migrations: versionMigrations,
         maxConnections: config.DATABASE_CONNECTIONS,
         logger: runtime.logger,

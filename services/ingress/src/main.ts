@@ -26,6 +26,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
   // opens (and migrates) in the background, so a webhook without a request_id is taken at once.
   const ledger = new IdempotencyLedger({
     url: config.DATABASE_URL,
+    namespace: config.TOPIC_PREFIX,
     maxConnections: config.DATABASE_CONNECTIONS,
     instance: instanceId,
     logger,

@@ -24,6 +24,7 @@ const partnerEvents = () => `${fixture.prefix}partner-events`;
 const ledgerOn = (url: string, instance: string) =>
   new IdempotencyLedger({
     url,
+    namespace: '',
     maxConnections: 10,
     instance,
     logger,

@@ -3,8 +3,11 @@
  * idempotency claims, the sender's emitted policy versions, the fetcher's recorded documents): one
  * server and database (DATABASE_URL) shared by every replica of every such service, each service
  * owning its own tables and its own migration history (`<service>_migration`), so services migrate
- * independently and never touch each other's tables.
+ * independently and never touch each other's tables. Each TOPIC_PREFIX (a namespace of topics: a
+ * deployment, a test, a bench) keeps its state in a PostgreSQL schema of its own (stateSchemaOf), so
+ * namespaces that share a database never see each other's request_ids, versions or documents.
  */
+import { createHash } from 'node:crypto';
 import { Kysely, Migrator, PostgresDialect, type Migration, type MigrationResultSet } from 'kysely';
 import { Pool, types as pgTypes } from 'pg';
 import { StoreUnavailableError, describeError } from '../errors';
@@ -16,6 +19,8 @@ export interface StateStoreOptions {
   /** The owning service: names its migration tables. */
   service: string;
   migrations: Record<string, Migration>;
+  /** The topics' namespace (TOPIC_PREFIX): its state lives in schema stateSchemaOf(namespace). Default "" (public). */
+  namespace?: string;
   /** Connections per replica. Default 10. */
   maxConnections?: number;
   /** A query waits this long for a connection before it fails as unavailable. Default 5,000 ms. */
@@ -33,6 +38,17 @@ export interface StateStore<Tables> {
 /** PostgreSQL's bigint (int8): as JavaScript numbers, since every such value here (times, versions, offsets) is below 2^53. */
 const INT8 = 20;
 
+/**
+ * The PostgreSQL schema of a topic namespace's state: `public` for no prefix, else `state_` and the
+ * prefix folded to lower-case letters, digits and "_", with a hash of the prefix itself so two
+ * prefixes that fold alike ("a.b", "a-b") never share a schema; at most 63 characters (PostgreSQL's).
+ */
+export function stateSchemaOf(namespace: string): string {
+  if (namespace === '') return 'public';
+  const folded = namespace.toLowerCase().replace(/[^a-z0-9_]/g, '_').slice(0, 44);
+  return `state_${folded}_${createHash('sha256').update(namespace).digest('hex').slice(0, 12)}`;
+}
+
 /** Opens the pool and runs the service's migrations not yet applied; rejects naming the one that failed. */
 export async function openStateStore<Tables>(options: StateStoreOptions): Promise<StateStore<Tables>> {
   const parserOf = (oid: number, format?: string) => pgTypes.getTypeParser(oid, format as 'text') as (text: string) => unknown;
@@ -40,6 +56,8 @@ export async function openStateStore<Tables>(options: StateStoreOptions): Promis
     connectionString: options.url,
     max: options.maxConnections ?? 10,
     connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,
+    // Every connection's unqualified names resolve in the namespace's schema: the services' SQL stays plain.
+    options: `-c search_path=${stateSchemaOf(options.namespace ?? '')}`,
     types: { getTypeParser: (oid: number, format?: string) => (oid === INT8 ? Number : parserOf(oid, format)) },
   });
   // An idle connection that fails (the server restarted) is replaced at the next query; without a
@@ -61,6 +79,7 @@ export async function openStateStore<Tables>(options: StateStoreOptions): Promis
   });
   let result: MigrationResultSet;
   try {
+    await createSchema(pool, stateSchemaOf(options.namespace ?? ''));
     result = await migrator.migrateToLatest();
   } catch (error) {
     await db.destroy();
@@ -108,4 +127,15 @@ export function asStoreError(error: unknown, doing: string): unknown {
   return isStoreUnavailable(error) && !(error instanceof StoreUnavailableError)
     ? new StoreUnavailableError(`the store could not ${doing}: ${describeError(error)}`, error)
     : error;
+}
+
+/** Creates `schema` if missing; replicas starting together may race, and the loser's error only says it exists. */
+async function createSchema(pool: Pool, schema: string): Promise<void> {
+  try {
+    await pool.query(`create schema if not exists "${schema}"`);
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    // 23505: the catalogue's unique index (concurrent creation); 42P06: duplicate schema.
+    if (code !== '23505' && code !== '42P06') throw error;
+  }
 }

@@ -16,6 +16,8 @@ import { ledgerMigrations, type LedgerTables } from './ledger-tables';
 export interface LedgerOptions {
   /** postgres:// URL of the state store (DATABASE_URL). */
   url: string;
+  /** The topics' namespace (TOPIC_PREFIX): the ledger's schema in the store. */
+  namespace: string;
   /** Connections per replica (DATABASE_CONNECTIONS). */
   maxConnections: number;
   /** This replica, named in its claims. */
@@ -94,6 +96,7 @@ export class IdempotencyLedger {
     this.store = await openStateStore<LedgerTables>({
       url: this.options.url,
       service: 'ingress',
+      namespace: this.options.namespace,
       migrations: ledgerMigrations,
       maxConnections: this.options.maxConnections,
       logger: this.logger,
