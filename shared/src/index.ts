@@ -101,6 +101,7 @@ export {
 export { clusterReplicationFactor, ensureTopics } from './kafka/topic-admin';
 export { waitForKafkaReady } from './kafka/readiness';
 export { ConsumerLagMonitor, consumerLagGauges, type ConsumerLagGauges } from './kafka/consumer-lag';
+export { PartitionProbe, type FirstRecord, type PartitionBounds } from './kafka/partition-probe';
 
 // Dead-letter topics: how many dead letters they hold, and how many no replay re-queued.
 export { DeadLetterDepth, deadLetterGauges, type DeadLetterGauges } from './dead-letters/dead-letter-depth';
