@@ -45,6 +45,10 @@ export async function openStateStore<Tables>(options: StateStoreOptions): Promis
   // An idle connection that fails (the server restarted) is replaced at the next query; without a
   // listener the pool's error would end the process.
   pool.on('error', (error) => options.logger.warn({ err: describeError(error) }, 'an idle store connection failed'));
+  // A connection that ends while checked out (a query or transaction under way when the server
+  // goes) emits 'error' too, and the pool listens only to idle ones: the query's own rejection
+  // carries the failure, so this listener only keeps the event from ending the process.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
   const migrator = new Migrator({
     db,
@@ -88,7 +92,12 @@ export function isStoreUnavailable(error: unknown): boolean {
   if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && UNAVAILABLE_CLASSES.has(code.slice(0, 2))) return true;
   if (typeof code === 'string' && NETWORK_CODES.has(code)) return true;
   // pg's own words when no connection could be had or one ended under a query.
-  return typeof message === 'string' && /timeout exceeded when trying to connect|Connection terminated|connection is closed|Client has encountered a connection error/i.test(message);
+  return (
+    typeof message === 'string' &&
+    /timeout exceeded when trying to connect|Connection terminated|connection is closed|Client has encountered a connection error/i.test(
+      message,
+    )
+  );
 }
 
 /** `error` as StoreUnavailableError when it means the store is unavailable, else `error` itself. */
