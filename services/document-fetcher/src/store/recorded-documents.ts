@@ -1,8 +1,8 @@
 /*
  * Which record identities (document id, replay) partner-documents holds, in the fetcher's table of
  * the shared PostgreSQL store (DATABASE_URL), so a replica's heap holds nothing that grows with
- * history: one row per document recorded within the window (about 100 bytes with its index), the
- * same for every replica, kept across restarts. recorded_documents is fed from the topic itself
+ * history: one row per document recorded within the window (a few hundred bytes with its
+ * indexes), the same for every replica, kept across restarts. recorded_documents is fed from the topic itself
  * (kafka/recorded-feed.ts), batch by batch with the partition's applied offset in the same
  * transaction, so per partition it holds exactly the identities of the committed records below its
  * applied offset (a prefix of the topic), plus those the recorder inserts after its own commits.
@@ -68,7 +68,7 @@ export class RecordedDocuments {
     const rows = await this.run('read the recorded documents', (db) =>
       sql<{ document_id: string; replay: number }>`
         select document_id, replay from recorded_documents
-        where (document_id, replay) in (select * from unnest(${identities.map((i) => i.documentId)}::text[], ${identities.map((i) => i.replay)}::int[]))
+        where topic = ${this.options.topic} and (document_id, replay) in (select * from unnest(${identities.map((i) => i.documentId)}::text[], ${identities.map((i) => i.replay)}::int[]))
       `.execute(db),
     );
     return new Set(rows.rows.map((row) => recordIdentity(row.document_id, row.replay)));
@@ -80,6 +80,7 @@ export class RecordedDocuments {
     await this.run('note the recorded documents', (db) =>
       insertIdentities(
         db,
+        this.options.topic,
         identities.map((i) => ({ ...i, seenAt })),
       ),
     );
@@ -94,7 +95,7 @@ export class RecordedDocuments {
     const { topic } = this.options;
     await this.run('apply a batch of partner-documents', (db) =>
       db.transaction().execute(async (tx) => {
-        await insertIdentities(tx, identities);
+        await insertIdentities(tx, topic, identities);
         await sql`
           insert into recorded_document_offsets (topic, partition, applied) values (${topic}, ${partition}, ${applied.toString()})
           on conflict (topic, partition) do update set applied = greatest(recorded_document_offsets.applied, excluded.applied)
@@ -146,11 +147,15 @@ export class RecordedDocuments {
 }
 
 /** Inserts identities, leaving those already there as they are. */
-async function insertIdentities(db: Kysely<RecordedTables>, identities: Array<RecordIdentity & { seenAt: number }>): Promise<void> {
+async function insertIdentities(
+  db: Kysely<RecordedTables>,
+  topic: string,
+  identities: Array<RecordIdentity & { seenAt: number }>,
+): Promise<void> {
   if (identities.length === 0) return;
   await sql`
-    insert into recorded_documents (document_id, replay, seen_at)
-    select * from unnest(${identities.map((i) => i.documentId)}::text[], ${identities.map((i) => i.replay)}::int[], ${identities.map((i) => i.seenAt)}::bigint[])
+    insert into recorded_documents (topic, document_id, replay, seen_at)
+    select ${topic}::text, * from unnest(${identities.map((i) => i.documentId)}::text[], ${identities.map((i) => i.replay)}::int[], ${identities.map((i) => i.seenAt)}::bigint[])
     on conflict do nothing
   `.execute(db);
 }
