@@ -18,7 +18,7 @@ export const configSchema = serviceSchemaWithPort(8093)
     ...stateStoreSettings,
     /** Address ranges document URLs (and their redirects) may resolve to despite the SSRF guard. Default none. */
     ...ssrfAllowSetting,
-    /** Consumer group of the replicas (its retry tiers' group adds -retries). Default hookstream-document-fetcher. */
+    /** Consumer group of the replicas (its retry tiers' group adds -retries, the feed of recorded documents -recorded). Default hookstream-document-fetcher. */
     FETCHER_CONSUMER_GROUP: z.string().min(1).default('hookstream-document-fetcher'),
     /** Where documents are stored: `local` (a directory) or `s3` (S3-compatible storage). Default local. */
     DOCUMENT_STORAGE: z.enum(['local', 's3']).default('local'),
