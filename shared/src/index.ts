@@ -16,7 +16,14 @@ export {
 } from './errors';
 
 // The PostgreSQL store of state that must not live in a replica's heap.
-export { asStoreError, isStoreUnavailable, openStateStore, stateSchemaOf, type StateStore, type StateStoreOptions } from './store/state-store';
+export {
+  asStoreError,
+  isStoreUnavailable,
+  openStateStore,
+  stateSchemaOf,
+  type StateStore,
+  type StateStoreOptions,
+} from './store/state-store';
 
 // Configuration, logging, metrics and the process around a service.
 export {
@@ -101,6 +108,7 @@ export {
 export { clusterReplicationFactor, ensureTopics } from './kafka/topic-admin';
 export { waitForKafkaReady } from './kafka/readiness';
 export { ConsumerLagMonitor, consumerLagGauges, type ConsumerLagGauges } from './kafka/consumer-lag';
+export { PartitionProbe, type FirstRecord, type PartitionBounds } from './kafka/partition-probe';
 
 // Dead-letter topics: how many dead letters they hold, and how many no replay re-queued.
 export { DeadLetterDepth, deadLetterGauges, type DeadLetterGauges } from './dead-letters/dead-letter-depth';

@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { DOCUMENT_RETRY_TIER_COUNT, consumerLagSetting, serviceSchemaWithPort, ssrfAllowSetting } from '@hookstream/shared';
+import {
+  DOCUMENT_RETRY_TIER_COUNT,
+  consumerLagSetting,
+  serviceSchemaWithPort,
+  ssrfAllowSetting,
+  stateStoreSettings,
+} from '@hookstream/shared';
 
 const positiveInt = z.coerce.number().int('must be a whole number').positive('must be greater than 0');
 const MIB = 1024 * 1024;
@@ -8,9 +14,11 @@ const MIB = 1024 * 1024;
 export const configSchema = serviceSchemaWithPort(8093)
   .extend({
     ...consumerLagSetting,
+    /** The PostgreSQL store of the recorded documents (DATABASE_URL, required; DATABASE_CONNECTIONS, default 10). */
+    ...stateStoreSettings,
     /** Address ranges document URLs (and their redirects) may resolve to despite the SSRF guard. Default none. */
     ...ssrfAllowSetting,
-    /** Consumer group of the replicas (its retry tiers' group adds -retries). Default hookstream-document-fetcher. */
+    /** Consumer group of the replicas (its retry tiers' group adds -retries, the feed of recorded documents -recorded). Default hookstream-document-fetcher. */
     FETCHER_CONSUMER_GROUP: z.string().min(1).default('hookstream-document-fetcher'),
     /** Where documents are stored: `local` (a directory) or `s3` (S3-compatible storage). Default local. */
     DOCUMENT_STORAGE: z.enum(['local', 's3']).default('local'),

@@ -17,7 +17,9 @@ import { DocumentDownload } from './http/document-download';
 import { DispositionWriter, type DocumentTopics } from './kafka/disposition-writer';
 import { DocumentRecorder } from './kafka/document-recorder';
 import { DocumentRecords } from './kafka/document-records';
-import { RecordedDocuments } from './kafka/recorded-documents';
+import { AppliedWait } from './kafka/applied-wait';
+import { RecordedFeed } from './kafka/recorded-feed';
+import { RecordedDocuments } from './store/recorded-documents';
 import { createDocumentFetcherMetrics } from './metrics';
 import { Spool } from './storage/spool';
 import { storageFromConfig } from './storage/storage-from-config';
@@ -27,8 +29,9 @@ export { configSchema } from './config';
 /**
  * Composition root of the document-fetcher: partner-events and its retry tiers in; each document
  * of each webhook retrieved (contract 2.2) through the SSRF guard within its partner's share,
- * stored content-addressed (a local directory or S3), and recorded once on partner-documents;
- * failures that may pass retried through the tiers, then dead-lettered on document-dlq.
+ * stored content-addressed (a local directory or S3), and recorded once on partner-documents
+ * (the identities recorded kept in PostgreSQL, fed from that topic); failures that may pass
+ * retried through the tiers, then dead-lettered on document-dlq.
  */
 export async function main(env: NodeJS.ProcessEnv = process.env) {
   const tierTopics = Array.from({ length: DOCUMENT_RETRY_TIER_COUNT }, (_, i) => documentRetryTopicName(i + 1));
@@ -67,13 +70,31 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
 
   const groupId = `${config.TOPIC_PREFIX}${config.FETCHER_CONSUMER_GROUP}`;
   const recorded = new RecordedDocuments({
-    kafka,
+    url: config.DATABASE_URL,
+    namespace: config.TOPIC_PREFIX,
+    maxConnections: config.DATABASE_CONNECTIONS,
     logger,
     topic: topics.documents,
+  });
+  const feed = new RecordedFeed({
+    kafka,
+    logger,
+    recorded,
+    topic: topics.documents,
+    groupId: `${groupId}-recorded`,
+    session: groupSessionOf(config),
     // A record can be read again while its retries wait: twice the schedule, and at least a day.
     windowMs: Math.max(2 * retryScheduleMs(config.DOCUMENT_RETRY_DELAYS_MS), 24 * 3600_000),
   });
-  const recorder = new DocumentRecorder({ kafka, logger, recorded, transactionalIdPrefix: `${groupId}-documents` });
+  const applied = new AppliedWait({ kafka, recorded, topic: topics.documents });
+  const recorder = new DocumentRecorder({
+    kafka,
+    logger,
+    recorded,
+    caughtUp: (timeoutMs) => applied.caughtUp(timeoutMs),
+    transactionalIdPrefix: `${groupId}-documents`,
+  });
+  runtime.addReadinessCheck({ name: 'state-store', check: () => recorded.check().then(() => true) });
   const limiter = new PartnerLimiter({ perPartner: config.FETCHER_PARTNER_CONCURRENCY });
   const deps: FetchDocumentDeps = {
     isRecorded: (documentId, replay) => recorded.has(documentId, replay),
@@ -104,27 +125,31 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
     handle: (record) => records.handle(record),
     onPausedPartitions: (count) => metrics.pausedPartitions.set(count),
   });
-  // Retrievals need the store, the spool swept and the recorded documents loaded: start once all are.
+  // Retrievals need the document store, the spool swept and the state store migrated: start once all are.
+  // Nothing of partner-documents is read up front: a lane waits for the feed when it opens.
   runtime.startInBackground(
     'document-consumer',
     {
       start: async () => {
         await storage.check();
         await spool.open(2 * config.DOCUMENT_TIMEOUT_MS);
-        await recorded.start();
+        await recorded.open();
+        await feed.start();
         await consumers.start();
       },
       stop: async (handBack) => {
         await consumers.stop(handBack);
         await recorder.stop();
-        await recorded.stop();
+        await feed.stop();
+        await applied.stop();
+        await recorded.close();
       },
     },
-    () => consumers.joined && recorded.isCurrent(30_000),
+    () => consumers.joined && feed.joined,
   );
   // What an SRE watches: both groups' lag, and the dead letters waiting for a person.
   watchBacklog(runtime, {
-    groups: [...consumers.groups],
+    groups: [...consumers.groups, { groupId: `${groupId}-recorded`, topics: [topics.documents] }],
     deadLetterTopic: TopicNames.documentDlq,
   });
   const server = await runtime.listen();

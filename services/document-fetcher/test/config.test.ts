@@ -1,10 +1,14 @@
 import { loadConfig } from '@hookstream/shared';
 import { configSchema } from '../src/config';
 
-const base = { KAFKA_BROKERS: '127.0.0.1:9092', SCHEMA_REGISTRY_URL: 'http://127.0.0.1:8081' };
+const base = {
+  KAFKA_BROKERS: '127.0.0.1:9092',
+  SCHEMA_REGISTRY_URL: 'http://127.0.0.1:8081',
+  DATABASE_URL: 'postgres://hookstream:hookstream@127.0.0.1:5432/hookstream',
+};
 
 describe('document-fetcher config', () => {
-  test('when only Kafka and the registry are set, then the defaults are the documented ones', () => {
+  test('when only Kafka, the registry and the store are set, then the defaults are the documented ones', () => {
     const config = loadConfig(configSchema, base);
     expect(config).toMatchObject({
       HTTP_PORT: 8093,
@@ -16,7 +20,13 @@ describe('document-fetcher config', () => {
       DOCUMENT_RETRY_DELAYS_MS: [10_000, 60_000, 600_000, 3_600_000],
       FETCHER_PARTNER_CONCURRENCY: 8,
       SSRF_ALLOW: [],
+      DATABASE_CONNECTIONS: 10,
     });
+  });
+
+  test('when the store is not set, then DATABASE_URL is named', () => {
+    const { DATABASE_URL: _, ...withoutStore } = base;
+    expect(() => loadConfig(configSchema, withoutStore)).toThrow(/DATABASE_URL/);
   });
 
   test('when the S3 store is chosen without a bucket, or the tiers are miscounted, then each bad variable is named', () => {

@@ -45,7 +45,10 @@ const INT8 = 20;
  */
 export function stateSchemaOf(namespace: string): string {
   if (namespace === '') return 'public';
-  const folded = namespace.toLowerCase().replace(/[^a-z0-9_]/g, '_').slice(0, 44);
+  const folded = namespace
+    .toLowerCase()
+    .replace(/[^a-z0-9_]/g, '_')
+    .slice(0, 44);
   return `state_${folded}_${createHash('sha256').update(namespace).digest('hex').slice(0, 12)}`;
 }
 

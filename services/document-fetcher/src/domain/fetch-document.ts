@@ -15,8 +15,8 @@ export interface RetrievalHistory extends RetryHistory {
 }
 
 export interface FetchDocumentDeps {
-  /** Whether partner-documents already holds this document's record for this replay. */
-  isRecorded: (documentId: string, replay: number) => boolean;
+  /** Whether partner-documents already holds this document's record for this replay (the table of recorded documents; throws when the store is down). */
+  isRecorded: (documentId: string, replay: number) => Promise<boolean>;
   /** Each partner's share of the fetcher: a retrieval runs in one of its partner's slots. */
   limiter: Pick<PartnerLimiter, 'run'>;
   /** GETs the URL into the spool (http/document-download.ts). */
@@ -42,7 +42,7 @@ export async function fetchDocument(
   history: RetrievalHistory,
   deps: FetchDocumentDeps,
 ): Promise<DocumentDisposition> {
-  if (deps.isRecorded(request.document_id, history.replay)) return { kind: 'already-recorded' };
+  if (await deps.isRecorded(request.document_id, history.replay)) return { kind: 'already-recorded' };
   const attempts = history.attempts + 1;
   const started = performance.now();
   const retrieval = await deps.limiter.run(request.partner_id, () => deps.retrieve(request.source_url));

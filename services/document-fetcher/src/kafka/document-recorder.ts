@@ -1,10 +1,21 @@
 /*
  * Writes what became of each document, once: a partner-documents record (and, after the last
  * retry tier, its dead letter) in a Kafka transaction that is committed only if no record of the
- * same document and replay is on partner-documents. The guarantee and why it holds: docs/documents.md.
+ * same document and replay is on partner-documents, as the table of recorded documents in
+ * PostgreSQL says once it caught up. The guarantee and why it holds: docs/documents.md.
  */
-import { KafkaUnavailableError, describeError, sleep, type Kafka, type Logger, type Message, type Producer } from '@hookstream/shared';
-import type { RecordedDocuments } from './recorded-documents';
+import {
+  KafkaUnavailableError,
+  StoreUnavailableError,
+  describeError,
+  isStoreUnavailable,
+  sleep,
+  type Kafka,
+  type Logger,
+  type Message,
+  type Producer,
+} from '@hookstream/shared';
+import { recordIdentity, type RecordedDocuments } from '../store/recorded-documents';
 
 /** One document's final write: its record, and its dead letter when it has one. */
 export interface DocumentWrite {
@@ -16,7 +27,9 @@ export interface DocumentWrite {
 export interface DocumentRecorderOptions {
   kafka: Kafka;
   logger: Logger;
-  recorded: RecordedDocuments;
+  recorded: Pick<RecordedDocuments, 'recordedAmong' | 'add'>;
+  /** Resolves once every record committed on partner-documents before the call is in the table (applied-wait.ts). */
+  caughtUp: (timeoutMs: number) => Promise<void>;
   /** Transactional ids are `<prefix>-<lane>`; the prefix names the group (TOPIC_PREFIX included). */
   transactionalIdPrefix: string;
 }
@@ -30,11 +43,15 @@ const CATCH_UP_TIMEOUT_MS = 30_000;
  * from; a retry carries it in its headers), each with a transactional producer whose id is the
  * lane's, the same in every replica. Opening a lane's producer fences any other holder of the id
  * (a replica that lost the partition, a process paused and back) and aborts what a killed one left
- * open; then partner-documents is read to its end, so everything committed under the id before is
- * known. From then on every commit either succeeds, and no one else committed in between, or fails
- * fenced, and the lane opens again. So a record is committed only where none with its identity
- * exists: one record per document and replay. Writes queued while a transaction commits go
- * together in the next one.
+ * open; then it waits until the table of recorded documents is fed up to partner-documents' end,
+ * so everything committed under the id before is known. From then on every commit either
+ * succeeds, and no one else committed in between, or fails fenced, and the lane opens again; after
+ * a commit its identities go into the table at once, so the lane's next check sees them without
+ * waiting for the feed (when that insert fails, the lane opens again, and so waits for the feed).
+ * So a record is committed only where none with its identity exists: one record per document and
+ * replay. Writes queued while a transaction commits go together in the next one. The store down:
+ * the batch fails as StoreUnavailableError (retryable), nothing is committed, its records are read
+ * again later.
  */
 export class DocumentRecorder {
   private readonly lanes = new Map<number, RecordingLane>();
@@ -94,28 +111,50 @@ class RecordingLane {
     for (let tries = 1; ; tries++) {
       try {
         const producer = await this.open();
-        const { recorded } = this.options;
-        const chosen = new Set<string>();
-        const fresh = batch.filter(({ write }) => {
-          const identity = `${write.documentId}#${write.replay}`;
-          if (recorded.has(write.documentId, write.replay) || chosen.has(identity)) return false;
-          chosen.add(identity);
-          return true;
-        });
-        if (fresh.length > 0) await this.transaction(producer, fresh);
-        for (const { write } of fresh) recorded.add(write.documentId, write.replay);
+        const fresh = await this.unrecorded(batch);
+        if (fresh.length > 0) {
+          await this.transaction(producer, fresh);
+          await this.note(fresh);
+        }
         for (const pending of batch) pending.resolve(fresh.includes(pending));
         return;
       } catch (error) {
         await this.discard();
         if (tries >= COMMIT_TRIES) {
-          const failure = new KafkaUnavailableError(`documents not recorded: ${describeError(error)}`, error);
+          const failure = isStoreUnavailable(error)
+            ? new StoreUnavailableError(`documents not recorded: ${describeError(error)}`, error)
+            : new KafkaUnavailableError(`documents not recorded: ${describeError(error)}`, error);
           for (const pending of batch) pending.reject(failure);
           return;
         }
         this.logger.info({ err: describeError(error), tries }, 'recording transaction failed; opening the lane again');
         await sleep(100 * tries);
       }
+    }
+  }
+
+  /** The writes of the batch whose identity is not recorded, each identity once (one query). */
+  private async unrecorded(batch: Pending[]): Promise<Pending[]> {
+    const recorded = await this.options.recorded.recordedAmong(batch.map(({ write }) => write));
+    const chosen = new Set<string>();
+    return batch.filter(({ write }) => {
+      const identity = recordIdentity(write.documentId, write.replay);
+      if (recorded.has(identity) || chosen.has(identity)) return false;
+      chosen.add(identity);
+      return true;
+    });
+  }
+
+  /**
+   * Puts what was just committed into the table. Should that fail, the lane's next check could
+   * miss them until the feed applies them: so the lane is opened again, which waits for the feed.
+   */
+  private async note(fresh: Pending[]): Promise<void> {
+    try {
+      await this.options.recorded.add(fresh.map(({ write }) => write));
+    } catch (error) {
+      this.logger.warn({ err: describeError(error) }, 'recorded documents not noted; the lane waits for the feed when it opens again');
+      await this.discard();
     }
   }
 
@@ -134,14 +173,14 @@ class RecordingLane {
     }
   }
 
-  /** The lane's producer; a new one fences the id's other holders, then partner-documents is read to its end. */
+  /** The lane's producer; a new one fences the id's other holders, then the table is waited for up to partner-documents' end. */
   private async open(): Promise<Producer> {
     if (this.producer) return this.producer;
     const producer = this.options.kafka.producer({ transactionalId: this.transactionalId });
     try {
       // Opening the producer initialises the transactional id: fences its other holders, aborts what they left open.
       await producer.connect();
-      await this.options.recorded.caughtUp(CATCH_UP_TIMEOUT_MS);
+      await this.options.caughtUp(CATCH_UP_TIMEOUT_MS);
     } catch (error) {
       await producer.disconnect().catch(() => undefined);
       throw error;

@@ -24,7 +24,7 @@ const spooled: SpooledDocument = { path: '/spool/x.part', sha256: 'a'.repeat(64)
 function deps(retrieved: SpooledDocument | FetchFailure, recorded = false) {
   const calls = { retrieve: 0, store: 0 };
   const d: FetchDocumentDeps = {
-    isRecorded: () => recorded,
+    isRecorded: () => Promise.resolve(recorded),
     limiter: new PartnerLimiter({ perPartner: 1 }),
     retrieve: () => {
       calls.retrieve += 1;
