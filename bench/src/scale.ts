@@ -145,7 +145,13 @@ function print(rows: Row[]): void {
   const [low, high] = [Math.min(...keyCounts), Math.max(...keyCounts)];
   console.log(
     markdownTable(
-      ['service', `heap at ${low.toLocaleString('en')} MB`, `heap at ${high.toLocaleString('en')} MB`, 'bytes per entry', 'heap at 86.4 M entries MB'],
+      [
+        'service',
+        `heap at ${low.toLocaleString('en')} MB`,
+        `heap at ${high.toLocaleString('en')} MB`,
+        'bytes per entry',
+        'heap at 86.4 M entries MB',
+      ],
       STATEFUL_SERVICES.map((service) => {
         const at = (keys: number) => rows.find((r) => r.service === service && r.keys === keys && r.replicas === 1)!.ready.heapUsed;
         const perEntry = (at(high) - at(low)) / (high - low);

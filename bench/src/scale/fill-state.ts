@@ -4,6 +4,7 @@
  * generate_series, so a million rows take seconds rather than a day of traffic).
  */
 import { Client } from 'pg';
+import { stateSchemaOf } from '@hookstream/shared';
 
 export const STATEFUL_SERVICES = ['ingress', 'callback-sender', 'document-fetcher'] as const;
 export type StatefulService = (typeof STATEFUL_SERVICES)[number];
@@ -34,8 +35,15 @@ const FILLS: Record<StatefulService, (keys: number, partnerId: string, topicPref
 };
 
 /** Writes `keys` entries of history into `service`'s tables at `databaseUrl`; then ANALYZE, as autovacuum would soon. */
-export async function fillState(service: StatefulService, databaseUrl: string, keys: number, partnerId: string, topicPrefix: string): Promise<void> {
-  const client = new Client({ connectionString: databaseUrl });
+export async function fillState(
+  service: StatefulService,
+  databaseUrl: string,
+  keys: number,
+  partnerId: string,
+  topicPrefix: string,
+): Promise<void> {
+  // The services keep a namespace's state in its own schema (TOPIC_PREFIX): fill that one.
+  const client = new Client({ connectionString: databaseUrl, options: `-c search_path=${stateSchemaOf(topicPrefix)}` });
   await client.connect();
   try {
     await client.query(FILLS[service](keys, partnerId, topicPrefix));
