@@ -94,10 +94,11 @@ async function sendWebhooks(replicas: ServiceProcess[], apiKey: string): Promise
           transaction_number: `TRX-${n % 1000}`,
           transaction_type: 'POLICY',
           status: 'POLICY_ACTIVE',
+          documents: [{ type: 'POLICY_CERTIFICATE', url: 'https://docs.example/c.pdf', filename: 'c.pdf' }],
         }),
       });
-      await response.arrayBuffer();
-      if (response.status !== 200) throw new Error(`the ingress answered ${response.status} to a webhook`);
+      const answer = await response.text();
+      if (response.status !== 200) throw new Error(`the ingress answered ${response.status} to a webhook: ${answer.slice(0, 300)}`);
     }
   };
   await Promise.all(Array.from({ length: 32 }, worker));
