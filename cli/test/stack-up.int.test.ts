@@ -37,7 +37,7 @@ describe('hookstream stack up', () => {
       await sleep(1000);
       expect(run.child.exitCode).toBeNull(); // still in the foreground
       expect(jvms()).toHaveLength(2);
-      expect(processesMentioning(`-D ${path.join(stateDir, 'postgres', 'data')}`)).toHaveLength(1);
+      expect(processesMentioning(path.join(stateDir, 'postgres', 'data'))).toHaveLength(1); // the postmaster
       const written = readFileSync(envFile, 'utf8');
       expect(written).toContain(`state in ${stateDir}.`);
       const postgresPort = Number(/^DATABASE_URL=postgres:\/\/\S+@127\.0\.0\.1:(\d+)\/hookstream$/m.exec(written)?.[1]);

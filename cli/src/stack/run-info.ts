@@ -77,7 +77,7 @@ export function recordedProcesses(
   return {
     kafka: recorded(info.processes.kafka),
     registry: recorded(info.processes.registry),
-    postgres: recorded(info.processes.postgres as number | undefined),
+    postgres: recorded(info.processes.postgres),
   };
 }
 
