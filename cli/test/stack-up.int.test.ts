@@ -83,7 +83,8 @@ describe('hookstream stack up', () => {
   test('when the registry dies while it starts, then Kafka and PostgreSQL are stopped too and it fails within seconds with the cause', async () => {
     const run = up('--detach');
     try {
-      const [registry] = await waitFor(() => jvms('registry').length > 0 && jvms('registry'), 'the registry JVM to start');
+      // Generous: Kafka's storage format comes first, beside PostgreSQL's initdb, on a shared 2-core machine.
+      const [registry] = await waitFor(() => jvms('registry').length > 0 && jvms('registry'), 'the registry JVM to start', 60_000);
       const killed = Date.now();
       process.kill(registry!, 'SIGKILL');
       expect(await run.exited).toBe(1);

@@ -88,7 +88,12 @@ export function isStoreUnavailable(error: unknown): boolean {
   if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && UNAVAILABLE_CLASSES.has(code.slice(0, 2))) return true;
   if (typeof code === 'string' && NETWORK_CODES.has(code)) return true;
   // pg's own words when no connection could be had or one ended under a query.
-  return typeof message === 'string' && /timeout exceeded when trying to connect|Connection terminated|connection is closed|Client has encountered a connection error/i.test(message);
+  return (
+    typeof message === 'string' &&
+    /timeout exceeded when trying to connect|Connection terminated|connection is closed|Client has encountered a connection error/i.test(
+      message,
+    )
+  );
 }
 
 /** `error` as StoreUnavailableError when it means the store is unavailable, else `error` itself. */
