@@ -74,7 +74,7 @@ describe('hookstream stack up heals', () => {
     process.stdout.write(`${part} killed: \`stack up --detach\` had it serving again in ${((Date.now() - began) / 1000).toFixed(1)} s\n`);
     expect(up.code).toBe(0);
     expect(up.stdout).toMatch(
-      new RegExp(`${part} of the stack in .* is down; starting it again at 127\\.0\\.0\\.1:${before.ports[part]} `),
+      new RegExp(`${part} of the stack in .* is down; starting it again at 127\\.0\\.0\\.1:${before.ports[part]}(?!\\d)`),
     );
     expect(up.stdout).not.toContain('already running');
 

@@ -7,7 +7,7 @@ import { startBroker } from './kafka-broker';
 import { logOffset } from './logs';
 import { isPortFree } from './ports';
 import { startPostgres, waitForPostgres } from './postgres-server';
-import { STOP_JVM, STOP_POSTGRES, stopStackProcess, type StartedProcess } from './processes';
+import { STOP_JVM, STOP_POSTGRES, isGroupAlive, stopStackProcess, type StartedProcess } from './processes';
 import { waitForBroker, waitForRegistry } from './readiness';
 import { startRegistry } from './registry-server';
 import { readRunInfo, recordedProcesses, writeRunInfo, type StackRunInfo } from './run-info';
@@ -96,7 +96,7 @@ export async function restartStackPart(
     await requirePortsFree(info, part);
     const started =
       part === 'postgres'
-        ? await launchPostgres(info)
+        ? await launchPostgres(info, signal)
         : part === 'kafka'
           ? await launchBroker(info, await recordedJava(info, part), options.cacheDir, signal)
           : await launchRegistry(info, await recordedJava(info, part), options.cacheDir, signal);
@@ -206,7 +206,15 @@ async function launchRegistry(info: StackRunInfo, java: JavaRuntime, cacheDir: s
 }
 
 /** PostgreSQL on its recorded port with the data of its state dir (no cache or JDK involved). */
-async function launchPostgres(info: StackRunInfo): Promise<Relaunched> {
+async function launchPostgres(info: StackRunInfo, signal: AbortSignal): Promise<Relaunched> {
+  // A killed postmaster's children (it led their group) end once they notice, within a moment; until
+  // then they hold its shared memory, and a new server on the same data directory refuses to start.
+  const leftovers = Date.now() + 15_000;
+  while (isGroupAlive(info.processes.postgres) && Date.now() < leftovers) {
+    await sleepUnlessAborted(100, signal).catch(() => {
+      throw new Interrupted();
+    });
+  }
   const dir = path.join(info.stateDir, 'postgres');
   const logStart = logOffset(path.join(dir, 'postgres.log'));
   const postgres = await startPostgres({ dir, port: info.ports.postgres });

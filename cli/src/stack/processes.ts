@@ -13,6 +13,16 @@ export function isAlive(pid: number): boolean {
   }
 }
 
+/** Whether any process of the group `pgid` is left: a killed server's children outlive it for a moment. */
+export function isGroupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 /** The command line of a process, its arguments joined by spaces; undefined when it is gone (a zombie has none). */
 function commandLineOf(pid: number): string | undefined {
   if (existsSync('/proc/self/cmdline')) {
