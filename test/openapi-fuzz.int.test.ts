@@ -6,21 +6,19 @@
  * deterministic (fixed seed, a fixed number of cases) and bounded in time; a 5xx fails the test
  * with every one listed.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { OutboundFixture, uniquePartnerId } from './helpers/outbound-fixture';
 import { DELIVERY_LOG_ENTRY, startService, type RunningService } from './helpers/outbound';
 import { postWebhook, webhook, type RunningIngress } from './helpers/ingress';
 import { runCli } from './helpers/processes';
 import { ensureSchemathesis, fuzz, type Exchange, type FuzzRun } from './helpers/schemathesis';
+import { freshStateDatabase, stopStateServer, type StateDatabase } from './helpers/state-database';
 
 const portalPartner = uniquePartnerId('fuzz-portal');
 const adminPartner = uniquePartnerId('fuzz-admin');
 let fixture: OutboundFixture;
 let ingress: RunningIngress;
 let log: RunningService;
-let dataDir: string;
+let logDatabase: StateDatabase | undefined;
 let python: string;
 let partnerKey: string;
 let operatorToken: string;
@@ -41,12 +39,12 @@ beforeAll(async () => {
   );
   expect([operator.code, operator.stderr]).toEqual([0, '']);
   operatorToken = (JSON.parse(operator.stdout) as { token: string }).token;
-  dataDir = mkdtempSync(path.join(os.tmpdir(), 'hookstream-delivery-log-'));
+  logDatabase = await freshStateDatabase();
   [ingress, log] = await Promise.all([
     fixture.startIngress(),
     startService(DELIVERY_LOG_ENTRY, fixture.prefix, {
       ...fixture.env,
-      DELIVERY_LOG_DATA_DIR: dataDir,
+      DELIVERY_LOG_DATABASE_URL: logDatabase.url,
       HTTP_PORT: '0',
       // Every generated input should reach its route: past the partner's rate it would only meet 429s.
       DELIVERY_LOG_PARTNER_REQUESTS_PER_SECOND: '100000',
@@ -60,7 +58,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await log?.stop();
   await fixture?.close();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  await logDatabase?.drop();
+  await stopStateServer();
 });
 
 const forgedCursor = (at: string) => Buffer.from(JSON.stringify([at, 'd-1'])).toString('base64url');

@@ -4,29 +4,31 @@
  * partners' labels on the metrics) and nothing of the API. Whoever reaches a webhook URL must not
  * read every partner's request counts.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { OutboundFixture } from './helpers/outbound-fixture';
 import { postWebhook, webhook, type RunningIngress } from './helpers/ingress';
 import type { RunningService } from './helpers/outbound';
+import { freshStateDatabase, stopStateServer, type StateDatabase } from './helpers/state-database';
 
 const OPS_PATHS = ['/metrics', '/healthz', '/readyz'];
 
 let fixture: OutboundFixture;
-let dataDir: string;
+let logDatabase: StateDatabase | undefined;
 let ingress: RunningIngress;
 let deliveryLog: RunningService;
 
 beforeAll(async () => {
   fixture = await OutboundFixture.open('ops-port');
-  dataDir = mkdtempSync(path.join(os.tmpdir(), 'hookstream-delivery-log-'));
-  [ingress, deliveryLog] = await Promise.all([fixture.startIngress(), fixture.startDeliveryLog({ DELIVERY_LOG_DATA_DIR: dataDir })]);
+  logDatabase = await freshStateDatabase();
+  [ingress, deliveryLog] = await Promise.all([
+    fixture.startIngress(),
+    fixture.startDeliveryLog({ DELIVERY_LOG_DATABASE_URL: logDatabase.url }),
+  ]);
 });
 
 afterAll(async () => {
   await fixture?.close();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  await logDatabase?.drop();
+  await stopStateServer();
 });
 
 describe.each([

@@ -24,6 +24,7 @@ import {
   dashboardVariables,
   substituteVariables,
 } from './helpers/promql-sources';
+import { freshStateDatabase, stopStateServer, type StateDatabase } from './helpers/state-database';
 
 /**
  * Expressions that may legitimately have no data after this short run, by where they are written,
@@ -36,7 +37,7 @@ let prometheus: RunningPrometheus;
 let partnerId: string;
 let documentHost: Server;
 const documentsDir = mkdtempSync(path.join(os.tmpdir(), 'hookstream-prometheus-documents-'));
-const deliveryLogDir = mkdtempSync(path.join(os.tmpdir(), 'hookstream-prometheus-delivery-log-'));
+let deliveryLogDatabase: StateDatabase | undefined;
 let trafficDoneAt = 0;
 const setupStarted = Date.now();
 
@@ -67,7 +68,7 @@ beforeAll(async () => {
     outbound.startConsumer(),
     outbound.startSender(),
     outbound.startFetcher({ DOCUMENT_STORAGE_DIR: documentsDir }),
-    outbound.startDeliveryLog({ DELIVERY_LOG_DATA_DIR: deliveryLogDir }),
+    outbound.startDeliveryLog({ DELIVERY_LOG_DATABASE_URL: (deliveryLogDatabase = await freshStateDatabase()).url }),
   ]);
   prometheus = await startPrometheus({
     executable: binaries.prometheus,
@@ -110,7 +111,8 @@ afterAll(async () => {
   await outbound?.close();
   await new Promise((resolve) => documentHost?.close(resolve));
   rmSync(documentsDir, { recursive: true, force: true });
-  rmSync(deliveryLogDir, { recursive: true, force: true });
+  await deliveryLogDatabase?.drop();
+  await stopStateServer();
 });
 
 test('when Prometheus scrapes the services, then every target is up and every alert rule is evaluated without error', async () => {

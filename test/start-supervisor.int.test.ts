@@ -2,14 +2,14 @@
  * `hookstream start` keeps the system up: a service killed with SIGKILL is started again on its
  * port while the others go on serving, and a killed broker is started again on the same port
  * with the same state while the services ride through it. One `start` with a local stack of its
- * own (free ports, a temporary state dir), under webhook and policy-event traffic throughout.
+ * own (free ports, a temporary state dir, its PostgreSQL holding the services' state and the delivery log), under webhook and policy-event traffic throughout.
  * The figures measured are printed (README, "Supervision").
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { uniqueName, waitFor } from './helpers/infrastructure';
-import { CLI, isolatedStackEnv, processesMentioning, startNode } from './helpers/processes';
+import { CLI, isolatedStackEnv, listensOn, processesMentioning, startNode } from './helpers/processes';
 import { PolicyTraffic, WebhookTraffic, childrenOf, startedSystem, type Answer } from './helpers/supervision';
 
 /** How long a killed service may take to be ready again, and the stack's broker to serve again (2 shared cores: generous). */
@@ -25,7 +25,6 @@ describe('hookstream start supervises', () => {
   const env = {
     ...isolatedStackEnv(`${stateDir}.env`),
     HOOKSTREAM_STATE_DIR: stateDir,
-    DELIVERY_LOG_DATA_DIR: path.join(stateDir, 'delivery-log'),
     TOPIC_PREFIX: prefix,
     TOPIC_PARTITIONS: '2',
   };
@@ -127,10 +126,13 @@ describe('hookstream start supervises', () => {
     await events.stop();
     const services = childrenOf(run.child.pid!, '/dist/main.js');
     expect(services).toHaveLength(5); // the restarted ones, the document-fetcher and the delivery-log
+    const { ports } = JSON.parse(readFileSync(path.join(stateDir, 'run.json'), 'utf8')) as { ports: { postgres: number } };
+    expect(await listensOn(ports.postgres)).toBe(true);
     run.child.kill('SIGINT');
     expect(await run.exited).toBe(0);
     expect(run.output()).toMatch(/stopped\s*$/);
     expect(processesMentioning(stateDir)).toEqual([]); // the broker started again included
+    expect(await listensOn(ports.postgres)).toBe(false);
     for (const pid of services) expect(() => process.kill(pid, 0)).toThrow();
   }, 90_000);
 });

@@ -1,5 +1,6 @@
 /**
- * `hookstream start` (what `npm start` runs), against the test run's broker and registry: it
+ * `hookstream start` (what `npm start` runs), against the test run's broker, registry and
+ * PostgreSQL (a database of its own per test): it
  * creates the topics, starts the five services and the demo partner, says where each listens
  * once ready (the console with an operator's sign-in, the demo's history in it), and on Ctrl-C
  * stops every process it started.
@@ -9,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { CLI, runCli, startNode } from './helpers/processes';
 import { testInfrastructure, uniqueName, waitFor } from './helpers/infrastructure';
+import { freshStateDatabase, stopStateServer, type StateDatabase } from './helpers/state-database';
 
 /** Pids of every process whose environment holds `variable` (from /proc): what `start` started with its settings. */
 function processesWithEnvironment(variable: string): number[] {
@@ -24,14 +26,30 @@ function processesWithEnvironment(variable: string): number[] {
     .map(Number);
 }
 
-/** The delivery log's embedded stores of these runs (never a developer's own). */
-const deliveryLogDirs = mkdtempSync(path.join(os.tmpdir(), 'hookstream-start-delivery-log-'));
-afterAll(() => rmSync(deliveryLogDirs, { recursive: true, force: true }));
+/** The value of `variable` in the environment of process `pid`. */
+function environmentOf(pid: number, variable: string): string | undefined {
+  const entry = readFileSync(`/proc/${pid}/environ`, 'utf8')
+    .split('\0')
+    .find((e) => e.startsWith(`${variable}=`));
+  return entry?.slice(variable.length + 1);
+}
+
+/** The state database of each run (its delivery log gets `delivery_log` beside it unless given one). */
+const databases: StateDatabase[] = [];
+afterAll(async () => {
+  for (const database of databases) await database.drop();
+  await stopStateServer();
+});
+async function database(): Promise<string> {
+  const made = await freshStateDatabase();
+  databases.push(made);
+  return made.url;
+}
 
 // Free ports, never the usual ones a developer's own `hookstream start` may hold.
-const startEnv = (prefix: string, extra: NodeJS.ProcessEnv = {}) => ({
+const startEnv = async (prefix: string, extra: NodeJS.ProcessEnv = {}): Promise<NodeJS.ProcessEnv> => ({
   ...process.env,
-  DELIVERY_LOG_DATA_DIR: path.join(deliveryLogDirs, prefix),
+  DATABASE_URL: await database(),
   HOOKSTREAM_PORTS: 'random',
   TOPIC_PREFIX: prefix,
   TOPIC_PARTITIONS: '2',
@@ -42,7 +60,9 @@ describe('hookstream start', () => {
   test('when started, then every service is ready where it says, the demo partner logs a callback, and Ctrl-C leaves nothing running', async () => {
     testInfrastructure();
     const prefix = `${uniqueName('start')}.`;
-    const run = startNode([CLI, 'start'], startEnv(prefix));
+    // The delivery log in a database of its own here; the other tests take the default beside DATABASE_URL.
+    const env = await startEnv(prefix, { DELIVERY_LOG_DATABASE_URL: await database() });
+    const run = startNode([CLI, 'start'], env);
     try {
       await waitFor(() => /ready in [\d.]+ s/.test(run.output()), 'the system to be ready', 120_000);
       const out = run.output();
@@ -104,6 +124,11 @@ describe('hookstream start', () => {
 
       const servicePids = [...run.output().matchAll(/"instance":"[^"]*-(\d+)"/g)].map((m) => Number(m[1]));
       expect(new Set(servicePids).size).toBe(5);
+      // Every service is given the PostgreSQL of the state and of the delivery log.
+      for (const pid of new Set(servicePids)) {
+        expect(environmentOf(pid, 'DATABASE_URL')).toBe(env.DATABASE_URL);
+        expect(environmentOf(pid, 'DELIVERY_LOG_DATABASE_URL')).toBe(env.DELIVERY_LOG_DATABASE_URL);
+      }
 
       run.child.kill('SIGINT');
       expect(await run.exited).toBe(0);
@@ -118,7 +143,7 @@ describe('hookstream start', () => {
   test('when interrupted while it starts, then it stops what it started, says interrupted and exits 130', async () => {
     testInfrastructure();
     const prefix = `${uniqueName('start-interrupted')}.`;
-    const run = startNode([CLI, 'start'], startEnv(prefix));
+    const run = startNode([CLI, 'start'], await startEnv(prefix));
     try {
       await waitFor(() => run.output().includes('creating topics and registering schemas'), 'start to be under way', 60_000);
       run.child.kill('SIGINT');
@@ -145,7 +170,7 @@ describe('hookstream start', () => {
     testInfrastructure();
     const prefix = `${uniqueName('start-crashing')}.`;
     const began = Date.now();
-    const result = await runCli(['start'], { env: startEnv(prefix, { NODE_OPTIONS: crashingSender(1) }), timeoutMs: 120_000 });
+    const result = await runCli(['start'], { env: await startEnv(prefix, { NODE_OPTIONS: crashingSender(1) }), timeoutMs: 120_000 });
     const out = result.stdout + result.stderr;
     expect(result.code).toBe(1);
     const restarts =
@@ -163,7 +188,7 @@ describe('hookstream start', () => {
   test('when a service refuses its configuration (exit 2), then it is not restarted: start stops everything and exits 2', async () => {
     testInfrastructure();
     const prefix = `${uniqueName('start-refused')}.`;
-    const result = await runCli(['start'], { env: startEnv(prefix, { NODE_OPTIONS: crashingSender(2) }), timeoutMs: 120_000 });
+    const result = await runCli(['start'], { env: await startEnv(prefix, { NODE_OPTIONS: crashingSender(2) }), timeoutMs: 120_000 });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('callback-sender: refused its configuration');
     expect(result.stdout).not.toContain('restarting it');
@@ -173,11 +198,11 @@ describe('hookstream start', () => {
   test('when a setting is bad, then it exits 2 (as for any bad config) naming it, before starting anything', async () => {
     testInfrastructure();
     const prefix = `${uniqueName('start-bad-config')}.`;
-    const result = await runCli(['start'], { env: startEnv(prefix, { TOPIC_PARTITIONS: 'many' }), timeoutMs: 30_000 });
+    const result = await runCli(['start'], { env: await startEnv(prefix, { TOPIC_PARTITIONS: 'many' }), timeoutMs: 30_000 });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('TOPIC_PARTITIONS');
     expect(result.stdout).not.toContain('creating topics');
-    const badLevel = await runCli(['start', '--log-level', 'loud'], { env: startEnv(prefix), timeoutMs: 30_000 });
+    const badLevel = await runCli(['start', '--log-level', 'loud'], { env: await startEnv(prefix), timeoutMs: 30_000 });
     expect(badLevel.code).toBe(2);
     expect(badLevel.stderr).toContain('LOG_LEVEL');
   });

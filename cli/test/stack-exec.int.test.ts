@@ -4,27 +4,41 @@
  */
 import { existsSync } from 'node:fs';
 import { waitFor } from '../../test/helpers/infrastructure';
-import { CLI, processesMentioning, runCli, startNode } from '../../test/helpers/processes';
+import { CLI, listensOn, processesMentioning, runCli, startNode } from '../../test/helpers/processes';
 
 // Empty settings: exec must start a stack of its own, not use the test run's.
-const env = { ...process.env, KAFKA_BROKERS: '', SCHEMA_REGISTRY_URL: '' };
+const env = { ...process.env, KAFKA_BROKERS: '', SCHEMA_REGISTRY_URL: '', DATABASE_URL: '' };
+
+/** Prints KAFKA_BROKERS, then DATABASE_URL and what its server answers to `select 1`, then exits 7. */
+const PRINT_SETTINGS = `
+const { Client } = require('pg');
+console.log(process.env.KAFKA_BROKERS);
+const client = new Client({ connectionString: process.env.DATABASE_URL });
+client.connect()
+  .then(() => client.query('select 1 as one'))
+  .then(({ rows }) => console.log(process.env.DATABASE_URL, rows[0].one))
+  .finally(() => client.end())
+  .then(() => process.exit(7), (error) => { console.error(error); process.exit(1); });
+`;
 
 describe('hookstream stack exec --ephemeral', () => {
   test('when the command fails, then its exit code is passed on and the stack is gone', async () => {
-    const result = await runCli(
-      ['stack', 'exec', '--ephemeral', '--', process.execPath, '-e', 'console.log(process.env.KAFKA_BROKERS); process.exit(7)'],
-      {
-        env,
-        timeoutMs: 180_000,
-      },
-    );
+    const result = await runCli(['stack', 'exec', '--ephemeral', '--', process.execPath, '-e', PRINT_SETTINGS], {
+      env,
+      timeoutMs: 180_000,
+    });
     expect(result.code).toBe(7);
-    expect(result.stdout.trim()).toMatch(/^127\.0\.0\.1:\d+$/);
+    const [brokers, database] = result.stdout.trim().split('\n');
+    expect(brokers).toMatch(/^127\.0\.0\.1:\d+$/);
+    // The stack's own PostgreSQL, answering, in the state database.
+    const port = Number(/^postgres:\/\/hookstream:hookstream@127\.0\.0\.1:(\d+)\/hookstream 1$/.exec(database ?? '')?.[1]);
+    expect(port).toBeGreaterThan(0);
     const stateDir = /local stack in (\S+)/.exec(result.stderr)?.[1];
     expect(stateDir).toBeDefined();
     // Nothing after the command's own output (a CI harness reads its last line): the stack stopped cleanly.
     expect(result.stderr.trimEnd().split('\n').at(-1)).toMatch(/^stack ready in [\d.]+ s$/);
     expect(processesMentioning(stateDir!)).toEqual([]);
+    expect(await listensOn(port)).toBe(false);
     expect(existsSync(stateDir!)).toBe(false);
   }, 180_000);
 
@@ -36,7 +50,7 @@ describe('hookstream stack exec --ephemeral', () => {
     try {
       await waitFor(() => run.output().includes('child-running'), 'the command to run', 120_000);
       const stateDir = /local stack in (\S+)/.exec(run.output())![1]!;
-      expect(processesMentioning(stateDir).length).toBeGreaterThanOrEqual(2); // broker and registry
+      expect(processesMentioning(stateDir).length).toBeGreaterThanOrEqual(3); // broker, registry and PostgreSQL
 
       run.child.kill('SIGINT');
       expect(await run.exited).toBe(130);

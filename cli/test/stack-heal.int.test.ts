@@ -1,11 +1,12 @@
 /**
  * `hookstream stack up` heals a stack of which one part died: `stack status` names the part
  * that is down, and `stack up --detach` starts it again on the same ports with the same data.
- * Starts a real Kafka and registry of its own, on free ports.
+ * Starts a real Kafka, registry and PostgreSQL of its own, on free ports.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Client } from 'pg';
 import { createKafkaClient, createLogger } from '@hookstream/shared';
 import { waitFor } from '../../test/helpers/infrastructure';
 import { isolatedStackEnv, runCli } from '../../test/helpers/processes';
@@ -15,8 +16,8 @@ interface Status {
   running: boolean;
   healthy: boolean;
   down: string[];
-  settings: { KAFKA_BROKERS: string; SCHEMA_REGISTRY_URL: string };
-  processes: { kafka: number; registry: number };
+  settings: { KAFKA_BROKERS: string; SCHEMA_REGISTRY_URL: string; DATABASE_URL: string };
+  processes: { kafka: number; registry: number; postgres: number };
   ports: Record<string, number>;
 }
 
@@ -46,7 +47,18 @@ describe('hookstream stack up heals', () => {
   }
 
   /** Kills `part` with SIGKILL; once it is gone, status names it and exits 4, and up starts it again on the same ports. */
-  async function killAndHeal(part: 'kafka' | 'registry', before: Status): Promise<Status> {
+  /** The rows `sql` answers in the state database. */
+  async function query(url: string, sql: string): Promise<unknown[]> {
+    const client = new Client({ connectionString: url });
+    await client.connect();
+    try {
+      return (await client.query(sql)).rows;
+    } finally {
+      await client.end();
+    }
+  }
+
+  async function killAndHeal(part: 'kafka' | 'registry' | 'postgres', before: Status): Promise<Status> {
     const pid = before.processes[part];
     process.kill(pid, 'SIGKILL');
     await waitFor(() => !isStackProcess(pid, stateDir), `${part} to be gone`);
@@ -62,7 +74,7 @@ describe('hookstream stack up heals', () => {
     process.stdout.write(`${part} killed: \`stack up --detach\` had it serving again in ${((Date.now() - began) / 1000).toFixed(1)} s\n`);
     expect(up.code).toBe(0);
     expect(up.stdout).toMatch(
-      new RegExp(`${part} of the stack in .* is down; starting it again at 127\\.0\\.0\\.1:${before.ports[part]} `),
+      new RegExp(`${part} of the stack in .* is down; starting it again at 127\\.0\\.0\\.1:${before.ports[part]}(?!\\d)`),
     );
     expect(up.stdout).not.toContain('already running');
 
@@ -72,7 +84,7 @@ describe('hookstream stack up heals', () => {
     return after;
   }
 
-  test('when the broker, then the registry, is killed, then status names it and up brings it back on the same ports with its data', async () => {
+  test('when the broker, then the registry, then PostgreSQL is killed, then status names it and up brings it back on the same ports with its data', async () => {
     expect((await cli('stack', 'up', '--detach')).code).toBe(0);
     const first = await status();
     const admin = adminAt(first.settings.KAFKA_BROKERS);
@@ -85,6 +97,7 @@ describe('hookstream stack up heals', () => {
       body: JSON.stringify({ schema: '{"type":"record","name":"Kept","fields":[{"name":"id","type":"string"}]}' }),
     });
     expect(schema.status).toBe(200);
+    await query(first.settings.DATABASE_URL, "create table kept_across_heals (id text); insert into kept_across_heals values ('kept')");
 
     const afterKafka = await killAndHeal('kafka', first);
     expect(await topicsAt(afterKafka.settings.KAFKA_BROKERS)).toContain('kept-across-heals');
@@ -94,10 +107,16 @@ describe('hookstream stack up heals', () => {
     expect(await (await fetch(`${afterRegistry.settings.SCHEMA_REGISTRY_URL}/subjects`)).json()).toContain('kept-value');
     expect(afterRegistry.processes.kafka).toBe(afterKafka.processes.kafka);
 
+    const afterPostgres = await killAndHeal('postgres', afterRegistry);
+    expect(await query(afterPostgres.settings.DATABASE_URL, 'select id from kept_across_heals')).toEqual([{ id: 'kept' }]);
+    expect(afterPostgres.processes.registry).toBe(afterRegistry.processes.registry);
+
     // Whole again: up changes nothing, down stops the parts started again too.
     expect((await cli('stack', 'up', '--detach')).stdout).toContain('already running');
     expect((await cli('stack', 'down')).stdout).toMatch(
-      new RegExp(`stopped registry \\(pid ${afterRegistry.processes.registry}.*kafka \\(pid ${afterKafka.processes.kafka}`),
+      new RegExp(
+        `stopped registry \\(pid ${afterRegistry.processes.registry}.*postgres \\(pid ${afterPostgres.processes.postgres}.*kafka \\(pid ${afterKafka.processes.kafka}`,
+      ),
     );
   }, 400_000);
 });

@@ -54,16 +54,22 @@ describe('hookstream stack with recorded state', () => {
     rmSync(envFile, { force: true });
   });
 
-  async function recordRun(processes: { kafka: number; registry: number }, kafkaPort = 9) {
+  /** A run.json; PostgreSQL's pid, unless given, is one no process can have. */
+  async function recordRun(recorded: { kafka: number; registry: number; postgres?: number }, kafkaPort = 9) {
     const registryPort = await freePort();
+    const processes = { postgres: 2147483646, ...recorded };
     const info = {
       stateDir,
       startedAt: new Date().toISOString(),
       versions: { kafka: '4.3.1', log4j: '2.24.3', apicurio: '3.3.3' },
-      settings: { KAFKA_BROKERS: `127.0.0.1:${kafkaPort}`, SCHEMA_REGISTRY_URL: `http://127.0.0.1:${registryPort}/apis/ccompat/v7` },
+      settings: {
+        KAFKA_BROKERS: `127.0.0.1:${kafkaPort}`,
+        SCHEMA_REGISTRY_URL: `http://127.0.0.1:${registryPort}/apis/ccompat/v7`,
+        DATABASE_URL: 'postgres://hookstream:hookstream@127.0.0.1:3/hookstream',
+      },
       processes,
-      ports: { kafka: kafkaPort, kafkaController: 1, registry: registryPort, registryManagement: 2 },
-      logs: { kafka: 'kafka.log', registry: 'registry.log' },
+      ports: { kafka: kafkaPort, kafkaController: 1, registry: registryPort, registryManagement: 2, postgres: 3 },
+      logs: { kafka: 'kafka.log', registry: 'registry.log', postgres: 'postgres.log' },
       java: 'java',
     };
     writeFileSync(path.join(stateDir, 'run.json'), JSON.stringify(info));
@@ -123,44 +129,11 @@ describe('hookstream stack with recorded state', () => {
 
   test('when the folder holds only stack state, then wipe deletes it', async () => {
     mkdirSync(path.join(stateDir, 'kafka', 'data'), { recursive: true });
+    // PostgreSQL's data directory: the state and delivery log databases go with it.
+    mkdirSync(path.join(stateDir, 'postgres', 'data'), { recursive: true });
     writeFileSync(path.join(stateDir, 'secrets.env'), '');
     expect((await cli('stack', 'wipe')).code).toBe(0);
     expect(existsSync(stateDir)).toBe(false);
-  });
-
-  test("when the delivery log keeps its store in DELIVERY_LOG_DATA_DIR, then wipe deletes it with the stack's state", async () => {
-    mkdirSync(path.join(stateDir, 'kafka', 'data'), { recursive: true });
-    const store = `${stateDir}-log`;
-    mkdirSync(path.join(store, 'base'), { recursive: true });
-    writeFileSync(path.join(store, 'PG_VERSION'), '17\n');
-    try {
-      const wipe = await runCli(['stack', 'wipe', '--state-dir', stateDir], {
-        env: { ...env(), DELIVERY_LOG_DATA_DIR: store },
-        timeoutMs: 30_000,
-      });
-      expect(wipe.code).toBe(0);
-      expect(wipe.stdout).toContain(`wiped ${store} (the delivery log's store)`);
-      expect([existsSync(stateDir), existsSync(store)]).toEqual([false, false]);
-    } finally {
-      rmSync(store, { recursive: true, force: true });
-    }
-  });
-
-  test("when DELIVERY_LOG_DATA_DIR is not a database's folder, then wipe refuses and deletes neither", async () => {
-    mkdirSync(path.join(stateDir, 'kafka'));
-    const notes = mkdtempSync(path.join(os.tmpdir(), 'hookstream-notes-'));
-    writeFileSync(path.join(notes, 'notes.txt'), 'mine');
-    try {
-      const wipe = await runCli(['stack', 'wipe', '--state-dir', stateDir], {
-        env: { ...env(), DELIVERY_LOG_DATA_DIR: notes },
-        timeoutMs: 30_000,
-      });
-      expect(wipe.code).toBe(1);
-      expect(wipe.stderr).toContain("does not look like the delivery log's store");
-      expect([existsSync(path.join(stateDir, 'kafka')), existsSync(path.join(notes, 'notes.txt'))]).toEqual([true, true]);
-    } finally {
-      rmSync(notes, { recursive: true, force: true });
-    }
   });
 
   test('when another start holds the state dir, then up fails at once with a clear message and starts nothing', async () => {

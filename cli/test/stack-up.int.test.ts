@@ -1,14 +1,14 @@
 /**
  * `hookstream stack up` in the foreground, and interrupted or failing while it starts: whatever
- * happens, no JVM of its state dir is left running. Each test starts a real Kafka and registry
- * of its own, on free ports.
+ * happens, no process of its state dir is left running. Each test starts a real Kafka, registry
+ * and PostgreSQL of its own, on free ports.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { sleep } from '@hookstream/shared';
 import { waitFor } from '../../test/helpers/infrastructure';
-import { CLI, isolatedStackEnv, processesMentioning, runCli, startNode } from '../../test/helpers/processes';
+import { CLI, isolatedStackEnv, listensOn, processesMentioning, runCli, startNode } from '../../test/helpers/processes';
 
 describe('hookstream stack up', () => {
   let stateDir: string;
@@ -37,7 +37,11 @@ describe('hookstream stack up', () => {
       await sleep(1000);
       expect(run.child.exitCode).toBeNull(); // still in the foreground
       expect(jvms()).toHaveLength(2);
-      expect(readFileSync(envFile, 'utf8')).toContain(`state in ${stateDir}.`);
+      expect(processesMentioning(path.join(stateDir, 'postgres', 'data'))).toHaveLength(1); // the postmaster
+      const written = readFileSync(envFile, 'utf8');
+      expect(written).toContain(`state in ${stateDir}.`);
+      const postgresPort = Number(/^DATABASE_URL=postgres:\/\/\S+@127\.0\.0\.1:(\d+)\/hookstream$/m.exec(written)?.[1]);
+      expect(await listensOn(postgresPort)).toBe(true);
       expect(existsSync(path.join(stateDir, 'start.lock'))).toBe(false);
 
       // As when a terminal's Ctrl-C is pressed again, or `timeout` signals the group again.
@@ -51,6 +55,7 @@ describe('hookstream stack up', () => {
       expect(run.output()).toContain('shutdown is in progress');
       expect(run.output()).toMatch(/stopped\s*$/);
       expect(processesMentioning(stateDir)).toEqual([]);
+      expect(await listensOn(postgresPort)).toBe(false);
       expect(existsSync(path.join(stateDir, 'run.json'))).toBe(false);
       expect(existsSync(envFile)).toBe(false); // it pointed at the broker just stopped
     } finally {
@@ -75,10 +80,11 @@ describe('hookstream stack up', () => {
     }
   }, 120_000);
 
-  test('when the registry dies while it starts, then Kafka is stopped too and it fails within seconds with the cause', async () => {
+  test('when the registry dies while it starts, then Kafka and PostgreSQL are stopped too and it fails within seconds with the cause', async () => {
     const run = up('--detach');
     try {
-      const [registry] = await waitFor(() => jvms('registry').length > 0 && jvms('registry'), 'the registry JVM to start');
+      // Generous: Kafka's storage format comes first, beside PostgreSQL's initdb, on a shared 2-core machine.
+      const [registry] = await waitFor(() => jvms('registry').length > 0 && jvms('registry'), 'the registry JVM to start', 60_000);
       const killed = Date.now();
       process.kill(registry!, 'SIGKILL');
       expect(await run.exited).toBe(1);

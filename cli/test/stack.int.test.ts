@@ -1,12 +1,13 @@
 /**
  * `hookstream stack up / status / down / wipe` with a state dir of its own: starts a second
- * real Kafka and registry beside the test run's, on other ports.
+ * real Kafka, registry and PostgreSQL beside the test run's, on other ports.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Client } from 'pg';
 import { createKafkaClient, createLogger } from '@hookstream/shared';
-import { processesMentioning, runCli } from '../../test/helpers/processes';
+import { listensOn, processesMentioning, runCli } from '../../test/helpers/processes';
 
 describe('hookstream stack', () => {
   const stateDir = mkdtempSync(path.join(os.tmpdir(), 'hookstream-stack-test-'));
@@ -19,6 +20,7 @@ describe('hookstream stack', () => {
     HOOKSTREAM_PORTS: 'random',
     KAFKA_BROKERS: '',
     SCHEMA_REGISTRY_URL: '',
+    DATABASE_URL: '',
   };
   const cli = (...args: string[]) => runCli([...args, '--state-dir', stateDir], { env, timeoutMs: 240_000 });
 
@@ -42,6 +44,18 @@ describe('hookstream stack', () => {
     return topics;
   }
 
+  /** The state database's tables. */
+  async function tables(url: string): Promise<string[]> {
+    const client = new Client({ connectionString: url });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ name: string }>("select tablename as name from pg_tables where schemaname = 'public'");
+      return rows.map((row) => row.name);
+    } finally {
+      await client.end();
+    }
+  }
+
   test('when started, stopped and started again, then it reuses the cache, keeps its data, and leaves no process behind', async () => {
     const up = await cli('stack', 'up', '--detach');
     expect(up.code).toBe(0);
@@ -49,15 +63,25 @@ describe('hookstream stack', () => {
     const saved = readFileSync(envFile, 'utf8');
     expect(saved).toMatch(/^KAFKA_BROKERS=127\.0\.0\.1:\d+$/m);
     expect(saved).toMatch(/^SCHEMA_REGISTRY_URL=http:\/\/127\.0\.0\.1:\d+\/apis\/ccompat\/v7$/m);
+    expect(saved).toMatch(/^DATABASE_URL=postgres:\/\/hookstream:hookstream@127\.0\.0\.1:\d+\/hookstream$/m);
 
     const status = await cli('stack', 'status', '--json');
-    expect(status.code).toBe(0);
+    // With its output: a part found unhealthy says why.
+    expect({ code: status.code, stdout: status.stdout }).toMatchObject({ code: 0 });
     const info = JSON.parse(status.stdout);
-    expect(info).toMatchObject({ running: true, healthy: true, health: { kafka: { ok: true }, registry: { ok: true } } });
+    expect(info).toMatchObject({
+      running: true,
+      healthy: true,
+      health: { kafka: { ok: true }, registry: { ok: true }, postgres: { ok: true } },
+    });
     const pids = Object.values(info.processes as Record<string, number>);
-    expect(pids).toHaveLength(2);
+    expect(pids).toHaveLength(3);
 
-    // Data written now must survive a restart: a topic in Kafka and a schema in the registry.
+    // Data written now must survive a restart: a topic in Kafka, a schema in the registry, a table in PostgreSQL.
+    const client = new Client({ connectionString: info.settings.DATABASE_URL as string });
+    await client.connect();
+    await client.query('create table kept_across_restarts (id text)');
+    await client.end();
     await createTopic(info.settings.KAFKA_BROKERS, 'kept-across-restarts');
     const registered = await fetch(`${info.settings.SCHEMA_REGISTRY_URL}/subjects/kept-value/versions`, {
       method: 'POST',
@@ -74,20 +98,21 @@ describe('hookstream stack', () => {
         '--',
         process.execPath,
         '-e',
-        'console.log(process.env.KAFKA_BROKERS, Boolean(process.env.HOOKSTREAM_SECRETS_KEYS))',
+        'console.log(process.env.KAFKA_BROKERS, Boolean(process.env.HOOKSTREAM_SECRETS_KEYS), process.env.DATABASE_URL)',
       ],
       { env: { ...env, HOOKSTREAM_STATE_DIR: stateDir }, timeoutMs: 60_000 },
     );
     expect(exec.code).toBe(0);
     expect(exec.stderr).toContain(`using the local stack already running from ${stateDir}`);
-    expect(exec.stdout.trim()).toBe(`${info.settings.KAFKA_BROKERS} true`);
+    expect(exec.stdout.trim()).toBe(`${info.settings.KAFKA_BROKERS} true ${info.settings.DATABASE_URL}`);
     for (const pid of pids) expect(() => process.kill(pid, 0)).not.toThrow();
 
     const down = await cli('stack', 'down');
     expect(down.code).toBe(0);
-    expect(down.stdout).toMatch(/stopped registry .*kafka/);
+    expect(down.stdout).toMatch(/stopped registry .*postgres .*kafka/);
     for (const pid of pids) expect(() => process.kill(pid, 0)).toThrow();
     expect(processesMentioning(stateDir)).toEqual([]);
+    expect(await listensOn(info.ports.postgres as number)).toBe(false);
     expect(existsSync(envFile)).toBe(false);
 
     const again = await cli('stack', 'up', '--detach');
@@ -97,6 +122,7 @@ describe('hookstream stack', () => {
     expect(await createTopic(second.settings.KAFKA_BROKERS, '')).toContain('kept-across-restarts');
     const subjects = (await (await fetch(`${second.settings.SCHEMA_REGISTRY_URL}/subjects`)).json()) as string[];
     expect(subjects).toContain('kept-value');
+    expect(await tables(second.settings.DATABASE_URL)).toContain('kept_across_restarts');
 
     expect((await cli('stack', 'wipe')).code).not.toBe(0); // refuses while running
     expect((await cli('stack', 'down')).code).toBe(0);
@@ -107,6 +133,8 @@ describe('hookstream stack', () => {
 
     const wipe = await cli('stack', 'wipe');
     expect(wipe.code).toBe(0);
+    // PostgreSQL's data directory went with it: the state database (which named the wiped Kafka's records) is empty at the next start.
+    expect(wipe.stdout).toContain("PostgreSQL's databases");
     expect(existsSync(stateDir)).toBe(false);
   }, 300_000);
 });

@@ -77,7 +77,7 @@ export class OutboundFixture extends TestFixture {
     return this.track(startService(DOCUMENT_FETCHER_ENTRY, this.prefix, { ...this.env, ...env }));
   }
 
-  /** Starts a delivery-log process with `env` added (its store: DELIVERY_LOG_DATABASE_URL or DELIVERY_LOG_DATA_DIR) and waits until it is ready. */
+  /** Starts a delivery-log process with `env` added (its store: DELIVERY_LOG_DATABASE_URL) and waits until it is ready. */
   startDeliveryLog(env: NodeJS.ProcessEnv): Promise<RunningService> {
     return this.track(startService(DELIVERY_LOG_ENTRY, this.prefix, { ...this.env, ...env }));
   }

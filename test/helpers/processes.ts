@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, readdirSync, rmSync } from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { describeError, freePort, SERVICES_WITH_OPS_PORT, ServiceChild, type ExitStatus } from '@hookstream/shared';
 
@@ -129,13 +130,30 @@ export function processesMentioning(needle: string): number[] {
   return pids;
 }
 
+/** Whether anything accepts connections on 127.0.0.1:`port` (a stopped stack leaves nothing listening). */
+export function listensOn(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ port, host: '127.0.0.1' });
+    socket.once('connect', () => (socket.destroy(), resolve(true)));
+    socket.once('error', () => resolve(false));
+  });
+}
+
 /**
  * The environment of a CLI test that starts a stack of its own: nothing from the test run's
  * stack leaks in (so `stack up` really starts one), its settings file is the test's own, and
  * the usual ports are never touched.
  */
 export function isolatedStackEnv(envFile: string): NodeJS.ProcessEnv {
-  return { ...process.env, HOOKSTREAM_STACK_ENV_FILE: envFile, HOOKSTREAM_PORTS: 'random', KAFKA_BROKERS: '', SCHEMA_REGISTRY_URL: '' };
+  return {
+    ...process.env,
+    HOOKSTREAM_STACK_ENV_FILE: envFile,
+    HOOKSTREAM_PORTS: 'random',
+    KAFKA_BROKERS: '',
+    SCHEMA_REGISTRY_URL: '',
+    DATABASE_URL: '',
+    DELIVERY_LOG_DATABASE_URL: '',
+  };
 }
 
 /** A server a test runs beside the stack (Prometheus, S3Proxy): its output collected, stopped with its working folder. */

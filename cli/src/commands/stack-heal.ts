@@ -8,7 +8,7 @@ import { writeStackEnv } from '../stack/stack-env';
 
 /** One part `stack status` found down, and why. */
 export interface PartDown {
-  /** "kafka", "registry", "kafka node 2". */
+  /** "kafka", "registry", "postgres", "kafka node 2". */
   part: string;
   detail: string;
 }
@@ -17,6 +17,7 @@ export interface PartDown {
 export function partsFoundDown(health: {
   kafka: EndpointHealth;
   registry: EndpointHealth;
+  postgres?: EndpointHealth;
   kafkaNodes?: Array<EndpointHealth & { nodeId: number }> | undefined;
 }): PartDown[] {
   const nodes = (health.kafkaNodes ?? [])
@@ -26,6 +27,7 @@ export function partsFoundDown(health: {
     ...(health.kafka.ok ? [] : [{ part: 'kafka', detail: health.kafka.detail }]),
     ...nodes,
     ...(health.registry.ok ? [] : [{ part: 'registry', detail: health.registry.detail }]),
+    ...(!health.postgres || health.postgres.ok ? [] : [{ part: 'postgres', detail: health.postgres.detail }]),
   ];
 }
 
@@ -67,6 +69,7 @@ export async function healStack(info: StackRunInfo, options: { stateDir: string;
   writeStackEnv(STACK_ENV_FILE, healed);
   printLine(`KAFKA_BROKERS=${healed.settings.KAFKA_BROKERS}`);
   printLine(`SCHEMA_REGISTRY_URL=${healed.settings.SCHEMA_REGISTRY_URL}`);
+  if (healed.settings.DATABASE_URL) printLine(`DATABASE_URL=${healed.settings.DATABASE_URL}`);
   printLine(`healed in ${((Date.now() - began) / 1000).toFixed(1)} s; running in the background; stop with \`hookstream stack down\``);
   return true;
 }

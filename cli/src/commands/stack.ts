@@ -9,7 +9,7 @@ import { execWithStack } from '../stack/exec';
 import { markStopping } from '../stack/heal';
 import { describeDown, healStack, partsFoundDown } from './stack-heal';
 import { checkClusterNodes, clusterNodeRows, clusterProcess } from '../stack/cluster-health';
-import { checkKafka, checkRegistry, type EndpointHealth } from '../stack/health';
+import { checkKafka, checkPostgres, checkRegistry, type EndpointHealth } from '../stack/health';
 import { throwIfInterrupted, watchInterrupts } from '../stack/interruption';
 import { parseBrokerCount } from '../stack/kafka-cluster';
 import { PORTS_HELP, portPreference } from '../stack/ports';
@@ -17,10 +17,9 @@ import { livePids, readRunInfo, recordedProcesses, type RecordedProcess } from '
 import { startStack, stopStack, type RunningStack, type StoppedProcess } from '../stack/stack';
 import { removeStackEnvOf, writeStackEnv } from '../stack/stack-env';
 import { defaultStateDir, startInProgress, wipeRefusal } from '../stack/state-dir';
-import { deliveryLogDataDir, deliveryLogWipeRefusal } from '../stack/delivery-log-store';
 
 const stateDirOption = () =>
-  new Option('--state-dir <dir>', 'where the Kafka log and registry database live')
+  new Option('--state-dir <dir>', 'where the Kafka log, registry database and PostgreSQL data live')
     .default(defaultStateDir(), '$HOOKSTREAM_STATE_DIR or ~/.local/state/hookstream/stack')
     .argParser((dir) => path.resolve(dir));
 const cacheDirOption = () =>
@@ -41,11 +40,12 @@ function printSettings(stack: RunningStack): void {
     formatTable([
       ['KAFKA_BROKERS', info.settings.KAFKA_BROKERS],
       ['SCHEMA_REGISTRY_URL', info.settings.SCHEMA_REGISTRY_URL],
+      ['DATABASE_URL', info.settings.DATABASE_URL ?? ''],
     ]),
   );
   printLine();
   printLine(`saved to ${STACK_ENV_FILE}; state in ${info.stateDir}`);
-  printLine(`logs: ${info.logs.kafka}, ${info.logs.registry}`);
+  printLine(`logs: ${info.logs.kafka}, ${info.logs.registry}, ${info.logs.postgres}`);
 }
 
 /** "registry (pid 12, stopped), kafka (pid 11, killed)": what was running and how it ended. */
@@ -73,6 +73,7 @@ async function stackUp(opts: { detach?: boolean; stateDir: string; cacheDir: str
       printLine(`it runs ${runs} Kafka broker(s), not ${opts.brokers}: stop it first to change that`);
     printLine(`KAFKA_BROKERS=${running.settings.KAFKA_BROKERS}`);
     printLine(`SCHEMA_REGISTRY_URL=${running.settings.SCHEMA_REGISTRY_URL}`);
+    if (running.settings.DATABASE_URL) printLine(`DATABASE_URL=${running.settings.DATABASE_URL}`);
     writeStackEnv(STACK_ENV_FILE, running);
     return;
   }
@@ -133,7 +134,11 @@ async function componentHealth(process: RecordedProcess, check: () => Promise<En
   return process.alive ? check() : { ok: false, detail: `process ${process.pid} is dead` };
 }
 
-const aliveOf = (p: { kafka: RecordedProcess; registry: RecordedProcess }) => ({ kafka: p.kafka.alive, registry: p.registry.alive });
+const aliveOf = (p: Record<'kafka' | 'registry' | 'postgres', RecordedProcess>) => ({
+  kafka: p.kafka.alive,
+  registry: p.registry.alive,
+  postgres: p.postgres.alive,
+});
 const pidCell = (p: RecordedProcess) => `pid ${p.pid}${p.alive ? '' : ' (dead)'}`;
 
 async function stackStatus(opts: { json?: boolean; stateDir: string }): Promise<void> {
@@ -141,23 +146,28 @@ async function stackStatus(opts: { json?: boolean; stateDir: string }): Promise<
   const processes = info && recordedProcesses(info, opts.stateDir);
   // A cluster runs while any of its nodes does.
   if (info?.cluster && processes) processes.kafka = clusterProcess(info.cluster, opts.stateDir);
-  if (!info || !processes || (!processes.kafka.alive && !processes.registry.alive)) {
+  if (!info || !processes || (!processes.kafka.alive && !processes.registry.alive && !processes.postgres.alive)) {
     if (opts.json)
       printJson({ running: false, stateDir: opts.stateDir, ...(info ? { processes: info.processes, alive: aliveOf(processes!) } : {}) });
     else {
-      const dead = processes ? `; recorded kafka pid ${processes.kafka.pid} and registry pid ${processes.registry.pid} are dead` : '';
+      const { kafka, registry, postgres } = processes ?? {};
+      const dead = processes
+        ? `; recorded kafka pid ${kafka?.pid}, registry pid ${registry?.pid} and postgres pid ${postgres?.pid} are dead`
+        : '';
       printLine(`not running (state in ${opts.stateDir}${dead})`);
     }
     process.exitCode = 3;
     return;
   }
-  const [kafka, registry, kafkaNodes] = await Promise.all([
+  const databaseUrl = info.settings.DATABASE_URL ?? '';
+  const [kafka, registry, postgres, kafkaNodes] = await Promise.all([
     componentHealth(processes.kafka, () => checkKafka(info.settings.KAFKA_BROKERS)),
     componentHealth(processes.registry, () => checkRegistry(info.settings.SCHEMA_REGISTRY_URL)),
+    componentHealth(processes.postgres, () => checkPostgres(databaseUrl)),
     info.cluster ? checkClusterNodes(info.cluster, opts.stateDir) : undefined,
   ]);
-  const healthy = kafka.ok && registry.ok && (kafkaNodes ?? []).every((node) => node.ok);
-  const down = partsFoundDown({ kafka, registry, kafkaNodes });
+  const healthy = kafka.ok && registry.ok && postgres.ok && (kafkaNodes ?? []).every((node) => node.ok);
+  const down = partsFoundDown({ kafka, registry, postgres, kafkaNodes });
   if (opts.json) {
     printJson({
       running: true,
@@ -165,7 +175,7 @@ async function stackStatus(opts: { json?: boolean; stateDir: string }): Promise<
       down: down.map((d) => d.part),
       ...info,
       alive: aliveOf(processes),
-      health: { kafka, registry, ...(kafkaNodes && { kafkaNodes }) },
+      health: { kafka, registry, postgres, ...(kafkaNodes && { kafkaNodes }) },
     });
   } else {
     printLine(
@@ -177,11 +187,13 @@ async function stackStatus(opts: { json?: boolean; stateDir: string }): Promise<
           : [['kafka controller', '-', `CONTROLLER://127.0.0.1:${info.ports.kafkaController}`, pidCell(processes.kafka)]]),
         ['registry', registry.ok ? 'up' : 'DOWN', info.settings.SCHEMA_REGISTRY_URL, registry.detail],
         ['registry management', '-', `http://127.0.0.1:${info.ports.registryManagement}`, pidCell(processes.registry)],
+        ['postgres', postgres.ok ? 'up' : 'DOWN', `127.0.0.1:${info.ports.postgres}`, `${postgres.detail}; ${pidCell(processes.postgres)}`],
       ]),
     );
     printLine();
     printLine(`KAFKA_BROKERS=${info.settings.KAFKA_BROKERS}`);
     printLine(`SCHEMA_REGISTRY_URL=${info.settings.SCHEMA_REGISTRY_URL}`);
+    printLine(`DATABASE_URL=${databaseUrl}`);
     printLine(`state: ${info.stateDir}; started ${info.startedAt}; Kafka ${info.versions.kafka}, Apicurio ${info.versions.apicurio}`);
     for (const line of describeDown(down)) printLine(line);
   }
@@ -197,25 +209,22 @@ function stackWipe(opts: { stateDir: string }): void {
   if (starting) throw new StackError(`a stack is being started from ${stateDir} (pid ${starting}): stop it first`);
   const refusal = wipeRefusal(stateDir);
   if (refusal) throw new StackError(refusal);
-  // The delivery log's store goes with the Kafka it projected; both are checked before either is deleted.
-  const deliveryLog = deliveryLogDataDir(stateDir);
-  const logRefusal = deliveryLog && deliveryLogWipeRefusal(deliveryLog);
-  if (logRefusal) throw new StackError(logRefusal);
+  // PostgreSQL's data directory is in the state dir: the state database (which names topics and
+  // offsets of the Kafka wiped with it) and `hookstream start`'s delivery log go with it, and are
+  // made empty again at the next start.
   rmSync(stateDir, { recursive: true, force: true });
-  printLine(`wiped ${stateDir}`);
-  if (deliveryLog) {
-    rmSync(deliveryLog, { recursive: true, force: true });
-    printLine(`wiped ${deliveryLog} (the delivery log's store)`);
-  }
+  printLine(`wiped ${stateDir} (Kafka's log, the registry's schemas, PostgreSQL's databases)`);
 }
 
 export function stackCommand(): Command {
-  const stack = new Command('stack').description('the local Kafka broker and schema registry (no Docker needed)').enablePositionalOptions();
+  const stack = new Command('stack')
+    .description('the local Kafka broker, schema registry and PostgreSQL (no Docker needed)')
+    .enablePositionalOptions();
 
   stack
     .command('up')
     .description(
-      'fetch (once) and start Kafka (KRaft) and Apicurio Registry on loopback; Ctrl-C stops them. ' +
+      'fetch (once) and start Kafka (KRaft), Apicurio Registry and PostgreSQL on loopback; Ctrl-C stops them. ' +
         'Nothing is started when KAFKA_BROKERS and SCHEMA_REGISTRY_URL are both set',
     )
     .option('--detach', 'leave them running in the background and return')
@@ -241,9 +250,8 @@ export function stackCommand(): Command {
   stack
     .command('wipe')
     .description(
-      "delete the stack's data (Kafka log and registry database together) and the delivery log's embedded store " +
-        '(DELIVERY_LOG_DATA_DIR, else ~/.local/state/hookstream/delivery-log beside the default state dir; ' +
-        'never a DELIVERY_LOG_DATABASE_URL database); refuses while it runs',
+      "delete the stack's data together: Kafka's log, the registry's schemas and PostgreSQL's databases (the services' " +
+        "state and `hookstream start`'s delivery log; never a database of the environment's own); refuses while it runs",
     )
     .addOption(stateDirOption())
     .action(stackWipe);
@@ -251,7 +259,7 @@ export function stackCommand(): Command {
   stack
     .command('exec')
     .description(
-      'run a command with KAFKA_BROKERS and SCHEMA_REGISTRY_URL set: those of the environment when both are set, ' +
+      'run a command with KAFKA_BROKERS, SCHEMA_REGISTRY_URL and DATABASE_URL set: those of the environment when the first two are set, ' +
         'else the stack running from the state dir, else one started for the command and stopped after it',
     )
     .option('--ephemeral', 'use fresh, throwaway state and free ports (tests); otherwise the persistent state dir')

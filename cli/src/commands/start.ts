@@ -11,7 +11,7 @@ import { livePids, readRunInfo, type StackSettings } from '../stack/run-info';
 import { startStack, stopStack, type RunningStack } from '../stack/stack';
 import { removeStackEnvOf, writeStackEnv } from '../stack/stack-env';
 import { defaultStateDir, localSecrets } from '../stack/state-dir';
-import { deliveryLogDataDir } from '../stack/delivery-log-store';
+import { DELIVERY_LOG_DATABASE, ensureDatabase, withDatabase } from '../stack/postgres-server';
 import { type ServiceSpec } from '../supervisor/service-process';
 import { CONFIG_REFUSED, refusedConfig, superviseService, type SupervisedService } from '../supervisor/service-supervision';
 import { StackAvailability, superviseStack } from '../supervisor/stack-supervision';
@@ -55,7 +55,7 @@ async function ensureTopics(env: NodeJS.ProcessEnv, signal: AbortSignal): Promis
   if (code !== 0 && code !== 3) throw new Error(`topics ensure failed (exit ${code})`);
 }
 
-/** The broker and registry to use: the environment's, else the local stack running, else one started now. */
+/** The broker, registry and PostgreSQL to use: the environment's, else the local stack running, else one started now. */
 async function stackSettings(
   ports: PortPreference,
   signal: AbortSignal,
@@ -71,10 +71,18 @@ async function stackSettings(
     printLine(`using the local stack already running from ${stateDir}`);
     return { settings: running.settings, secrets: localSecrets(stateDir), stateDir };
   }
-  printLine('starting the local stack (Kafka and Apicurio Registry)');
+  printLine('starting the local stack (Kafka, Apicurio Registry and PostgreSQL)');
   const started = await startStack({ stateDir, cacheDir: defaultCacheDir(), ports, log: (l) => printLine(`  ${l}`), signal });
   writeStackEnv(STACK_ENV_FILE, started.info);
   return { settings: started.info.settings, secrets: started.secrets, stateDir, started };
+}
+
+/** A postgres:// URL without its password, for the summary ("(unset)" when there is none). */
+function redacted(url: string | undefined): string {
+  if (!url) return '(unset)';
+  const shown = new URL(url);
+  if (shown.password) shown.password = '***';
+  return shown.toString();
 }
 
 /** Checks the settings `start` and its children share before anything starts (fails fast, exit 2). */
@@ -87,7 +95,7 @@ function checkSharedSettings(env: NodeJS.ProcessEnv, logLevel: string): void {
 export function startCommand(): Command {
   return new Command('start')
     .description(
-      'run the whole system: local Kafka and registry, topics, the five services and a demo partner endpoint; Ctrl-C stops everything',
+      'run the whole system: local Kafka, registry and PostgreSQL, topics, the five services and a demo partner endpoint; Ctrl-C stops everything',
     )
     .option('--log-level <level>', 'LOG_LEVEL of the services', 'info')
     .addHelpText('after', PORTS_HELP)
@@ -112,17 +120,19 @@ export function startCommand(): Command {
         const demoAllow = { SSRF_ALLOW: '127.0.0.0/8,::1/128' };
         // The document-fetcher stores in a local directory beside the stack's state (docs/documents.md).
         const documents = { DOCUMENT_STORAGE: 'local', DOCUMENT_STORAGE_DIR: path.join(path.dirname(defaultStateDir()), 'documents') };
-        // The delivery log keeps its embedded PostgreSQL (PGlite) there too (docs/delivery-log.md).
-        const deliveryLog = { DELIVERY_LOG_DATA_DIR: deliveryLogDataDir(defaultStateDir()) };
         const env: NodeJS.ProcessEnv = {
           ...chosen.secrets,
           ...demoAllow,
           ...documents,
-          ...deliveryLog,
           ...process.env,
           ...settings,
           LOG_LEVEL: opts.logLevel,
         };
+        // The delivery log: a database of its own on the services' server (docs/delivery-log.md), unless the environment names one.
+        if (!env.DELIVERY_LOG_DATABASE_URL && env.DATABASE_URL) {
+          env.DELIVERY_LOG_DATABASE_URL = withDatabase(env.DATABASE_URL, DELIVERY_LOG_DATABASE);
+          await ensureDatabase(env.DELIVERY_LOG_DATABASE_URL, DELIVERY_LOG_DATABASE);
+        }
 
         printLine('creating topics and registering schemas');
         await ensureTopics(env, signal);
@@ -178,10 +188,7 @@ export function startCommand(): Command {
             ...services.map((s) => [`${s.spec.name} ops`, `${s.opsUrl}/metrics  /healthz  /readyz`]),
             ['demo partner endpoint', `${demo.url}/callbacks`],
             ['documents stored in', env.DOCUMENT_STORAGE === 'local' ? (env.DOCUMENT_STORAGE_DIR ?? '') : `s3://${env.DOCUMENT_S3_BUCKET}`],
-            [
-              'delivery log stored in',
-              env.DELIVERY_LOG_DATABASE_URL ? 'PostgreSQL (DELIVERY_LOG_DATABASE_URL)' : (env.DELIVERY_LOG_DATA_DIR ?? ''),
-            ],
+            ['state and delivery log stored in', `PostgreSQL: ${redacted(env.DATABASE_URL)}, ${redacted(env.DELIVERY_LOG_DATABASE_URL)}`],
             ['Kafka', settings.KAFKA_BROKERS],
             ['schema registry', settings.SCHEMA_REGISTRY_URL],
           ]),
@@ -194,7 +201,7 @@ export function startCommand(): Command {
         printLine('  (or as the demo partner with its API key above); it already has a few callbacks, one of them retrying');
         printLine();
         printLine(
-          `ready in ${((Date.now() - began) / 1000).toFixed(1)} s; a crashed service${chosen.stateDir ? ', broker or registry' : ''} is restarted; press Ctrl-C to stop everything`,
+          `ready in ${((Date.now() - began) / 1000).toFixed(1)} s; a crashed service${chosen.stateDir ? ', broker, registry or PostgreSQL' : ''} is restarted; press Ctrl-C to stop everything`,
         );
 
         // Only an interrupt ends the run well; a failure (a process given up on) is thrown, and said by the CLI once all is stopped.

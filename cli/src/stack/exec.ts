@@ -27,8 +27,9 @@ interface StackForCommand {
 const say = (line: string) => process.stderr.write(`${line}\n`);
 
 /**
- * Runs `command` against a stack: the environment's own when KAFKA_BROKERS and
- * SCHEMA_REGISTRY_URL are set (nothing is started), else the one already running from the
+ * Runs `command` against a stack, with KAFKA_BROKERS, SCHEMA_REGISTRY_URL and DATABASE_URL
+ * (the stack's PostgreSQL) set: the environment's own when KAFKA_BROKERS and
+ * SCHEMA_REGISTRY_URL are set (nothing is started; DATABASE_URL is then the environment's too), else the one already running from the
  * state dir (not with --ephemeral), else one started here and stopped when the command ends,
  * fails, or this process is interrupted. Resolves with the exit code to pass on.
  */

@@ -6,7 +6,8 @@ import { findJavaRuntimes, requireJava, type JavaRuntime } from './java';
 import { startBroker } from './kafka-broker';
 import { logOffset } from './logs';
 import { isPortFree } from './ports';
-import { stopStackProcess, type StartedProcess } from './processes';
+import { startPostgres, waitForPostgres } from './postgres-server';
+import { STOP_JVM, STOP_POSTGRES, isGroupAlive, stopStackProcess, type StartedProcess } from './processes';
 import { waitForBroker, waitForRegistry } from './readiness';
 import { startRegistry } from './registry-server';
 import { readRunInfo, recordedProcesses, writeRunInfo, type StackRunInfo } from './run-info';
@@ -14,7 +15,7 @@ import { lockStateDir, startInProgress } from './state-dir';
 import { MIN_JAVA, STACK_VERSIONS } from './versions';
 
 /** A part of the local stack that can be down on its own and started again on its own. */
-export type StackPart = 'kafka' | 'registry';
+export type StackPart = 'kafka' | 'registry' | 'postgres';
 
 /**
  * The parts of a recorded stack that can be started again on their own, in start order. A
@@ -22,7 +23,9 @@ export type StackPart = 'kafka' | 'registry';
  * membership to start, and the cluster serves on without one node meanwhile.
  */
 export function restartableParts(info: StackRunInfo): StackPart[] {
-  return info.cluster ? ['registry'] : ['kafka', 'registry'];
+  // A run.json of an older stack records no PostgreSQL: there is none to start again.
+  const postgres: StackPart[] = info.processes.postgres === undefined ? [] : ['postgres'];
+  return [...(info.cluster ? [] : ['kafka' as const]), 'registry', ...postgres];
 }
 
 /** The restartable parts recorded in run.json whose processes are not running. */
@@ -33,6 +36,7 @@ export function partsDown(info: StackRunInfo, stateDir: string): StackPart[] {
 
 /** Where a part serves, for people: "127.0.0.1:9092 (controller :9093)". */
 export function partEndpoint(info: StackRunInfo, part: StackPart): string {
+  if (part === 'postgres') return `127.0.0.1:${info.ports.postgres}`;
   return part === 'kafka'
     ? `127.0.0.1:${info.ports.kafka} (controller :${info.ports.kafkaController})`
     : `127.0.0.1:${info.ports.registry} (management :${info.ports.registryManagement})`;
@@ -90,11 +94,12 @@ export async function restartStackPart(
     if (!restartableParts(info).includes(part)) throw new StackError(`${part} of this stack cannot be started again on its own`);
     if (recordedProcesses(info, stateDir)[part].alive) return undefined;
     await requirePortsFree(info, part);
-    const java = await recordedJava(info, part);
     const started =
-      part === 'kafka'
-        ? await launchBroker(info, java, options.cacheDir, signal)
-        : await launchRegistry(info, java, options.cacheDir, signal);
+      part === 'postgres'
+        ? await launchPostgres(info, signal)
+        : part === 'kafka'
+          ? await launchBroker(info, await recordedJava(info, part), options.cacheDir, signal)
+          : await launchRegistry(info, await recordedJava(info, part), options.cacheDir, signal);
     const began = Date.now();
     try {
       // `stack down` takes no lock (it must be able to stop a start that hangs): it is checked for
@@ -108,7 +113,7 @@ export async function restartStackPart(
       await started.ready(deadline, signal);
       recordedUnlessStopped(stateDir);
     } catch (error) {
-      await stopStackProcess(started.pid, stateDir);
+      await stopStackProcess(started.pid, stateDir, part === 'postgres' ? STOP_POSTGRES : STOP_JVM);
       if (signal.aborted) throw new Interrupted();
       if (readRunInfo(stateDir)?.stopping) throw new StackStoppedError(stateDir);
       throw error instanceof StackError ? error : new StackError(`${part} did not serve again: ${describeError(error)}`, { cause: error });
@@ -136,7 +141,11 @@ async function takeStartLock(stateDir: string, deadline: number, signal: AbortSi
 
 /** The part's recorded ports must be free: another program on one of them would answer in its place. */
 async function requirePortsFree(info: StackRunInfo, part: StackPart): Promise<void> {
-  const ports = part === 'kafka' ? [info.ports.kafka, info.ports.kafkaController] : [info.ports.registry, info.ports.registryManagement];
+  const ports = {
+    kafka: [info.ports.kafka, info.ports.kafkaController],
+    registry: [info.ports.registry, info.ports.registryManagement],
+    postgres: [info.ports.postgres],
+  }[part];
   for (const port of ports) {
     if (!(await isPortFree(port))) {
       throw new StackError(
@@ -147,7 +156,7 @@ async function requirePortsFree(info: StackRunInfo, part: StackPart): Promise<vo
 }
 
 /** The JDK the stack was started with when it is still there; else the newest that runs the part. */
-async function recordedJava(info: StackRunInfo, part: StackPart): Promise<JavaRuntime> {
+async function recordedJava(info: StackRunInfo, part: 'kafka' | 'registry'): Promise<JavaRuntime> {
   const recorded = (await findJavaRuntimes()).find((runtime) => runtime.executable === info.java);
   if (recorded) return recorded;
   return part === 'kafka'
@@ -194,4 +203,29 @@ async function launchRegistry(info: StackRunInfo, java: JavaRuntime, cacheDir: s
       signal: s,
     });
   return { ...registry, ready };
+}
+
+/** PostgreSQL on its recorded port with the data of its state dir (no cache or JDK involved). */
+async function launchPostgres(info: StackRunInfo, signal: AbortSignal): Promise<Relaunched> {
+  // A killed postmaster's children (it led their group) end once they notice, within a moment; until
+  // then they hold its shared memory, and a new server on the same data directory refuses to start.
+  const leftovers = Date.now() + 15_000;
+  while (isGroupAlive(info.processes.postgres) && Date.now() < leftovers) {
+    await sleepUnlessAborted(100, signal).catch(() => {
+      throw new Interrupted();
+    });
+  }
+  const dir = path.join(info.stateDir, 'postgres');
+  const logStart = logOffset(path.join(dir, 'postgres.log'));
+  const postgres = await startPostgres({ dir, port: info.ports.postgres });
+  const ready = (deadline: number, signal: AbortSignal) =>
+    waitForPostgres(info.ports.postgres, {
+      process: postgres,
+      port: info.ports.postgres,
+      logFile: postgres.logFile,
+      logStart,
+      deadline,
+      signal,
+    });
+  return { ...postgres, ready };
 }

@@ -1,4 +1,5 @@
 import { describeError, withTimeout } from '@hookstream/shared';
+import { answers } from './postgres-server';
 import { stackProbeClient } from './probe-client';
 import type { StackSettings } from './run-info';
 
@@ -60,6 +61,11 @@ export async function checkRegistry(url: string): Promise<EndpointHealth> {
   } catch (error) {
     return { ok: false, detail: rootCause(error) };
   }
+}
+
+/** Whether PostgreSQL answers `select 1` at `url`. */
+export async function checkPostgres(url: string): Promise<EndpointHealth> {
+  return (await answers(url, 3000)) ? { ok: true, detail: 'answers select 1' } : { ok: false, detail: `no answer at ${new URL(url).host}` };
 }
 
 export async function checkStack(settings: StackSettings): Promise<{ kafka: EndpointHealth; registry: EndpointHealth }> {

@@ -13,6 +13,16 @@ export function isAlive(pid: number): boolean {
   }
 }
 
+/** Whether any process of the group `pgid` is left: a killed server's children outlive it for a moment. */
+export function isGroupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 /** The command line of a process, its arguments joined by spaces; undefined when it is gone (a zombie has none). */
 function commandLineOf(pid: number): string | undefined {
   if (existsSync('/proc/self/cmdline')) {
@@ -31,13 +41,15 @@ function commandLineOf(pid: number): string | undefined {
 }
 
 /**
- * Whether `pid` is a JVM of the stack kept in `stateDir`. A recorded pid may belong to any
+ * Whether `pid` is a process of the stack kept in `stateDir`. A recorded pid may belong to any
  * process by now (after a crash or a reboot pids are reused), and signalling it, or its group,
- * would hit someone else's work. Our JVMs run with `-Djava.io.tmpdir=<stateDir>/…`, so their
- * command line names the state dir.
+ * would hit someone else's work. Our JVMs run with `-Djava.io.tmpdir=<stateDir>/…` and our
+ * PostgreSQL with `-D <stateDir>/postgres/data`, so their command line names the state dir.
  */
 export function isStackProcess(pid: number, stateDir: string): boolean {
-  return commandLineOf(pid)?.includes(`-Djava.io.tmpdir=${path.join(path.resolve(stateDir), path.sep)}`) ?? false;
+  const inside = path.join(path.resolve(stateDir), path.sep);
+  const commandLine = commandLineOf(pid);
+  return commandLine !== undefined && (commandLine.includes(`-Djava.io.tmpdir=${inside}`) || commandLine.includes(` -D ${inside}`));
 }
 
 export interface StartedProcess {
@@ -56,11 +68,12 @@ export interface StartedProcess {
 export function startProcess(
   command: string,
   args: string[],
-  options: { cwd: string; env: NodeJS.ProcessEnv; logFile: string },
+  options: { cwd: string; env: NodeJS.ProcessEnv; logFile: string; uid?: number; gid?: number },
 ): StartedProcess {
   const out = openSync(options.logFile, 'a');
   try {
-    const child = spawn(command, args, { cwd: options.cwd, env: options.env, detached: true, stdio: ['ignore', out, out] });
+    const { logFile: _logFile, ...spawnOptions } = options;
+    const child = spawn(command, args, { ...spawnOptions, detached: true, stdio: ['ignore', out, out] });
     if (child.pid === undefined) throw new Error(`could not start ${command}`);
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
       child.once('exit', (code, signal) => resolve({ code, signal }));
@@ -75,28 +88,40 @@ export function startProcess(
 /** How stopping one process went: 'absent' when it was not running (or the pid is no longer ours). */
 export type StopOutcome = 'stopped' | 'killed' | 'absent';
 
+/** How a process of the stack is asked to stop: the JVMs' group gets SIGTERM; PostgreSQL's postmaster alone SIGINT. */
+export interface StopRequest {
+  signal: NodeJS.Signals;
+  /** The whole process group, or the process alone (it stops its children itself). */
+  group: boolean;
+}
+
+export const STOP_JVM: StopRequest = { signal: 'SIGTERM', group: true };
 /**
- * SIGTERM to the process group of a stack JVM, SIGKILL after `graceMs`; resolves once it is
- * gone. Does nothing unless the pid is still a process of `stateDir` ({@link isStackProcess}).
- * Our JVMs lead their own group (started detached), so the group signalled is ours too; a
+ * PostgreSQL's fast shutdown: it ends its sessions itself and checkpoints. SIGTERM would be a
+ * smart shutdown, waiting for every client (a service's idle pool) to leave.
+ */
+export const STOP_POSTGRES: StopRequest = { signal: 'SIGINT', group: false };
+
+/**
+ * Asks a stack process to stop (`request`), SIGKILL to its group after `graceMs`; resolves once
+ * it is gone. Does nothing unless the pid is still a process of `stateDir` ({@link isStackProcess}).
+ * Our processes lead their own group (started detached), so the group signalled is ours too; a
  * process that leads none is signalled alone.
  */
-export async function stopStackProcess(pid: number, stateDir: string, graceMs = 20_000): Promise<StopOutcome> {
+export async function stopStackProcess(pid: number, stateDir: string, request = STOP_JVM, graceMs = 20_000): Promise<StopOutcome> {
   if (!isStackProcess(pid, stateDir)) return 'absent';
-  const signal = (sig: NodeJS.Signals) => {
+  const send = (target: number, sig: NodeJS.Signals) => {
     try {
-      process.kill(-pid, sig);
+      process.kill(target, sig);
+      return true;
     } catch {
-      try {
-        process.kill(pid, sig);
-      } catch {
-        // already gone
-      }
+      return false; // already gone, or (for a group) it leads none
     }
   };
+  const signal = (sig: NodeJS.Signals, group = true) => (group && send(-pid, sig)) || send(pid, sig);
   // Ours now, its pid cannot be reused until it has ended and been reaped: from here on "running" is enough.
   const running = () => isAlive(pid) && !isZombie(pid);
-  signal('SIGTERM');
+  signal(request.signal, request.group);
   let outcome: StopOutcome = 'stopped';
   if (!(await endsWithin(graceMs, running))) {
     signal('SIGKILL');

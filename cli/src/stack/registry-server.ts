@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
+import { StackError } from '@hookstream/shared';
 import type { JavaRuntime } from './java';
 import { startProcess, type StartedProcess } from './processes';
 
@@ -46,4 +47,15 @@ export function startRegistry(s: RegistrySettings): StartedProcess & { logFile: 
     APICURIO_DATASOURCE_URL: `jdbc:h2:file:${path.join(s.dir, 'registry')};WRITE_DELAY=0`,
   };
   return { ...startProcess(s.java.executable, args, { cwd: s.dir, env, logFile }), logFile };
+}
+
+/** Apicurio's global default is NONE; Hookstream wants BACKWARD everywhere (each subject also sets it). */
+export async function setBackwardCompatibility(registryUrl: string, signal: AbortSignal): Promise<void> {
+  const response = await fetch(`${registryUrl}/config`, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/vnd.schemaregistry.v1+json' },
+    body: JSON.stringify({ compatibility: 'BACKWARD' }),
+    signal: AbortSignal.any([signal, AbortSignal.timeout(10_000)]),
+  });
+  if (!response.ok) throw new StackError(`the registry refused its default compatibility setting: HTTP ${response.status}`);
 }

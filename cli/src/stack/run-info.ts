@@ -7,6 +7,8 @@ import type { STACK_VERSIONS } from './versions';
 export interface StackSettings {
   KAFKA_BROKERS: string;
   SCHEMA_REGISTRY_URL: string;
+  /** The state database (`hookstream`) on the stack's PostgreSQL. Absent only for settings taken from an environment that has none. */
+  DATABASE_URL?: string;
 }
 
 /** What a running stack records in `<stateDir>/run.json`, read by `stack status` and `stack down`. */
@@ -15,9 +17,9 @@ export interface StackRunInfo {
   startedAt: string;
   versions: typeof STACK_VERSIONS;
   settings: StackSettings;
-  processes: { kafka: number; registry: number };
-  ports: { kafka: number; kafkaController: number; registry: number; registryManagement: number };
-  logs: { kafka: string; registry: string };
+  processes: { kafka: number; registry: number; postgres: number };
+  ports: { kafka: number; kafkaController: number; registry: number; registryManagement: number; postgres: number };
+  logs: { kafka: string; registry: string; postgres: string };
   java: string;
   /**
    * Every Kafka node of a cluster (`stack up --brokers 3`), node 1 first; `processes.kafka`,
@@ -50,7 +52,7 @@ export function readRunInfo(stateDir: string): StackRunInfo | undefined {
   }
 }
 
-/** Written as soon as the JVMs are spawned, so `stack down` can stop a start that hangs or was interrupted. */
+/** Written as soon as the processes are spawned, so `stack down` can stop a start that hangs or was interrupted. */
 export function writeRunInfo(info: StackRunInfo): void {
   writeFileSync(path.join(info.stateDir, RUN_FILE), `${JSON.stringify(info, null, 2)}\n`);
 }
@@ -66,9 +68,17 @@ export interface RecordedProcess {
 }
 
 /** The recorded processes; a pid now used by another process counts as dead. */
-export function recordedProcesses(info: StackRunInfo, stateDir: string): { kafka: RecordedProcess; registry: RecordedProcess } {
-  const recorded = (pid: number) => ({ pid, alive: isStackProcess(pid, stateDir) });
-  return { kafka: recorded(info.processes.kafka), registry: recorded(info.processes.registry) };
+export function recordedProcesses(
+  info: StackRunInfo,
+  stateDir: string,
+): { kafka: RecordedProcess; registry: RecordedProcess; postgres: RecordedProcess } {
+  const recorded = (pid: number | undefined) => ({ pid: pid ?? -1, alive: pid !== undefined && isStackProcess(pid, stateDir) });
+  // A run.json of an older stack records no PostgreSQL: it counts as dead.
+  return {
+    kafka: recorded(info.processes.kafka),
+    registry: recorded(info.processes.registry),
+    postgres: recorded(info.processes.postgres),
+  };
 }
 
 /** Running processes of a recorded stack (an empty list when none is alive). */

@@ -14,6 +14,8 @@ export function writeStackEnv(file: string, info: StackRunInfo): void {
     `# Written by \`hookstream stack up\` at ${info.startedAt}; state in ${info.stateDir}.`,
     `KAFKA_BROKERS=${info.settings.KAFKA_BROKERS}`,
     `SCHEMA_REGISTRY_URL=${info.settings.SCHEMA_REGISTRY_URL}`,
+    // The state database the services share (their PostgreSQL store); `hookstream start` gives the delivery log a database of its own beside it.
+    ...(info.settings.DATABASE_URL ? [`DATABASE_URL=${info.settings.DATABASE_URL}`] : []),
     '# Local-only keys for partner secrets, API key hashes and portal tokens (made once per state dir).',
     `HOOKSTREAM_SECRETS_KEYS=${secrets.HOOKSTREAM_SECRETS_KEYS}`,
     `HOOKSTREAM_API_KEY_PEPPERS=${secrets.HOOKSTREAM_API_KEY_PEPPERS}`,

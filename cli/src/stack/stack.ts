@@ -8,9 +8,10 @@ import { pickOtherNodePorts, type NodePorts } from './kafka-cluster';
 import { startKafka } from './kafka-start';
 import { logOffset } from './logs';
 import { pickPort, type PortPreference } from './ports';
-import { stopStackProcess, type StartedProcess, type StopOutcome } from './processes';
+import { postgresUrl, startPostgres, waitForPostgres } from './postgres-server';
+import { STOP_JVM, STOP_POSTGRES, stopStackProcess, type StartedProcess, type StopOutcome } from './processes';
 import { waitForRegistry } from './readiness';
-import { CCOMPAT_PATH, startRegistry } from './registry-server';
+import { CCOMPAT_PATH, setBackwardCompatibility, startRegistry } from './registry-server';
 import { livePids, readRunInfo, removeRunInfo, writeRunInfo, type StackRunInfo, type StackSettings } from './run-info';
 import { localSecrets, lockStateDir, type LocalSecrets } from './state-dir';
 import { MIN_JAVA, STACK_VERSIONS } from './versions';
@@ -18,11 +19,11 @@ import { MIN_JAVA, STACK_VERSIONS } from './versions';
 export interface StartStackOptions {
   stateDir: string;
   cacheDir: string;
-  /** 'defaults' tries 9092/9093/8081/9000 first, 'random' takes free ports (tests, so a developer's stack is never touched). Default 'defaults'. */
+  /** 'defaults' tries 9092/9093/8081/9000/5432 first, 'random' takes free ports (tests, so a developer's stack is never touched). Default 'defaults'. */
   ports?: PortPreference;
   /** Progress lines for a person. Default: none. */
   log?: (line: string) => void;
-  /** How long both may take to become ready, in ms. Default 120000. */
+  /** How long all may take to become ready, in ms. Default 120000. */
   readyTimeoutMs?: number;
   /** An interrupt (Ctrl-C): what was started is stopped, run.json removed, and {@link Interrupted} thrown. Default: none. */
   signal?: AbortSignal;
@@ -30,10 +31,10 @@ export interface StartStackOptions {
   brokers?: number;
 }
 
-/** How stopping one JVM of the stack went. */
+/** How stopping one process of the stack went. */
 export interface StoppedProcess {
   /** `kafka-<id>` for a node of a cluster. */
-  name: 'kafka' | 'registry' | `kafka-${number}`;
+  name: 'kafka' | 'registry' | 'postgres' | `kafka-${number}`;
   pid: number;
   outcome: StopOutcome;
 }
@@ -41,18 +42,19 @@ export interface StoppedProcess {
 export interface RunningStack {
   info: StackRunInfo;
   secrets: LocalSecrets;
-  /** Resolves with a description when either process ends on its own. */
+  /** Resolves with a description when any of its processes ends on its own. */
   unexpectedExit: Promise<string>;
-  /** Stops both JVMs (registry first) and removes run.json. */
+  /** Stops its processes (registry first) and removes run.json. */
   stop: () => Promise<StoppedProcess[]>;
-  /** Lets this process end while the stack runs on (`stack up --detach`); until then the JVMs keep it alive. */
+  /** Lets this process end while the stack runs on (`stack up --detach`); until then its processes keep it alive. */
   detach: () => void;
 }
 
 /**
- * Fetches (once, into the cache) and starts a single-node KRaft Kafka broker and Apicurio
- * Registry on loopback, waits until both really serve (a group join and a transaction on
- * Kafka; the registry lists subjects), and records them in `<stateDir>/run.json`. The state
+ * Fetches (once, into the cache) and starts a single-node KRaft Kafka broker, Apicurio
+ * Registry and PostgreSQL on loopback, waits until all really serve (a group join and a
+ * transaction on Kafka; the registry lists subjects; PostgreSQL answers `select 1`), and
+ * records them in `<stateDir>/run.json`. The state
  * dir is locked while this runs, so two starts on one dir cannot collide.
  */
 export async function startStack(options: StartStackOptions): Promise<RunningStack> {
@@ -130,6 +132,7 @@ async function pickStackPorts(preference: PortPreference): Promise<StackRunInfo[
     kafkaController: await pickPort(preferred(9093), taken),
     registry: await pickPort(preferred(8081), taken),
     registryManagement: await pickPort(preferred(9000), taken),
+    postgres: await pickPort(preferred(5432), taken),
   };
 }
 
@@ -146,7 +149,7 @@ interface Launch {
   log: (line: string) => void;
 }
 
-/** Starts both JVMs and waits until both serve; on any failure (or an interrupt) stops what it started. */
+/** Starts the JVMs and PostgreSQL and waits until all serve; on any failure (or an interrupt) stops what it started. */
 async function launch(l: Launch): Promise<RunningStack> {
   const { stateDir, ports, signal, log } = l;
   const kafkaNodes = [{ port: ports.kafka, controllerPort: ports.kafkaController }, ...l.otherNodes];
@@ -157,6 +160,15 @@ async function launch(l: Launch): Promise<RunningStack> {
       stateDir,
       started.toReversed().map(([name, p]) => ({ name, pid: p.pid })),
     );
+  // PostgreSQL (its initdb takes 2-3 s on a first start) is prepared while Kafka formats and starts.
+  const postgresDir = path.join(stateDir, 'postgres');
+  const postgresLogStart = logOffset(path.join(postgresDir, 'postgres.log'));
+  const postgresStarting = startPostgres({ dir: postgresDir, port: ports.postgres }).then((p) => {
+    started.push(['postgres', p]);
+    return p;
+  });
+  // Awaited below, or after a failure of Kafka's start: never left unhandled meanwhile.
+  void postgresStarting.catch(() => undefined);
   try {
     const kafka = await startKafka({ java: l.java, kafkaDir: l.kafkaDir, stateDir, nodes: kafkaNodes, signal }, (name, p) =>
       started.push([name, p]),
@@ -171,19 +183,21 @@ async function launch(l: Launch): Promise<RunningStack> {
       managementPort: ports.registryManagement,
     });
     started.push(['registry', registry]);
+    const postgres = await postgresStarting;
 
     const settings: StackSettings = {
       KAFKA_BROKERS: kafka.brokers,
       SCHEMA_REGISTRY_URL: `http://127.0.0.1:${ports.registry}${CCOMPAT_PATH}`,
+      DATABASE_URL: postgresUrl(ports.postgres),
     };
     const info: StackRunInfo = {
       stateDir,
       startedAt: new Date().toISOString(),
       versions: STACK_VERSIONS,
       settings,
-      processes: { kafka: kafka.first.pid, registry: registry.pid },
+      processes: { kafka: kafka.first.pid, registry: registry.pid, postgres: postgres.pid },
       ports,
-      logs: { kafka: kafka.first.logFile, registry: registry.logFile },
+      logs: { kafka: kafka.first.logFile, registry: registry.logFile, postgres: postgres.logFile },
       java: l.java.executable,
       ...(kafka.cluster && { cluster: kafka.cluster }),
     };
@@ -191,8 +205,8 @@ async function launch(l: Launch): Promise<RunningStack> {
 
     const began = Date.now();
     const deadline = began + l.readyTimeoutMs;
-    // The first to fail (a JVM died, a deadline passed) ends the other wait at once.
-    await allOrFirstFailure<[void, void]>(
+    // The first to fail (a process died, a deadline passed) ends the other waits at once.
+    await allOrFirstFailure<[void, void, void]>(
       [
         async (s) => {
           await kafka.waitUntilReady(deadline, s);
@@ -209,6 +223,11 @@ async function launch(l: Launch): Promise<RunningStack> {
           });
           log(`registry: ready at ${settings.SCHEMA_REGISTRY_URL} (${Date.now() - began} ms)`);
         },
+        async (s) => {
+          const starting = { process: postgres, port: ports.postgres, logFile: postgres.logFile, logStart: postgresLogStart };
+          await waitForPostgres(ports.postgres, { ...starting, deadline, signal: s });
+          log(`postgres: ready at 127.0.0.1:${ports.postgres} (${Date.now() - began} ms)`);
+        },
       ],
       signal,
     );
@@ -218,26 +237,17 @@ async function launch(l: Launch): Promise<RunningStack> {
     const unexpectedExit = Promise.race([
       kafka.exited,
       registry.exited.then(({ code, signal }) => `the registry exited (${signal ?? code}); see ${registry.logFile}`),
+      postgres.exited.then(({ code, signal }) => `PostgreSQL exited (${signal ?? code}); see ${postgres.logFile}`),
     ]);
     const detach = () => started.forEach(([, p]) => p.detach());
     return { info, secrets: localSecrets(stateDir), unexpectedExit, stop, detach };
   } catch (error) {
+    await postgresStarting.catch(() => undefined);
     await stop();
     throw error instanceof StackError || error instanceof Interrupted
       ? error
       : new StackError(`the local stack did not become ready: ${describeError(error)}`, { cause: error });
   }
-}
-
-/** Apicurio's global default is NONE; Hookstream wants BACKWARD everywhere (each subject also sets it). */
-async function setBackwardCompatibility(registryUrl: string, signal: AbortSignal): Promise<void> {
-  const response = await fetch(`${registryUrl}/config`, {
-    method: 'PUT',
-    headers: { 'content-type': 'application/vnd.schemaregistry.v1+json' },
-    body: JSON.stringify({ compatibility: 'BACKWARD' }),
-    signal: AbortSignal.any([signal, AbortSignal.timeout(10_000)]),
-  });
-  if (!response.ok) throw new StackError(`the registry refused its default compatibility setting: HTTP ${response.status}`);
 }
 
 /** Stops the processes in the order given, the nodes of a cluster together at the end (only those still ours: see stopStackProcess), and removes run.json. */
@@ -247,7 +257,7 @@ async function stopProcesses(stateDir: string, processes: Array<Omit<StoppedProc
   // not finish its controlled shutdown (it was killed after the 20 s grace; together, ~6 s).
   const together = processes.filter((p) => p.name.startsWith('kafka-'));
   for (const { name, pid } of processes.filter((p) => !together.includes(p))) {
-    stopped.push({ name, pid, outcome: await stopStackProcess(pid, stateDir) });
+    stopped.push({ name, pid, outcome: await stopStackProcess(pid, stateDir, name === 'postgres' ? STOP_POSTGRES : STOP_JVM) });
   }
   const outcomes = await Promise.all(together.map(({ pid }) => stopStackProcess(pid, stateDir)));
   stopped.push(...together.map(({ name, pid }, i) => ({ name, pid, outcome: outcomes[i]! })));
@@ -255,7 +265,7 @@ async function stopProcesses(stateDir: string, processes: Array<Omit<StoppedProc
   return stopped;
 }
 
-/** Stops the stack recorded in `stateDir`, if any, registry first (as a running stack stops). */
+/** Stops the stack recorded in `stateDir`, if any, registry first, PostgreSQL after it (as a running stack stops). */
 export async function stopStack(stateDir: string): Promise<StoppedProcess[]> {
   const dir = path.resolve(stateDir);
   const info = readRunInfo(dir);
@@ -263,5 +273,7 @@ export async function stopStack(stateDir: string): Promise<StoppedProcess[]> {
   const kafka = info.cluster?.map((node) => ({ name: `kafka-${node.nodeId}` as const, pid: node.pid })) ?? [
     { name: 'kafka' as const, pid: info.processes.kafka },
   ];
-  return stopProcesses(dir, [{ name: 'registry', pid: info.processes.registry }, ...kafka]);
+  // An older run.json records no PostgreSQL.
+  const postgres = info.processes.postgres === undefined ? [] : [{ name: 'postgres' as const, pid: info.processes.postgres }];
+  return stopProcesses(dir, [{ name: 'registry', pid: info.processes.registry }, ...postgres, ...kafka]);
 }

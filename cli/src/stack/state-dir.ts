@@ -114,6 +114,8 @@ const STATE_DIR_ENTRIES: Record<string, 'dir' | 'file'> = {
   // The nodes of a cluster (`stack up --brokers 3`): kafka-cluster.ts.
   'kafka-cluster': 'dir',
   registry: 'dir',
+  // PostgreSQL's data directory and log (postgres-server.ts).
+  postgres: 'dir',
 };
 
 /**
@@ -135,7 +137,7 @@ export function wipeRefusal(dir: string): string | undefined {
     .map((entry) => (entry.isDirectory() ? `${entry.name}/` : entry.name));
   if (unexpected.length === 0) return undefined;
   const shown = unexpected.slice(0, 5).join(', ') + (unexpected.length > 5 ? `, and ${unexpected.length - 5} more` : '');
-  return `${dir} does not look like a stack state dir (it holds ${shown}; a state dir holds only run.json, secrets.env, kafka/, kafka-cluster/ and registry/): not deleting it`;
+  return `${dir} does not look like a stack state dir (it holds ${shown}; a state dir holds only run.json, secrets.env, kafka/, kafka-cluster/, registry/ and postgres/): not deleting it`;
 }
 
 /** Whether a start is under way in `stateDir` right now (its lock is held by a live process). */

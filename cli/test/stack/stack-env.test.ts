@@ -1,6 +1,7 @@
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { parseEnv } from 'node:util';
 import type { StackRunInfo } from '../../src/stack/run-info';
 import { removeStackEnvOf, stackEnvStateDir, writeStackEnv } from '../../src/stack/stack-env';
 
@@ -11,7 +12,8 @@ describe('stack.env', () => {
 
   const written = (stateDir: string) => {
     const file = path.join(dir, 'stack.env');
-    const info = { stateDir, startedAt: '2026-01-01T00:00:00.000Z', settings: { KAFKA_BROKERS: 'b:1', SCHEMA_REGISTRY_URL: 'http://r' } };
+    const settings = { KAFKA_BROKERS: 'b:1', SCHEMA_REGISTRY_URL: 'http://r', DATABASE_URL: 'postgres://u:p@127.0.0.1:5432/hookstream' };
+    const info = { stateDir, startedAt: '2026-01-01T00:00:00.000Z', settings };
     writeStackEnv(file, info as StackRunInfo);
     return file;
   };
@@ -19,6 +21,15 @@ describe('stack.env', () => {
   test('when written, then its first line names the state dir', () => {
     const stateDir = path.join(dir, 'state. with dots.');
     expect(stackEnvStateDir(written(stateDir))).toBe(stateDir);
+  });
+
+  test("when written, then it gives the stack's DATABASE_URL beside the broker and registry", () => {
+    const saved = parseEnv(readFileSync(written(path.join(dir, 'state')), 'utf8'));
+    expect(saved).toMatchObject({
+      KAFKA_BROKERS: 'b:1',
+      SCHEMA_REGISTRY_URL: 'http://r',
+      DATABASE_URL: 'postgres://u:p@127.0.0.1:5432/hookstream',
+    });
   });
 
   test('when its stack stops, then it is removed', () => {

@@ -17,15 +17,12 @@ export const configSchema = serviceSchemaWithOpsPort(8094, 9094).extend({
   // Onboarding through the operator API encrypts a partner's outbound secrets, as the CLI does.
   ...secretsKeysSetting,
   /**
-   * PostgreSQL to keep the log in (postgres://user:password@host:5432/db). Unset: an embedded
-   * PostgreSQL (PGlite) in DELIVERY_LOG_DATA_DIR, for one replica on one machine (`npm start`).
+   * PostgreSQL to keep the log in (postgres://user:password@host:5432/db): required. `npm start`
+   * gives it a database of its own (delivery_log) on the local stack's server.
    */
   DELIVERY_LOG_DATABASE_URL: z
-    .string()
-    .regex(/^postgres(ql)?:\/\/\S+$/, 'must be a postgres:// or postgresql:// URL')
-    .optional(),
-  /** The embedded store's directory (relative to the working directory). Default .hookstream/delivery-log. */
-  DELIVERY_LOG_DATA_DIR: z.string().min(1).default('.hookstream/delivery-log'),
+    .string({ error: 'must be set: the postgres:// URL of the database the delivery log is kept in' })
+    .regex(/^postgres(ql)?:\/\/\S+$/, 'must be a postgres:// or postgresql:// URL'),
   /** Connections to PostgreSQL per replica. Default 10. */
   DELIVERY_LOG_DATABASE_CONNECTIONS: positiveInt.max(100).default(10),
   /** How long the log keeps a delivery, webhook or dead letter, in days (pruned every 10 minutes). Default 30. */

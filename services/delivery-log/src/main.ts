@@ -56,18 +56,15 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
     env,
   });
   const { config, logger } = runtime;
-  const location: StoreLocation = config.DELIVERY_LOG_DATABASE_URL
-    ? {
-        kind: 'postgresql',
-        url: config.DELIVERY_LOG_DATABASE_URL,
-        maxConnections: config.DELIVERY_LOG_DATABASE_CONNECTIONS,
-        onIdleConnectionError: (error) =>
-          logger.warn({ err: error }, 'a PostgreSQL connection of the delivery log failed while idle; it is replaced'),
-      }
-    : { kind: 'pglite', dataDir: config.DELIVERY_LOG_DATA_DIR };
+  const location: StoreLocation = {
+    url: config.DELIVERY_LOG_DATABASE_URL,
+    maxConnections: config.DELIVERY_LOG_DATABASE_CONNECTIONS,
+    onIdleConnectionError: (error) =>
+      logger.warn({ err: error }, 'a PostgreSQL connection of the delivery log failed while idle; it is replaced'),
+  };
   const store = await openStore(location);
   runtime.shutdown.onStop('delivery log store', () => store.close(), 'connections');
-  logger.info({ store: store.kind }, 'delivery log store open and migrated');
+  logger.info('delivery log store open and migrated');
 
   runtime.startMonitor(
     'retention',
@@ -85,7 +82,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
     groupId,
     session: groupSessionOf(config),
     topics,
-    concurrency: store.kind === 'pglite' ? 1 : 4,
+    concurrency: 4,
   });
   runtime.startInBackground('projection', projection, () => projection.joined);
   runtime.startMonitor(

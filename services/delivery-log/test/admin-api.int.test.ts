@@ -1,23 +1,21 @@
 /**
- * The operator API on the embedded store, fed by the real pipeline, with operator tokens made by
+ * The operator API on a PostgreSQL database of its own, fed by the real pipeline, with operator tokens made by
  * `hookstream operators create`: a viewer reads but cannot write (every write route of the spec
  * walked); an operator onboards a partner with the CLI's own validation and answers, rotates its
  * key, disables it, issues it a portal token, finds a dead letter across partners and replays it
  * after a dry run; every write is in the audit trail with who and why; a revoked token opens nothing.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { OutboundFixture, retryTierDelays, uniquePartnerId } from '../../../test/helpers/outbound-fixture';
 import { DELIVERY_LOG_ENTRY, policyEvent, startService, type Receiver, type RunningService } from '../../../test/helpers/outbound';
 import { postWebhook, webhook, type RunningIngress } from '../../../test/helpers/ingress';
 import { waitFor } from '../../../test/helpers/infrastructure';
 import { runCli } from '../../../test/helpers/processes';
 import { ApiClient } from './support/api-client';
+import { freshStateDatabase, stopStateServer, type StateDatabase } from '../../../test/helpers/state-database';
 
 let fixture: OutboundFixture;
 let api: ApiClient;
-let dataDir: string;
+let logDatabase: StateDatabase | undefined;
 let ingress: RunningIngress;
 let log: RunningService;
 let failing: Receiver;
@@ -46,10 +44,10 @@ beforeAll(async () => {
   asViewer = bearer(viewer.json()['token'] as string);
   asOperator = bearer(operator.json()['token'] as string);
   operatorId = operator.json()['operator_id'] as string;
-  dataDir = mkdtempSync(path.join(os.tmpdir(), 'hookstream-delivery-log-'));
+  logDatabase = await freshStateDatabase();
   const started = await Promise.all([
     fixture.startIngress(),
-    startService(DELIVERY_LOG_ENTRY, fixture.prefix, { ...fixture.env, DELIVERY_LOG_DATA_DIR: dataDir, HTTP_PORT: '0' }),
+    startService(DELIVERY_LOG_ENTRY, fixture.prefix, { ...fixture.env, DELIVERY_LOG_DATABASE_URL: logDatabase.url, HTTP_PORT: '0' }),
     fixture.startConsumer(),
     fixture.startSender(),
   ]);
@@ -61,7 +59,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await log?.stop();
   await fixture?.close();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  await logDatabase?.drop();
+  await stopStateServer();
 });
 
 test('a viewer reads, and every write of the spec answers it 403 and changes nothing', async () => {

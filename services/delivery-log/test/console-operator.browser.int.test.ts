@@ -1,6 +1,6 @@
 /**
  * The console in a real Chromium, as an operator sees it, against the real pipeline (Kafka, the
- * services, the delivery log on its embedded store): it onboards a partner through the form (a
+ * services, the delivery log on a PostgreSQL database of its own): it onboards a partner through the form (a
  * bad field shows its error beside it; the good one lands and `hookstream partners show` agrees;
  * it is changed twice in a row; its key is rotated), dry-runs and replays a dead letter (changed
  * filters drop the dry run; the replay replays what was dry-run) and finds the replay in the audit

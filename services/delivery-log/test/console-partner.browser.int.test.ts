@@ -1,6 +1,6 @@
 /**
  * The console in a real Chromium, as a partner sees it, against the real pipeline (Kafka, the
- * services, the delivery log on its embedded store): it opens its portal link, finds its
+ * services, the delivery log on a PostgreSQL database of its own): it opens its portal link, finds its
  * dead-lettered delivery and why, its endpoint is fixed, it resends and sees it delivered; another
  * partner's delivery is out of its reach by URL; signed in with its API key, it sees its webhooks
  * accepted (one sent twice: replayed) and refused (the contract's error code and field), and its

@@ -3,9 +3,6 @@
  * partitions, written concurrently by the projection) on a real PostgreSQL server: the second's
  * attempt is written while the first holds the delivery's row, and the first summarizes and commits
  * while the second waits for that row. The second's summary, written last, must count both.
- *
- * PostgreSQL only: on PGlite the driver lends its one session to one transaction at a time, so a
- * second batch starts only once the first has committed and the two cannot interleave.
  */
 import { sql } from 'kysely';
 import { writeFacts } from '../src/projection/fact-writer';
@@ -16,7 +13,7 @@ import { attemptOf, callbackRequest } from './support/callback-facts';
 import { storesUnderTest } from './support/stores';
 
 const T0 = Date.parse('2026-11-25T10:00:00Z');
-const [, postgres] = storesUnderTest().find(([, store]) => store.kind === 'postgresql')!;
+const postgres = storesUnderTest()[0]![1];
 
 afterAll(() => postgres.stop());
 

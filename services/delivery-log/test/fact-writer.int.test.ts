@@ -1,5 +1,5 @@
 /**
- * The projection's writes on both stores (PGlite and a real PostgreSQL server): what a delivery's
+ * The projection's writes on a real PostgreSQL server: what a delivery's
  * records make of it, in any order and any number of times; webhooks, documents and refused webhooks written again.
  */
 import {

@@ -1,5 +1,5 @@
 /**
- * Sessions and portal links in the store, on both stores: one revoked (with the sessions opened
+ * Sessions and portal links in the store, on a real PostgreSQL server: one revoked (with the sessions opened
  * with it) holds no more; one issued before its partner's last disable in the audit trail holds
  * no more, one issued after does; a partner holds at most 50 live portal links; expired rows are
  * pruned. Prints what a lookup costs.

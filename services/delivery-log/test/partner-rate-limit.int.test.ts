@@ -1,20 +1,18 @@
 /**
- * The partner API's rate limit, on the delivery log with its embedded store and two partners
+ * The partner API's rate limit, on the delivery log on a database of its own and two partners
  * onboarded on the real broker: a partner past its rate is answered 429 with Retry-After (and the
  * answer fits the spec), while another partner's requests to the same replica still pass.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { OutboundFixture, uniquePartnerId } from '../../../test/helpers/outbound-fixture';
 import { DELIVERY_LOG_ENTRY, startService, type RunningService } from '../../../test/helpers/outbound';
 import { ApiClient } from './support/api-client';
+import { freshStateDatabase, stopStateServer, type StateDatabase } from '../../../test/helpers/state-database';
 
 const PER_SECOND = 2;
 let fixture: OutboundFixture;
 let log: RunningService;
 let api: ApiClient;
-let dataDir: string;
+let logDatabase: StateDatabase | undefined;
 const busy = uniquePartnerId('rate-busy');
 const quiet = uniquePartnerId('rate-quiet');
 let busyKey: string;
@@ -27,10 +25,10 @@ beforeAll(async () => {
     outbound_auth: { method: 'API_KEY', api_key: 'k' },
   };
   [busyKey, quietKey] = await Promise.all([fixture.partners.create(busy, endpoint), fixture.partners.create(quiet, endpoint)]);
-  dataDir = mkdtempSync(path.join(os.tmpdir(), 'hookstream-delivery-log-'));
+  logDatabase = await freshStateDatabase();
   log = await startService(DELIVERY_LOG_ENTRY, fixture.prefix, {
     ...fixture.env,
-    DELIVERY_LOG_DATA_DIR: dataDir,
+    DELIVERY_LOG_DATABASE_URL: logDatabase.url,
     HTTP_PORT: '0',
     DELIVERY_LOG_PARTNER_REQUESTS_PER_SECOND: String(PER_SECOND),
   });
@@ -40,7 +38,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await log?.stop();
   await fixture?.close();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  await logDatabase?.drop();
+  await stopStateServer();
 });
 
 test('when a partner passes its rate, then it is answered 429 with Retry-After while another partner still passes', async () => {

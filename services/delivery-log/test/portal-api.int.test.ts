@@ -1,5 +1,5 @@
 /**
- * The partner API on the embedded store (PGlite in the service process), fed by the real pipeline
+ * The partner API on a PostgreSQL database of its own, fed by the real pipeline
  * (support/portal-stack.ts): a partner sees its dead-lettered callback with every attempt in order,
  * the body exactly as it received it and the headers of each send (secrets redacted), recomputes
  * from the answer's verification the signature it received, resends it and sees it delivered; it

@@ -61,7 +61,7 @@ test('killed mid-run and restarted, the projection has every attempt once, and t
   await Promise.all([fixture.startConsumer(), fixture.startSender()]);
 
   const liveUrl = await database('live');
-  const live = await openStore({ kind: 'postgresql', url: liveUrl });
+  const live = await openStore({ url: liveUrl });
   stores.push(live);
   const first = await startProjection(liveUrl, 'log-live');
 
@@ -109,7 +109,7 @@ test('killed mid-run and restarted, the projection has every attempt once, and t
 
   // A projection built from scratch (a new group, an empty database) out of the same topics writes the same rows.
   const rebuiltUrl = await database('rebuilt');
-  const rebuilt = await openStore({ kind: 'postgresql', url: rebuiltUrl });
+  const rebuilt = await openStore({ url: rebuiltUrl });
   stores.push(rebuilt);
   await startProjection(rebuiltUrl, 'log-rebuild');
   const expected = await tableRows(live.db);

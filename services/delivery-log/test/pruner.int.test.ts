@@ -1,5 +1,5 @@
 /**
- * Retention on both stores: what is older than the retention goes with everything that hangs off
+ * Retention on a real PostgreSQL server: what is older than the retention goes with everything that hangs off
  * it (a delivery's attempts and replays, a webhook's documents), batch after batch; the rest stays.
  */
 import { sql } from 'kysely';

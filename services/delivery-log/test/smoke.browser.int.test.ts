@@ -12,19 +12,20 @@ import type { Page } from 'playwright-core';
 import { OutboundFixture } from '../../../test/helpers/outbound-fixture';
 import { DELIVERY_LOG_ENTRY, startService, type RunningService } from '../../../test/helpers/outbound';
 import { DEVICES, openBrowser, screenshot, type TestBrowser } from '../../../test/helpers/browser';
+import { freshStateDatabase, stopStateServer, type StateDatabase } from '../../../test/helpers/state-database';
 
 let fixture: OutboundFixture;
 let log: RunningService;
 let browser: TestBrowser;
-let dataDir: string;
+let logDatabase: StateDatabase | undefined;
 let shotsDir: string;
 
 beforeAll(async () => {
   fixture = await OutboundFixture.open('browser-smoke');
-  dataDir = mkdtempSync(path.join(os.tmpdir(), 'hookstream-delivery-log-'));
+  logDatabase = await freshStateDatabase();
   shotsDir = mkdtempSync(path.join(os.tmpdir(), 'hookstream-screenshots-'));
   [log, browser] = await Promise.all([
-    startService(DELIVERY_LOG_ENTRY, fixture.prefix, { ...fixture.env, DELIVERY_LOG_DATA_DIR: dataDir, HTTP_PORT: '0' }),
+    startService(DELIVERY_LOG_ENTRY, fixture.prefix, { ...fixture.env, DELIVERY_LOG_DATABASE_URL: logDatabase.url, HTTP_PORT: '0' }),
     openBrowser(),
   ]);
 });
@@ -33,7 +34,9 @@ afterAll(async () => {
   await browser?.close();
   await log?.stop();
   await fixture?.close();
-  for (const dir of [dataDir, shotsDir]) if (dir) rmSync(dir, { recursive: true, force: true });
+  if (shotsDir) rmSync(shotsDir, { recursive: true, force: true });
+  await logDatabase?.drop();
+  await stopStateServer();
 });
 
 /** The JSON a page shows: Chromium puts a JSON answer's text in a <pre>. */

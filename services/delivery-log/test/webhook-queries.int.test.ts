@@ -1,5 +1,5 @@
 /**
- * What a webhook's summary says, on both stores: its documents counted by outcome, and its replays
+ * What a webhook's summary says, on a real PostgreSQL server: its documents counted by outcome, and its replays
  * (inbound-replays): each record one row however often it is read, linked to its webhook by the id
  * partner-events gives it (so the order the two topics are read in does not matter), counted on
  * the summary and listed, newest first, on its detail; another partner never sees them.

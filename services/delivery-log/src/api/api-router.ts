@@ -163,7 +163,7 @@ function isStoreUnavailable(code: string | undefined): boolean {
  * refusing a value its type cannot hold ('invalid "long": 1.5'). Wrapped ones are found by their cause.
  */
 function isUnstorableInput(error: unknown): boolean {
-  // Not `instanceof Error`: PGlite's errors may come from another realm (a VM context under Jest).
+  // Not `instanceof Error`: a driver's errors may come from another realm (a VM context under Jest).
   let e = error as { code?: unknown; message?: unknown; cause?: unknown } | null | undefined;
   for (let depth = 0; typeof e === 'object' && e !== null && depth < 5; e = e.cause as typeof e, depth++) {
     if (typeof e.code === 'string' && /^22[0-9A-Z]{3}$/.test(e.code)) return true;

@@ -1,8 +1,8 @@
 /*
  * The console sessions and portal links the API signed, one row each by the JWT's id (jti) in the
  * store every replica shares: a signature proves who issued a credential, its row whether it still
- * holds. A request reads its row by primary key, with no cache (1.6 ms on PostgreSQL, 2.9 ms on
- * PGlite, round trip included, on a shared 2-core machine: test/issued-credentials.int.test.ts),
+ * holds. A request reads its row by primary key, with no cache (1.6 ms on PostgreSQL, round trip
+ * included, on a shared 2-core machine: test/issued-credentials.int.test.ts),
  * so sign-out or a revocation holds on every replica from the next request. A signed-out session's
  * row goes at once, every other once expired (retention/pruner.ts), and each holder has at most
  * CREDENTIAL_LIMITS live ones, so the table cannot grow without bound.

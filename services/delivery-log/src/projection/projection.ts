@@ -31,7 +31,7 @@ export interface ProjectionOptions {
   session: GroupSession;
   /** Real topic name → logical name, of every topic read. */
   topics: Map<string, string>;
-  /** Batches written side by side (1 on PGlite, whose one session takes one at a time anyway). */
+  /** Batches written side by side. */
   concurrency: number;
   /** How often the topics' ids are compared while running (a topic created again: topic-generations.ts). Default 30000. */
   topicCheckIntervalMs?: number;

@@ -1,7 +1,7 @@
 /*
  * What the log's store can hold, for the checks that keep inputs within it: a value outside is the
- * caller's mistake (a 400 naming the field), never the store's refusal (a 500). PGlite refuses year 0
- * and times past its range (22008, 22009). A NUL character in a text needs no check: the store
+ * caller's mistake (a 400 naming the field), never the store's refusal (a 500). Year 0 and times
+ * past a store's range (22008, 22009) are refused before any store sees them. A NUL character in a text needs no check: the store
  * writes it as U+FFFD in every statement (store/without-nul.ts), so a filter still finds what it stored.
  */
 

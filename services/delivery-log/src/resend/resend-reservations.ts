@@ -5,7 +5,7 @@
  * behind, and lets concurrent ones all pass. Each reservation is counted and written in one
  * transaction that first takes an advisory lock keyed on the partner, so one partner's
  * reservations are made one at a time on every replica sharing the store; another partner's do
- * not wait. (On PGlite the one session runs one transaction at a time: the lock is granted at once.)
+ * not wait.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { sql } from 'kysely';

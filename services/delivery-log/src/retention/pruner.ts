@@ -4,7 +4,7 @@
  * a replayed webhook, and a document whose webhook the log never had. The audit trail is kept a
  * year, resend reservations only the hour they count in, console sessions and portal links until
  * they expire. Deleted a thousand at a time, each batch
- * its own short transaction, so the projection's writes (and, on PGlite, its one session) wait at
+ * its own short transaction, so the projection's writes wait at
  * most for one small batch, never for a whole day's worth.
  */
 import { sql, type RawBuilder } from 'kysely';

@@ -1,37 +1,29 @@
 /*
- * Opens the delivery log's database and brings its schema up to date: PostgreSQL when a URL is
- * configured (production, docker-compose), else PGlite in a directory of this machine (`npm start`:
- * no server to run). The same migrations run on both.
+ * Opens the delivery log's PostgreSQL database (DELIVERY_LOG_DATABASE_URL: production,
+ * docker-compose, and the local stack's server under `npm start`) and brings its schema up to date.
  */
-import { mkdirSync } from 'node:fs';
-import { PGlite } from '@electric-sql/pglite';
 import { describeError } from '@hookstream/shared';
 import { Kysely, Migrator, PostgresDialect, type MigrationResultSet } from 'kysely';
 import { Pool, types as pgTypes } from 'pg';
 import { migrations } from './migrations/index';
-import { PGliteDialect } from './pglite-dialect';
 import { WithoutNulPlugin } from './without-nul';
 import type { DeliveryLogTables } from './tables';
 
 export type DeliveryLogDb = Kysely<DeliveryLogTables>;
 
-export type StoreLocation =
-  | {
-      kind: 'postgresql';
-      url: string;
-      maxConnections?: number;
-      /**
-       * Told when an idle connection fails (the server restarted, the network dropped): the pool
-       * replaces it at the next query. Without a listener the pool's error would end the process.
-       */
-      onIdleConnectionError?: (error: Error) => void;
-    }
-  /** A directory for PGlite's files, or "memory://" for a database that lives only in this process. */
-  | { kind: 'pglite'; dataDir: string };
+export interface StoreLocation {
+  /** postgres:// URL of the log's database. */
+  url: string;
+  maxConnections?: number;
+  /**
+   * Told when an idle connection fails (the server restarted, the network dropped): the pool
+   * replaces it at the next query. Without a listener the pool's error would end the process.
+   */
+  onIdleConnectionError?: (error: Error) => void;
+}
 
 export interface DeliveryLogStore {
   readonly db: DeliveryLogDb;
-  readonly kind: StoreLocation['kind'];
   close(): Promise<void>;
 }
 
@@ -44,27 +36,23 @@ export async function openStore(location: StoreLocation): Promise<DeliveryLogSto
     await db.destroy();
     throw error;
   }
-  return { db, kind: location.kind, close: () => db.destroy() };
+  return { db, close: () => db.destroy() };
 }
 
 /** PostgreSQL's bigint (int8) type. */
 const INT8 = 20;
 /**
- * bigint columns (offsets, versions, sizes) as JavaScript numbers on both stores: every such value
- * is an Avro long that this code already holds as a number (below 2^53).
+ * bigint columns (offsets, versions, sizes) as JavaScript numbers: every such value is an Avro
+ * long that this code already holds as a number (below 2^53).
  */
 const int8AsNumber = (text: string) => Number(text);
 
 function dialectOf(location: StoreLocation) {
-  if (location.kind === 'postgresql') {
-    const parserOf = (oid: number, format?: string) => pgTypes.getTypeParser(oid, format as 'text') as (text: string) => unknown;
-    const types = { getTypeParser: (oid: number, format?: string) => (oid === INT8 ? int8AsNumber : parserOf(oid, format)) };
-    const pool = new Pool({ connectionString: location.url, max: location.maxConnections ?? 10, types });
-    pool.on('error', (error) => location.onIdleConnectionError?.(error));
-    return new PostgresDialect({ pool });
-  }
-  if (location.dataDir !== 'memory://') mkdirSync(location.dataDir, { recursive: true });
-  return new PGliteDialect(new PGlite(location.dataDir, { parsers: { [INT8]: int8AsNumber } }));
+  const parserOf = (oid: number, format?: string) => pgTypes.getTypeParser(oid, format as 'text') as (text: string) => unknown;
+  const types = { getTypeParser: (oid: number, format?: string) => (oid === INT8 ? int8AsNumber : parserOf(oid, format)) };
+  const pool = new Pool({ connectionString: location.url, max: location.maxConnections ?? 10, types });
+  pool.on('error', (error) => location.onIdleConnectionError?.(error));
+  return new PostgresDialect({ pool });
 }
 
 async function migrateToLatest(db: Kysely<DeliveryLogTables>): Promise<void> {

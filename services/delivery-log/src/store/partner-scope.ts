@@ -2,8 +2,7 @@
  * The partner API's second guard. Its queries take the caller's partner id and filter by it, route
  * by route; these reads also run in a transaction as a role that PostgreSQL's row security limits to
  * the partner set in it (migration 0010), so a route that forgot the filter would still read only
- * the caller's rows, and one with no partner set reads none. The same on PGlite (Postgres compiled
- * to WASM: roles, SET ROLE and row security work there as on a server).
+ * the caller's rows, and one with no partner set reads none.
  */
 import { sql } from 'kysely';
 import type { DeliveryLogDb } from './database';

@@ -1,6 +1,6 @@
 /*
  * The delivery log's tables as Kysely sees them (store/migrations/ makes them). Times are
- * timestamptz (Date); bigint columns are read as numbers on both stores (database.ts).
+ * timestamptz (Date); bigint columns are read as numbers (database.ts).
  */
 import type { PublicOutboundAuth } from '@hookstream/shared';
 import type { ColumnType, Generated } from 'kysely';

@@ -1,10 +1,10 @@
 /*
- * PostgreSQL (and PGlite) refuse the NUL character in text and jsonb ("invalid byte sequence",
+ * PostgreSQL refuses the NUL character in text and jsonb ("invalid byte sequence",
  * "unsupported Unicode escape sequence"), and a batch the store refuses is read again until it is
  * taken: one NUL from a partner (in a refused webhook's request_id, a response excerpt, a reason)
  * would hold up its whole partition. So every value written goes through here first, whatever
  * table or statement: a NUL becomes U+FFFD, in plain text and as the \u0000 escape of JSON text.
- * Nothing else is changed. A Kysely plugin (its public extension point), on both stores.
+ * Nothing else is changed. A Kysely plugin (its public extension point).
  */
 import {
   OperationNodeTransformer,

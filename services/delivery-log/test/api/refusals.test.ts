@@ -5,7 +5,7 @@
 import { AvroInvalidError } from '@hookstream/shared';
 import { refusalOf } from '../../src/api/api-router';
 
-/** PostgreSQL's errors (pg and PGlite alike) carry the SQLSTATE in `code`. */
+/** PostgreSQL's errors carry the SQLSTATE in `code`. */
 const sqlError = (code: string) => Object.assign(new Error('date/time field value out of range'), { code });
 
 test.each(['22007', '22008', '22009', '22003', '22P02', '22021'])(
@@ -27,7 +27,7 @@ test('when an Avro record refuses a value (our codec, avsc itself, or wrapped), 
     }),
     new Error('invalid "long": 1.5'),
     new Error('could not write the partner', { cause: new Error('invalid {"type":"long"}: 1.5') }),
-    // PGlite's errors under Jest come from another realm: not instanceof Error here.
+    // A driver's errors may come from another realm under Jest: not instanceof Error here.
     { name: 'DatabaseError', message: 'date/time field value out of range', code: '22008' },
   ];
   for (const error of refused) expect(refusalOf(error, () => {}).httpStatus).toBe(400);

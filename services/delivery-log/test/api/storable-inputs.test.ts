@@ -1,5 +1,5 @@
 /**
- * Inputs the schemas took but the store could not hold answered 500 (PGlite's 22008/22009): each
+ * Inputs the schemas took but the store could not hold answered 500 (a store's 22008/22009): each
  * list's times, a forged cursor's, a key's expiry. Now every one is a 400 naming its field, before
  * anything reaches the store.
  */

@@ -1,7 +1,7 @@
 /**
  * The issue's case whole: the delivery log projects from a local stack of its own, the stack is
- * stopped, wiped (its state dir deleted; the log's store left in place, as `stack wipe` did before it
- * wiped the log too) and started again, and new records reuse the positions of the old ones. The
+ * stopped, wiped (its state dir deleted; the log's store, a database outside the stack, left in
+ * place, as `stack wipe` leaves a DELIVERY_LOG_DATABASE_URL of the environment's own) and started again, and new records reuse the positions of the old ones. The
  * log must find them. Starts two real stacks one after the other (about a minute).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -12,10 +12,11 @@ import { defaultCacheDir, startStack, stopStack } from '@hookstream/cli/stack';
 import { openStore, type DeliveryLogStore } from '../../src/store/database';
 import { ensureTopics } from '../../../../test/helpers/ingress';
 import { uniqueName } from '../../../../test/helpers/infrastructure';
+import { freshStateDatabase, stopStateServer, type StateDatabase } from '../../../../test/helpers/state-database';
 import { LogUnderReset } from '../support/log-under-reset';
 
 const stateDir = mkdtempSync(path.join(os.tmpdir(), 'hookstream-wipe-'));
-const storeDir = mkdtempSync(path.join(os.tmpdir(), 'hookstream-wipe-log-'));
+let storeDatabase: StateDatabase | undefined;
 const prefix = `${uniqueName('log-wipe')}.`;
 let store: DeliveryLogStore | undefined;
 
@@ -23,7 +24,8 @@ afterAll(async () => {
   await store?.close();
   await stopStack(stateDir);
   rmSync(stateDir, { recursive: true, force: true });
-  rmSync(storeDir, { recursive: true, force: true });
+  await storeDatabase?.drop();
+  await stopStateServer();
 });
 
 /** A fresh stack in the state dir, its topics made as `hookstream start` makes them, and a client of it. */
@@ -40,8 +42,9 @@ async function freshStack() {
 }
 
 test('when the stack is wiped and started again under a kept log, then the log projects the new records at the old positions', async () => {
-  // On disk, as `npm start` keeps it, and opened again after the wipe as a restarted service would.
-  store = await openStore({ kind: 'pglite', dataDir: storeDir });
+  // A database outside the stack, kept, and opened again after the wipe as a restarted service would.
+  storeDatabase = await freshStateDatabase();
+  store = await openStore({ url: storeDatabase.url });
   const first = await freshStack();
   let log = new LogUnderReset(store.db, prefix, first.registryUrl);
   await log.produce(first.kafka, ['d-old-1', 'd-old-2'], 'acme');
@@ -50,7 +53,7 @@ test('when the stack is wiped and started again under a kept log, then the log p
   await first.stack.stop();
   rmSync(stateDir, { recursive: true, force: true });
 
-  store = await openStore({ kind: 'pglite', dataDir: storeDir });
+  store = await openStore({ url: storeDatabase.url });
   const second = await freshStack();
   log = new LogUnderReset(store.db, prefix, second.registryUrl);
   await log.produce(second.kafka, ['d-new-1', 'd-new-2'], 'acme');

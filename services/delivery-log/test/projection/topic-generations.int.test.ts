@@ -7,21 +7,26 @@
 import { openStore, type DeliveryLogStore } from '../../src/store/database';
 import { ensureTopics } from '../../../../test/helpers/ingress';
 import { testInfrastructure, testKafka, uniqueName, waitFor } from '../../../../test/helpers/infrastructure';
+import { freshStateDatabase, stopStateServer, type StateDatabase } from '../../../../test/helpers/state-database';
 import { LogUnderReset } from '../support/log-under-reset';
 
 const prefix = `${uniqueName('log-reset')}.`;
 const kafka = testKafka();
 let store: DeliveryLogStore;
+let database: StateDatabase;
 let log: LogUnderReset;
 
 beforeAll(async () => {
   await ensureTopics(prefix);
-  store = await openStore({ kind: 'pglite', dataDir: 'memory://' });
+  database = await freshStateDatabase();
+  store = await openStore({ url: database.url });
   log = new LogUnderReset(store.db, prefix, testInfrastructure().registryUrl);
 });
 
 afterAll(async () => {
   await store?.close();
+  await database?.drop();
+  await stopStateServer();
 });
 
 async function recreateTopics(): Promise<void> {

@@ -1,5 +1,5 @@
 /**
- * The deliveries' queries on both stores, on rows the projection wrote: each filter of the list,
+ * The deliveries' queries on a real PostgreSQL server, on rows the projection wrote: each filter of the list,
  * and pages that follow each other by cursor (the time and id tuple), ties of time included.
  */
 import type { DeliveryLogStore } from '../../src/store/database';

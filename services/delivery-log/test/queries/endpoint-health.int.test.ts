@@ -1,5 +1,5 @@
 /**
- * A partner's endpoints' health on both stores, from attempts the projection wrote: sends and
+ * A partner's endpoints' health on a real PostgreSQL server, from attempts the projection wrote: sends and
  * their success rate and 95th percentile latency over the last hour and day, hour by hour, and
  * the circuit as the sender's latest record says.
  */

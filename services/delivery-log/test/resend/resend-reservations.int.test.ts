@@ -1,5 +1,5 @@
 /**
- * The hourly limit of a partner's resends on both stores: a place per resend of the last hour,
+ * The hourly limit of a partner's resends on a real PostgreSQL server: a place per resend of the last hour,
  * refused past the limit with when one frees, given back by a resend that did not happen, and
  * held by concurrent requests (on PostgreSQL, each on its own connection, as replicas' would be).
  */

@@ -1,5 +1,5 @@
 /**
- * The partner API's second guard on both stores: a query run in a partner's scope reads only that
+ * The partner API's second guard on a real PostgreSQL server: a query run in a partner's scope reads only that
  * partner's rows even without a partner filter, none with no partner set, and writes nothing; the
  * store outside the scope (projection, operator API) still reads every partner's.
  */

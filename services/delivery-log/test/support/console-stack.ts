@@ -1,6 +1,6 @@
 /*
  * What the console's browser tests run against: the real pipeline (Kafka, the ingress, the
- * consumer, the sender, the delivery log on its embedded store), Debian's Chromium, an operator
+ * consumer, the sender, the delivery log on a PostgreSQL database of its own), Debian's Chromium, an operator
  * token, and three partners:
  * - A, whose endpoint answers 503 to a policy until the test fixes it for that policy (so each test
  *   decides when its own delivery gets through, whatever the others do);
@@ -8,15 +8,13 @@
  * - C, whose endpoint does not answer while `holding` (its delivery stays in progress).
  * Every page a test opens is checked afterwards: no console error, no CSP violation, no failed request.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { OutboundFixture, retryTierDelays, uniquePartnerId } from '../../../../test/helpers/outbound-fixture';
 import { DELIVERY_LOG_ENTRY, policyEvent, startService, type RunningService } from '../../../../test/helpers/outbound';
 import { openBrowser, type TestBrowser, type WatchedPage } from '../../../../test/helpers/browser';
 import { waitFor } from '../../../../test/helpers/infrastructure';
 import { runCli } from '../../../../test/helpers/processes';
+import { freshStateDatabase, stopStateServer, type StateDatabase } from '../../../../test/helpers/state-database';
 
 export class ConsoleStack {
   readonly partnerA = uniquePartnerId('console-a');
@@ -32,7 +30,7 @@ export class ConsoleStack {
   keyA!: string;
   operatorToken!: string;
   private browser!: TestBrowser;
-  private dataDir = '';
+  private logDatabase: StateDatabase | undefined;
   private readonly opened: WatchedPage[] = [];
 
   /** Starts everything; `events` are published once it runs (each a policy number of A, B or C). */
@@ -53,10 +51,14 @@ export class ConsoleStack {
     });
     await this.fixture.onboard(this.partnerB, { endpoint_id: 'main', url: fine.url });
     await this.fixture.onboard(this.partnerC, { endpoint_id: 'main', url: slow.url });
-    this.dataDir = mkdtempSync(path.join(os.tmpdir(), 'hookstream-console-'));
+    this.logDatabase = await freshStateDatabase();
     const [ingress, log, , , browser, operator] = await Promise.all([
       this.fixture.startIngress(),
-      startService(DELIVERY_LOG_ENTRY, this.fixture.prefix, { ...this.fixture.env, DELIVERY_LOG_DATA_DIR: this.dataDir, HTTP_PORT: '0' }),
+      startService(DELIVERY_LOG_ENTRY, this.fixture.prefix, {
+        ...this.fixture.env,
+        DELIVERY_LOG_DATABASE_URL: this.logDatabase.url,
+        HTTP_PORT: '0',
+      }),
       this.fixture.startConsumer(),
       this.fixture.startSender(),
       openBrowser(),
@@ -75,7 +77,8 @@ export class ConsoleStack {
     await this.browser?.close();
     await this.log?.stop();
     await this.fixture?.close();
-    if (this.dataDir) rmSync(this.dataDir, { recursive: true, force: true });
+    await this.logDatabase?.drop();
+    await stopStateServer();
   }
 
   /** A new page at the delivery log's address, watched for errors. */

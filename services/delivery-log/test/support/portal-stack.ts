@@ -1,6 +1,6 @@
 /*
  * What the partner API's tests run against: the real pipeline (Kafka, the ingress, the consumer,
- * the sender) and the delivery log on its embedded store (PGlite in the service process), with
+ * the sender) and the delivery log on a PostgreSQL database of its own, with
  * three partners:
  * - A signs its callbacks with HMAC_SHA256; its endpoint fails the first send and the eight retries
  *   of its one policy (P-A-1), then answers 200 (to the resend); it sent one webhook twice (a
@@ -9,14 +9,12 @@
  * - C's endpoint always fails: its four policies are dead-lettered, to resend.
  * and an operator (`hookstream operators create`), who issues portal tokens as the console does.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { OutboundFixture, retryTierDelays, uniquePartnerId } from '../../../../test/helpers/outbound-fixture';
 import { DELIVERY_LOG_ENTRY, policyEvent, startService, type Receiver, type RunningService } from '../../../../test/helpers/outbound';
 import { postWebhook, webhook } from '../../../../test/helpers/ingress';
 import { runCli } from '../../../../test/helpers/processes';
 import { ApiClient } from './api-client';
+import { freshStateDatabase, stopStateServer, type StateDatabase } from '../../../../test/helpers/state-database';
 
 /** Partner A's outbound credentials: the answer's verification lets it recompute each signature. */
 export const A_API_KEY = 'a-outbound-key-5e1';
@@ -38,7 +36,7 @@ export class PortalStack {
   keyC!: string;
   /** An operator's headers (Authorization: Bearer hso_…) for the operator API. */
   asOperator!: Record<string, string>;
-  private dataDir = '';
+  private logDatabase: StateDatabase | undefined;
 
   /** Starts everything with the delivery log's resend limit at `resendsPerHour`, and lets the partners' history begin. */
   static async open(name: string, resendsPerHour: number): Promise<PortalStack> {
@@ -86,12 +84,12 @@ export class PortalStack {
     const operator = await this.cli('operators', 'create', '--name', 'Petra Portal', '--role', 'operator', '--json');
     expect([operator.code, operator.stderr]).toEqual([0, '']);
     this.asOperator = { authorization: `Bearer ${(JSON.parse(operator.stdout) as { token: string }).token}` };
-    this.dataDir = mkdtempSync(path.join(os.tmpdir(), 'hookstream-delivery-log-'));
+    this.logDatabase = await freshStateDatabase();
     const [ingress, log] = await Promise.all([
       fixture.startIngress(),
       startService(DELIVERY_LOG_ENTRY, fixture.prefix, {
         ...fixture.env,
-        DELIVERY_LOG_DATA_DIR: this.dataDir,
+        DELIVERY_LOG_DATABASE_URL: this.logDatabase.url,
         HTTP_PORT: '0',
         DELIVERY_LOG_RESENDS_PER_HOUR: String(resendsPerHour),
       }),
@@ -118,6 +116,7 @@ export class PortalStack {
   async close(): Promise<void> {
     await this.log?.stop();
     await this.fixture?.close();
-    if (this.dataDir) rmSync(this.dataDir, { recursive: true, force: true });
+    await this.logDatabase?.drop();
+    await stopStateServer();
   }
 }

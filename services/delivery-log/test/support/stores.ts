@@ -3,25 +3,18 @@ import { openStore, type DeliveryLogStore } from '../../src/store/database';
 import { startPostgres, type RunningPostgres } from '../../../../test/helpers/postgres';
 
 export interface StoreUnderTest {
-  kind: DeliveryLogStore['kind'];
   fresh: () => Promise<DeliveryLogStore>;
   stop: () => Promise<void>;
 }
 
 /**
- * The two stores every store test runs against: PGlite in memory (what `npm start` embeds) and a
- * real PostgreSQL server started for the suite. Each `fresh()` is an empty, migrated database.
+ * The store every store test runs against: a real PostgreSQL server started for the suite. Each
+ * `fresh()` is an empty, migrated database. A list of one, named, so a suite's titles say which.
  */
 export function storesUnderTest(): Array<[string, StoreUnderTest]> {
   let postgres: RunningPostgres | undefined;
   let databases = 0;
-  const pglite: StoreUnderTest = {
-    kind: 'pglite',
-    fresh: () => openStore({ kind: 'pglite', dataDir: 'memory://' }),
-    stop: async () => {},
-  };
   const server: StoreUnderTest = {
-    kind: 'postgresql',
     async fresh() {
       postgres ??= await startPostgres();
       // A database per call: tests never see each other's rows.
@@ -30,14 +23,11 @@ export function storesUnderTest(): Array<[string, StoreUnderTest]> {
       await admin.connect();
       await admin.query(`create database ${name}`);
       await admin.end();
-      return openStore({ kind: 'postgresql', url: postgres.url.replace(/\/hookstream$/, `/${name}`) });
+      return openStore({ url: postgres.url.replace(/\/hookstream$/, `/${name}`) });
     },
     stop: async () => {
       await postgres?.stop();
     },
   };
-  return [
-    ['PGlite (embedded)', pglite],
-    ['PostgreSQL server', server],
-  ];
+  return [['PostgreSQL server', server]];
 }

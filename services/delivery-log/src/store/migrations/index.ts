@@ -1,6 +1,6 @@
 /*
  * The delivery log's schema, one versioned migration after another (Kysely's Migrator records
- * which ran in kysely_migration). The same SQL runs on PostgreSQL and on PGlite. A migration is
+ * which ran in kysely_migration). A migration is
  * never edited once released: a change is a new one.
  *
  * Every table is keyed by what identifies its fact in the topics (a delivery id, a document id, a
