@@ -6,7 +6,21 @@ export interface Memory {
   rss: number;
 }
 
-export async function memoryOf(replica: ServiceProcess): Promise<Memory> {
+/**
+ * The least heap seen over a few samples 500 ms apart (the heap after a collection: what is live,
+ * not the garbage a collection has yet to take), and the RSS of the last.
+ */
+export async function memoryOf(replica: ServiceProcess, samples = 6): Promise<Memory> {
+  let least: Memory | undefined;
+  for (let i = 0; i < samples; i++) {
+    if (i > 0) await new Promise((resolve) => setTimeout(resolve, 500));
+    const now = await sampleOf(replica);
+    least = { heapUsed: Math.min(now.heapUsed, least?.heapUsed ?? Infinity), rss: now.rss };
+  }
+  return least!;
+}
+
+async function sampleOf(replica: ServiceProcess): Promise<Memory> {
   const text = await replica.metrics();
   const gauge = (name: string) => {
     const value = new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text)?.[1];
