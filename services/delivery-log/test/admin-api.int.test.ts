@@ -54,7 +54,8 @@ beforeAll(async () => {
   [ingress, log] = started;
   await fixture.events.publish([policyEvent(failingPartner, {}, { policy_number: 'P-ADMIN-1' })]);
   api = await ApiClient.open(log.url);
-});
+  // The whole pipeline and a delivery log on a fresh database: a minute or more beside other suites.
+}, 180_000);
 
 afterAll(async () => {
   await log?.stop();

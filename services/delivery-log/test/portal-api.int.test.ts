@@ -26,7 +26,8 @@ const unrecorded = (keys: string, issuedAt: Date, partnerId: string) =>
 
 beforeAll(async () => {
   stack = await PortalStack.open('portal-api', 60);
-});
+  // The whole pipeline and a delivery log on a fresh database: a minute or more beside other suites.
+}, 180_000);
 
 afterAll(() => stack?.close());
 

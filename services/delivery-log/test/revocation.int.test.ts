@@ -13,7 +13,8 @@ let stack: PortalStack;
 
 beforeAll(async () => {
   stack = await PortalStack.open('revocation', 60);
-});
+  // The whole pipeline and a delivery log on a fresh database: a minute or more beside other suites.
+}, 180_000);
 
 afterAll(() => stack?.close());
 

@@ -15,6 +15,14 @@ describe('inbound webhook payload (spec 2.2, 4.2)', () => {
     }
   });
 
+  test('a NUL character (which PostgreSQL cannot store) is refused in the field that holds it', () => {
+    expect(validateWebhookPayload({ ...valid, transaction_number: 'T-\u0000' })).toEqual({
+      ok: false,
+      problems: [{ path: 'transaction_number', message: 'transaction_number must not contain the NUL character (U+0000)' }],
+    });
+    expect(validateWebhookPayload({ ...valid, documents: [{ type: 'P\u0000', url: 'https://d.example/x.pdf' }] }).ok).toBe(false);
+  });
+
   test('a valid payload is accepted, transaction_type normalised, unknown fields kept aside', () => {
     const result = validateWebhookPayload({ ...valid, extra: { any: 'thing' } });
     expect(result).toMatchObject({ ok: true, payload: { transaction_type: 'CLAIM' } });

@@ -22,9 +22,13 @@ export class PartitionProbe {
   /** Where the consumer reached the end of the partition it was last assigned (markers and aborted records included). */
   private endReached: bigint | undefined;
 
-  constructor(private readonly kafka: Kafka) {}
+  constructor(
+    private readonly kafka: Kafka,
+    /** Ask as a read_uncommitted reader: bounds() then ends at the high watermark, open transactions' records included. */
+    private readonly options: { readUncommitted?: boolean } = {},
+  ) {}
 
-  /** Each partition's first offset and last stable offset. */
+  /** Each partition's first offset and last stable offset (the high watermark when reading uncommitted). */
   async bounds(topic: string): Promise<PartitionBounds[]> {
     return this.guarded(async (consumer) => consumer.bounds(topic, await consumer.partitionsOf(topic)));
   }
@@ -68,6 +72,7 @@ export class PartitionProbe {
       if (!this.consumer) {
         const consumer = this.kafka.partitionConsumer({
           maxWaitMs: 100,
+          readUncommitted: this.options.readUncommitted ?? false,
           onEnd: (_topic, _partition, offset) => (this.endReached = offset),
         });
         await consumer.connect();

@@ -59,8 +59,11 @@ export async function openStateStore<Tables>(options: StateStoreOptions): Promis
     connectionString: options.url,
     max: options.maxConnections ?? 10,
     connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,
-    // Every connection's unqualified names resolve in the namespace's schema: the services' SQL stays plain.
-    options: `-c search_path=${stateSchemaOf(options.namespace ?? '')}`,
+    // A query never hangs on a half-open connection or a stuck server: it fails (as unavailable) and
+    // its work is tried again, where waiting would hold a partition or a webhook indefinitely.
+    keepAlive: true,
+    statement_timeout: 30_000,
+    query_timeout: 35_000,
     types: { getTypeParser: (oid: number, format?: string) => (oid === INT8 ? Number : parserOf(oid, format)) },
   });
   // An idle connection that fails (the server restarted) is replaced at the next query; without a
@@ -70,9 +73,14 @@ export async function openStateStore<Tables>(options: StateStoreOptions): Promis
   // that the server ends while it is checked out but between queries emits 'error' with no listener,
   // which would end the process. A query on it fails on its own (unavailable); the pool drops it on
   // release. (Defensive: a server stopped under a running query was seen to fail only the query.)
-  pool.on('connect', (client) =>
-    client.on('error', (error) => options.logger.warn({ err: describeError(error) }, 'a store connection failed')),
-  );
+  // Every connection's unqualified names resolve in the namespace's schema, so the services' SQL stays
+  // plain. Set by a statement (queued ahead of any query of the one who checked the connection out),
+  // not a startup option, which a DATABASE_URL's own `?options=` would silently replace.
+  const schema = stateSchemaOf(options.namespace ?? '');
+  pool.on('connect', (client) => {
+    client.on('error', (error) => options.logger.warn({ err: describeError(error) }, 'a store connection failed'));
+    client.query(`set search_path to "${schema}"`).catch(() => undefined); // a failure fails the next query too
+  });
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
   const migrator = new Migrator({
     db,
@@ -82,7 +90,7 @@ export async function openStateStore<Tables>(options: StateStoreOptions): Promis
   });
   let result: MigrationResultSet;
   try {
-    await createSchema(pool, stateSchemaOf(options.namespace ?? ''));
+    await createSchema(pool, schema);
     result = await migrator.migrateToLatest();
   } catch (error) {
     await db.destroy();

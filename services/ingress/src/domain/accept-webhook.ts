@@ -113,8 +113,12 @@ export async function acceptWebhook(
       }
     }
   } catch (error) {
-    if (isStoreUnavailable(error)) return { kind: 'unavailable', message: OutcomeMessages.storeUnavailable };
-    throw error;
+    // Whatever the store said, the partner is told to retry (never 500: nothing was accepted, and a
+    // claim left behind is taken over after its TTL). A failure that is not the store being away
+    // (a refused login, a dropped table) is ours to fix: logged as an error.
+    if (!isStoreUnavailable(error))
+      deps.logger.error({ err: describeError(error), partnerId: partner.partner_id, requestId }, 'the request_id ledger failed');
+    return { kind: 'unavailable', message: OutcomeMessages.storeUnavailable };
   }
   return { kind: 'in-progress', message: OutcomeMessages.beingProcessed };
 }

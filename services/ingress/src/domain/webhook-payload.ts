@@ -18,6 +18,9 @@ const nonBlank = (field: string, max: number) =>
   z
     .string({ error: (issue) => (issue.input === undefined ? `${field} is required` : `${field} must be a string`) })
     .refine((v) => v.trim().length > 0, `${field} must not be empty`)
+    // PostgreSQL's text cannot hold U+0000 (the request_id ledger and the delivery log keep these
+    // fields), and no partner's number, status or name has a use for it.
+    .refine((v) => !v.includes('\u0000'), `${field} must not contain the NUL character (U+0000)`)
     .refine((v) => withinCharacters(v, max), `${field} must be at most ${max} characters`);
 
 const absoluteHttpUrl = z
