@@ -87,6 +87,9 @@ export async function openStateStore<Tables>(options: StateStoreOptions): Promis
     provider: { getMigrations: () => Promise.resolve(options.migrations) },
     migrationTableName: `${options.service.replace(/-/g, '_')}_migration`,
     migrationLockTableName: `${options.service.replace(/-/g, '_')}_migration_lock`,
+    // Named, not left to search_path: Kysely looks for its tables in every schema unless told one,
+    // and would take another namespace's migration tables for this one's.
+    migrationTableSchema: schema,
   });
   let result: MigrationResultSet;
   try {
