@@ -41,6 +41,6 @@ test('two topic namespaces on one database each migrate their own tables and nev
 
 test('replicas of one namespace starting together migrate once and share the table', async () => {
   const replicas = await Promise.all([open('c.'), open('c.'), open('c.')]);
-  await replicas[0]!.db.insertInto('notes').values({ text: 'shared' }).execute();
-  expect(await replicas[2]!.db.selectFrom('notes').select('text').execute()).toEqual([{ text: 'shared' }]);
+  await replicas[0].db.insertInto('notes').values({ text: 'shared' }).execute();
+  expect(await replicas[2].db.selectFrom('notes').select('text').execute()).toEqual([{ text: 'shared' }]);
 });
