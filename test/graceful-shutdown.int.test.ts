@@ -79,8 +79,12 @@ test('when each service gets SIGTERM under load, then it drains, exits 0 within 
       `partner-events records ${recorded.length}; policy events ${published.length}, delivery ids ${receiver.byDeliveryId.size}, repeats ${repeats}, cut off ${receiver.cut()}\n`,
   );
 
+  // The gauge is read once /readyz says draining; a replica with little in flight may end before that
+  // read is answered (the ingress drains in a few hundred ms), so it is 0 wherever it was read, and read at least once.
+  expect(stops.some((stop) => stop.readyGauge === 0)).toBe(true);
   for (const stop of stops) {
-    expect(stop).toMatchObject({ code: 0, signal: null, readyGauge: 0 });
+    expect(stop).toMatchObject({ code: 0, signal: null });
+    expect([0, undefined]).toContain(stop.readyGauge);
     expect(stop.ms).toBeLessThan(STOP_BOUND_MS);
     expect(stop.drainingAnswers).toBeGreaterThan(0);
   }

@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
+import { stateSchemaOf } from '@hookstream/shared';
 import { canonicalJson, payloadFingerprint } from '../src/domain/webhook-payload';
 import { TestFixture } from '../../../test/helpers/fixture';
 import { uniqueName } from '../../../test/helpers/infrastructure';
@@ -85,7 +86,8 @@ describe('request_id idempotency across replicas', () => {
   test('when the replica that claimed a request_id died before completing, then a retry after the claim TTL takes over and succeeds once', async () => {
     const body = webhook({ request_id: uniqueName('orphan') });
     // What a replica killed between its claim and its event leaves behind: a claim, no completion.
-    const sql = new Client({ connectionString: database.url });
+    // The ledger's table is in the schema of this fixture's topic namespace.
+    const sql = new Client({ connectionString: database.url, options: `-c search_path=${stateSchemaOf(fixture.prefix)}` });
     await sql.connect();
     await sql.query(
       `insert into ingress_request_ledger

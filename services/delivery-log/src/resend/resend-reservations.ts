@@ -41,7 +41,10 @@ export class ResendReservations {
         .executeTakeFirst();
       if (limiting) {
         const freesAt = limiting.reserved_at.getTime() + HOUR_MS;
-        return { reserved: false, retryAfterSeconds: Math.max(1, Math.ceil((freesAt - now.getTime()) / 1000)) };
+        // At most an hour: a concurrent request that took its place after this one's `now` may have
+        // reserved a moment later than `now` (the lock orders them, not their clocks).
+        const seconds = Math.ceil((freesAt - now.getTime()) / 1000);
+        return { reserved: false, retryAfterSeconds: Math.min(HOUR_MS / 1000, Math.max(1, seconds)) };
       }
       const reservationId = randomUUID();
       await trx
