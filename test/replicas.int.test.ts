@@ -127,7 +127,11 @@ test('when one replica of each service and then the busiest broker are SIGKILLed
       for (const s of from) if (s.at === undefined && s.now() >= s.from + STEP_TRAFFIC) s.at = Date.now() - since;
       return from.every((s) => s.at !== undefined);
     };
-    await waitFor(enough, `webhooks, callbacks and documents ${what}`, 120_000);
+    // Named in the failure: which sides stalled, and where each stood.
+    await waitFor(enough, `webhooks, callbacks and documents ${what}`, 120_000).catch((error: Error) => {
+      const stalled = from.filter((s) => s.at === undefined).map((s) => `${s.side} ${s.from} → ${s.now()}`);
+      throw new Error(`${error.message}; stalled (of ${STEP_TRAFFIC} more wanted): ${stalled.join(', ')}`);
+    });
     return from.map((s) => `${s.side} ${s.at} ms`).join(', ');
   };
   await progressed('before the first kill');
