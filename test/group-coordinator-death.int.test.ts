@@ -1,13 +1,13 @@
 /**
  * The broker coordinating a consumer group is SIGKILLed while a member of it copies a record
- * every 50 ms in its transactions (TransactionalConsumer), on a 3-broker cluster of the test's
+ * every 50 ms in its transactions (a GroupMember in transactional mode), on a 3-broker cluster of the test's
  * own: the member finds the group's new coordinator and goes on, and every record is copied
  * exactly once, in order. (When librdkafka's sendOffsetsToTransaction hangs instead, as it can
  * then, librdkafka#5456, TransactionalProducer gives it up: transactional-producer.test.ts.)
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import pino from 'pino';
-import { TransactionalConsumer, type OutputRecord } from '@hookstream/shared';
+import { GroupMember, type OutputRecord } from '@hookstream/shared';
 import { startTestStack, type TestStack } from './helpers/cluster';
 import { readTopicToEnd, testKafka, uniqueName, waitFor } from './helpers/infrastructure';
 
@@ -36,15 +36,19 @@ test("when the group's coordinator broker dies under a member's transactions, th
 
   // What the member logs at warn: a transaction that failed, and why.
   const warnings: string[] = [];
-  const copier = new TransactionalConsumer(kafka, {
+  const copier = new GroupMember({
+    kafka,
     logger: pino({ level: 'warn' }, { write: (line: string) => void warnings.push(line) }),
     groupId,
     session: { sessionTimeoutMs: 6000, heartbeatIntervalMs: 500 },
     fetch: { maxWaitMs: 50 },
     topics: [input],
     partitionsConsumedConcurrently: 1,
-    transform: (batch) =>
-      Promise.resolve(batch.messages.map((m): OutputRecord => ({ topic: output, message: { key: 'k', value: m.value } }))),
+    mode: {
+      kind: 'transactional',
+      transform: (batch) =>
+        Promise.resolve(batch.messages.map((m): OutputRecord => ({ topic: output, message: { key: 'k', value: m.value } }))),
+    },
   });
   stops.push(() => copier.stop());
   await copier.start();

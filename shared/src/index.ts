@@ -92,10 +92,8 @@ export { isKafkaClientError, isRetryableKafkaError } from './kafka/retryable';
 export { kafkaSecurity, kafkaSecurityConfig, type KafkaSecurity, type KafkaSecurityConfig } from './kafka/security';
 export { RecordWriter } from './kafka/record-writer';
 export { fitsInBatch, maxMessageBytesOf, recordSizeBound } from './kafka/write-limits';
-export { type GroupMember, type GroupSession, groupSessionOf, startConsumer } from './kafka/consumer';
-export { startManualCommitConsumer } from './kafka/manual-commit-consumer';
-export { TransactionalConsumer, type OutputRecord, type TransactionalConsumerOptions } from './kafka/transactional-consumer';
-export { ConcurrentConsumer, type ConsumedRecord } from './kafka/concurrent-consumer/index';
+// The one consumer-group member every service reads through (its modes: docs/architecture.md#the-group-member).
+export * from './kafka/group-member/index';
 export { TopicReader } from './kafka/topic-reader';
 export {
   DOCUMENT_RETRY_TIER_COUNT,
@@ -107,7 +105,7 @@ export {
 } from './kafka/topics';
 export { clusterReplicationFactor, ensureTopics } from './kafka/topic-admin';
 export { waitForKafkaReady } from './kafka/readiness';
-export { ConsumerLagMonitor, consumerLagGauges, type ConsumerLagGauges } from './kafka/consumer-lag';
+export { ConsumerLagMonitor, consumerLagGauges, type ConsumerLagGauges, type GroupTopics } from './kafka/consumer-lag';
 export { PartitionProbe, type FirstRecord, type PartitionBounds } from './kafka/partition-probe';
 
 // Dead-letter topics: how many dead letters they hold, and how many no replay re-queued.

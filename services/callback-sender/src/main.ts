@@ -1,9 +1,9 @@
 import {
+  GroupMember,
   PartnerLimiter,
   RETRY_TIER_COUNT,
   RetryTiers,
   SecretBox,
-  TieredConsumers,
   TopicNames,
   createServiceRuntime,
   groupSessionOf,
@@ -112,18 +112,21 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
     sendCallback: (request, history) => sendCallback(request, history, delivery),
     now: Date.now,
   });
-  const consumers = new TieredConsumers({
+  const consumers = new GroupMember({
     kafka: runtime.kafka,
     logger: runtime.logger.child({ module: 'callback-consumer' }),
     groupId: `${config.TOPIC_PREFIX}${config.SENDER_CONSUMER_GROUP}`,
     session: groupSessionOf(config),
-    topic: topics.requests,
-    tiers: topics.tiers,
-    partitionConcurrency: config.SENDER_PARTITION_CONCURRENCY,
-    handle: (record) => records.handle(record),
-    // Before a batch of callback-requests is dispatched, its versions are in the store (latest-versions.ts).
-    beforeFirstBatch: ({ messages }) => versions.recordBatch(messages),
-    onPausedPartitions: (count) => metrics.pausedPartitions.set(count),
+    topics: [topics.requests],
+    mode: {
+      kind: 'concurrent',
+      tiers: topics.tiers,
+      partitionConcurrency: config.SENDER_PARTITION_CONCURRENCY,
+      handle: (record) => records.handle(record),
+      // Before a batch of callback-requests is dispatched, its versions are in the store (latest-versions.ts).
+      beforeBatch: ({ messages }) => versions.recordBatch(messages),
+      onPausedPartitions: (count) => metrics.pausedPartitions.set(count),
+    },
   });
   metrics.readRetryOverdueFrom(() => consumers.retryOverdueSeconds());
   // Opens the state store (retried while PostgreSQL is away) and sweeps its old versions.

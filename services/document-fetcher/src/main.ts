@@ -1,8 +1,8 @@
 import {
   DOCUMENT_RETRY_TIER_COUNT,
+  GroupMember,
   PartnerLimiter,
   RetryTiers,
-  TieredConsumers,
   TopicNames,
   createServiceRuntime,
   documentRetryTopicName,
@@ -114,16 +114,19 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
     fetchDocument: (request, history) => fetchDocument(request, history, deps),
     now: Date.now,
   });
-  const consumers = new TieredConsumers({
+  const consumers = new GroupMember({
     kafka,
     logger: logger.child({ module: 'document-consumer' }),
     groupId,
     session: groupSessionOf(config),
-    topic: topics.partnerEvents,
-    tiers: topics.tiers,
-    partitionConcurrency: config.FETCHER_PARTITION_CONCURRENCY,
-    handle: (record) => records.handle(record),
-    onPausedPartitions: (count) => metrics.pausedPartitions.set(count),
+    topics: [topics.partnerEvents],
+    mode: {
+      kind: 'concurrent',
+      tiers: topics.tiers,
+      partitionConcurrency: config.FETCHER_PARTITION_CONCURRENCY,
+      handle: (record) => records.handle(record),
+      onPausedPartitions: (count) => metrics.pausedPartitions.set(count),
+    },
   });
   // Retrievals need the document store, the spool swept and the state store migrated: start once all are.
   // Nothing of partner-documents is read up front: a lane waits for the feed when it opens.

@@ -13,4 +13,3 @@ export {
 } from './retry-headers';
 export { RetryTiers } from './retry-tiers';
 export { nextTierAfterFailure, retryScheduleMs, tierAtLeast, type NextTier } from './tier-schedule';
-export { TieredConsumers, type GroupTopics, type TieredConsumersOptions } from './tiered-consumers';

@@ -1,5 +1,5 @@
 /*
- * A service's retry tiers as topics: which topic is which tier, and what the ConcurrentConsumer
+ * A service's retry tiers as topics: which topic is which tier, and what a GroupMember
  * needs to hold a tier record until it is due.
  */
 import type { KafkaMessage } from '../kafka/types';
@@ -35,7 +35,7 @@ export class RetryTiers {
     return dueAtOf(message.headers);
   }
 
-  /** What the ConcurrentConsumer holds until due: every tier's records. */
+  /** What a GroupMember with tiers holds until due: every tier's records. */
   get delayed(): { topics: readonly string[]; dueAt: (topic: string, message: KafkaMessage) => number } {
     return { topics: this.topics, dueAt: (_topic, message) => this.dueAt(message) };
   }

@@ -1,7 +1,7 @@
 /*
  * Which retry tier a failed attempt goes to, and when it is due: one schedule for callbacks and
  * documents. Each tier has one fixed delay, so a tier partition's records come due in the order
- * they sit in it (the ConcurrentConsumer holds a partition at its first record not yet due).
+ * they sit in it (the GroupMember holds a partition at its first record not yet due).
  */
 
 /** Where a record goes after a failed attempt: a retry tier (due at dueAt), or the dead-letter topic. */

@@ -1,12 +1,12 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import pino from 'pino';
-import { ConcurrentConsumer } from '../../src/index';
+import { GroupMember } from '../../src/index';
 import { sleep } from '../../src/async';
 import { createTopics, readTopicToEnd, testKafka, uniqueName, waitFor } from '../../../test/helpers/infrastructure';
 
 /**
- * What a ConcurrentConsumer member's records became is written in its own transactions with its
+ * What a GroupMember's records became in concurrent mode is written in its own transactions with its
  * group's offsets (KIP-447): a member that lost its partitions while a record was in flight writes
  * nothing of it once it goes on.
  */
@@ -28,15 +28,18 @@ test('when a member is paused with a record in flight and its partition is taken
   let said = '';
   child.stdout.on('data', (chunk: Buffer) => (said += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (said += chunk.toString()));
-  const owner = new ConcurrentConsumer({
+  const owner = new GroupMember({
     kafka,
     logger: pino({ level: 'silent' }),
     groupId,
     session: { sessionTimeoutMs: 6000, heartbeatIntervalMs: 500 },
     topics: [input],
     fetch: { maxWaitMs: 50 },
-    partitionConcurrency: 8,
-    handle: (record) => Promise.resolve([{ topic: output, message: { key: 'k', value: `owner:${record.message.value?.toString()}` } }]),
+    mode: {
+      kind: 'concurrent',
+      partitionConcurrency: 8,
+      handle: (record) => Promise.resolve([{ topic: output, message: { key: 'k', value: `owner:${record.message.value?.toString()}` } }]),
+    },
   });
   try {
     await waitFor(() => said.includes('started a'), 'the first member to start the record', 60_000);

@@ -1,25 +1,28 @@
-// A ConcurrentConsumer member that copies `input` to `output` (value `zombie:<value>`), each record
+// A GroupMember (concurrent mode) that copies `input` to `output` (value `zombie:<value>`), each record
 // taking 3 s (a slow delivery). The test pauses the process (SIGSTOP) while a record is in flight,
 // so that the group expels it, and lets it go on once its partition has a new owner.
-const { ConcurrentConsumer, createKafkaClient, createLogger } = require('../../dist/index.js');
+const { GroupMember, createKafkaClient, createLogger } = require('../../dist/index.js');
 
 const [input, output, groupId] = process.argv.slice(2);
 const logger = createLogger({ service: 'paused-member', level: 'warn' });
 const kafka = createKafkaClient({ brokers: (process.env.KAFKA_BROKERS ?? '').split(','), clientId: 'paused-member', logger });
 
-const member = new ConcurrentConsumer({
+const member = new GroupMember({
   kafka,
   logger,
   groupId,
   session: { sessionTimeoutMs: 6000, heartbeatIntervalMs: 500 },
   topics: [input],
   fetch: { maxWaitMs: 50 },
-  partitionConcurrency: 8,
-  handle: async (record) => {
-    process.stdout.write(`started ${record.message.value}\n`);
-    await new Promise((resolve) => setTimeout(resolve, 3000));
-    process.stdout.write(`done ${record.message.value}\n`);
-    return [{ topic: output, message: { key: 'k', value: `zombie:${record.message.value}` } }];
+  mode: {
+    kind: 'concurrent',
+    partitionConcurrency: 8,
+    handle: async (record) => {
+      process.stdout.write(`started ${record.message.value}\n`);
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+      process.stdout.write(`done ${record.message.value}\n`);
+      return [{ topic: output, message: { key: 'k', value: `zombie:${record.message.value}` } }];
+    },
   },
 });
 

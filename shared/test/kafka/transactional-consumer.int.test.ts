@@ -1,17 +1,17 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import pino from 'pino';
-import { TransactionalConsumer, type Batch, type OutputRecord } from '../../src/index';
+import { GroupMember, type Batch, type OutputRecord } from '../../src/index';
 import { sleep } from '../../src/async';
 import { createTopics, readTopicToEnd, testKafka, uniqueName, waitFor } from '../../../test/helpers/infrastructure';
 
 /**
- * The member transactions of TransactionalConsumer against a real broker: what a zombie member
+ * The member transactions of a GroupMember in transactional mode against a real broker: what a zombie member
  * writes after its partitions moved on is refused by its generation (KIP-447), and a crashed
  * member's open transaction holds the group up no longer than its timeout.
  */
 const kafka = testKafka();
-const consumers: TransactionalConsumer[] = [];
+const consumers: GroupMember[] = [];
 
 afterEach(async () => {
   await Promise.all(consumers.splice(0).map((consumer) => consumer.stop().catch(() => undefined)));
@@ -22,7 +22,8 @@ function copier(member: string, groupId: string, input: string, output: string, 
   const written: string[] = [];
   // What the member logs at warn and above: a refused transaction says so.
   const warnings: string[] = [];
-  const consumer = new TransactionalConsumer(kafka, {
+  const consumer = new GroupMember({
+    kafka,
     logger: pino({ level: 'warn' }, { write: (line: string) => void warnings.push(line) }),
     groupId,
     // A member that polls nothing for 2 × 3 s leaves the group (librdkafka's max.poll.interval).
@@ -30,11 +31,14 @@ function copier(member: string, groupId: string, input: string, output: string, 
     fetch: { maxWaitMs: 50 },
     topics: [input],
     partitionsConsumedConcurrently: 1,
-    transform: async (batch): Promise<OutputRecord[]> => {
-      await gate?.(batch);
-      const values = batch.messages.map((m) => `${member}:${m.value?.toString() ?? ''}`);
-      written.push(...values);
-      return values.map((value) => ({ topic: output, message: { key: 'k', value } }));
+    mode: {
+      kind: 'transactional',
+      transform: async (batch): Promise<OutputRecord[]> => {
+        await gate?.(batch);
+        const values = batch.messages.map((m) => `${member}:${m.value?.toString() ?? ''}`);
+        written.push(...values);
+        return values.map((value) => ({ topic: output, message: { key: 'k', value } }));
+      },
     },
   });
   consumers.push(consumer);

@@ -2,7 +2,7 @@
  * What the callback-sender does with one record read from callback-requests or a retry tier:
  * decode it, have the delivery decided (domain), and write what became of it (disposition-writer).
  * The Kafka machinery around it (concurrency, ordering, holding until due, commits) is shared's
- * ConcurrentConsumer.
+ * GroupMember (concurrent mode, with tiers).
  */
 import {
   AvroInvalidError,

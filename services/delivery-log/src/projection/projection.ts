@@ -6,15 +6,7 @@
  * crash repeats at most the batches since the last commit, which fact-writer.ts writes again to
  * the same rows: no record is lost and none is counted twice.
  */
-import {
-  startConsumer,
-  type AvroCodec,
-  type Batch,
-  type GroupMember,
-  type GroupSession,
-  type Kafka,
-  type Logger,
-} from '@hookstream/shared';
+import { GroupMember, type AvroCodec, type Batch, type GroupSession, type Kafka, type Logger } from '@hookstream/shared';
 import type { DeliveryLogDb } from '../store/database';
 import type { DeliveryLogMetrics } from '../metrics';
 import { writeFacts } from './fact-writer';
@@ -56,22 +48,14 @@ export class DeliveryLogProjection {
     const { kafka, groupId, session, topics, concurrency } = this.options;
     // Before the first record: a topic created again since the log last ran must not meet its old rows.
     await this.generations.check();
-    this.member = await startConsumer({
-      kafka,
-      logger: this.logger,
-      config: {
-        groupId,
-        readUncommitted: false,
-        fromBeginning: true,
-        autoCommit: true,
-        ...session,
-        // Under load a fetch brings many records, written in one transaction; idle, a record waits at most 100 ms more.
-        minBytes: 64 * 1024,
-        maxWaitMs: 100,
-      },
-      topics: [...topics.keys()],
-      run: { partitionsConsumedConcurrently: concurrency, eachBatch: ({ batch }) => this.project(batch) },
+    this.member = new GroupMember({
+      ...{ kafka, logger: this.logger, groupId, session, topics: [...topics.keys()] },
+      // Under load a fetch brings many records, written in one transaction; idle, a record waits at most 100 ms more.
+      fetch: { minBytes: 64 * 1024, maxWaitMs: 100 },
+      partitionsConsumedConcurrently: concurrency,
+      mode: { kind: 'batches', handle: (batch) => this.project(batch) },
     });
+    await this.member.start();
     this.topicCheck = setInterval(() => void this.checkTopics(), this.options.topicCheckIntervalMs ?? 30_000);
   }
 
@@ -81,9 +65,9 @@ export class DeliveryLogProjection {
       const changed = new Set(await this.generations.check());
       const member = this.member;
       if (changed.size === 0 || !member) return;
-      for (const { topic, partition } of member.consumer.assignment()) {
+      for (const { topic, partition } of member.assignment()) {
         // Offset 0, or the first one retention left (out of range: the consumer starts from the earliest).
-        if (changed.has(topic)) member.consumer.seek({ topic, partition, offset: '0' });
+        if (changed.has(topic)) member.seek({ topic, partition, offset: '0' });
       }
     } catch (error) {
       this.logger.warn({ err: error }, "could not compare the topics' ids; trying again later");

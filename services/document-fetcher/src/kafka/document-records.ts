@@ -2,7 +2,7 @@
  * What the document-fetcher does with one record read from partner-events or a retry tier: decode
  * it, have each document retrieved (domain/fetch-document), and write what became of each
  * (disposition-writer). The Kafka machinery around it (concurrency, order per key, holding a tier
- * record until due, commits) is shared's ConcurrentConsumer.
+ * record until due, commits) is shared's GroupMember (concurrent mode, with tiers).
  */
 import {
   AvroInvalidError,

@@ -10,9 +10,8 @@
 import {
   DocumentHeaders,
   describeError,
-  startConsumer,
+  GroupMember,
   type Batch,
-  type GroupMember,
   type GroupSession,
   type Kafka,
   type KafkaMessage,
@@ -56,14 +55,14 @@ export class RecordedFeed {
   /** Joins the group (in the background) and starts the sweeps; nothing is read up front. */
   async start(): Promise<void> {
     const { kafka, topic, groupId, session } = this.options;
-    this.member = await startConsumer({
-      kafka,
-      logger: this.logger,
-      // fromBeginning: a new group (the first start) reads what retention left; records older than the window are skipped.
-      config: { groupId, readUncommitted: false, fromBeginning: true, autoCommit: true, ...session, maxWaitMs: 50 },
-      topics: [topic],
-      run: { partitionsConsumedConcurrently: 4, eachBatch: ({ batch }) => this.apply(batch) },
+    // From the beginning (as every GroupMember): a new group (the first start) reads what retention left; records older than the window are skipped.
+    this.member = new GroupMember({
+      ...{ kafka, logger: this.logger, groupId, session, topics: [topic] },
+      fetch: { maxWaitMs: 50 },
+      partitionsConsumedConcurrently: 4,
+      mode: { kind: 'batches', handle: (batch) => this.apply(batch) },
     });
+    await this.member.start();
     this.sweeper = setInterval(() => void this.sweep(), this.options.sweepIntervalMs ?? 60_000);
     this.sweeper.unref();
   }

@@ -1,6 +1,6 @@
 import {
+  GroupMember,
   maxMessageBytesOf,
-  TransactionalConsumer,
   type AvroCodec,
   type Batch,
   type GroupSession,
@@ -30,7 +30,7 @@ export interface PolicyStatusProcessorOptions {
 /**
  * Consume-transform-produce from policy-status to callback-requests, exactly once: what each
  * fetched batch becomes (its callback requests and dead letters) is written in one Kafka
- * transaction of this member with the consumed offsets (TransactionalConsumer). A crash or a
+ * transaction of this member with the consumed offsets (GroupMember, transactional mode). A crash or a
  * failure before the commit aborts all of it and the batch is read again; after the commit,
  * nothing of it is read again. Readers of callback-requests use read_committed.
  *
@@ -44,7 +44,7 @@ export interface PolicyStatusProcessorOptions {
  * larger than they are, never makes a request the broker refuses.
  */
 export class PolicyStatusProcessor {
-  private consumer: TransactionalConsumer | undefined;
+  private consumer: GroupMember | undefined;
   private readonly logger: Logger;
 
   constructor(private readonly options: PolicyStatusProcessorOptions) {
@@ -57,7 +57,8 @@ export class PolicyStatusProcessor {
     const maxWriteBytes = await maxMessageBytesOf(kafka, [topics.callbackRequests, topics.deadLetters]);
     const now = this.options.now ?? Date.now;
     const records = new EventRecords({ codec, partners, logger: this.logger, metrics, topics, unknownPartnerGraceMs, maxWriteBytes, now });
-    this.consumer = new TransactionalConsumer(kafka, {
+    this.consumer = new GroupMember({
+      kafka,
       logger: this.logger,
       groupId,
       session,
@@ -66,9 +67,12 @@ export class PolicyStatusProcessor {
       // events; idle, an event waits at most 10 ms more.
       fetch: { minBytes: 16 * 1024, maxWaitMs: 10 },
       partitionsConsumedConcurrently: 16,
-      maxBatchBytes: maxWriteBytes,
-      transform: (batch, current) => this.transform(records, batch, current),
-      onCommitted: (seconds) => metrics.transactionSeconds.observe(seconds),
+      mode: {
+        kind: 'transactional',
+        maxBatchBytes: maxWriteBytes,
+        transform: (batch, current) => this.transform(records, batch, current),
+        onCommitted: (seconds) => metrics.transactionSeconds.observe(seconds),
+      },
     });
     await this.consumer.start();
   }

@@ -1,23 +1,27 @@
 import pino from 'pino';
 import type { Kafka } from '../../src/kafka/client';
-import { RetryTiers, TieredConsumers } from '../../src/retry-tiers';
+import { GroupMember } from '../../src/kafka/group-member';
+import { RetryTiers } from '../../src/retry-tiers';
 
 const NOW = 5_000_000;
 
-/** Not started: the tiers' consumer's held records are stood in for by `heldDueTimes`. */
-function tieredHolding(heldDueTimes: Map<string, number>): TieredConsumers {
-  const consumers = new TieredConsumers({
+/** A GroupMember with retry tiers, not started: the tiers' group's held records are stood in for by `heldDueTimes`. */
+function tieredHolding(heldDueTimes: Map<string, number>): GroupMember {
+  const consumers = new GroupMember({
     kafka: {} as Kafka,
     logger: pino({ level: 'silent' }),
     groupId: 'p.sender',
     session: { sessionTimeoutMs: 10_000, heartbeatIntervalMs: 1_000 },
-    topic: 'p.callback-requests',
-    tiers: new RetryTiers((tier) => `p.retry-${tier}`, 8),
-    partitionConcurrency: 16,
-    handle: () => Promise.reject(new Error('not called')),
-    now: () => NOW,
+    topics: ['p.callback-requests'],
+    mode: {
+      kind: 'concurrent',
+      tiers: new RetryTiers((tier) => `p.retry-${tier}`, 8),
+      partitionConcurrency: 16,
+      handle: () => Promise.reject(new Error('not called')),
+      now: () => NOW,
+    },
   });
-  // Stands for shared's ConcurrentConsumer holding records (its own tests cover how it finds them).
+  // Stands for the tiers' group holding records (the concurrent mode's own tests cover how it finds them).
   (consumers as unknown as { retries: { heldDueTimes: () => Map<string, number> } }).retries.heldDueTimes = () => heldDueTimes;
   return consumers;
 }

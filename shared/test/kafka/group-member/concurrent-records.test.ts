@@ -1,10 +1,11 @@
 import type { EachBatchPayload, TopicOffsets } from '../../../src/kafka/types';
-import type { OutputRecord } from '../../../src/kafka/member-transactions';
+import type { OutputRecord } from '../../../src/kafka/group-member/member-transactions';
 import type { Kafka } from '../../../src/kafka/client';
 import pino from 'pino';
 import { fakeBatch } from './fake-batch';
-import { ConcurrentConsumer, type ConcurrentConsumerOptions, type ConsumedRecord } from '../../../src/kafka/concurrent-consumer';
-import { MAX_HELD_PER_PARTITION } from '../../../src/kafka/concurrent-consumer/held-records';
+import { ConcurrentRecords } from '../../../src/kafka/group-member/concurrent-records';
+import type { ConcurrentMode, ConsumedRecord } from '../../../src/kafka/group-member/options';
+import { MAX_HELD_PER_PARTITION } from '../../../src/kafka/group-member/held-records';
 
 /** The header the delay topics of these tests carry their due time in (epoch ms). */
 const DUE_AT = 'due-at';
@@ -17,22 +18,26 @@ function consumerHandling(
   handle: (record: ConsumedRecord) => Promise<void>,
   partitionConcurrency = 1024,
   transactionFails: () => boolean = () => false,
-  beforeBatch?: ConcurrentConsumerOptions['beforeBatch'],
+  beforeBatch?: ConcurrentMode['beforeBatch'],
 ) {
-  const consumer = new ConcurrentConsumer({
+  // The concurrent mode of a GroupMember (its group's internals), driven here without Kafka.
+  const consumer = new ConcurrentRecords({
     kafka: {} as Kafka,
     logger: pino({ level: 'silent' }),
     groupId: 'unit',
     session: { sessionTimeoutMs: 10_000, heartbeatIntervalMs: 1_000 },
     topics: ['requests'],
-    roundIntervalMs: 100,
-    partitionConcurrency,
-    // Each record becomes one output record naming it.
-    handle: (record) => handle(record).then((): OutputRecord[] => [{ topic: 'out', message: { key: keyOf(record), value: null } }]),
-    ...(beforeBatch ? { beforeBatch } : {}),
-    delayed: {
-      topics: Array.from({ length: 8 }, (_, i) => `retry-${i + 1}`),
-      dueAt: (_topic, message) => Number(message.headers?.[DUE_AT]?.toString() ?? 0),
+    mode: {
+      kind: 'concurrent',
+      roundIntervalMs: 100,
+      partitionConcurrency,
+      // Each record becomes one output record naming it.
+      handle: (record) => handle(record).then((): OutputRecord[] => [{ topic: 'out', message: { key: keyOf(record), value: null } }]),
+      ...(beforeBatch ? { beforeBatch } : {}),
+      delayed: {
+        topics: Array.from({ length: 8 }, (_, i) => `retry-${i + 1}`),
+        dueAt: (_topic, message) => Number(message.headers?.[DUE_AT]?.toString() ?? 0),
+      },
     },
   });
   // Stands for the client consumer that start() would create: only its pauses and resumes are seen.

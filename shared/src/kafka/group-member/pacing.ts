@@ -1,4 +1,4 @@
-/* How many records a ConcurrentConsumer starts before letting the event loop turn. */
+/* How many records the concurrent mode (ConcurrentRecords) starts before letting the event loop turn. */
 
 /**
  * Records started between two turns of the event loop. A record's work up to its first real I/O

@@ -2,10 +2,10 @@ import type { EachBatchPayload } from '../../../src/kafka/types';
 import type { KafkaMessage } from '../../../src/kafka/types';
 import type { Kafka } from '../../../src/kafka/client';
 import pino from 'pino';
-import { ConcurrentConsumer } from '../../../src/kafka/concurrent-consumer';
+import { ConcurrentRecords } from '../../../src/kafka/group-member/concurrent-records';
 
 /**
- * The due times of the records a ConcurrentConsumer holds until due (what the callback-sender's
+ * The due times of the records a GroupMember's concurrent mode (ConcurrentRecords) holds until due (what the callback-sender's
  * hookstream_callback_retry_overdue_seconds is computed from), without Kafka: batches are handed
  * to it as the client would.
  */
@@ -14,18 +14,21 @@ const NOW = 1_000_000;
 function holdingConsumer(partitionConcurrency = 1024) {
   let release = () => undefined as void;
   const blocked = new Promise<void>((resolve) => (release = resolve));
-  const consumer = new ConcurrentConsumer({
+  const consumer = new ConcurrentRecords({
     kafka: {} as Kafka,
     logger: pino({ level: 'silent' }),
     groupId: 'unit',
     session: { sessionTimeoutMs: 10_000, heartbeatIntervalMs: 1_000 },
     topics: ['retry-1', 'retry-2'],
-    roundIntervalMs: 100,
-    partitionConcurrency,
-    // Records started never finish during the test: a full partition keeps its due records held.
-    handle: () => blocked.then(() => []),
-    delayed: { topics: ['retry-1', 'retry-2'], dueAt: (_topic, message) => Number(message.headers!['due-at']!.toString()) },
-    now: () => NOW,
+    mode: {
+      kind: 'concurrent',
+      roundIntervalMs: 100,
+      partitionConcurrency,
+      // Records started never finish during the test: a full partition keeps its due records held.
+      handle: () => blocked.then(() => []),
+      delayed: { topics: ['retry-1', 'retry-2'], dueAt: (_topic, message) => Number(message.headers!['due-at']!.toString()) },
+      now: () => NOW,
+    },
   });
   (consumer as unknown as { consumer: unknown }).consumer = {
     pause: () => undefined,

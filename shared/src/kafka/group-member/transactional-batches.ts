@@ -1,37 +1,14 @@
 /*
- * Consume-transform-produce, exactly once, for a consumer-group member: what the records of its
- * partitions become is written in the member's own transactions, together with the offsets the
- * group resumes from. Built once here for every service that reads a topic and writes what each
- * record became.
+ * The transactional mode of a GroupMember: consume-transform-produce, exactly once. What the
+ * records of its partitions become is written in the member's own transactions, together with the
+ * offsets the group resumes from.
  */
 import { setImmediate } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import { describeError } from '../errors';
-import type { Kafka } from './client';
-import type { GroupMember } from './consumer';
-import { startManualCommitConsumer, type ManualCommitConsumerOptions } from './manual-commit-consumer';
+import { describeError } from '../../errors';
+import { joinGroup, type MemberSession } from './member-session';
 import { MemberTransactions, offsetsByTopic, type OutputRecord } from './member-transactions';
-import type { Batch } from './types';
-
-export type { OutputRecord } from './member-transactions';
-
-export interface TransactionalConsumerOptions extends Omit<
-  ManualCommitConsumerOptions,
-  'kafka' | 'eachBatch' | 'onAssigned' | 'onRevoked'
-> {
-  /**
-   * What a batch becomes. `current()` turns false once the batch is no longer this member's to
-   * handle (stopping, or its partition revoked): the batch may then end early, and is handed back.
-   * A rejection (Kafka or the registry unavailable) reads the batch again.
-   */
-  transform: (batch: Batch, current: () => boolean) => Promise<OutputRecord[]>;
-  /** Largest record batch written: the output topics' `max.message.bytes`. */
-  maxBatchBytes?: number;
-  /** How long a member's crash may leave its transaction open (the group's partitions wait for it). Default 10 s. */
-  transactionTimeoutMs?: number;
-  /** Each committed transaction's duration and how many partitions' batches it carried. */
-  onCommitted?: (seconds: number, batches: number) => void;
-}
+import type { MemberGroupOptions, TransactionalMode } from './options';
 
 /** A batch handed in, waiting for its transaction. */
 interface PendingBatch {
@@ -57,32 +34,36 @@ interface PendingBatch {
  * it (committed offsets stay unstable) rather than read past it. Readers of the output topics use
  * read_committed.
  */
-export class TransactionalConsumer {
-  private member: GroupMember | undefined;
+export class TransactionalBatches {
+  private member: MemberSession | undefined;
   private readonly transactions: MemberTransactions;
   private queue: PendingBatch[] = [];
   private writing: Promise<void> | undefined;
   private readonly logger: Logger;
 
-  constructor(
-    private readonly kafka: Kafka,
-    private readonly options: TransactionalConsumerOptions,
-  ) {
+  constructor(private readonly options: MemberGroupOptions<TransactionalMode>) {
     this.logger = options.logger.child({ module: 'transactional-consumer', groupId: options.groupId });
-    this.transactions = new MemberTransactions(kafka, options);
+    const { groupId, mode } = options;
+    this.transactions = new MemberTransactions(options.kafka, {
+      groupId,
+      ...(mode.maxBatchBytes !== undefined ? { maxBatchBytes: mode.maxBatchBytes } : {}),
+      ...(mode.transactionTimeoutMs !== undefined ? { transactionTimeoutMs: mode.transactionTimeoutMs } : {}),
+    });
   }
 
   async start(): Promise<void> {
     await this.transactions.open();
-    const { logger, groupId, session, topics, fetch, partitionsConsumedConcurrently } = this.options;
-    this.member = await startManualCommitConsumer({
-      ...{ kafka: this.kafka, logger, groupId, session, topics, partitionsConsumedConcurrently },
+    const { kafka, logger, groupId, session, topics, fetch, partitionState, mode } = this.options;
+    this.member = await joinGroup({
+      ...{ kafka, logger, groupId, session, topics, autoCommit: false },
+      partitionsConsumedConcurrently: this.options.partitionsConsumedConcurrently ?? 1,
       ...(fetch ? { fetch } : {}),
+      ...(partitionState ? { partitionState } : {}),
       eachBatch: async (payload) => {
         const { batch } = payload;
         const current = () => payload.isRunning() && !payload.isStale();
         if (batch.messages.length === 0 || !current()) return;
-        const records = await this.options.transform(batch, current);
+        const records = await mode.transform(batch, current);
         // Handed back unresolved: the client reads the batch again wherever the partition is owned.
         if (!current()) return;
         const last = batch.messages[batch.messages.length - 1]!.offset;
@@ -134,7 +115,7 @@ export class TransactionalConsumer {
     const started = process.hrtime.bigint();
     const records = round.flatMap((batch) => batch.records);
     await this.transactions.commit(records, offsetsByTopic(round), this.member!.consumer);
-    this.options.onCommitted?.(Number(process.hrtime.bigint() - started) / 1e9, round.length);
+    this.options.mode.onCommitted?.(Number(process.hrtime.bigint() - started) / 1e9, round.length);
   }
 
   /** Resolves once nothing handed in waits for a transaction. */

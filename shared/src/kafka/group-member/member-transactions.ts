@@ -1,11 +1,11 @@
 /*
  * A consumer-group member's own transactional producer: what the member's records became and the
  * offsets its group resumes from, written together in one transaction with the member's group
- * metadata (KIP-447). Built once for TransactionalConsumer and ConcurrentConsumer.
+ * metadata (KIP-447). Built once for the transactional and concurrent modes of a GroupMember.
  */
 import { randomUUID } from 'node:crypto';
-import type { Kafka } from './client';
-import type { Consumer, Message, Producer, TopicMessages, TopicOffsets } from './types';
+import type { Kafka } from '../client';
+import type { Consumer, Message, Producer, TopicMessages, TopicOffsets } from '../types';
 
 /** A record to write in a member's transaction. */
 export interface OutputRecord {

@@ -2,7 +2,8 @@ import type { EachBatchPayload } from '../../../src/kafka/types';
 import type { Kafka } from '../../../src/kafka/client';
 import pino from 'pino';
 import { fakeBatch } from './fake-batch';
-import { ConcurrentConsumer, type ConsumedRecord } from '../../../src/kafka/concurrent-consumer';
+import { ConcurrentRecords } from '../../../src/kafka/group-member/concurrent-records';
+import type { ConsumedRecord } from '../../../src/kafka/group-member/options';
 
 /** A record whose handling the test finishes (or fails) when it says. */
 interface Pending {
@@ -17,16 +18,22 @@ interface Pending {
  */
 function stoppableConsumer() {
   const started: Pending[] = [];
-  const consumer = new ConcurrentConsumer({
+  // The concurrent mode of a GroupMember (its group's internals), driven here without Kafka.
+  const consumer = new ConcurrentRecords({
     kafka: {} as Kafka,
     logger: pino({ level: 'silent' }),
     groupId: 'unit',
     session: { sessionTimeoutMs: 10_000, heartbeatIntervalMs: 1_000 },
     topics: ['requests'],
-    roundIntervalMs: 100,
-    partitionConcurrency: 1024,
-    handle: (record: ConsumedRecord) =>
-      new Promise<void>((resolve, reject) => started.push({ key: String(record.message.key), done: resolve, fail: reject })).then(() => []),
+    mode: {
+      kind: 'concurrent',
+      roundIntervalMs: 100,
+      partitionConcurrency: 1024,
+      handle: (record: ConsumedRecord) =>
+        new Promise<void>((resolve, reject) => started.push({ key: String(record.message.key), done: resolve, fail: reject })).then(
+          () => [],
+        ),
+    },
   });
   const calls: string[] = [];
   (consumer as unknown as { consumer: unknown }).consumer = {

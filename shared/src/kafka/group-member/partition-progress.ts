@@ -1,5 +1,5 @@
-/* Where one partition of a ConcurrentConsumer stands: its records in flight, its key chains, what is done and committed. */
-import type { OutputRecord } from '../member-transactions';
+/* Where one partition of the concurrent mode (ConcurrentRecords) stands: its records in flight, its key chains, what is done and committed. */
+import type { OutputRecord } from './member-transactions';
 import type { KafkaMessage } from '../types';
 
 /** In-flight records of one partition, what its records became, and the offset that may be committed. */

@@ -1,7 +1,7 @@
 /*
- * The records of a delay topic (a retry tier) held in memory until due: the part of a
- * ConcurrentConsumer that pauses a partition while any of its records waits, starts each once
- * due, and resumes the partition when none is left.
+ * The records of a delay topic (a retry tier) held in memory until due: the part of the
+ * concurrent mode (ConcurrentRecords) that pauses a partition while any of its records waits,
+ * starts each once due, and resumes the partition when none is left.
  */
 import { setImmediate } from 'node:timers/promises';
 import type { EachBatchPayload, KafkaMessage, TopicPartitions } from '../types';
@@ -75,7 +75,7 @@ export class HeldRecords {
   /** A rewound partition's held records are read again: their wait ends with its progress. */
   release(progress: PartitionProgress): void {
     const id = idOf(progress);
-    // Its reader pauses and resumes it from now on (ConcurrentConsumer.failed).
+    // Its reader pauses and resumes it from now on (ConcurrentRecords.failed).
     this.paused.delete(id);
     clearTimeout(this.resumeTimers.get(id));
     if (this.resumeTimers.delete(id)) this.consumer.onPausedPartitions?.(this.resumeTimers.size);

@@ -1,17 +1,15 @@
 /*
- * A consumer-group member that hands each record to `handle` concurrently (across partitions, and
- * within a partition across keys) and writes what became of the records, with the offsets the
- * group resumes from, in the member's own transactions: the Kafka machinery of any service that
- * reads records, does something for each, and writes what became of it.
+ * The concurrent mode of a GroupMember (one of its groups): each record handed to `handle`
+ * concurrently (across partitions, and within a partition across keys), and what became of the
+ * records written, with the offsets the group resumes from, in the member's own transactions.
  */
 import { setImmediate } from 'node:timers/promises';
 import type { Consumer, EachBatchPayload, KafkaMessage, TopicPartitions } from '../types';
 import { sleep } from '../../async';
 import { describeError } from '../../errors';
-import type { GroupMember } from '../consumer';
-import { startManualCommitConsumer } from '../manual-commit-consumer';
-import { MemberTransactions, type OutputRecord } from '../member-transactions';
-import type { ConcurrentConsumerOptions } from './options';
+import { joinGroup, type MemberSession } from './member-session';
+import { MemberTransactions, type OutputRecord } from './member-transactions';
+import type { ConcurrentMode, MemberGroupOptions } from './options';
 import { HeldRecords } from './held-records';
 import { RECORDS_PER_TURN } from './pacing';
 import { PartitionProgress } from './partition-progress';
@@ -38,9 +36,9 @@ const DRAIN_TIMEOUT_MS = 10_000;
  * A record of a delay topic that is not yet due pauses only its own partition (HeldRecords).
  * Nothing sleeps in `handle`, no record is skipped, and other partitions go on.
  */
-export class ConcurrentConsumer {
+export class ConcurrentRecords {
   private consumer: Consumer | undefined;
-  private member: GroupMember | undefined;
+  private member: MemberSession | undefined;
   private readonly now: () => number;
   private readonly delayTopics: ReadonlySet<string>;
   private readonly held: HeldRecords;
@@ -52,12 +50,16 @@ export class ConcurrentConsumer {
   private generation = 0;
   private stopping = false;
 
-  constructor(private readonly options: ConcurrentConsumerOptions) {
-    this.now = options.now ?? Date.now;
-    this.delayTopics = new Set(options.delayed?.topics ?? []);
+  private readonly mode: ConcurrentMode;
+
+  constructor(private readonly options: MemberGroupOptions<ConcurrentMode>) {
+    const { mode } = options;
+    this.mode = mode;
+    this.now = mode.now ?? Date.now;
+    this.delayTopics = new Set(mode.delayed?.topics ?? []);
     this.transactions = new MemberTransactions(options.kafka, { groupId: options.groupId });
     this.rounds = new Rounds({
-      intervalMs: options.roundIntervalMs ?? 500,
+      intervalMs: mode.roundIntervalMs ?? 500,
       commit: (records, offsets, consumer) => this.transactions.commit(records, offsets, consumer),
       logger: options.logger,
       current: () => [...this.partitions.values()].filter((progress) => this.current(progress)),
@@ -66,17 +68,17 @@ export class ConcurrentConsumer {
         if (this.current(progress)) this.rewind(progress);
       },
     });
-    const dueAt = options.delayed?.dueAt ?? (() => 0);
+    const dueAt = mode.delayed?.dueAt ?? (() => 0);
     this.held = new HeldRecords({
       logger: options.logger,
-      partitionConcurrency: options.partitionConcurrency,
+      partitionConcurrency: mode.partitionConcurrency,
       now: this.now,
       dueAt,
       pause: (partitions) => this.consumer?.pause(partitions),
       resume: (partitions) => this.resumeQuietly(partitions),
       begin: (progress, message) => this.begin(progress, message),
       alive: (progress) => !this.stopping && this.current(progress),
-      ...(options.onPausedPartitions ? { onPausedPartitions: options.onPausedPartitions } : {}),
+      ...(mode.onPausedPartitions ? { onPausedPartitions: mode.onPausedPartitions } : {}),
     });
   }
 
@@ -85,10 +87,11 @@ export class ConcurrentConsumer {
     this.stopping = false;
     // A member that cannot write what it does should not own partitions.
     await this.transactions.open();
-    const { kafka, logger, groupId, session, topics, fetch } = this.options;
-    this.member = await startManualCommitConsumer({
-      ...{ kafka, logger, groupId, session, topics },
+    const { kafka, logger, groupId, session, topics, fetch, partitionState } = this.options;
+    this.member = await joinGroup({
+      ...{ kafka, logger, groupId, session, topics, autoCommit: false },
       ...(fetch ? { fetch } : {}),
+      ...(partitionState ? { partitionState } : {}),
       partitionsConsumedConcurrently: this.options.partitionsConsumedConcurrently ?? 32,
       eachBatch: (payload) => this.processBatch(payload),
       // What is done is written before the partitions go: their next owner reads from there.
@@ -170,9 +173,9 @@ export class ConcurrentConsumer {
     if (batch.messages.length === 0 || !running()) return;
     const progress = this.progressOf(batch.topic, batch.partition, BigInt(batch.messages[0]!.offset));
     if (this.delayTopics.has(batch.topic)) return this.held.take(payload, progress);
-    if (this.options.beforeBatch) {
+    if (this.mode.beforeBatch) {
       try {
-        await this.options.beforeBatch({ topic: batch.topic, partition: batch.partition, messages: batch.messages });
+        await this.mode.beforeBatch({ topic: batch.topic, partition: batch.partition, messages: batch.messages });
       } catch (error) {
         // None of the batch has started: the partition is read again from its last commit, as after a record's failure.
         return this.failed(progress, BigInt(batch.messages[0]!.offset), error);
@@ -188,7 +191,7 @@ export class ConcurrentConsumer {
       }
       if (!running()) return;
       // Backpressure: at most partitionConcurrency records of this partition in flight.
-      while (progress.pending.size >= this.options.partitionConcurrency) {
+      while (progress.pending.size >= this.mode.partitionConcurrency) {
         await progress.slotFreed();
         if (!running()) return;
       }
@@ -210,7 +213,7 @@ export class ConcurrentConsumer {
     const key = message.key?.toString('utf8') ?? '';
     const previous = progress.chains.get(key) ?? Promise.resolve();
     const work = previous
-      .then(() => this.options.handle({ topic: progress.topic, partition: progress.partition, message }))
+      .then(() => this.mode.handle({ topic: progress.topic, partition: progress.partition, message }))
       .then(
         (outputs) => this.finish(progress, offset, outputs),
         (error: unknown) => this.failed(progress, offset, error),

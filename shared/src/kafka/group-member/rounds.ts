@@ -1,10 +1,11 @@
 /*
- * The rounds of a ConcurrentConsumer: at most every `intervalMs`, one transaction of the member with
- * what its partitions' records became since the last round and where each partition resumes.
+ * The rounds of the concurrent mode (ConcurrentRecords): at most every `intervalMs`, one transaction
+ * of the member with what its partitions' records became since the last round and where each
+ * partition resumes.
  */
 import type { Logger } from 'pino';
 import { describeError } from '../../errors';
-import { offsetsByTopic, type MemberTransactions } from '../member-transactions';
+import { offsetsByTopic, type MemberTransactions } from './member-transactions';
 import type { Consumer } from '../types';
 import type { PartitionProgress } from './partition-progress';
 

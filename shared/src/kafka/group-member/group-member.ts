@@ -1,0 +1,157 @@
+/*
+ * The one consumer-group member of Hookstream: every service that reads a topic in a group does
+ * it through a GroupMember, in one of its modes (options.ts). Underneath is the native consumer
+ * (GroupConsumer, the librdkafka adapter), one per group the member belongs to.
+ */
+import type { GroupTopics } from '../consumer-lag';
+import type { TopicPartition, TopicPartitionOffset } from '../types';
+import { ConcurrentRecords } from './concurrent-records';
+import { joinGroup, type MemberSession } from './member-session';
+import type { BatchesMode, ConcurrentMode, GroupMemberOptions, MemberGroupOptions } from './options';
+import { TransactionalBatches } from './transactional-batches';
+
+/** What each of a member's groups is, whatever its mode. */
+interface MemberGroup {
+  start(): Promise<void>;
+  stop(handBack?: AbortSignal): Promise<void>;
+  readonly joined: boolean;
+}
+
+/**
+ * A member of one consumer group (two with retry tiers): started, it joins in the background;
+ * `joined` says whether it holds an assignment now; stopped, it hands back or finishes what it
+ * holds and leaves. Per-partition state (`partitionState`) is restored before a partition's first
+ * batch and dropped once a revocation's batches in hand have ended; a rebalance waits for them.
+ *
+ * With `tiers` (concurrent mode), two groups rather than one: the tiers' partitions are idle nearly
+ * always and paused while their records wait, so they get a fetch loop of their own
+ * (`<groupId>-retries`), and the first topic's fetches carry only its records. A tier record waits
+ * seconds at least: a longer fetch wait there (250 ms) costs it nothing noticeable, and smaller
+ * fetches bound what a paused partition holds in memory.
+ */
+export class GroupMember {
+  /** The groups this member belongs to and what each reads: what lag is watched on. */
+  readonly groups: readonly GroupTopics[];
+  private readonly members: MemberGroup[];
+  private readonly batches: HandledBatches | undefined;
+  private readonly retries: ConcurrentRecords | undefined;
+  private readonly now: () => number;
+
+  constructor(private readonly options: GroupMemberOptions) {
+    const { mode } = options;
+    this.now = (mode.kind === 'concurrent' ? mode.now : undefined) ?? Date.now;
+    this.groups = [{ groupId: options.groupId, topics: options.topics }];
+    if (mode.kind === 'batches') {
+      this.batches = new HandledBatches({ ...options, mode });
+      this.members = [this.batches];
+    } else if (mode.kind === 'transactional') {
+      this.members = [new TransactionalBatches({ ...options, mode })];
+    } else if (!mode.tiers) {
+      this.members = [new ConcurrentRecords({ ...options, mode })];
+    } else {
+      const tiers = mode.tiers;
+      const retries = { groupId: `${options.groupId}-retries`, topics: tiers.topics };
+      this.groups = [...this.groups, retries];
+      const first = new ConcurrentRecords({
+        ...options,
+        logger: options.logger.child({ reads: options.topics.join(',') }),
+        fetch: { maxWaitMs: 100, ...options.fetch },
+        mode: { ...mode, delayed: tiers.delayed },
+      });
+      this.retries = new ConcurrentRecords({
+        ...options,
+        ...retries,
+        logger: options.logger.child({ reads: 'retry-tiers' }),
+        fetch: { maxWaitMs: 250, maxBytesPerPartition: 64 * 1024 },
+        mode: { ...tierMode(mode), delayed: tiers.delayed },
+      });
+      this.members = [first, this.retries];
+    }
+  }
+
+  async start(): Promise<void> {
+    await Promise.all(this.members.map((member) => member.start()));
+  }
+
+  /** True while this replica is a member of each of its groups with an assignment (false while one rejoins). */
+  get joined(): boolean {
+    return this.members.every((member) => member.joined);
+  }
+
+  /**
+   * Fetches nothing more and leaves the group(s). The batches in hand are finished (and committed)
+   * or handed back; in concurrent mode the records in flight finish and are committed, or once
+   * `handBack` is aborted (by default after 10 s) are left uncommitted for the next owner.
+   */
+  async stop(handBack?: AbortSignal): Promise<void> {
+    await Promise.all(this.members.map((member) => member.stop(handBack)));
+  }
+
+  /** Batches mode only: the partitions this member owns now. */
+  assignment(): TopicPartition[] {
+    return this.batches?.assignment() ?? [];
+  }
+
+  /** Batches mode only (the other modes track their partitions' offsets themselves): reads a partition again from `offset`. */
+  seek(position: TopicPartitionOffset): void {
+    if (!this.batches) throw new Error('GroupMember.seek is for the batches mode');
+    this.batches.seek(position);
+  }
+
+  /**
+   * With tiers: per retry tier (1-based), how long its earliest record held until due is past its
+   * due time, in seconds; 0 when none is (every tier is listed). A held record is started the
+   * moment it is due unless its partition has no free slot, so a tier only falls behind when the
+   * service cannot keep up. Without tiers, empty.
+   */
+  retryOverdueSeconds(): Map<number, number> {
+    const { mode } = this.options;
+    if (!this.retries || mode.kind !== 'concurrent' || !mode.tiers) return new Map();
+    const dueTimes = this.retries.heldDueTimes();
+    const now = this.now();
+    return new Map(mode.tiers.topics.map((topic, i) => [i + 1, Math.max(0, now - (dueTimes.get(topic) ?? now)) / 1000]));
+  }
+}
+
+/** The batches mode: each batch handled in turn per partition, its offsets committed automatically once handled. */
+class HandledBatches implements MemberGroup {
+  private session: MemberSession | undefined;
+
+  constructor(private readonly options: MemberGroupOptions<BatchesMode>) {}
+
+  async start(): Promise<void> {
+    const { kafka, logger, groupId, session, topics, fetch, partitionState, mode } = this.options;
+    this.session = await joinGroup({
+      ...{ kafka, logger, groupId, session, topics, autoCommit: true },
+      partitionsConsumedConcurrently: this.options.partitionsConsumedConcurrently ?? 1,
+      ...(fetch ? { fetch } : {}),
+      ...(partitionState ? { partitionState } : {}),
+      eachBatch: ({ batch }) => mode.handle(batch),
+    });
+  }
+
+  get joined(): boolean {
+    return this.session?.joined ?? false;
+  }
+
+  async stop(): Promise<void> {
+    await this.session?.stop();
+    this.session = undefined;
+  }
+
+  assignment(): TopicPartition[] {
+    return this.session?.consumer.assignment() ?? [];
+  }
+
+  seek(position: TopicPartitionOffset): void {
+    this.session?.consumer.seek(position);
+  }
+}
+
+/** The tiers' group's mode: the first topic's, but `beforeBatch` is for the first topic's batches only. */
+function tierMode(mode: ConcurrentMode): ConcurrentMode {
+  const tiers: ConcurrentMode = { ...mode };
+  delete tiers.beforeBatch;
+  delete tiers.tiers;
+  return tiers;
+}
