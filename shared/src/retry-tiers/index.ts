@@ -13,3 +13,10 @@ export {
 } from './retry-headers';
 export { RetryTiers } from './retry-tiers';
 export { nextTierAfterFailure, retryScheduleMs, tierAtLeast, type NextTier } from './tier-schedule';
+export {
+  DispositionWriter,
+  type DeadLetterReason,
+  type DispositionTopics,
+  type DispositionWriterOptions,
+  type UndecodableRecords,
+} from './disposition-writer';

@@ -1,18 +1,16 @@
 /*
  * What is written of what became of one callback record: its outcome on callback-outcomes, and
  * the record itself into its next retry tier or the dead-letter topic with the headers that say why
- * (spec 8; Spring's dead-letter headers, dead-letter-headers.ts). The ConcurrentConsumer writes
- * them in the member's next transaction. Counts each in the metrics.
+ * (spec 8; Spring's dead-letter headers, dead-letter-headers.ts). The GroupMember writes them in
+ * the member's next transaction. Counts each in the metrics. What every tiered service writes alike
+ * (undecodable records, dead-letter headers, origins) is shared's DispositionWriter.
  */
 import {
-  originHeaders,
-  originOf,
+  DispositionWriter as TieredDispositionWriter,
   retryHeaders,
-  type AvroCodec,
   type ConsumedRecord,
+  type DispositionWriterOptions as TieredWriterOptions,
   type IHeaders,
-  type Logger,
-  type Origin,
   type OutputRecord,
   type RetryHistory,
   type RetryTiers,
@@ -20,7 +18,7 @@ import {
 import type { CallbackRequest, RequestHeaders } from '../domain/deliver-callback';
 import type { Disposition } from '../domain/disposition';
 import type { CallbackSenderMetrics } from '../metrics';
-import { DeadLetterIdentityHeaders, deadLetterHeaders } from './dead-letter-headers';
+import { DeadLetterIdentityHeaders } from './dead-letter-headers';
 
 /** Real topic names. */
 export interface CallbackTopics {
@@ -30,13 +28,7 @@ export interface CallbackTopics {
   tiers: RetryTiers;
 }
 
-export interface DispositionWriterOptions {
-  codec: AvroCodec;
-  logger: Logger;
-  metrics: CallbackSenderMetrics;
-  topics: CallbackTopics;
-  now: () => number;
-}
+export type DispositionWriterOptions = TieredWriterOptions<CallbackSenderMetrics, CallbackTopics>;
 
 /** What one callback-outcomes record says of the attempt besides its kind and number; all null for a decision that made no request. */
 interface AttemptFacts {
@@ -48,15 +40,13 @@ interface AttemptFacts {
 }
 const NO_REQUEST: AttemptFacts = { httpStatus: null, errorClass: null, latencyMs: null, responseExcerpt: null, requestHeaders: null };
 
-export class DispositionWriter {
-  constructor(private readonly options: DispositionWriterOptions) {}
-
-  /** A record that cannot be decoded: to the dead-letter topic as it is. */
-  undecodable(record: ConsumedRecord, reason: string): OutputRecord[] {
-    this.options.metrics.deadLetters.inc({ partner: 'unknown', error_class: 'DECODE_ERROR' });
-    const why = { errorClass: 'DECODE_ERROR', reason };
-    const headers = { ...record.message.headers, ...originHeaders(this.originOf(record)), ...this.dlqHeaders(record, why) };
-    return [this.produce(this.options.topics.deadLetters, record, headers)];
+export class DispositionWriter extends TieredDispositionWriter<CallbackSenderMetrics, CallbackTopics> {
+  constructor(options: DispositionWriterOptions) {
+    super(options, {
+      count: () => options.metrics.deadLetters.inc({ partner: 'unknown', error_class: 'DECODE_ERROR' }),
+      // Its dead letter names where it was first read, as every dead letter of a callback does.
+      origin: 'first-read',
+    });
   }
 
   write(record: ConsumedRecord, request: CallbackRequest, history: RetryHistory, d: Disposition): Promise<OutputRecord[]> {
@@ -124,7 +114,7 @@ export class DispositionWriter {
           d.skipped
             ? outcome('SKIPPED_CIRCUIT_OPEN', d.attempts + 1, { ...NO_REQUEST, errorClass: d.errorClass })
             : outcome('FAILED_ATTEMPT', d.attempts, d),
-          Promise.resolve(this.produce(topics.tiers.topicOf(d.tier), record, headers)),
+          Promise.resolve(this.asRead(topics.tiers.topicOf(d.tier), record, headers)),
         ]);
       }
       case 'dead-letter': {
@@ -149,37 +139,15 @@ export class DispositionWriter {
           [DeadLetterIdentityHeaders.partnerId]: partner,
           [DeadLetterIdentityHeaders.eventId]: request.event_id,
           [DeadLetterIdentityHeaders.deliveryId]: request.delivery_id,
-          ...this.dlqHeaders(record, d),
+          ...this.deadLetterHeaders(this.originOf(record), record, d),
         };
         return Promise.all([
           ...(d.latencyMs !== null ? [outcome('FAILED_ATTEMPT', d.attempts, d)] : []),
           // The answer's excerpt and the request's headers are on the FAILED_ATTEMPT above: the dead-lettering is no send of its own.
           outcome('DEAD_LETTERED', d.attempts, { ...NO_REQUEST, httpStatus: d.httpStatus, errorClass: d.errorClass }),
-          Promise.resolve(this.produce(topics.deadLetters, record, headers)),
+          Promise.resolve(this.asRead(topics.deadLetters, record, headers)),
         ]);
       }
     }
-  }
-
-  /** The record as it was read, with new headers, for another topic. */
-  private produce(topic: string, { message }: ConsumedRecord, headers: IHeaders): OutputRecord {
-    return { topic, message: { key: message.key ?? null, value: message.value, headers } };
-  }
-
-  /** Where the delivery was first read, carried from tier to tier. */
-  private originOf(record: ConsumedRecord): Origin {
-    return originOf(record, this.options.topics.tiers.isTier(record.topic));
-  }
-
-  private dlqHeaders(record: ConsumedRecord, why: { errorClass: string; reason: string }): IHeaders {
-    const origin = this.originOf(record);
-    return deadLetterHeaders({
-      originalTopic: origin.topic,
-      originalPartition: origin.partition,
-      originalOffset: BigInt(origin.offset),
-      originalTimestamp: BigInt(record.message.timestamp),
-      errorClass: why.errorClass,
-      reason: why.reason,
-    });
   }
 }

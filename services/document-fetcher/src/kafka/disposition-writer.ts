@@ -1,18 +1,18 @@
 /*
  * Writes what became of one retrieval: its partner-documents record (and dead letter) once,
  * through the DocumentRecorder's transactions; or says what goes into its next retry tier (the
- * ConcurrentConsumer writes it in the member's next transaction). Counts each in the metrics.
+ * GroupMember writes it in the member's next transaction). Counts each in the metrics. What every
+ * tiered service writes alike (undecodable records, dead-letter headers) is shared's DispositionWriter.
  */
 import {
   DeadLetterIdentityHeaders,
+  DispositionWriter as TieredDispositionWriter,
   DocumentHeaders,
-  deadLetterHeaders,
   retryHeaders,
-  type AvroCodec,
   type OutputRecord,
   type ConsumedRecord,
+  type DispositionWriterOptions as TieredWriterOptions,
   type IHeaders,
-  type Logger,
   type Origin,
   type RetryTiers,
 } from '@hookstream/shared';
@@ -31,13 +31,8 @@ export interface DocumentTopics {
   tiers: RetryTiers;
 }
 
-export interface DispositionWriterOptions {
-  codec: AvroCodec;
-  logger: Logger;
-  metrics: DocumentFetcherMetrics;
-  topics: DocumentTopics;
+export interface DispositionWriterOptions extends TieredWriterOptions<DocumentFetcherMetrics, DocumentTopics> {
   recorder: DocumentRecorder;
-  now: () => number;
 }
 
 /** Which replay of its dead letter a retrieval is: on its tier records, its record and its dead letter (absent before any). */
@@ -45,8 +40,14 @@ function replayHeader(history: RetrievalHistory): IHeaders {
   return history.replay > 0 ? { [DocumentHeaders.replayCount]: String(history.replay) } : {};
 }
 
-export class DispositionWriter {
-  constructor(private readonly options: DispositionWriterOptions) {}
+export class DispositionWriter extends TieredDispositionWriter<DocumentFetcherMetrics, DocumentTopics> {
+  constructor(protected override readonly options: DispositionWriterOptions) {
+    super(options, {
+      count: () => options.metrics.failures.inc({ partner: 'unknown', reason: 'DECODE_ERROR', outcome: 'dead_lettered' }),
+      // Its dead letter names where it was read (a tier, for a tier record), as the fetcher's always have; hookstream dlq shows it as undecodable.
+      origin: 'read',
+    });
+  }
 
   /** Resolves once its record is written (the recorder), or with what goes into its next retry tier. */
   async write(
@@ -103,15 +104,6 @@ export class DispositionWriter {
     }
   }
 
-  /** A record that cannot be decoded: to document-dlq as it is (hookstream dlq shows it as undecodable). */
-  undecodable(record: ConsumedRecord, reason: string): OutputRecord[] {
-    const { message, topic, partition } = record;
-    this.options.metrics.failures.inc({ partner: 'unknown', reason: 'DECODE_ERROR', outcome: 'dead_lettered' });
-    const why = { errorClass: 'DECODE_ERROR', reason };
-    const headers = { ...message.headers, ...this.dlqHeaders({ topic, partition, offset: message.offset }, record, why) };
-    return [{ topic: this.options.topics.deadLetters, message: { key: message.key ?? null, value: message.value, headers } }];
-  }
-
   /** The record (and after retries the dead letter), once: false when it was already recorded. */
   private async final(
     request: DocumentRequest,
@@ -136,7 +128,7 @@ export class DispositionWriter {
         ...retryHeaders({ ...past, lastError: outcome.failure.detail, attempt: attemptOf(outcome.failure) }),
         ...replayHeader(history),
         [DeadLetterIdentityHeaders.partnerId]: request.partner_id,
-        ...this.dlqHeaders(origin, deadLettered, why),
+        ...this.deadLetterHeaders(origin, deadLettered, why),
       };
       const dlqValue = await codec.encode(topics.deadLetters, request);
       messages.push({ topic: topics.deadLetters, message: { key: request.document_id, value: dlqValue, headers } });
@@ -144,16 +136,6 @@ export class DispositionWriter {
     const written = await recorder.record(origin.partition, { documentId: request.document_id, replay: history.replay, messages });
     if (!written) this.options.metrics.alreadyRecorded.inc();
     return written;
-  }
-
-  private dlqHeaders(origin: Origin, record: ConsumedRecord, why: { errorClass: string; reason: string }): IHeaders {
-    return deadLetterHeaders({
-      originalTopic: origin.topic,
-      originalPartition: origin.partition,
-      originalOffset: BigInt(origin.offset),
-      originalTimestamp: BigInt(record.message.timestamp),
-      ...why,
-    });
   }
 }
 
