@@ -92,7 +92,7 @@ export { isKafkaClientError, isRetryableKafkaError } from './kafka/retryable';
 export { kafkaSecurity, kafkaSecurityConfig, type KafkaSecurity, type KafkaSecurityConfig } from './kafka/security';
 export { RecordWriter } from './kafka/record-writer';
 export { fitsInBatch, maxMessageBytesOf, recordSizeBound } from './kafka/write-limits';
-// The one consumer-group member every service reads through (its modes: docs/architecture.md#the-group-member).
+// The one consumer-group member every service reads through (its modes: docs/architecture.md#one-group-member).
 export * from './kafka/group-member/index';
 export { TopicReader } from './kafka/topic-reader';
 export {
