@@ -4,7 +4,7 @@
  * records written, with the offsets the group resumes from, in the member's own transactions.
  */
 import { setImmediate } from 'node:timers/promises';
-import type { Consumer, EachBatchPayload, KafkaMessage, TopicPartitions } from '../types';
+import type { Consumer, EachBatchPayload, KafkaMessage } from '../types';
 import { sleep } from '../../async';
 import { describeError } from '../../errors';
 import { joinGroup, type MemberSession } from './member-session';
@@ -13,10 +13,9 @@ import type { ConcurrentMode, MemberGroupOptions } from './options';
 import { HeldRecords } from './held-records';
 import { RECORDS_PER_TURN } from './pacing';
 import { PartitionProgress } from './partition-progress';
+import { Rewinds } from './rewinds';
 import { Rounds } from './rounds';
 
-/** How long a partition rests after what became of its records could not be written. */
-const FAILURE_BACKOFF_MS = 1000;
 /** How long stop() waits for the records in flight to be done and committed when it is given no hand-back signal. */
 const DRAIN_TIMEOUT_MS = 10_000;
 
@@ -43,14 +42,12 @@ export class ConcurrentRecords {
   private readonly delayTopics: ReadonlySet<string>;
   private readonly held: HeldRecords;
   private readonly transactions: MemberTransactions;
-  /** Partitions resting after a failed write, by topic/partition. */
-  private readonly backoffTimers = new Map<string, NodeJS.Timeout>();
+  private readonly rewinds: Rewinds;
   private readonly partitions = new Map<string, PartitionProgress>();
   private readonly rounds: Rounds;
+  private readonly mode: ConcurrentMode;
   private generation = 0;
   private stopping = false;
-
-  private readonly mode: ConcurrentMode;
 
   constructor(private readonly options: MemberGroupOptions<ConcurrentMode>) {
     const { mode } = options;
@@ -58,6 +55,15 @@ export class ConcurrentRecords {
     this.now = mode.now ?? Date.now;
     this.delayTopics = new Set(mode.delayed?.topics ?? []);
     this.transactions = new MemberTransactions(options.kafka, { groupId: options.groupId });
+    this.rewinds = new Rewinds({
+      logger: options.logger,
+      consumer: () => this.consumer,
+      stopping: () => this.stopping,
+      forget: (progress) => {
+        this.held.release(progress);
+        this.partitions.delete(`${progress.topic}/${progress.partition}`);
+      },
+    });
     this.rounds = new Rounds({
       intervalMs: mode.roundIntervalMs ?? 500,
       commit: (records, offsets, consumer) => this.transactions.commit(records, offsets, consumer),
@@ -65,7 +71,7 @@ export class ConcurrentRecords {
       current: () => [...this.partitions.values()].filter((progress) => this.current(progress)),
       consumer: () => this.consumer,
       lost: (progress) => {
-        if (this.current(progress)) this.rewind(progress);
+        if (this.current(progress)) this.rewinds.rewind(progress);
       },
     });
     const dueAt = mode.delayed?.dueAt ?? (() => 0);
@@ -75,7 +81,7 @@ export class ConcurrentRecords {
       now: this.now,
       dueAt,
       pause: (partitions) => this.consumer?.pause(partitions),
-      resume: (partitions) => this.resumeQuietly(partitions),
+      resume: (partitions) => this.rewinds.resumeQuietly(partitions),
       begin: (progress, message) => this.begin(progress, message),
       alive: (progress) => !this.stopping && this.current(progress),
       ...(mode.onPausedPartitions ? { onPausedPartitions: mode.onPausedPartitions } : {}),
@@ -151,19 +157,8 @@ export class ConcurrentRecords {
     return progress.generation === this.generation && !progress.rewound;
   }
 
-  /** Resumes a partition from a timer: the consumer may have stopped meanwhile (the client then throws). */
-  private resumeQuietly(partitions: TopicPartitions[]): void {
-    if (this.stopping) return;
-    try {
-      this.consumer?.resume(partitions);
-    } catch (error) {
-      this.options.logger.warn({ err: describeError(error) }, 'partition not resumed');
-    }
-  }
-
   private clearTimers(): void {
-    for (const timer of this.backoffTimers.values()) clearTimeout(timer);
-    this.backoffTimers.clear();
+    this.rewinds.clear();
     this.held.clear();
   }
 
@@ -242,36 +237,7 @@ export class ConcurrentRecords {
       return;
     }
     this.options.logger.warn(where, 'record not done; reading its partition again from its last commit');
-    if (this.current(progress)) this.rewind(progress);
-  }
-
-  /** Reads a partition again from its last commit, after a pause: what was done since is done again. */
-  private rewind(progress: PartitionProgress): void {
-    const id = `${progress.topic}/${progress.partition}`;
-    const partition = [{ topic: progress.topic, partitions: [progress.partition] }];
-    this.held.release(progress);
-    this.partitions.delete(id);
-    progress.finish();
-    try {
-      this.consumer?.seek({ topic: progress.topic, partition: progress.partition, offset: String(progress.lastCommit()) });
-      // A second before reading again, rather than a hot loop while Kafka or the registry is away.
-      this.consumer?.pause(partition);
-    } catch (error) {
-      // No longer assigned: its next owner reads it from the last commit.
-      this.options.logger.info(
-        { topic: progress.topic, partition: progress.partition, err: describeError(error) },
-        'partition not rewound',
-      );
-      return;
-    }
-    clearTimeout(this.backoffTimers.get(id));
-    this.backoffTimers.set(
-      id,
-      setTimeout(() => {
-        this.backoffTimers.delete(id);
-        this.resumeQuietly(partition);
-      }, FAILURE_BACKOFF_MS).unref(),
-    );
+    if (this.current(progress)) this.rewinds.rewind(progress);
   }
 
   private progressOf(topic: string, partition: number, firstOffset: bigint): PartitionProgress {
