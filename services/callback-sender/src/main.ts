@@ -112,7 +112,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
     sendCallback: (request, history) => sendCallback(request, history, delivery),
     now: Date.now,
   });
-  const consumers = new GroupMember({
+  const member = new GroupMember({
     kafka: runtime.kafka,
     logger: runtime.logger.child({ module: 'callback-consumer' }),
     groupId: `${config.TOPIC_PREFIX}${config.SENDER_CONSUMER_GROUP}`,
@@ -128,7 +128,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
       onPausedPartitions: (count) => metrics.pausedPartitions.set(count),
     },
   });
-  metrics.readRetryOverdueFrom(() => consumers.retryOverdueSeconds());
+  metrics.readRetryOverdueFrom(() => member.retryOverdueSeconds());
   // Opens the state store (retried while PostgreSQL is away) and sweeps its old versions.
   runtime.startInBackground('latest-versions', versions);
   // Checked at each /readyz: while the store does not answer, every batch is read again later.
@@ -140,15 +140,15 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
       start: async () => {
         await partners.whenReady();
         await versions.whenReady;
-        await consumers.start();
+        await member.start();
       },
-      stop: (handBack) => consumers.stop(handBack),
+      stop: (handBack) => member.stop(handBack),
     },
-    () => consumers.joined,
+    () => member.joined,
   );
   // What an SRE watches: both groups' lag, and the dead letters waiting for a person.
   watchBacklog(runtime, {
-    groups: [...consumers.groups],
+    groups: [...member.groups],
     deadLetterTopic: TopicNames.callbackDlq,
   });
   const server = await runtime.listen();

@@ -114,7 +114,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
     fetchDocument: (request, history) => fetchDocument(request, history, deps),
     now: Date.now,
   });
-  const consumers = new GroupMember({
+  const member = new GroupMember({
     kafka,
     logger: logger.child({ module: 'document-consumer' }),
     groupId,
@@ -138,21 +138,21 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
         await spool.open(2 * config.DOCUMENT_TIMEOUT_MS);
         await recorded.open();
         await feed.start();
-        await consumers.start();
+        await member.start();
       },
       stop: async (handBack) => {
-        await consumers.stop(handBack);
+        await member.stop(handBack);
         await recorder.stop();
         await feed.stop();
         await applied.stop();
         await recorded.close();
       },
     },
-    () => consumers.joined && feed.joined,
+    () => member.joined && feed.joined,
   );
   // What an SRE watches: both groups' lag, and the dead letters waiting for a person.
   watchBacklog(runtime, {
-    groups: [...consumers.groups, { groupId: `${groupId}-recorded`, topics: [topics.documents] }],
+    groups: [...member.groups, { groupId: `${groupId}-recorded`, topics: [topics.documents] }],
     deadLetterTopic: TopicNames.documentDlq,
   });
   const server = await runtime.listen();

@@ -44,7 +44,7 @@ export interface PolicyStatusProcessorOptions {
  * larger than they are, never makes a request the broker refuses.
  */
 export class PolicyStatusProcessor {
-  private consumer: GroupMember | undefined;
+  private member: GroupMember | undefined;
   private readonly logger: Logger;
 
   constructor(private readonly options: PolicyStatusProcessorOptions) {
@@ -57,7 +57,7 @@ export class PolicyStatusProcessor {
     const maxWriteBytes = await maxMessageBytesOf(kafka, [topics.callbackRequests, topics.deadLetters]);
     const now = this.options.now ?? Date.now;
     const records = new EventRecords({ codec, partners, logger: this.logger, metrics, topics, unknownPartnerGraceMs, maxWriteBytes, now });
-    this.consumer = new GroupMember({
+    this.member = new GroupMember({
       kafka,
       logger: this.logger,
       groupId,
@@ -74,17 +74,17 @@ export class PolicyStatusProcessor {
         onCommitted: (seconds) => metrics.transactionSeconds.observe(seconds),
       },
     });
-    await this.consumer.start();
+    await this.member.start();
   }
 
   /** True while this replica is a member of its group with an assignment (false while it rejoins). */
   get joined(): boolean {
-    return this.consumer?.joined ?? false;
+    return this.member?.joined ?? false;
   }
 
   /** Fetches nothing more; the batches in hand commit or are handed back; leaves the group. */
   async stop(): Promise<void> {
-    await this.consumer?.stop();
+    await this.member?.stop();
   }
 
   /** The records a batch of policy-status events becomes; stops early once the batch is handed back. */
