@@ -102,7 +102,10 @@ describe('hookstream start supervises', () => {
       () => supervisorLines(mark).find((l) => l.includes('kafka: serving again at')),
       'the broker to serve again',
       BACK_WITHIN_MS,
-    );
+    ).catch((error: Error) => {
+      // What the supervisor said meanwhile: where the restart stood.
+      throw new Error(`${error.message}; the supervisor said: ${JSON.stringify(supervisorLines(mark))}`);
+    });
     const backAt = Date.now();
     expect(back).toContain(`serving again at ${system.brokers} `);
     expect(recorded().processes.kafka).not.toBe(brokerPid);

@@ -196,7 +196,8 @@ export function loadConfig<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEn
   if (result.success && crossProblems.length === 0) return result.data;
   const problems = (result.error?.issues ?? []).map((issue) => {
     const variable = issue.path.length > 0 ? String(issue.path[0]) : '(environment)';
-    return { variable, message: variable in cleaned ? issue.message : 'is required but not set' };
+    // A check across settings (custom) may name one left at its default: its own message says why.
+    return { variable, message: variable in cleaned || issue.code === 'custom' ? issue.message : 'is required but not set' };
   });
   throw new ConfigError([...problems, ...crossProblems]);
 }

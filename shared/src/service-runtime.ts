@@ -54,6 +54,11 @@ export interface ServiceRuntimeOptions<S extends BaseSchema> {
   env?: NodeJS.ProcessEnv;
   /** Lets the partner directory authenticate inbound API keys (the ingress), built from the validated config. */
   apiKeyHasher?: (config: z.infer<S>) => ApiKeyHasher;
+  /**
+   * How long the runtime's producer retries a record before it fails it for good (librdkafka's
+   * message.timeout.ms), from the validated config. Default 30 s.
+   */
+  deliveryTimeoutMs?: (config: z.infer<S>) => number;
 }
 
 /** A service's HTTP listeners, once `listen()` has started them. */
@@ -131,7 +136,7 @@ export async function createServiceRuntime<S extends BaseSchema>(options: Servic
     requestTimeoutMs: config.KAFKA_REQUEST_TIMEOUT_MS,
     security: kafkaSecurity(config),
   });
-  const producer = kafka.producer();
+  const producer = kafka.producer(options.deliveryTimeoutMs ? { deliveryTimeoutMs: options.deliveryTimeoutMs(config) } : {});
   await producer.connect();
   shutdown.onStop('kafka producer', () => producer.disconnect(), 'producers');
   const recordWriter = new RecordWriter(producer);

@@ -17,6 +17,9 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
     configSchema,
     topics: [TopicNames.partnerEvents, TopicNames.partnerConfig],
     apiKeyHasher: (config) => new ApiKeyHasher(config.HOOKSTREAM_API_KEY_PEPPERS),
+    // A partner event not durable within the write timeout is failed for good, so that no write
+    // outlives the claim it was made under (see IDEMPOTENCY_CLAIM_TTL_MS in config.ts).
+    deliveryTimeoutMs: (config) => config.INGRESS_WRITE_TIMEOUT_MS,
     env,
   });
   const { config, kafka, codec, logger, instanceId } = runtime;

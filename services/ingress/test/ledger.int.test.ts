@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { AvroCodec, createLogger, defaultSchemasDir, isStoreUnavailable } from '@hookstream/shared';
 import { AbandonedClaimSearch } from '../src/idempotency/abandoned-claim-search';
-import { IdempotencyLedger, type ClaimResult } from '../src/idempotency/ledger';
+import { IdempotencyLedger, MAX_SEARCHING, MAX_WAITING, type ClaimResult } from '../src/idempotency/ledger';
 import { TestFixture } from '../../../test/helpers/fixture';
 import { testInfrastructure } from '../../../test/helpers/infrastructure';
 import { startPostgres } from '../../../test/helpers/postgres';
@@ -127,6 +127,28 @@ describe('the request_id ledger in PostgreSQL', () => {
     // Recorded: the next one reads it from the row.
     expect(await replicas[1]!.claim('partner-a', 'orphan-2', 'f-event', 1_000)).toEqual({ kind: 'completed', completion: found });
   }, 30_000);
+
+  test('when more repeats wait than a replica allows, then the extra ones are answered at once and the others still get the completion', async () => {
+    const first = (await replicas[0]!.claim('partner-a', 'crowd-1', 'f1', 1_000)) as { claimId: string };
+    const waiting = Array.from({ length: MAX_WAITING }, () => replicas[1]!.waitForCompletion('partner-a', 'crowd-1', 20_000));
+    const extraStarted = Date.now();
+    expect(await replicas[1]!.waitForCompletion('partner-a', 'crowd-1', 20_000)).toBeUndefined();
+    expect(Date.now() - extraStarted).toBeLessThan(5_000);
+    await replicas[0]!.complete('partner-a', 'crowd-1', first.claimId, completion('crowd-1', 'f1'));
+    const answers = await Promise.all(waiting);
+    expect(answers.filter((a) => a?.requestId !== 'crowd-1')).toEqual([]);
+  }, 60_000);
+
+  test('when more abandoned claims are retried at once than a replica searches, then the rest are left unchecked for a later retry', async () => {
+    const keys = Array.from({ length: MAX_SEARCHING + 6 }, (_, i) => `orphan-crowd-${i}`);
+    for (const key of keys) await abandonedClaim(key, 60_000);
+    const results = await Promise.all(keys.map((key) => replicas[0]!.claim('partner-a', key, 'f1', 10_000)));
+    expect(results.filter((r) => r.kind === 'won')).toHaveLength(MAX_SEARCHING);
+    const left = keys.filter((_, i) => results[i]!.kind === 'unchecked');
+    expect(left).toHaveLength(6);
+    // Nothing was taken from them: a later retry takes each over.
+    for (const key of left) expect((await replicas[1]!.claim('partner-a', key, 'f1', 10_000)).kind).toBe('won');
+  }, 60_000);
 
   test('when rows are past their retention, then the sweep deletes them (in batches, on both replicas at once) and keeps the others', async () => {
     await sql.query(

@@ -127,10 +127,11 @@ export function isStoreUnavailable(error: unknown): boolean {
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
   if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && UNAVAILABLE_CLASSES.has(code.slice(0, 2))) return true;
   if (typeof code === 'string' && NETWORK_CODES.has(code)) return true;
-  // pg's own words when no connection could be had or one ended under a query.
+  // pg's own words when no connection could be had, one ended under a query, or a query got no
+  // answer within query_timeout (a server that stopped answering without closing the connection).
   return (
     typeof message === 'string' &&
-    /timeout exceeded when trying to connect|Connection terminated|connection is closed|Client has encountered a connection error/i.test(
+    /timeout exceeded when trying to connect|Connection terminated|connection is closed|Client has encountered a connection error|Query read timeout/i.test(
       message,
     )
   );

@@ -1,4 +1,4 @@
-import { stateSchemaOf } from '../../src/store/state-store';
+import { isStoreUnavailable, stateSchemaOf } from '../../src/store/state-store';
 
 describe('stateSchemaOf', () => {
   it('keeps a deployment without a prefix in public', () => {
@@ -13,5 +13,29 @@ describe('stateSchemaOf', () => {
 
   it('is the same schema for the same prefix (every replica and restart finds its state)', () => {
     expect(stateSchemaOf('prod.')).toBe(stateSchemaOf('prod.'));
+  });
+});
+
+describe('isStoreUnavailable', () => {
+  it('is "retry later" for a store away, down or silent: 503 to a partner, not 500', () => {
+    const away = [
+      Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }),
+      Object.assign(new Error('the database system is shutting down'), { code: '57P03' }),
+      Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' }),
+      new Error('Connection terminated unexpectedly'),
+      new Error('timeout exceeded when trying to connect'),
+      // pg's query_timeout: a server that stopped answering without closing the connection.
+      new Error('Query read timeout'),
+    ];
+    expect(away.filter((error) => !isStoreUnavailable(error)).map((e) => e.message)).toEqual([]);
+  });
+
+  it('is a fault of ours for a query the store refuses', () => {
+    const faults = [
+      Object.assign(new Error('relation "x" does not exist'), { code: '42P01' }),
+      Object.assign(new Error('duplicate key value violates unique constraint'), { code: '23505' }),
+      new Error('something else'),
+    ];
+    expect(faults.filter((error) => isStoreUnavailable(error)).map((e) => e.message)).toEqual([]);
   });
 });

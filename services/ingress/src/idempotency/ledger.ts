@@ -10,7 +10,7 @@ import {
   type StateStore,
 } from '@hookstream/shared';
 import type { AbandonedClaimSearch } from './abandoned-claim-search';
-import type { Claim, Completion } from './completion';
+import { completionOf, type Claim, type Completion, type RowState } from './completion';
 import { ledgerMigrations, type LedgerTables } from './ledger-tables';
 
 export interface LedgerOptions {
@@ -46,24 +46,23 @@ export type ClaimResult =
   /** The abandoned claimant's event could not be looked for: not decidable now. */
   | { kind: 'unchecked'; why: string };
 
-/** How often a duplicate looks whether the request it waits for has completed (docs/inbound.md: why polling). */
+/**
+ * How often a duplicate looks whether the request it waits for has completed (docs/inbound.md: why
+ * polling): first after 25 ms, then half as often again each time, at most every 400 ms, so a wait
+ * costs about 30 reads over 10 s rather than 400.
+ */
 const POLL_MS = 25;
+const POLL_MAX_MS = 400;
+/**
+ * Most duplicates waiting at once in a replica, and most takeover searches (each reads every
+ * partition of partner-events): past them a request is answered "retry later" at once, so a burst
+ * of retries (after a replica's crash, or from a partner) cannot multiply the store's reads or
+ * Kafka's fetches without bound.
+ */
+export const MAX_WAITING = 256;
+export const MAX_SEARCHING = 4;
 /** Rows one retention delete removes: short statements, so concurrent sweeps and claims never wait long. */
 const SWEEP_BATCH = 1_000;
-
-interface RowState {
-  claim_id: string;
-  fingerprint: string;
-  claimant_instance: string;
-  completed: boolean;
-  transaction_number: string | null;
-  transaction_type: 'POLICY' | 'CLAIM' | null;
-  /** Epoch ms (server clock). */
-  claimed_ms: number;
-  unchecked_ms: number;
-  /** Not completed and older than the claim TTL. */
-  abandoned: boolean;
-}
 
 /**
  * The request_id ledger, one row per (partner, request_id) in the PostgreSQL state store that every
@@ -86,6 +85,8 @@ export class IdempotencyLedger {
   /** Completions on their way (recorded after the answer): stop() lets them finish. */
   private readonly completing = new Set<Promise<boolean>>();
   private readonly logger: Logger;
+  private waiting = 0;
+  private searching = 0;
 
   constructor(private readonly options: LedgerOptions) {
     this.logger = options.logger.child({ module: 'idempotency-ledger' });
@@ -139,7 +140,14 @@ export class IdempotencyLedger {
     if (row.completed) return { kind: 'completed', completion: completionOf(requestId, row) };
     if (!row.abandoned)
       return { kind: 'claimed', claim: { claimId: row.claim_id, fingerprint: row.fingerprint, instance: row.claimant_instance } };
-    return this.takeOver(partnerId, requestId, fingerprint, row, claimId, timeoutMs);
+    // Left for another taker (or a later retry) while this replica searches enough already.
+    if (this.searching >= MAX_SEARCHING) return { kind: 'unchecked', why: 'too many abandoned claims being searched at once' };
+    this.searching++;
+    try {
+      return await this.takeOver(partnerId, requestId, fingerprint, row, claimId, timeoutMs);
+    } finally {
+      this.searching--;
+    }
   }
 
   /** Records the answer of the winning claim `claimId` once its event is durable; false if its claim was taken over meanwhile. */
@@ -160,12 +168,19 @@ export class IdempotencyLedger {
   /** The key's completion once recorded, or undefined after `timeoutMs` (or when its row is gone). */
   async waitForCompletion(partnerId: string, requestId: string, timeoutMs: number): Promise<Completion | undefined> {
     const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const row = await this.rowOf(partnerId, requestId);
-      if (!row) return undefined;
-      if (row.completed) return completionOf(requestId, row);
-      if (Date.now() + POLL_MS > deadline) return undefined;
-      await sleep(POLL_MS);
+    // Enough waiting already: one look, no wait.
+    const waits = this.waiting < MAX_WAITING;
+    if (waits) this.waiting++;
+    try {
+      for (let pause = POLL_MS; ; pause = Math.min(POLL_MAX_MS, Math.round(pause * 1.5))) {
+        const row = await this.rowOf(partnerId, requestId);
+        if (!row) return undefined;
+        if (row.completed) return completionOf(requestId, row);
+        if (!waits || Date.now() + pause > deadline) return undefined;
+        await sleep(pause);
+      }
+    } finally {
+      if (waits) this.waiting--;
     }
   }
 
@@ -265,13 +280,4 @@ export class IdempotencyLedger {
     if (!this.store) throw new StoreUnavailableError(`the request_id ledger is not open: could not ${doing}`);
     return this.store.db;
   }
-}
-
-function completionOf(requestId: string, row: RowState): Completion {
-  return {
-    fingerprint: row.fingerprint,
-    requestId,
-    transactionNumber: row.transaction_number!,
-    transactionType: row.transaction_type!,
-  };
 }
