@@ -21,7 +21,7 @@ export interface DispositionTopics {
   tiers: RetryTiers;
 }
 
-export interface DispositionWriterOptions<Metrics, Topics extends DispositionTopics> {
+export interface TieredDispositionWriterOptions<Metrics, Topics extends DispositionTopics> {
   codec: AvroCodec;
   logger: Logger;
   metrics: Metrics;
@@ -46,9 +46,9 @@ export interface DeadLetterReason {
   reason: string;
 }
 
-export class DispositionWriter<Metrics, Topics extends DispositionTopics> {
+export class TieredDispositionWriter<Metrics, Topics extends DispositionTopics> {
   constructor(
-    protected readonly options: DispositionWriterOptions<Metrics, Topics>,
+    protected readonly options: TieredDispositionWriterOptions<Metrics, Topics>,
     private readonly undecodableRecords: UndecodableRecords,
   ) {}
 

@@ -14,9 +14,9 @@ export {
 export { RetryTiers } from './retry-tiers';
 export { nextTierAfterFailure, retryScheduleMs, tierAtLeast, type NextTier } from './tier-schedule';
 export {
-  DispositionWriter,
+  TieredDispositionWriter,
   type DeadLetterReason,
   type DispositionTopics,
-  type DispositionWriterOptions,
+  type TieredDispositionWriterOptions,
   type UndecodableRecords,
 } from './disposition-writer';

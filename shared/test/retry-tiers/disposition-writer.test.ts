@@ -1,7 +1,7 @@
 import pino from 'pino';
 import type { AvroCodec } from '../../src/avro/registry-codec';
 import { SpringDltHeaders } from '../../src/callbacks/callback-headers';
-import { DispositionWriter, RetryHeaders, RetryTiers, originHeaders } from '../../src/retry-tiers';
+import { TieredDispositionWriter, RetryHeaders, RetryTiers, originHeaders } from '../../src/retry-tiers';
 
 /** A tier-2 record first read at requests/3@41 that cannot be decoded. */
 const tierRecord = {
@@ -20,7 +20,7 @@ function writer(origin: 'first-read' | 'read') {
   let counted = 0;
   const topics = { deadLetters: 'p.dlq', tiers: new RetryTiers((tier) => `p.retry-${tier}`, 3) };
   const options = { codec: {} as AvroCodec, logger: pino({ level: 'silent' }), metrics: {}, topics, now: () => 0 };
-  const written = new DispositionWriter(options, { count: () => void (counted += 1), origin }).undecodable(tierRecord, 'bad bytes');
+  const written = new TieredDispositionWriter(options, { count: () => void (counted += 1), origin }).undecodable(tierRecord, 'bad bytes');
   return { written, counted };
 }
 

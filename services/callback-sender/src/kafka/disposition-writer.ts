@@ -1,15 +1,16 @@
 /*
  * What is written of what became of one callback record: its outcome on callback-outcomes, and
  * the record itself into its next retry tier or the dead-letter topic with the headers that say why
- * (spec 8; Spring's dead-letter headers, dead-letter-headers.ts). The GroupMember writes them in
+ * (spec 8; Spring's dead-letter headers, shared's deadLetterHeaders). The GroupMember writes them in
  * the member's next transaction. Counts each in the metrics. What every tiered service writes alike
  * (undecodable records, dead-letter headers, origins) is shared's DispositionWriter.
  */
 import {
-  DispositionWriter as TieredDispositionWriter,
+  DeadLetterIdentityHeaders,
+  TieredDispositionWriter,
   retryHeaders,
   type ConsumedRecord,
-  type DispositionWriterOptions as TieredWriterOptions,
+  type TieredDispositionWriterOptions,
   type IHeaders,
   type OutputRecord,
   type RetryHistory,
@@ -18,7 +19,6 @@ import {
 import type { CallbackRequest, RequestHeaders } from '../domain/deliver-callback';
 import type { Disposition } from '../domain/disposition';
 import type { CallbackSenderMetrics } from '../metrics';
-import { DeadLetterIdentityHeaders } from './dead-letter-headers';
 
 /** Real topic names. */
 export interface CallbackTopics {
@@ -28,7 +28,7 @@ export interface CallbackTopics {
   tiers: RetryTiers;
 }
 
-export type DispositionWriterOptions = TieredWriterOptions<CallbackSenderMetrics, CallbackTopics>;
+export type DispositionWriterOptions = TieredDispositionWriterOptions<CallbackSenderMetrics, CallbackTopics>;
 
 /** What one callback-outcomes record says of the attempt besides its kind and number; all null for a decision that made no request. */
 interface AttemptFacts {

@@ -60,6 +60,8 @@ export class AppliedWait {
       }
       const applied = await recorded.appliedOffsets();
       for (const [partition, { low, end }] of pending) {
+        // Known complete past this end: the topic was made again since; that knowledge is void.
+        if ((this.complete.get(partition) ?? -1n) > end) this.complete.delete(partition);
         if (!stable.has(partition)) continue;
         const from = max(applied.get(partition) ?? low, low);
         if (from >= end || (this.complete.get(partition) ?? -1n) >= end) {

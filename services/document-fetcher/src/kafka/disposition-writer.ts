@@ -6,12 +6,12 @@
  */
 import {
   DeadLetterIdentityHeaders,
-  DispositionWriter as TieredDispositionWriter,
+  TieredDispositionWriter,
   DocumentHeaders,
   retryHeaders,
   type OutputRecord,
   type ConsumedRecord,
-  type DispositionWriterOptions as TieredWriterOptions,
+  type TieredDispositionWriterOptions,
   type IHeaders,
   type Origin,
   type RetryTiers,
@@ -31,7 +31,7 @@ export interface DocumentTopics {
   tiers: RetryTiers;
 }
 
-export interface DispositionWriterOptions extends TieredWriterOptions<DocumentFetcherMetrics, DocumentTopics> {
+export interface DispositionWriterOptions extends TieredDispositionWriterOptions<DocumentFetcherMetrics, DocumentTopics> {
   recorder: DocumentRecorder;
 }
 

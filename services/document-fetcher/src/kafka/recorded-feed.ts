@@ -2,15 +2,18 @@
  * Feeds the table of recorded documents (store/recorded-documents.ts) from partner-documents
  * itself: a consumer group of the fetcher's own (`<group>-recorded`, its replicas sharing the
  * partitions), read_committed so an aborted transaction's records never count, each batch's
- * identities and its partition's applied offset written in one PostgreSQL transaction. Offsets are
- * committed to Kafka (automatically) only after that transaction, so a crash or a rebalance reads
- * a batch again, which writes the same rows; the applied offset never goes back. Also deletes the
- * identities older than the window, in bounded batches, every minute.
+ * identities and its partition's applied offset written in one PostgreSQL transaction. Where a
+ * partition is read from is that applied offset, restored on assignment (the group's committed
+ * offsets serve only the lag gauges), so the table and its position cannot disagree: a crash or a
+ * rebalance reads a batch again, which writes the same rows. Also deletes the identities older
+ * than the window, in bounded batches, every minute.
  */
 import {
   DocumentHeaders,
   describeError,
   GroupMember,
+  PartitionProbe,
+  type PartitionBounds,
   type Batch,
   type GroupSession,
   type Kafka,
@@ -45,11 +48,16 @@ export function identityOf(message: KafkaMessage): RecordIdentity | undefined {
 
 export class RecordedFeed {
   private member: GroupMember | undefined;
+  /** Each partition's bounds, as a read_uncommitted reader sees them (the high watermark). */
+  private readonly probe: PartitionProbe;
+  /** The applied offsets and the partitions' bounds, looked up once per assignment (cleared when partitions are dropped). */
+  private positions: Promise<{ applied: Map<number, bigint>; bounds: PartitionBounds[] }> | undefined;
   private sweeper: NodeJS.Timeout | undefined;
   private readonly logger: Logger;
 
   constructor(private readonly options: RecordedFeedOptions) {
     this.logger = options.logger.child({ module: 'recorded-feed' });
+    this.probe = new PartitionProbe(options.kafka, { readUncommitted: true });
   }
 
   /** Joins the group (in the background) and starts the sweeps; nothing is read up front. */
@@ -60,6 +68,7 @@ export class RecordedFeed {
       ...{ kafka, logger: this.logger, groupId, session, topics: [topic] },
       fetch: { maxWaitMs: 50 },
       partitionsConsumedConcurrently: 4,
+      partitionState: { restore: (partition) => this.resume(partition.partition), drop: () => (this.positions = undefined) },
       mode: { kind: 'batches', handle: (batch) => this.apply(batch) },
     });
     await this.member.start();
@@ -76,6 +85,7 @@ export class RecordedFeed {
     clearInterval(this.sweeper);
     await this.member?.stop();
     this.member = undefined;
+    await this.probe.disconnect();
   }
 
   /** Deletes identities older than the window; a failure is logged (the next sweep deletes them). */
@@ -88,6 +98,43 @@ export class RecordedFeed {
       this.logger.warn({ err: describeError(error) }, 'old recorded documents not deleted; trying again later');
       return 0;
     }
+  }
+
+  /**
+   * Where an assigned partition is read from: its applied offset in the store, not the group's
+   * committed offset (committed only for the lag gauges), so the position is in one place. A store
+   * restored from an older backup then reads again what it lacks; an applied offset past the
+   * partition's end (the topic deleted and made again) starts the partition over, since the wait
+   * after a fence would otherwise take it for caught up.
+   */
+  private async resume(partition: number): Promise<void> {
+    const { recorded, topic } = this.options;
+    // One lookup serves every partition of an assignment (their restores start together).
+    this.positions ??= this.lookUpPositions();
+    const positions = this.positions;
+    const { applied, bounds } = await positions.catch((error: unknown) => {
+      if (this.positions === positions) this.positions = undefined;
+      throw error;
+    });
+    const from = applied.get(partition);
+    const partitionBounds = bounds.find((b) => b.partition === partition);
+    if (from === undefined || !partitionBounds) return;
+    if (from > partitionBounds.end) {
+      this.logger.warn(
+        { partition, applied: String(from), end: String(partitionBounds.end) },
+        'partner-documents is behind the applied offset (the topic was made again): the partition is read from its start',
+      );
+      await recorded.resetApplied(partition, partitionBounds.low);
+      this.member!.seek({ topic, partition, offset: String(partitionBounds.low) });
+      return;
+    }
+    // Below the first offset retention kept: librdkafka's reset (earliest) takes it there.
+    this.member!.seek({ topic, partition, offset: String(from) });
+  }
+
+  private async lookUpPositions(): Promise<{ applied: Map<number, bigint>; bounds: PartitionBounds[] }> {
+    const [applied, bounds] = await Promise.all([this.options.recorded.appliedOffsets(), this.probe.bounds(this.options.topic)]);
+    return { applied, bounds };
   }
 
   /** One batch: its identities and the partition's applied offset, in one transaction; a throw reads it again. */

@@ -90,8 +90,8 @@ export class RecordedDocuments {
 
   /**
    * A batch of the feed: its identities and the partition's applied offset (the offset after its
-   * last record) in one transaction. The applied offset never goes back (a batch read again after
-   * a rebalance writes the same rows).
+   * last record) in one transaction. A batch never moves the applied offset back (one read again
+   * after a rebalance writes the same rows); only resetApplied does.
    */
   async apply(partition: number, identities: Array<RecordIdentity & { seenAt: number }>, applied: bigint): Promise<void> {
     const { topic } = this.options;
@@ -103,6 +103,20 @@ export class RecordedDocuments {
           on conflict (topic, partition) do update set applied = greatest(recorded_document_offsets.applied, excluded.applied)
         `.execute(tx);
       }),
+    );
+  }
+
+  /**
+   * Sets a partition's applied offset to `to`, even backwards: for a feed that finds it past the
+   * partition's end (the topic was deleted and made again) and starts the partition over.
+   */
+  async resetApplied(partition: number, to: bigint): Promise<void> {
+    const { topic } = this.options;
+    await this.run('reset an applied offset', (db) =>
+      sql`
+        insert into recorded_document_offsets (topic, partition, applied) values (${topic}, ${partition}, ${to.toString()})
+        on conflict (topic, partition) do update set applied = excluded.applied
+      `.execute(db),
     );
   }
 

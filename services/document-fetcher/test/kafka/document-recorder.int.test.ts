@@ -1,6 +1,7 @@
 import net from 'node:net';
+import { Client } from 'pg';
 import { AvroCodec, StoreUnavailableError, createLogger, defaultSchemasDir, type PartnerDocumentValue } from '@hookstream/shared';
-import { testInfrastructure } from '../../../../test/helpers/infrastructure';
+import { testInfrastructure, waitFor } from '../../../../test/helpers/infrastructure';
 import { freshStateDatabase, stopStateServer, type StateDatabase } from '../../../../test/helpers/state-database';
 import { AppliedWait } from '../../src/kafka/applied-wait';
 import { DocumentRecorder } from '../../src/kafka/document-recorder';
@@ -223,3 +224,34 @@ class TcpProxy {
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 }
+
+test("when the store is behind the feed group's offsets (restored from an older backup) or past the topic's end (the topic made again), then the feed reads from the store's position", async () => {
+  const db = await database();
+  const sql = new Client({ connectionString: db.url });
+  await sql.connect();
+  const recordedSoon = async (r: Awaited<ReturnType<typeof replica>>, what: string) =>
+    waitFor(() => r.recorded.has('resume-1', 0), `the feed to apply resume-1 ${what}`, 30_000);
+  try {
+    await writeOutside(`${fixture.prefix}resume-4`, 'resume-1', 'commit');
+    let r = await replica(db.url, 'resume');
+    await recordedSoon(r, 'at first');
+    await r.stop();
+
+    // An older backup: neither the identity nor the applied offsets that covered it; the group's committed offsets are past it.
+    await sql.query(`delete from recorded_documents where document_id = 'resume-1'`);
+    await sql.query(`update recorded_document_offsets set applied = 0`);
+    r = await replica(db.url, 'resume');
+    await recordedSoon(r, 'again after the store went back');
+    await r.stop();
+
+    // Applied offsets past every partition's end: the wait after a fence would take them for caught up.
+    await sql.query(`delete from recorded_documents where document_id = 'resume-1'`);
+    await sql.query(`update recorded_document_offsets set applied = 1000000000`);
+    r = await replica(db.url, 'resume');
+    await recordedSoon(r, 'again after its offsets were past the end');
+    expect([...(await r.recorded.appliedOffsets()).values()].filter((applied) => applied >= 1_000_000_000n)).toEqual([]);
+    await r.stop();
+  } finally {
+    await sql.end();
+  }
+}, 120_000);

@@ -93,11 +93,10 @@ export class ConcurrentRecords {
     this.stopping = false;
     // A member that cannot write what it does should not own partitions.
     await this.transactions.open();
-    const { kafka, logger, groupId, session, topics, fetch, partitionState } = this.options;
+    const { kafka, logger, groupId, session, topics, fetch } = this.options;
     this.member = await joinGroup({
       ...{ kafka, logger, groupId, session, topics, autoCommit: false },
       ...(fetch ? { fetch } : {}),
-      ...(partitionState ? { partitionState } : {}),
       partitionsConsumedConcurrently: this.options.partitionsConsumedConcurrently ?? 32,
       eachBatch: (payload) => this.processBatch(payload),
       // What is done is written before the partitions go: their next owner reads from there.

@@ -32,22 +32,23 @@ interface MemberGroup {
 export class GroupMember {
   /** The groups this member belongs to and what each reads: what lag is watched on. */
   readonly groups: readonly GroupTopics[];
-  private readonly members: MemberGroup[];
+  private readonly memberships: MemberGroup[];
   private readonly batches: HandledBatches | undefined;
   private readonly retries: ConcurrentRecords | undefined;
   private readonly now: () => number;
 
   constructor(private readonly options: GroupMemberOptions) {
     const { mode } = options;
+    if (mode.kind === 'concurrent' && options.partitionState) throw new Error('partitionState is for the batches and transactional modes');
     this.now = (mode.kind === 'concurrent' ? mode.now : undefined) ?? Date.now;
     this.groups = [{ groupId: options.groupId, topics: options.topics }];
     if (mode.kind === 'batches') {
       this.batches = new HandledBatches({ ...options, mode });
-      this.members = [this.batches];
+      this.memberships = [this.batches];
     } else if (mode.kind === 'transactional') {
-      this.members = [new TransactionalBatches({ ...options, mode })];
+      this.memberships = [new TransactionalBatches({ ...options, mode })];
     } else if (!mode.tiers) {
-      this.members = [new ConcurrentRecords({ ...options, mode })];
+      this.memberships = [new ConcurrentRecords({ ...options, mode })];
     } else {
       const tiers = mode.tiers;
       const retries = { groupId: `${options.groupId}-retries`, topics: tiers.topics };
@@ -65,17 +66,17 @@ export class GroupMember {
         fetch: { maxWaitMs: 250, maxBytesPerPartition: 64 * 1024 },
         mode: { ...tierMode(mode), delayed: tiers.delayed },
       });
-      this.members = [first, this.retries];
+      this.memberships = [first, this.retries];
     }
   }
 
   async start(): Promise<void> {
-    await Promise.all(this.members.map((member) => member.start()));
+    await Promise.all(this.memberships.map((group) => group.start()));
   }
 
   /** True while this replica is a member of each of its groups with an assignment (false while one rejoins). */
   get joined(): boolean {
-    return this.members.every((member) => member.joined);
+    return this.memberships.every((group) => group.joined);
   }
 
   /**
@@ -84,7 +85,7 @@ export class GroupMember {
    * `handBack` is aborted (by default after 10 s) are left uncommitted for the next owner.
    */
   async stop(handBack?: AbortSignal): Promise<void> {
-    await Promise.all(this.members.map((member) => member.stop(handBack)));
+    await Promise.all(this.memberships.map((group) => group.stop(handBack)));
   }
 
   /** Batches mode only: the partitions this member owns now. */
@@ -144,7 +145,8 @@ class HandledBatches implements MemberGroup {
   }
 
   seek(position: TopicPartitionOffset): void {
-    this.session?.consumer.seek(position);
+    if (!this.session) throw new Error('GroupMember.seek before start() resolved');
+    this.session.consumer.seek(position);
   }
 }
 

@@ -94,9 +94,18 @@ class PartitionStates {
     }
   }
 
-  /** A rebalance waits for the batches in hand (they are stale by now): the state is dropped only after them. */
+  /**
+   * A rebalance waits for the batches in hand (they are stale by now) and for restores still under
+   * way (an idle partition's may be): the state is dropped only after both, so no restore outlives
+   * its assignment or lands after a later one.
+   */
   async revoked(partitions: TopicPartition[]): Promise<void> {
-    await Promise.all(partitions.map((partition) => this.inHand.get(key(partition)) ?? Promise.resolve()));
+    await Promise.all(
+      partitions.flatMap((partition) => [
+        this.inHand.get(key(partition)) ?? Promise.resolve(),
+        (this.restoring.get(key(partition)) ?? Promise.resolve()).catch(() => undefined),
+      ]),
+    );
     for (const partition of partitions) {
       this.restoring.delete(key(partition));
       this.hooks.drop(partition);
@@ -108,7 +117,9 @@ class PartitionStates {
     // Revoked already: a restore now would outlive the assignment (and its drop).
     if (payload.isStale()) return;
     const id = key(partition);
-    const run = this.restored(partition).then(() => eachBatch(payload));
+    // A restore may move the partition (a seek to where its state says it stands): the batch
+    // fetched before is then stale, and the records from the new position come as the next one.
+    const run = this.restored(partition).then(() => (payload.isStale() ? undefined : eachBatch(payload)));
     const settled = run.then(
       () => undefined,
       () => undefined,

@@ -121,6 +121,11 @@ export interface GroupMemberOptions {
   fetch?: FetchSettings;
   /** Partitions whose batches are handled side by side. Default 32 in concurrent mode, else 1. */
   partitionsConsumedConcurrently?: number;
+  /**
+   * Batches and transactional modes only (refused in concurrent mode, whose records outlive the
+   * batch that started them, so a drop after the batch would not wait for them). A restore may
+   * seek the partition (batches mode: GroupMember.seek); the batch fetched before is then skipped.
+   */
   partitionState?: PartitionState;
   mode: GroupMemberMode;
 }

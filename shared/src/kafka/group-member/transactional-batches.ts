@@ -42,7 +42,7 @@ export class TransactionalBatches {
   private readonly logger: Logger;
 
   constructor(private readonly options: MemberGroupOptions<TransactionalMode>) {
-    this.logger = options.logger.child({ module: 'transactional-consumer', groupId: options.groupId });
+    this.logger = options.logger.child({ module: 'transactional-batches', groupId: options.groupId });
     const { groupId, mode } = options;
     this.transactions = new MemberTransactions(options.kafka, {
       groupId,

@@ -117,3 +117,31 @@ test('when a stale batch comes after a revocation, then nothing is restored for 
   await member.batch(0, () => true);
   expect(member.calls).toEqual(['restore requests/0', 'drop requests/0']);
 });
+
+test('when an idle partition is revoked while its restore is under way, then its state is dropped only once the restore has ended', async () => {
+  const member = await memberWithState(() => Promise.resolve());
+  await member.rebalance('assigned', [p0]);
+  await turn();
+  let revoked = false;
+  const revoking = member.rebalance('revoked', [p0]).then(() => (revoked = true));
+  await turn();
+  expect(member.calls).toEqual(['restore requests/0']);
+  expect(revoked).toBe(false);
+  member.restores.get('requests/0')!.resolve();
+  await revoking;
+  expect(member.calls).toEqual(['restore requests/0', 'drop requests/0']);
+});
+
+test('when a restore moves the partition (its batch in hand turns stale), then that batch is not handled', async () => {
+  const handled: number[] = [];
+  const member = await memberWithState(async (payload) => void handled.push(payload.batch.partition));
+  await member.rebalance('assigned', [p0]);
+  await turn();
+  let stale = false;
+  const first = member.batch(0, () => stale);
+  stale = true; // the restore sought the partition elsewhere
+  member.restores.get('requests/0')!.resolve();
+  await first;
+  await member.batch(0);
+  expect(handled).toEqual([0]);
+});
