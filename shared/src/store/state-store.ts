@@ -52,11 +52,25 @@ export function stateSchemaOf(namespace: string): string {
   return `state_${folded}_${createHash('sha256').update(namespace).digest('hex').slice(0, 12)}`;
 }
 
+/**
+ * `url` with the namespace's schema as every connection's search_path (a startup option), so the
+ * services' SQL names its tables plainly: appended to the URL's own `options` rather than given to
+ * the pool beside it, which the URL's would replace. A statement on connect would race the first
+ * query of whoever checked the connection out (node-postgres warns of it, and 9.0 refuses it).
+ */
+export function withSearchPath(url: string, schema: string): string {
+  const parsed = new URL(url);
+  const own = parsed.searchParams.get('options');
+  parsed.searchParams.set('options', `${own ? `${own} ` : ''}-c search_path=${schema}`);
+  return parsed.toString();
+}
+
 /** Opens the pool and runs the service's migrations not yet applied; rejects naming the one that failed. */
 export async function openStateStore<Tables>(options: StateStoreOptions): Promise<StateStore<Tables>> {
   const parserOf = (oid: number, format?: string) => pgTypes.getTypeParser(oid, format as 'text') as (text: string) => unknown;
+  const schema = stateSchemaOf(options.namespace ?? '');
   const pool = new Pool({
-    connectionString: options.url,
+    connectionString: withSearchPath(options.url, schema),
     max: options.maxConnections ?? 10,
     connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,
     // A query never hangs on a half-open connection or a stuck server: it fails (as unavailable) and
@@ -73,13 +87,8 @@ export async function openStateStore<Tables>(options: StateStoreOptions): Promis
   // that the server ends while it is checked out but between queries emits 'error' with no listener,
   // which would end the process. A query on it fails on its own (unavailable); the pool drops it on
   // release. (Defensive: a server stopped under a running query was seen to fail only the query.)
-  // Every connection's unqualified names resolve in the namespace's schema, so the services' SQL stays
-  // plain. Set by a statement (queued ahead of any query of the one who checked the connection out),
-  // not a startup option, which a DATABASE_URL's own `?options=` would silently replace.
-  const schema = stateSchemaOf(options.namespace ?? '');
   pool.on('connect', (client) => {
     client.on('error', (error) => options.logger.warn({ err: describeError(error) }, 'a store connection failed'));
-    client.query(`set search_path to "${schema}"`).catch(() => undefined); // a failure fails the next query too
   });
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
   const migrator = new Migrator({

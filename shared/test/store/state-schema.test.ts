@@ -1,4 +1,4 @@
-import { isStoreUnavailable, stateSchemaOf } from '../../src/store/state-store';
+import { isStoreUnavailable, stateSchemaOf, withSearchPath } from '../../src/store/state-store';
 
 describe('stateSchemaOf', () => {
   it('keeps a deployment without a prefix in public', () => {
@@ -37,5 +37,16 @@ describe('isStoreUnavailable', () => {
       new Error('something else'),
     ];
     expect(faults.filter((error) => isStoreUnavailable(error)).map((e) => e.message)).toEqual([]);
+  });
+});
+
+describe('withSearchPath', () => {
+  it("sets the schema as a startup option, after the URL's own options", () => {
+    const plain = new URL(withSearchPath('postgres://u:p%40ss@db:5432/hookstream', 'state_x_1'));
+    expect(plain.searchParams.get('options')).toBe('-c search_path=state_x_1');
+    expect(plain.password).toBe('p%40ss');
+    const own = new URL(withSearchPath('postgres://u@db/hookstream?options=-c%20statement_timeout%3D5000&sslmode=require', 'public'));
+    expect(own.searchParams.get('options')).toBe('-c statement_timeout=5000 -c search_path=public');
+    expect(own.searchParams.get('sslmode')).toBe('require');
   });
 });
