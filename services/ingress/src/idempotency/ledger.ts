@@ -12,6 +12,8 @@ import {
 import type { AbandonedClaimSearch } from './abandoned-claim-search';
 import { completionOf, type Claim, type Completion, type RowState } from './completion';
 import { ledgerMigrations, type LedgerTables } from './ledger-tables';
+import { insertClaims, recordCompletions, type ClaimItem, type CompletionItem } from './ledger-writes';
+import { StatementBatches } from './statement-batches';
 
 export interface LedgerOptions {
   /** postgres:// URL of the state store (DATABASE_URL). */
@@ -74,9 +76,10 @@ const SWEEP_BATCH = 1_000;
  * loses if it is there.
  *
  * What it costs: one row per request_id within the retention, in PostgreSQL (about 310 bytes with
- * its index entries, measured); in a replica's heap nothing that grows. A new key costs one insert
- * (a commit) before its event is written, and one update after its answer (the completion); a
- * repeated one an insert that does nothing and one select. With the store unavailable, every
+ * its index entries, measured); in a replica's heap nothing that grows. A new key costs its row in
+ * an insert before its event is written, and in an update after its answer (the completion); the
+ * claims (and the completions) asked while earlier ones are being written share one statement and
+ * one commit (StatementBatches). A repeated key costs an insert that does nothing and one select. With the store unavailable, every
  * method throws StoreUnavailableError (answered 503, never 200 or 500).
  */
 export class IdempotencyLedger {
@@ -87,6 +90,13 @@ export class IdempotencyLedger {
   private readonly logger: Logger;
   private waiting = 0;
   private searching = 0;
+  /** Claims and completions, each kind gathered into one statement while the store is busy. */
+  private readonly claims = new StatementBatches<ClaimItem, boolean>((items) =>
+    this.query('claim request_ids', (db) => insertClaims(db, items, this.options.instance, this.options.retentionMs)),
+  );
+  private readonly completions = new StatementBatches<CompletionItem, boolean>((items) =>
+    this.query('record completions', (db) => recordCompletions(db, items)),
+  );
 
   constructor(private readonly options: LedgerOptions) {
     this.logger = options.logger.child({ module: 'idempotency-ledger' });
@@ -123,16 +133,7 @@ export class IdempotencyLedger {
   /** Claims (partner, request_id) for the payload `fingerprint`. */
   async claim(partnerId: string, requestId: string, fingerprint: string, timeoutMs: number): Promise<ClaimResult> {
     const claimId = randomUUID();
-    const won = await this.query('claim a request_id', async (db) => {
-      const { rows } = await sql<{ claim_id: string }>`
-        insert into ingress_request_ledger
-          (partner_id, request_id, claim_id, fingerprint, claimant_instance, claimed_at, unchecked_since, expires_at)
-        values (${partnerId}, ${requestId}, ${claimId}, ${fingerprint}, ${this.options.instance}, now(), now(),
-                now() + make_interval(secs => ${this.options.retentionMs / 1000}))
-        on conflict do nothing
-        returning claim_id`.execute(db);
-      return rows.length === 1;
-    });
+    const won = await this.claims.submit({ partnerId, requestId, claimId, fingerprint });
     if (won) return { kind: 'won', claimId };
     const row = await this.rowOf(partnerId, requestId);
     // Deleted by the retention between the two statements: as if another claim had come first.
@@ -152,14 +153,7 @@ export class IdempotencyLedger {
 
   /** Records the answer of the winning claim `claimId` once its event is durable; false if its claim was taken over meanwhile. */
   complete(partnerId: string, requestId: string, claimId: string, completion: Completion): Promise<boolean> {
-    const completing = this.query('record a completion', async (db) => {
-      const { numAffectedRows } = await sql`
-        update ingress_request_ledger
-        set completed_at = now(), fingerprint = ${completion.fingerprint},
-            transaction_number = ${completion.transactionNumber}, transaction_type = ${completion.transactionType}
-        where partner_id = ${partnerId} and request_id = ${requestId} and claim_id = ${claimId} and completed_at is null`.execute(db);
-      return numAffectedRows === 1n;
-    });
+    const completing = this.completions.submit({ partnerId, requestId, claimId, completion });
     this.completing.add(completing);
     void completing.finally(() => this.completing.delete(completing)).catch(() => undefined);
     return completing;
