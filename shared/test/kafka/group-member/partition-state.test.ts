@@ -123,7 +123,7 @@ test('when an idle partition is revoked while its restore is under way, then its
   await member.rebalance('assigned', [p0]);
   await turn();
   let revoked = false;
-  const revoking = member.rebalance('revoked', [p0]).then(() => (revoked = true));
+  const revoking = Promise.resolve(member.rebalance('revoked', [p0])).then(() => (revoked = true));
   await turn();
   expect(member.calls).toEqual(['restore requests/0']);
   expect(revoked).toBe(false);
