@@ -20,7 +20,10 @@ export const configSchema = serviceSchemaWithOpsPort(8080, 9080)
     /** Largest webhook body accepted, in bytes. Default 1048576 (1 MiB). */
     INGRESS_BODY_LIMIT_BYTES: positiveInt.max(64 * 1024 * 1024).default(1024 * 1024),
     /** Longest a request may wait for Kafka before a retryable 503, in ms. Default 10000. */
-    INGRESS_WRITE_TIMEOUT_MS: positiveInt.default(10_000),
+    INGRESS_WRITE_TIMEOUT_MS: positiveInt
+      .min(100)
+      .max(900_000, "must be at most 900000 (librdkafka's longest delivery timeout)")
+      .default(10_000),
     /** How long a request_id is remembered, in hours: its ledger row is deleted after this. Default 24. */
     IDEMPOTENCY_RETENTION_HOURS: z.coerce.number().positive().default(24),
     /** How long a duplicate waits for the original still in flight before a retryable 503, in ms. Default 10000. */

@@ -97,7 +97,10 @@ describe('the request_id ledger in PostgreSQL', () => {
     expect((await replicas[0]!.claim('partner-a', 'young-1', 'f1', 1_000)).kind).toBe('won');
     const results = await Promise.all(Array.from({ length: 10 }, (_, i) => replicas[i % 2]!.claim('partner-a', 'orphan-1', 'f1', 5_000)));
     expect(results.filter((r) => r.kind === 'won')).toHaveLength(1);
-    expect(results.filter((r) => r.kind === 'won' || r.kind === 'lost' || r.kind === 'claimed')).toHaveLength(10);
+    // The others lost the race or saw the winner's claim; past a replica's search limit (four
+    // attempts at once), one is told to retry later rather than queue a fifth search.
+    const tooMany = (r: ClaimResult) => r.kind === 'unchecked' && r.why.includes('too many abandoned claims');
+    expect(results.filter((r) => r.kind === 'won' || r.kind === 'lost' || r.kind === 'claimed' || tooMany(r))).toHaveLength(10);
     // A claim younger than the TTL is not taken over.
     expect((await replicas[1]!.claim('partner-a', 'young-1', 'f1', 1_000)).kind).toBe('claimed');
   }, 30_000);

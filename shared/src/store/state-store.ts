@@ -53,24 +53,32 @@ export function stateSchemaOf(namespace: string): string {
 }
 
 /**
- * `url` with the namespace's schema as every connection's search_path (a startup option), so the
- * services' SQL names its tables plainly: appended to the URL's own `options` rather than given to
- * the pool beside it, which the URL's would replace. A statement on connect would race the first
- * query of whoever checked the connection out (node-postgres warns of it, and 9.0 refuses it).
+ * `url` without its `options` parameter, and that parameter. Only the query string is touched:
+ * pg accepts URLs that Node's URL parser refuses (a Unix socket without a host, a raw % in a
+ * password), and those parts are passed on as they were.
  */
-export function withSearchPath(url: string, schema: string): string {
-  const parsed = new URL(url);
-  const own = parsed.searchParams.get('options');
-  parsed.searchParams.set('options', `${own ? `${own} ` : ''}-c search_path=${schema}`);
-  return parsed.toString();
+export function withoutStartupOptions(url: string): { url: string; startupOptions?: string } {
+  const at = url.indexOf('?');
+  if (at < 0) return { url };
+  const params = new URLSearchParams(url.slice(at + 1));
+  const startupOptions = params.get('options');
+  if (startupOptions === null) return { url };
+  params.delete('options');
+  const rest = params.toString();
+  return { url: `${url.slice(0, at)}${rest ? `?${rest}` : ''}`, startupOptions };
 }
 
 /** Opens the pool and runs the service's migrations not yet applied; rejects naming the one that failed. */
 export async function openStateStore<Tables>(options: StateStoreOptions): Promise<StateStore<Tables>> {
   const parserOf = (oid: number, format?: string) => pgTypes.getTypeParser(oid, format as 'text') as (text: string) => unknown;
+  // Every connection's unqualified names resolve in the namespace's schema, so the services' SQL
+  // names its tables plainly: a startup option, added to the URL's own `options` (which would
+  // otherwise replace it). Not a statement on connect, which races the connection's first query.
   const schema = stateSchemaOf(options.namespace ?? '');
+  const { url, startupOptions } = withoutStartupOptions(options.url);
   const pool = new Pool({
-    connectionString: withSearchPath(options.url, schema),
+    connectionString: url,
+    options: [startupOptions, `-c search_path=${schema}`].filter(Boolean).join(' '),
     max: options.maxConnections ?? 10,
     connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,
     // A query never hangs on a half-open connection or a stuck server: it fails (as unavailable) and

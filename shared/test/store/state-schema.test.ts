@@ -1,4 +1,4 @@
-import { isStoreUnavailable, stateSchemaOf, withSearchPath } from '../../src/store/state-store';
+import { isStoreUnavailable, stateSchemaOf, withoutStartupOptions } from '../../src/store/state-store';
 
 describe('stateSchemaOf', () => {
   it('keeps a deployment without a prefix in public', () => {
@@ -40,13 +40,13 @@ describe('isStoreUnavailable', () => {
   });
 });
 
-describe('withSearchPath', () => {
-  it("sets the schema as a startup option, after the URL's own options", () => {
-    const plain = new URL(withSearchPath('postgres://u:p%40ss@db:5432/hookstream', 'state_x_1'));
-    expect(plain.searchParams.get('options')).toBe('-c search_path=state_x_1');
-    expect(plain.password).toBe('p%40ss');
-    const own = new URL(withSearchPath('postgres://u@db/hookstream?options=-c%20statement_timeout%3D5000&sslmode=require', 'public'));
-    expect(own.searchParams.get('options')).toBe('-c statement_timeout=5000 -c search_path=public');
-    expect(own.searchParams.get('sslmode')).toBe('require');
+describe('withoutStartupOptions', () => {
+  it("takes the URL's own startup options out and leaves the rest as it was written", () => {
+    expect(withoutStartupOptions('postgres://u:50%off@db/hookstream')).toEqual({ url: 'postgres://u:50%off@db/hookstream' });
+    expect(withoutStartupOptions('postgres://u:pw@/db?host=/cloudsql/x&options=-c%20work_mem%3D4MB')).toEqual({
+      url: 'postgres://u:pw@/db?host=%2Fcloudsql%2Fx',
+      startupOptions: '-c work_mem=4MB',
+    });
+    expect(withoutStartupOptions('postgres://u@db/h?options=-c+a%3D1')).toEqual({ url: 'postgres://u@db/h', startupOptions: '-c a=1' });
   });
 });

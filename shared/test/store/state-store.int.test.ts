@@ -14,8 +14,8 @@ const logger = createLogger({ service: 'test', level: 'silent' });
 
 let database: StateDatabase;
 const opened: Array<StateStore<Tables>> = [];
-const open = async (namespace: string) => {
-  const store = await openStateStore<Tables>({ url: database.url, service: 'state-test', namespace, migrations, logger });
+const open = async (namespace: string, url = database.url) => {
+  const store = await openStateStore<Tables>({ url, service: 'state-test', namespace, migrations, logger });
   opened.push(store);
   return store;
 };
@@ -43,4 +43,13 @@ test('replicas of one namespace starting together migrate once and share the tab
   const replicas = await Promise.all([open('c.'), open('c.'), open('c.')]);
   await replicas[0].db.insertInto('notes').values({ text: 'shared' }).execute();
   expect(await replicas[2].db.selectFrom('notes').select('text').execute()).toEqual([{ text: 'shared' }]);
+});
+
+test("when the URL brings startup options of its own, then they hold and the namespace's schema is still every connection's", async () => {
+  const url = `${database.url}${database.url.includes('?') ? '&' : '?'}options=${encodeURIComponent('-c work_mem=4321kB')}`;
+  const c = await open('d.', url);
+  await c.db.insertInto('notes').values({ text: 'from d' }).execute();
+  expect(await c.db.selectFrom('notes').select('text').execute()).toEqual([{ text: 'from d' }]);
+  const { rows } = await sql<{ work_mem: string }>`show work_mem`.execute(c.db);
+  expect(rows[0]!.work_mem).toBe('4321kB');
 });

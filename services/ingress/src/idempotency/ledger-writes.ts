@@ -23,6 +23,15 @@ export interface CompletionItem {
 const keyOf = (item: { partnerId: string; requestId: string }) => `${item.partnerId}\n${item.requestId}`;
 
 /**
+ * In key order: rows are locked in the order written, so two statements over overlapping keys (two
+ * replicas' batches, a partner's retries spread by the load balancer) wait for one another rather
+ * than deadlock, which PostgreSQL would end by failing one whole batch (40P01) after a second.
+ */
+function inKeyOrder<T extends { partnerId: string; requestId: string }>(items: T[]): T[] {
+  return items.sort((a, b) => (keyOf(a) < keyOf(b) ? -1 : keyOf(a) > keyOf(b) ? 1 : 0));
+}
+
+/**
  * Inserts the claims (the first insert of a key wins); per item, whether it won. Of the same key
  * twice in one batch only the first is inserted: the other loses to it, as it would a moment later.
  */
@@ -34,13 +43,15 @@ export async function insertClaims(
 ): Promise<boolean[]> {
   const first = new Map<string, ClaimItem>();
   for (const item of items) if (!first.has(keyOf(item))) first.set(keyOf(item), item);
-  const unique = [...first.values()];
+  const unique = inKeyOrder([...first.values()]);
   const { rows } = await sql<{ claim_id: string }>`
     insert into ingress_request_ledger
       (partner_id, request_id, claim_id, fingerprint, claimant_instance, claimed_at, unchecked_since, expires_at)
     select p, r, c::uuid, f, ${instance}, now(), now(), now() + make_interval(secs => ${retentionMs / 1000})
     from unnest(${unique.map((i) => i.partnerId)}::text[], ${unique.map((i) => i.requestId)}::text[],
-                ${unique.map((i) => i.claimId)}::text[], ${unique.map((i) => i.fingerprint)}::text[]) as t(p, r, c, f)
+                ${unique.map((i) => i.claimId)}::text[], ${unique.map((i) => i.fingerprint)}::text[])
+         with ordinality as t(p, r, c, f, ord)
+    order by ord
     on conflict do nothing
     returning claim_id`.execute(db);
   const won = new Set(rows.map((row) => row.claim_id));
@@ -48,7 +59,8 @@ export async function insertClaims(
 }
 
 /** Records the completions on their claims' rows; per item, false if its claim was taken over meanwhile. */
-export async function recordCompletions(db: Kysely<LedgerTables>, items: readonly CompletionItem[]): Promise<boolean[]> {
+export async function recordCompletions(db: Kysely<LedgerTables>, given: readonly CompletionItem[]): Promise<boolean[]> {
+  const items = inKeyOrder([...given]);
   const { rows } = await sql<{ claim_id: string }>`
     update ingress_request_ledger l
     set completed_at = now(), fingerprint = t.f, transaction_number = t.tn, transaction_type = t.tt
@@ -59,5 +71,5 @@ export async function recordCompletions(db: Kysely<LedgerTables>, items: readonl
     where l.partner_id = t.p and l.request_id = t.r and l.claim_id = t.c::uuid and l.completed_at is null
     returning l.claim_id`.execute(db);
   const recorded = new Set(rows.map((row) => row.claim_id));
-  return items.map((item) => recorded.has(item.claimId));
+  return given.map((item) => recorded.has(item.claimId));
 }

@@ -14,6 +14,9 @@ import { completionOf, type Claim, type Completion, type RowState } from './comp
 import { ledgerMigrations, type LedgerTables } from './ledger-tables';
 import { insertClaims, recordCompletions, type ClaimItem, type CompletionItem } from './ledger-writes';
 import { StatementBatches } from './statement-batches';
+import { CLAIM_WRITE_WINDOW_MS, COMPLETION_WINDOW_MS, MAX_SEARCHING, MAX_WAITING, POLL_MAX_MS, POLL_MS } from './ledger-limits';
+
+export { MAX_SEARCHING, MAX_WAITING } from './ledger-limits';
 
 export interface LedgerOptions {
   /** postgres:// URL of the state store (DATABASE_URL). */
@@ -48,21 +51,6 @@ export type ClaimResult =
   /** The abandoned claimant's event could not be looked for: not decidable now. */
   | { kind: 'unchecked'; why: string };
 
-/**
- * How often a duplicate looks whether the request it waits for has completed (docs/inbound.md: why
- * polling): first after 25 ms, then half as often again each time, at most every 400 ms, so a wait
- * costs about 30 reads over 10 s rather than 400.
- */
-const POLL_MS = 25;
-const POLL_MAX_MS = 400;
-/**
- * Most duplicates waiting at once in a replica, and most takeover searches (each reads every
- * partition of partner-events): past them a request is answered "retry later" at once, so a burst
- * of retries (after a replica's crash, or from a partner) cannot multiply the store's reads or
- * Kafka's fetches without bound.
- */
-export const MAX_WAITING = 256;
-export const MAX_SEARCHING = 4;
 /** Rows one retention delete removes: short statements, so concurrent sweeps and claims never wait long. */
 const SWEEP_BATCH = 1_000;
 
@@ -91,11 +79,13 @@ export class IdempotencyLedger {
   private waiting = 0;
   private searching = 0;
   /** Claims and completions, each kind gathered into one statement while the store is busy. */
-  private readonly claims = new StatementBatches<ClaimItem, boolean>((items) =>
-    this.query('claim request_ids', (db) => insertClaims(db, items, this.options.instance, this.options.retentionMs)),
+  private readonly claims = new StatementBatches<ClaimItem, boolean>(
+    (items) => this.query('claim request_ids', (db) => insertClaims(db, items, this.options.instance, this.options.retentionMs)),
+    (why) => new StoreUnavailableError(`a request_id could not be claimed: ${why}`),
   );
-  private readonly completions = new StatementBatches<CompletionItem, boolean>((items) =>
-    this.query('record completions', (db) => recordCompletions(db, items)),
+  private readonly completions = new StatementBatches<CompletionItem, boolean>(
+    (items) => this.query('record completions', (db) => recordCompletions(db, items)),
+    (why) => new StoreUnavailableError(`a completion could not be recorded: ${why}`),
   );
 
   constructor(private readonly options: LedgerOptions) {
@@ -133,7 +123,14 @@ export class IdempotencyLedger {
   /** Claims (partner, request_id) for the payload `fingerprint`. */
   async claim(partnerId: string, requestId: string, fingerprint: string, timeoutMs: number): Promise<ClaimResult> {
     const claimId = randomUUID();
-    const won = await this.claims.submit({ partnerId, requestId, claimId, fingerprint });
+    const asked = Date.now();
+    const won = await this.claims.submit({ partnerId, requestId, claimId, fingerprint }, asked + CLAIM_WRITE_WINDOW_MS);
+    if (won && Date.now() - asked > CLAIM_WRITE_WINDOW_MS) {
+      // Too late to write under this claim: its TTL counts from its statement's start, and the write
+      // (up to the write timeout) must end within it (config.ts). Given back, since nothing was written.
+      await this.release(partnerId, requestId, claimId);
+      throw new StoreUnavailableError(`claiming a request_id took ${Date.now() - asked} ms`);
+    }
     if (won) return { kind: 'won', claimId };
     const row = await this.rowOf(partnerId, requestId);
     // Deleted by the retention between the two statements: as if another claim had come first.
@@ -153,7 +150,7 @@ export class IdempotencyLedger {
 
   /** Records the answer of the winning claim `claimId` once its event is durable; false if its claim was taken over meanwhile. */
   complete(partnerId: string, requestId: string, claimId: string, completion: Completion): Promise<boolean> {
-    const completing = this.completions.submit({ partnerId, requestId, claimId, completion });
+    const completing = this.completions.submit({ partnerId, requestId, claimId, completion }, Date.now() + COMPLETION_WINDOW_MS);
     this.completing.add(completing);
     void completing.finally(() => this.completing.delete(completing)).catch(() => undefined);
     return completing;
@@ -245,6 +242,14 @@ export class IdempotencyLedger {
           where partner_id = ${partnerId} and request_id = ${requestId} and claim_id = ${claimId}`.execute(db),
     );
     return { kind: 'won', claimId };
+  }
+
+  /** Deletes a claim under which nothing was written (a failure is left to the claim TTL). */
+  private async release(partnerId: string, requestId: string, claimId: string): Promise<void> {
+    await this.query('release a claim', (db) =>
+      sql`delete from ingress_request_ledger
+          where partner_id = ${partnerId} and request_id = ${requestId} and claim_id = ${claimId} and completed_at is null`.execute(db),
+    ).catch(() => undefined);
   }
 
   private async rowOf(partnerId: string, requestId: string): Promise<RowState | undefined> {
