@@ -101,6 +101,11 @@ describe('the request_id ledger in PostgreSQL', () => {
     // attempts at once), one is told to retry later rather than queue a fifth search.
     const tooMany = (r: ClaimResult) => r.kind === 'unchecked' && r.why.includes('too many abandoned claims');
     expect(results.filter((r) => r.kind === 'won' || r.kind === 'lost' || r.kind === 'claimed' || tooMany(r))).toHaveLength(10);
+    // The taker's claim starts again after its search: its write has the whole TTL.
+    const { rows } = await sql.query(
+      `select claimed_at > unchecked_since as renewed from ingress_request_ledger where partner_id = 'partner-a' and request_id = 'orphan-1'`,
+    );
+    expect(rows[0]).toEqual({ renewed: true });
     // A claim younger than the TTL is not taken over.
     expect((await replicas[1]!.claim('partner-a', 'young-1', 'f1', 1_000)).kind).toBe('claimed');
   }, 30_000);

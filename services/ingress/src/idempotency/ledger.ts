@@ -236,12 +236,16 @@ export class IdempotencyLedger {
       await this.complete(partnerId, requestId, claimId, found);
       return { kind: 'completed', completion: found };
     }
-    // Searched: a later taker need not search before this claim.
-    await this.query('record a search', (db) =>
-      sql`update ingress_request_ledger set unchecked_since = claimed_at
-          where partner_id = ${partnerId} and request_id = ${requestId} and claim_id = ${claimId}`.execute(db),
-    );
-    return { kind: 'won', claimId };
+    // Searched: a later taker need not search before this claim's taking. The claim's time starts
+    // again now, as the write does: the search may have taken seconds of the TTL, and the write
+    // must end within it (config.ts).
+    const renewed = await this.query('record a search', async (db) => {
+      const { numAffectedRows } = await sql`
+        update ingress_request_ledger set unchecked_since = claimed_at, claimed_at = now()
+        where partner_id = ${partnerId} and request_id = ${requestId} and claim_id = ${claimId} and completed_at is null`.execute(db);
+      return numAffectedRows === 1n;
+    });
+    return renewed ? { kind: 'won', claimId } : { kind: 'lost' };
   }
 
   /** Deletes a claim under which nothing was written (a failure is left to the claim TTL). */
