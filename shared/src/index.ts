@@ -93,7 +93,7 @@ export { kafkaSecurity, kafkaSecurityConfig, type KafkaSecurity, type KafkaSecur
 export { RecordWriter } from './kafka/record-writer';
 export { fitsInBatch, maxMessageBytesOf, recordSizeBound } from './kafka/write-limits';
 // The one consumer-group member every service reads through (its modes: docs/architecture.md#one-group-member).
-export * from './kafka/group-member/index';
+export { GroupMember, groupSessionOf, type ConsumedRecord, type GroupSession, type OutputRecord } from './kafka/group-member/index';
 export { TopicReader } from './kafka/topic-reader';
 export {
   DOCUMENT_RETRY_TIER_COUNT,
@@ -105,7 +105,7 @@ export {
 } from './kafka/topics';
 export { clusterReplicationFactor, ensureTopics } from './kafka/topic-admin';
 export { waitForKafkaReady } from './kafka/readiness';
-export { ConsumerLagMonitor, consumerLagGauges, type ConsumerLagGauges, type GroupTopics } from './kafka/consumer-lag';
+export { ConsumerLagMonitor, consumerLagGauges, type ConsumerLagGauges } from './kafka/consumer-lag';
 export { PartitionProbe, type FirstRecord, type PartitionBounds } from './kafka/partition-probe';
 
 // Dead-letter topics: how many dead letters they hold, and how many no replay re-queued.
