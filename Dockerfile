@@ -51,11 +51,17 @@ COPY --from=manifests /manifests/ ./
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
  && npm cache clean --force
 # Compiled packages. The layout matches the repository, so the code's relative paths hold:
-# shared/dist/avro finds the Avro schemas at ../../../schemas (SCHEMAS_DIR overrides it).
+# packages/kafka/dist/avro finds the Avro schemas at ../../../../schemas (SCHEMAS_DIR overrides it).
 # The Kafka client's addon as built above (npm ci ran without install scripts here).
 COPY --from=build /app/node_modules/@confluentinc/kafka-javascript/build ./node_modules/@confluentinc/kafka-javascript/build
 COPY --from=build /app/schemas                               ./schemas
-COPY --from=build /app/shared/dist                           ./shared/dist
+COPY --from=build /app/packages/errors/dist                         ./packages/errors/dist
+COPY --from=build /app/packages/runtime/dist                        ./packages/runtime/dist
+COPY --from=build /app/packages/kafka/dist                          ./packages/kafka/dist
+COPY --from=build /app/packages/partners/dist                       ./packages/partners/dist
+COPY --from=build /app/packages/contract/dist                       ./packages/contract/dist
+COPY --from=build /app/packages/dead-letters/dist                   ./packages/dead-letters/dist
+COPY --from=build /app/packages/service/dist                        ./packages/service/dist
 COPY --from=build /app/cli/dist                              ./cli/dist
 COPY --from=build /app/cli/bin                               ./cli/bin
 COPY --from=build /app/services/ingress/dist                 ./services/ingress/dist

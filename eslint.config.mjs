@@ -1,6 +1,6 @@
 // ESLint flat config: typescript-eslint with type information, for what bites in async
-// services (floating promises, misused promises), consistent type imports, and no reaching
-// into another package's internals.
+// services (floating promises, misused promises) and consistent type imports; the package
+// boundaries are checked by dependency-cruiser (.dependency-cruiser.cjs).
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
@@ -21,35 +21,12 @@ export default tseslint.config(
         { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' },
       ],
       '@typescript-eslint/no-require-imports': 'off',
+      // The house's boundaries (no cycles, no other package's internals) are .dependency-cruiser.cjs's.
       'no-restricted-imports': [
         'error',
         {
           patterns: [
             { group: ['@hookstream/*/src/*', '@hookstream/*/dist/*'], message: "Import the package's public entry, not its internals." },
-            {
-              group: ['../shared/*', '../../shared/*', '../../../shared/*', '**/shared/src', '**/shared/src/**'],
-              message: 'Import @hookstream/shared, never a path into it.',
-            },
-            {
-              // A relative path out of one package into another's sources (`../../../cli/src/stack/stack`);
-              // a package's own files (`../src/...`) never name their package's folder.
-              group: ['**/cli/src', '**/cli/src/**', '**/bench/src', '**/bench/src/**'],
-              message: "Import the package's public entry (@hookstream/cli/stack), not its sources.",
-            },
-            {
-              // From a sibling service the path does not name services/ (`../../callback-sender/src/...`).
-              group: [
-                '**/services/*/src',
-                '**/services/*/src/**',
-                '**/ingress/src',
-                '**/ingress/src/**',
-                '**/policy-status-consumer/src',
-                '**/policy-status-consumer/src/**',
-                '**/callback-sender/src',
-                '**/callback-sender/src/**',
-              ],
-              message: "A service's sources are its own: share code through @hookstream/shared.",
-            },
           ],
         },
       ],

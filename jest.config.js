@@ -6,10 +6,10 @@
 const transform = { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.test.json' }] };
 // Tests use the TypeScript sources of the packages' public entries; spawned services run the compiled dist/.
 const moduleNameMapper = {
-  '^@hookstream/shared$': '<rootDir>/shared/src/index.ts',
+  '^@hookstream/(errors|runtime|kafka|partners|contract|dead-letters|service)$': '<rootDir>/packages/$1/src/index.ts',
   '^@hookstream/cli/stack$': '<rootDir>/cli/src/stack/index.ts',
 };
-const roots = ['<rootDir>/shared', '<rootDir>/cli', '<rootDir>/services', '<rootDir>/test', '<rootDir>/bench'];
+const roots = ['<rootDir>/packages', '<rootDir>/cli', '<rootDir>/services', '<rootDir>/test', '<rootDir>/bench'];
 /** What the integration and browser projects share. */
 const integration = {
   roots,

@@ -2,7 +2,8 @@
  * Hookstream's Admin against the real broker: librdkafka's admin for topics and offsets,
  * Platformatic's client for configs and the cluster's description, one error model for both.
  */
-import { createKafkaClient, createLogger, freePort, type Admin } from '@hookstream/shared';
+import { createKafkaClient, type Admin } from '@hookstream/kafka';
+import { createLogger, freePort } from '@hookstream/runtime';
 import { createTopics, testInfrastructure, testKafka, uniqueName } from './helpers/infrastructure';
 
 const kafka = testKafka();

@@ -7,7 +7,8 @@
  * Retry-After. The services run against the cluster unchanged. The affected window's p99 and the
  * counts are printed.
  */
-import { AvroCodec, defaultSchemasDir, describeError, topicCatalogue } from '@hookstream/shared';
+import { AvroCodec, defaultSchemasDir, topicCatalogue } from '@hookstream/kafka';
+import { describeError } from '@hookstream/errors';
 import { activeController, leadersPerBroker, startTestStack, type TestStack } from './helpers/cluster';
 import { readTopicToEnd, testKafka, uniqueName, waitFor } from './helpers/infrastructure';
 import { TestPartners, ensureTopics, startIngress } from './helpers/ingress';

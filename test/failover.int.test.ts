@@ -1,4 +1,4 @@
-import { sleep } from '@hookstream/shared';
+import { sleep } from '@hookstream/runtime';
 import { waitFor } from './helpers/infrastructure';
 import { policyEvent, type Receiver } from './helpers/outbound';
 import { OutboundFixture } from './helpers/outbound-fixture';

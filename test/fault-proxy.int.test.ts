@@ -1,4 +1,5 @@
-import { createKafkaClient, createLogger, sleep, TopicReader, type Kafka, type KafkaMessage } from '@hookstream/shared';
+import { createKafkaClient, TopicReader, type Kafka, type KafkaMessage } from '@hookstream/kafka';
+import { createLogger, sleep } from '@hookstream/runtime';
 import { createTopics, uniqueName, waitFor } from './helpers/infrastructure';
 import { startProxiedBroker, type ProxiedBroker } from './helpers/proxied-broker';
 

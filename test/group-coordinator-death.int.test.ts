@@ -7,7 +7,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import pino from 'pino';
-import { GroupMember, type OutputRecord } from '@hookstream/shared';
+import { GroupMember, type OutputRecord } from '@hookstream/kafka';
 import { startTestStack, type TestStack } from './helpers/cluster';
 import { readTopicToEnd, testKafka, uniqueName, waitFor } from './helpers/infrastructure';
 

@@ -2,7 +2,8 @@
  * The Kafka client (librdkafka, through Hookstream's Kafka) against the pinned broker (Kafka 4.3.1
  * from the local stack): the behaviour every Hookstream service relies on, proven on a real broker.
  */
-import { RecordWriter, sleep, type Consumer, type Kafka } from '@hookstream/shared';
+import { RecordWriter, type Consumer, type Kafka } from '@hookstream/kafka';
+import { sleep } from '@hookstream/runtime';
 import { createTopics, testKafka, uniqueName, waitFor } from './helpers/infrastructure';
 
 describe('the Kafka client against the pinned broker', () => {

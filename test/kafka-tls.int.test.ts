@@ -4,7 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { defaultCacheDir, ensureKafka, requireJava, startBroker } from '@hookstream/cli/stack';
-import { createKafkaClient, createLogger, freePort, waitForKafkaReady, type Kafka, type KafkaSecurity } from '@hookstream/shared';
+import { createKafkaClient, waitForKafkaReady, type Kafka, type KafkaSecurity } from '@hookstream/kafka';
+import { createLogger, freePort } from '@hookstream/runtime';
 import { createTopics, uniqueName, waitFor } from './helpers/infrastructure';
 
 /**

@@ -1,4 +1,4 @@
-import type { Kafka } from '@hookstream/shared';
+import type { Kafka } from '@hookstream/kafka';
 import { createTopics, testKafka, uniqueName } from './helpers/infrastructure';
 
 /**
@@ -89,7 +89,7 @@ describe('the producer partitioner', () => {
   });
 
   // The binding copies a string key into librdkafka as a C string, cut at its first NUL; Hookstream's
-  // producer sends text keys as their bytes (shared/src/kafka/producer.ts), so this holds.
+  // producer sends text keys as their bytes (packages/kafka/src/producer.ts), so this holds.
   test('when the key is a string holding a NUL byte, then its record lands where the Java client puts that key', async () => {
     const [key, ...expected] = NUL_KEY;
     const landed = await Promise.all(PARTITION_COUNTS.map((count) => produce(topics.get(count)!, [key])));

@@ -16,7 +16,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { topicCatalogue } from '@hookstream/shared';
+import { topicCatalogue } from '@hookstream/kafka';
 import { activeController, killClusterNode, leadersPerBroker, startTestStack, type TestStack } from './helpers/cluster';
 import { startDocumentHost, type DocumentHost } from './helpers/document-host';
 import { waitFor } from './helpers/infrastructure';

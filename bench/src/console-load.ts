@@ -11,7 +11,8 @@
  * from Node with keep-alive (what the server takes), and a cold load of the same page with scripts
  * off (what a page from this server costs the browser before any of the console's code runs).
  */
-import { TopicNames, routeProcessWarnings } from '@hookstream/shared';
+import { TopicNames } from '@hookstream/kafka';
+import { routeProcessWarnings } from '@hookstream/runtime';
 import { Client } from 'pg';
 import { describeBundle } from './console/bundle-size';
 import { ConsoleBrowser, ROWS_SHOWN, type ConsoleLoad } from './console/page-loads';

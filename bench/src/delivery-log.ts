@@ -15,7 +15,8 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Client } from 'pg';
-import { TopicNames, routeProcessWarnings } from '@hookstream/shared';
+import { TopicNames } from '@hookstream/kafka';
+import { routeProcessWarnings } from '@hookstream/runtime';
 import { PARTNERS, fillDeliveryLog } from './delivery-log/fill';
 import { startBenchPostgres } from './delivery-log/postgres';
 import { envNumber, runBench } from './support/bench-run';

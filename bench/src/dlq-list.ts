@@ -19,18 +19,17 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { CallbackRequestHeaders } from '@hookstream/contract';
 import {
-  CallbackRequestHeaders,
   RetryHeaders,
-  createLogger,
   DeadLetterIdentityHeaders,
-  routeProcessWarnings,
   SpringDltHeaders,
   TopicNames,
   TopicReader,
   type AvroCodec,
   type Kafka,
-} from '@hookstream/shared';
+} from '@hookstream/kafka';
+import { createLogger, routeProcessWarnings } from '@hookstream/runtime';
 import { callbackBody } from './send/callback-requests';
 import { envNumber, REPO_ROOT, runBench } from './support/bench-run';
 import { prepareBenchStack } from './support/bench-stack';

@@ -2,7 +2,7 @@
  * The durable floor of the ingress benchmark: the least any durable ingress must do. An express 5
  * route that parses the JSON body and writes it (the bytes as received, keyed by its
  * transaction_number, as the ingress keys partner events) with one acks=all produce through the
- * shared RecordWriter on the project's producer settings, and answers once the broker has
+ * RecordWriter (@hookstream/kafka) on the project's producer settings, and answers once the broker has
  * acknowledged it. No auth, no validation, no dedupe, no Avro.
  *
  * Its topic is its first argument, the brokers KAFKA_BROKERS; prints its URL on stdout once its
@@ -10,7 +10,8 @@
  */
 import type { IncomingMessage } from 'node:http';
 import express from 'express';
-import { RecordWriter, createKafkaClient, createLogger } from '@hookstream/shared';
+import { RecordWriter, createKafkaClient } from '@hookstream/kafka';
+import { createLogger } from '@hookstream/runtime';
 
 /** A request with the body's bytes as they came, kept by the JSON parser on the way (no second serialisation). */
 type WithRawBody = IncomingMessage & { rawBody?: Buffer };

@@ -29,7 +29,7 @@
  * Prints: each phase's figures, the ratios and the goals, and what the sender did with the black
  * hole. Exits 0 when a goal is missed, 1 when the run itself fails.
  */
-import { routeProcessWarnings } from '@hookstream/shared';
+import { routeProcessWarnings } from '@hookstream/runtime';
 import { CallbackReceiver, CommitTracer } from './outbound/arrival-log';
 import type { EventStream, PublishReport } from './outbound/event-stream';
 import { FixedRatePublisher } from './outbound/fixed-rate-publisher';

@@ -31,7 +31,7 @@
  * per 1,000 deliveries, policy-status transactions), and goal 2's cost ratio when the sweep has
  * both 200/s and 1,000/s. Exits 0 when a goal is missed, 1 when the run itself fails.
  */
-import { routeProcessWarnings } from '@hookstream/shared';
+import { routeProcessWarnings } from '@hookstream/runtime';
 import { CallbackReceiver, CommitTracer } from './outbound/arrival-log';
 import { measureRate, type E2eRig } from './outbound/e2e-rate';
 import { FixedRatePublisher } from './outbound/fixed-rate-publisher';

@@ -21,7 +21,8 @@
  * machine); the offsets the sender's group committed. Exits 0 when a goal is missed, 1 when the
  * run itself fails.
  */
-import { TopicNames, routeProcessWarnings } from '@hookstream/shared';
+import { TopicNames } from '@hookstream/kafka';
+import { routeProcessWarnings } from '@hookstream/runtime';
 import { CALLBACK_PATH } from './outbound/outbound-stack';
 import { PARTNER_AUTH, callbackBody, committedRecords, prefill } from './send/callback-requests';
 import { CountingReceiver } from './send/counting-receiver';

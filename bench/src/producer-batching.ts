@@ -1,5 +1,5 @@
 /**
- * Benchmark: whether a batching layer of ours would still help. The shared RecordWriter (one
+ * Benchmark: whether a batching layer of ours would still help. The RecordWriter of @hookstream/kafka (one
  * `send()` per record, as the services write; librdkafka gathers concurrent records by itself within
  * its linger) against the same records sent by us in batches of 500 (`sendBatch`), same
  * concurrency, same broker, in one run.
@@ -11,7 +11,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { RecordWriter, createKafkaClient, createLogger, routeProcessWarnings } from '@hookstream/shared';
+import { RecordWriter, createKafkaClient } from '@hookstream/kafka';
+import { createLogger, routeProcessWarnings } from '@hookstream/runtime';
 import { envNumber } from './support/bench-run';
 
 const records = envNumber('BENCH_RECORDS', 3000);

@@ -16,7 +16,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
-import { routeProcessWarnings } from '@hookstream/shared';
+import { routeProcessWarnings } from '@hookstream/runtime';
 import { envNumber, envNumberList, runBench } from './support/bench-run';
 import { prepareBenchStack } from './support/bench-stack';
 import { markdownTable } from './support/markdown-table';

@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
-import { HookstreamError, describeError, routeProcessWarnings } from '@hookstream/shared';
+import { HookstreamError, describeError } from '@hookstream/errors';
+import { routeProcessWarnings } from '@hookstream/runtime';
 import { demoPartnerCommand } from './commands/demo-partner';
 import { dlqCommand } from './commands/dlq';
 import { operatorsCommand } from './commands/operators';

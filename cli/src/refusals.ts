@@ -1,16 +1,10 @@
-import {
-  ConfigError,
-  ErrorCodes,
-  FieldProblemsError,
-  HookstreamError,
-  NotFoundError,
-  PartnerChangeRefused,
-  ReplayRefused,
-} from '@hookstream/shared';
+import { ConfigError, ErrorCodes, FieldProblemsError, HookstreamError } from '@hookstream/errors';
+import { NotFoundError, PartnerChangeRefused } from '@hookstream/partners';
+import { ReplayRefused } from '@hookstream/dead-letters';
 
 /**
  * The CLI's own refusals, each with the exit code a script can rely on. main.ts turns them (and
- * the shared refusals: bad config, a refused partner spec or policy event) into one line on
+ * the packages' refusals: bad config, a refused partner spec or policy event) into one line on
  * stderr and that exit code, never a stack trace.
  */
 
@@ -34,7 +28,7 @@ export class NotFound extends HookstreamError {
 
 /**
  * The exit code of a refusal, or undefined for any other failure (exit 1): the CLI's own, and the
- * shared ones an operator causes (bad settings, a refused partner spec or policy event), exit 2.
+ * packages' ones an operator causes (bad settings, a refused partner spec or policy event), exit 2.
  */
 export function refusalExitCode(error: unknown): number | undefined {
   if (error instanceof InputRefused || error instanceof NotFound) return error.exitCode;

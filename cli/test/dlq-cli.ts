@@ -3,7 +3,7 @@
  * reading its --json answers, and the end offsets that show whether anything was written.
  */
 import { randomUUID } from 'node:crypto';
-import { AvroCodec, defaultSchemasDir, topicCatalogue, type Kafka } from '@hookstream/shared';
+import { AvroCodec, defaultSchemasDir, topicCatalogue, type Kafka } from '@hookstream/kafka';
 import { readTopicToEnd, testInfrastructure } from '../../test/helpers/infrastructure';
 import { runCli, type Finished } from '../../test/helpers/processes';
 

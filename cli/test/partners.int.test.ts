@@ -4,17 +4,9 @@
  * further CLI processes), and no secret reaches the topic's bytes or any log in plaintext.
  */
 import path from 'node:path';
-import {
-  ApiKeyHasher,
-  AvroCodec,
-  PartnerDirectory,
-  createLogger,
-  defaultSchemasDir,
-  loadConfig,
-  apiKeyPeppersSetting,
-  sleep,
-  type Kafka,
-} from '@hookstream/shared';
+import { ApiKeyHasher, PartnerDirectory } from '@hookstream/partners';
+import { AvroCodec, defaultSchemasDir, type Kafka } from '@hookstream/kafka';
+import { createLogger, loadConfig, apiKeyPeppersSetting, sleep } from '@hookstream/runtime';
 import { z } from 'zod';
 import { createTopics, testInfrastructure, testKafka, uniqueName, waitFor } from '../../test/helpers/infrastructure';
 import { REPO_ROOT, runCli, spawnService } from '../../test/helpers/processes';

@@ -6,16 +6,9 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import {
-  AvroCodec,
-  buildCallbackBody,
-  defaultSchemasDir,
-  parsePolicyEventJson,
-  policyStatusEventType,
-  sleep,
-  type Kafka,
-  type PolicyStatusEventValue,
-} from '@hookstream/shared';
+import { AvroCodec, defaultSchemasDir, type Kafka } from '@hookstream/kafka';
+import { buildCallbackBody, parsePolicyEventJson, policyStatusEventType, type PolicyStatusEventValue } from '@hookstream/contract';
+import { sleep } from '@hookstream/runtime';
 import { createTopics, testInfrastructure, testKafka, uniqueName, waitFor } from '../../test/helpers/infrastructure';
 import { runCli } from '../../test/helpers/processes';
 

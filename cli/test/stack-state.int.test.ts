@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort } from '@hookstream/shared';
+import { freePort } from '@hookstream/runtime';
 import { waitFor } from '../../test/helpers/infrastructure';
 import { CLI, REPO_ROOT, isolatedStackEnv, processesMentioning, runCli } from '../../test/helpers/processes';
 

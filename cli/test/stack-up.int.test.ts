@@ -6,7 +6,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { sleep } from '@hookstream/shared';
+import { sleep } from '@hookstream/runtime';
 import { waitFor } from '../../test/helpers/infrastructure';
 import { CLI, isolatedStackEnv, listensOn, processesMentioning, runCli, startNode } from '../../test/helpers/processes';
 

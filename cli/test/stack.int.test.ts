@@ -6,7 +6,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
-import { createKafkaClient, createLogger } from '@hookstream/shared';
+import { createKafkaClient } from '@hookstream/kafka';
+import { createLogger } from '@hookstream/runtime';
 import { listensOn, processesMentioning, runCli } from '../../test/helpers/processes';
 
 describe('hookstream stack', () => {

@@ -1,4 +1,4 @@
-import { topicCatalogue } from '@hookstream/shared';
+import { topicCatalogue } from '@hookstream/kafka';
 import { testInfrastructure, testKafka, uniqueName } from '../../test/helpers/infrastructure';
 import { runCli } from '../../test/helpers/processes';
 

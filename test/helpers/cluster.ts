@@ -3,7 +3,7 @@ import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, readlinkSyn
 import os from 'node:os';
 import path from 'node:path';
 import { parseEnv } from 'node:util';
-import type { Admin } from '@hookstream/shared';
+import type { Admin } from '@hookstream/kafka';
 import { waitFor } from './infrastructure';
 import { isolatedStackEnv, runCli, type Finished } from './processes';
 

@@ -1,4 +1,4 @@
-import type { Kafka } from '@hookstream/shared';
+import type { Kafka } from '@hookstream/kafka';
 import { testInfrastructure, testKafka, uniqueName } from './infrastructure';
 import { TestPartners, ensureTopics, startIngress, type RunningIngress } from './ingress';
 import { freshStateDatabase, type StateDatabase } from './state-database';

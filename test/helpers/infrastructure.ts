@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { TopicReader, createKafkaClient, createLogger, describeError, sleep, type Kafka, type KafkaMessage } from '@hookstream/shared';
+import { TopicReader, createKafkaClient, type Kafka, type KafkaMessage } from '@hookstream/kafka';
+import { createLogger, sleep } from '@hookstream/runtime';
+import { describeError } from '@hookstream/errors';
 
 /** The broker and registry of this test run, from the environment `npm test` sets. */
 export function testInfrastructure(): { brokers: string[]; registryUrl: string } {

@@ -1,24 +1,17 @@
 import path from 'node:path';
 import {
   ApiKeyHasher,
-  AvroCodec,
   PartnerStore,
-  SecretBox,
   addApiKey,
-  apiKeyPeppersSetting,
   createPartner,
-  defaultSchemasDir,
-  loadConfig,
   policyBodyFieldPaths,
   revokeApiKey,
-  secretsKeysSetting,
   setPartnerStatus,
-  topicCatalogue,
-  type Kafka,
   type Partner,
   type PartnerAdminDeps,
-  type Producer,
-} from '@hookstream/shared';
+} from '@hookstream/partners';
+import { AvroCodec, defaultSchemasDir, topicCatalogue, type Kafka, type Producer } from '@hookstream/kafka';
+import { SecretBox, apiKeyPeppersSetting, loadConfig, secretsKeysSetting } from '@hookstream/runtime';
 import { z } from 'zod';
 import { testInfrastructure, testKafka, waitFor } from './infrastructure';
 import { REPO_ROOT, runCli, startReadyService, type RunningService } from './processes';

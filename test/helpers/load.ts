@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { sleep } from '@hookstream/shared';
+import { sleep } from '@hookstream/runtime';
 import { postWebhook, webhook } from './ingress';
 import { policyEvent, type PolicyEvents } from './outbound';
 

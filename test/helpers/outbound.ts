@@ -1,7 +1,8 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { AvroCodec, defaultSchemasDir, parsePolicyEventJson, topicCatalogue, type Kafka, type KafkaMessage } from '@hookstream/shared';
+import { AvroCodec, defaultSchemasDir, topicCatalogue, type Kafka, type KafkaMessage } from '@hookstream/kafka';
+import { parsePolicyEventJson } from '@hookstream/contract';
 import { testInfrastructure, testKafka, waitFor } from './infrastructure';
 import { REPO_ROOT, startReadyService, type RunningService } from './processes';
 

@@ -1,4 +1,4 @@
-import { sleep } from '@hookstream/shared';
+import { sleep } from '@hookstream/runtime';
 import { webhook } from './ingress';
 
 /** How one webhook ended: 200 after some attempts, or given up (another status, or out of time). */

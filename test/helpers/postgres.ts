@@ -3,7 +3,7 @@ import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
-import { freePort } from '@hookstream/shared';
+import { freePort } from '@hookstream/runtime';
 
 export interface RunningPostgres {
   /** postgres://… of an empty database named hookstream. */

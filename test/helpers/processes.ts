@@ -2,7 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, readdirSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { describeError, freePort, SERVICES_WITH_OPS_PORT, ServiceChild, type ExitStatus } from '@hookstream/shared';
+import { describeError } from '@hookstream/errors';
+import { freePort, SERVICES_WITH_OPS_PORT, ServiceChild, type ExitStatus } from '@hookstream/runtime';
 
 export const REPO_ROOT = path.resolve(__dirname, '..', '..');
 export const CLI = path.join(REPO_ROOT, 'cli', 'bin', 'hookstream.js');

@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort } from '@hookstream/shared';
+import { freePort } from '@hookstream/runtime';
 import { stringify } from 'yaml';
 import { waitFor } from './infrastructure';
 import { startBackgroundServer } from './processes';

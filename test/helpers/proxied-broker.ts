@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { defaultCacheDir, ensureKafka, requireJava, startBroker } from '@hookstream/cli/stack';
-import { createKafkaClient, createLogger, freePort, waitForKafkaReady } from '@hookstream/shared';
+import { createKafkaClient, waitForKafkaReady } from '@hookstream/kafka';
+import { createLogger, freePort } from '@hookstream/runtime';
 import { FaultProxy } from './fault-proxy';
 
 /** A broker of a test's own that clients reach only through a FaultProxy. */

@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { AvroCodec, defaultSchemasDir, sleep, type KafkaMessage } from '@hookstream/shared';
+import { AvroCodec, defaultSchemasDir, type KafkaMessage } from '@hookstream/kafka';
+import { sleep } from '@hookstream/runtime';
 import { readTopicToEnd, testInfrastructure } from './infrastructure';
 import type { RunningService } from './processes';
 

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { defaultCacheDir, ensureS3Proxy, requireJava } from '@hookstream/cli/stack';
-import { freePort } from '@hookstream/shared';
+import { freePort } from '@hookstream/runtime';
 import { waitFor } from './infrastructure';
 import { startBackgroundServer } from './processes';
 

@@ -3,16 +3,9 @@
  * policy events published while processes are killed under them, with what each got.
  */
 import { readFileSync } from 'node:fs';
-import {
-  AvroCodec,
-  createKafkaClient,
-  createLogger,
-  defaultSchemasDir,
-  parsePolicyEventJson,
-  sleep,
-  topicCatalogue,
-  type Producer,
-} from '@hookstream/shared';
+import { AvroCodec, createKafkaClient, defaultSchemasDir, topicCatalogue, type Producer } from '@hookstream/kafka';
+import { createLogger, sleep } from '@hookstream/runtime';
+import { parsePolicyEventJson } from '@hookstream/contract';
 import { webhook } from './ingress';
 import { processesMentioning } from './processes';
 import { policyEvent } from './outbound';

@@ -7,7 +7,7 @@ import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
-import { freePort } from '@hookstream/shared';
+import { freePort } from '@hookstream/runtime';
 import { REPO_ROOT, trackChild } from '../support/bench-run';
 
 export async function startBenchPostgres(): Promise<{ url: string; stop: () => Promise<void> }> {

@@ -5,7 +5,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { TopicNames } from '@hookstream/shared';
+import { TopicNames } from '@hookstream/kafka';
 import { trackChild } from '../support/bench-run';
 import { downUntilPath, type ArrivalCommand, type ArrivalReport, type ReceiverHello, type TracerJoined } from './arrival-protocol';
 import { parsePolicyNumber } from './event-stream';

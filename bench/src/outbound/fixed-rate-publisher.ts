@@ -5,7 +5,9 @@
  * next send. Each event is a policy of its own at version 1 (latest-wins supersedes none).
  */
 import { randomUUID } from 'node:crypto';
-import { TopicNames, parsePolicyEventJson, sleep, type Message, type PolicyStatusEventValue, type Producer } from '@hookstream/shared';
+import { TopicNames, type Message, type Producer } from '@hookstream/kafka';
+import { parsePolicyEventJson, type PolicyStatusEventValue } from '@hookstream/contract';
+import { sleep } from '@hookstream/runtime';
 import { SAMPLE_POLICY_TERMS } from '../support/sample-policy';
 import { epochMs, policyNumberOf, type EventStream, type PublishReport } from './event-stream';
 import type { OutboundStack } from './outbound-stack';

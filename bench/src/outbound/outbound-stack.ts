@@ -3,7 +3,7 @@
  * with their schemas registered, partners onboarded with one HMAC_SHA256 endpoint each, and the
  * policy-status-consumer and callback-sender as child processes on those topics.
  */
-import { type AvroCodec, TopicNames, type Kafka } from '@hookstream/shared';
+import { type AvroCodec, TopicNames, type Kafka } from '@hookstream/kafka';
 import { prepareBenchStack } from '../support/bench-stack';
 import { ServiceProcess } from '../support/service-process';
 

@@ -6,7 +6,8 @@
  * the part before the callback-sender and the sender's own.
  */
 import { randomUUID } from 'node:crypto';
-import { createKafkaClient, createLogger } from '@hookstream/shared';
+import { createKafkaClient } from '@hookstream/kafka';
+import { createLogger } from '@hookstream/runtime';
 import { serveReceipts, type ArrivalReport, type Receipt, type TracerJoined } from './arrival-protocol';
 import { epochMs } from './event-stream';
 

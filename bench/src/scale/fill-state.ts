@@ -4,7 +4,7 @@
  * generate_series, so a million rows take seconds rather than a day of traffic).
  */
 import { Client } from 'pg';
-import { stateSchemaOf } from '@hookstream/shared';
+import { stateSchemaOf } from '@hookstream/runtime';
 
 export const STATEFUL_SERVICES = ['ingress', 'callback-sender', 'document-fetcher'] as const;
 export type StatefulService = (typeof STATEFUL_SERVICES)[number];

@@ -6,7 +6,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { type AvroCodec, CallbackRequestHeaders, type Kafka } from '@hookstream/shared';
+import { type AvroCodec, type Kafka } from '@hookstream/kafka';
+import { CallbackRequestHeaders } from '@hookstream/contract';
 import { SAMPLE_POLICY_TERMS } from '../support/sample-policy';
 
 /** The bench partner's outbound auth: the sender signs every callback with it. */

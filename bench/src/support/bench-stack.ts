@@ -4,24 +4,9 @@
  * partner-config, as `hookstream partners create` would write it.
  */
 import { z } from 'zod';
-import {
-  ApiKeyHasher,
-  AvroCodec,
-  PartnerStore,
-  SecretBox,
-  TopicNames,
-  apiKeyPeppersSetting,
-  createKafkaClient,
-  createLogger,
-  createPartner,
-  defaultSchemasDir,
-  ensureTopics,
-  loadConfig,
-  policyBodyFieldPaths,
-  secretsKeysSetting,
-  topicCatalogue,
-  type Kafka,
-} from '@hookstream/shared';
+import { ApiKeyHasher, PartnerStore, createPartner, policyBodyFieldPaths } from '@hookstream/partners';
+import { AvroCodec, TopicNames, createKafkaClient, defaultSchemasDir, ensureTopics, topicCatalogue, type Kafka } from '@hookstream/kafka';
+import { SecretBox, apiKeyPeppersSetting, createLogger, loadConfig, secretsKeysSetting } from '@hookstream/runtime';
 
 export interface BenchStack {
   /** The topic prefix (TOPIC_PREFIX for the services). */

@@ -9,7 +9,7 @@
  */
 import { createWriteStream } from 'node:fs';
 import path from 'node:path';
-import { freePort, SERVICES_WITH_OPS_PORT, ServiceChild } from '@hookstream/shared';
+import { freePort, SERVICES_WITH_OPS_PORT, ServiceChild } from '@hookstream/runtime';
 import { REPO_ROOT, profileArgs, trackChild } from './bench-run';
 import { BENCH_PID_ENV } from './service-watchdog';
 

@@ -5,7 +5,7 @@
  * of hanging it.
  */
 import { performance } from 'node:perf_hooks';
-import { sleep } from '@hookstream/shared';
+import { sleep } from '@hookstream/runtime';
 
 /** How often the count is polled. */
 const POLL_MS = 250;

@@ -1,15 +1,6 @@
-import {
-  AuditedWriter,
-  AvroCodec,
-  TopicNames,
-  createKafkaClient,
-  createLogger,
-  defaultSchemasDir,
-  kafkaSecurity,
-  topicCatalogue,
-  type Kafka,
-  type Logger,
-} from '@hookstream/shared';
+import { AuditedWriter } from '@hookstream/partners';
+import { AvroCodec, TopicNames, createKafkaClient, defaultSchemasDir, kafkaSecurity, topicCatalogue, type Kafka } from '@hookstream/kafka';
+import { createLogger, type Logger } from '@hookstream/runtime';
 
 /** What a command that changes partners or operators needs: Kafka, the codec of its topics, and the audited writer. */
 export interface AdminConnection {

@@ -7,7 +7,8 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { cliActor, parsePolicyEventJson } from '@hookstream/shared';
+import { cliActor } from '@hookstream/partners';
+import { parsePolicyEventJson } from '@hookstream/contract';
 import { REPO_ROOT } from '../paths';
 import { withOperators } from './operators';
 import { FLAKY_MARK } from './demo-partner';

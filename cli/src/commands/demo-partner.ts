@@ -1,6 +1,6 @@
 import express from 'express';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { startHttpServer, type RunningHttpServer } from '@hookstream/shared';
+import { startHttpServer, type RunningHttpServer } from '@hookstream/runtime';
 import { printLine } from '../output';
 
 /** Headers worth showing from a callback; auth values are shown only as present/absent. */

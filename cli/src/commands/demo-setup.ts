@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { cliActor } from '@hookstream/shared';
+import { cliActor } from '@hookstream/partners';
 import { withPartners } from './partner-session';
 
 export const DEMO_PARTNER_ID = 'demo-partner';

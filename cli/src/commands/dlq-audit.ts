@@ -1,4 +1,4 @@
-import { readAudit, DlqSession } from '@hookstream/shared';
+import { readAudit, DlqSession } from '@hookstream/dead-letters';
 import { Command } from 'commander';
 import { environmentWithStackEnv } from '../paths';
 import { formatTable, printJson, printLine } from '../output';

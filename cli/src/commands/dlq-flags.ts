@@ -1,4 +1,4 @@
-import { DLQ_TOPIC_CHOICES, type DlqTopicChoice, type OffsetRange, type Selection } from '@hookstream/shared';
+import { DLQ_TOPIC_CHOICES, type DlqTopicChoice, type OffsetRange, type Selection } from '@hookstream/dead-letters';
 import { CommanderError, type Command } from 'commander';
 import { InputRefused } from '../refusals';
 

@@ -1,6 +1,6 @@
-import { coordinatesOf, type DeadLetter, countOutcomes, type ReplayDecision } from '@hookstream/shared';
+import { coordinatesOf, type DeadLetter, countOutcomes, type ReplayDecision } from '@hookstream/dead-letters';
 
-export { decisionJson, letterJson } from '@hookstream/shared';
+export { decisionJson, letterJson } from '@hookstream/dead-letters';
 import { formatTable } from '../output';
 
 /** How `hookstream dlq` prints dead letters and replay decisions: one JSON shape and one table. */

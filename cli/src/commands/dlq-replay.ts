@@ -1,4 +1,5 @@
-import { DeadLetterReplay, DlqSession, cliActor, countOutcomes, type PreparedReplay, type ReplayDecision } from '@hookstream/shared';
+import { DeadLetterReplay, DlqSession, countOutcomes, type PreparedReplay, type ReplayDecision } from '@hookstream/dead-letters';
+import { cliActor } from '@hookstream/partners';
 import { userInfo } from 'node:os';
 import { createInterface } from 'node:readline/promises';
 import { SingleBar } from 'cli-progress';

@@ -7,7 +7,7 @@ import {
   readPartners,
   type CallbackOutcome,
   type Selection,
-} from '@hookstream/shared';
+} from '@hookstream/dead-letters';
 import { Command } from 'commander';
 import { environmentWithStackEnv } from '../paths';
 import { formatTable, printJson, printLine } from '../output';

@@ -1,4 +1,4 @@
-import { readAudit, readDeadLetters, DlqSession, describeSelection, type DlqRecord } from '@hookstream/shared';
+import { readAudit, readDeadLetters, DlqSession, describeSelection, type DlqRecord } from '@hookstream/dead-letters';
 import { Command } from 'commander';
 import { environmentWithStackEnv } from '../paths';
 import { printJson, printLine } from '../output';

@@ -1,15 +1,7 @@
 import { Command } from 'commander';
-import {
-  ApiKeyHasher,
-  OperatorChanges,
-  OperatorDirectory,
-  TopicNames,
-  apiKeyPeppersSetting,
-  cliActor,
-  describeOperator,
-  kafkaSettingsSchema,
-  loadConfig,
-} from '@hookstream/shared';
+import { ApiKeyHasher, OperatorChanges, OperatorDirectory, cliActor, describeOperator } from '@hookstream/partners';
+import { TopicNames } from '@hookstream/kafka';
+import { apiKeyPeppersSetting, kafkaSettingsSchema, loadConfig } from '@hookstream/runtime';
 import { formatTable, printJson, printLine } from '../output';
 import { environmentWithStackEnv } from '../paths';
 import { withAdminConnection } from './admin-connection';

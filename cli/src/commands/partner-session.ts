@@ -3,17 +3,12 @@ import {
   ApiKeyHasher,
   PartnerChanges,
   PartnerDirectory,
-  SecretBox,
-  TopicNames,
-  apiKeyPeppersSetting,
-  defaultSchemasDir,
-  kafkaSettingsSchema,
-  loadConfig,
   policyBodyFieldPaths,
-  secretsKeysSetting,
   type Partner,
   type PartnerAdminDeps,
-} from '@hookstream/shared';
+} from '@hookstream/partners';
+import { SecretBox, apiKeyPeppersSetting, kafkaSettingsSchema, loadConfig, secretsKeysSetting } from '@hookstream/runtime';
+import { TopicNames, defaultSchemasDir } from '@hookstream/kafka';
 import { environmentWithStackEnv } from '../paths';
 import { NotFound } from '../refusals';
 import { withAdminConnection } from './admin-connection';

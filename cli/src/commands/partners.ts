@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { cliActor, describePartner, type Partner } from '@hookstream/shared';
+import { cliActor, describePartner, type Partner } from '@hookstream/partners';
 import { formatTable, printJson, printLine } from '../output';
 import { InputRefused } from '../refusals';
 import { addSpecOptions, expiryFlag, overlapFlag, specFromFlags, type SpecFlags } from './partner-flags';

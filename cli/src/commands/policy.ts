@@ -2,20 +2,16 @@ import { readFile } from 'node:fs/promises';
 import { Command } from 'commander';
 import {
   AvroCodec,
-  KafkaUnavailableError,
   TopicNames,
   createKafkaClient,
-  createLogger,
   defaultSchemasDir,
-  describeError,
   isRetryableKafkaError,
-  kafkaSettingsSchema,
   kafkaSecurity,
-  loadConfig,
-  parsePolicyEventJson,
   topicCatalogue,
-  type PolicyStatusEventValue,
-} from '@hookstream/shared';
+} from '@hookstream/kafka';
+import { KafkaUnavailableError, describeError } from '@hookstream/errors';
+import { createLogger, kafkaSettingsSchema, loadConfig } from '@hookstream/runtime';
+import { parsePolicyEventJson, type PolicyStatusEventValue } from '@hookstream/contract';
 import { printJson, printLine } from '../output';
 import { environmentWithStackEnv } from '../paths';
 import { InputRefused } from '../refusals';

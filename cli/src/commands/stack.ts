@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { Command, Option } from 'commander';
-import { StackError } from '@hookstream/shared';
+import { StackError } from '@hookstream/errors';
 import { formatTable, printJson, printLine } from '../output';
 import { STACK_ENV_FILE } from '../paths';
 import { defaultCacheDir } from '../stack/artifacts';

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { Command } from 'commander';
-import { loadConfig, serviceSettingsSchema, untilReady } from '@hookstream/shared';
+import { loadConfig, serviceSettingsSchema, untilReady } from '@hookstream/runtime';
 import { formatTable, printLine } from '../output';
 import { REPO_ROOT, STACK_ENV_FILE } from '../paths';
 import { defaultCacheDir } from '../stack/artifacts';

@@ -4,15 +4,13 @@ import {
   AvroCodec,
   clusterReplicationFactor,
   createKafkaClient,
-  createLogger,
   defaultSchemasDir,
   ensureTopics,
-  kafkaSettingsSchema,
   kafkaSecurity,
-  loadConfig,
   topicCatalogue,
   valueSubject,
-} from '@hookstream/shared';
+} from '@hookstream/kafka';
+import { createLogger, kafkaSettingsSchema, loadConfig } from '@hookstream/runtime';
 import { formatTable, printJson, printLine } from '../output';
 import { environmentWithStackEnv } from '../paths';
 

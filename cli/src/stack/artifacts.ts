@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { StackError } from '@hookstream/shared';
+import { StackError } from '@hookstream/errors';
 import { Interrupted, endedByInterrupt } from './interruption';
 import { STACK_VERSIONS } from './versions';
 

@@ -3,7 +3,7 @@
  * decisions only, over facts and an apt-get runner handed in, so they are tested without a machine
  * to install on (chromium.ts gathers the facts and runs the commands).
  */
-import { StackError } from '@hookstream/shared';
+import { StackError } from '@hookstream/errors';
 
 /** Where Debian's chromium package puts the browser. */
 export const DEBIAN_CHROMIUM = '/usr/bin/chromium';

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { accessSync, closeSync, constants, mkdirSync, openSync, statSync, writeSync } from 'node:fs';
 import path from 'node:path';
-import { StackError } from '@hookstream/shared';
+import { StackError } from '@hookstream/errors';
 import { defaultCacheDir } from './artifacts';
 import { DEBIAN_CHROMIUM, chooseChromium, installChromiumWithApt, type AptGet } from './chromium-plan';
 import { Interrupted } from './interruption';

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import os from 'node:os';
-import { StackError } from '@hookstream/shared';
+import { StackError } from '@hookstream/errors';
 import { sayShutdownInProgress, throwIfInterrupted, watchInterrupts } from './interruption';
 import { portPreference } from './ports';
 import { livePids, readRunInfo, type StackSettings } from './run-info';

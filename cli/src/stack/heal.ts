@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { StackError, describeError } from '@hookstream/shared';
+import { StackError, describeError } from '@hookstream/errors';
 import { ensureApicurio, ensureKafka } from './artifacts';
 import { Interrupted, sleepUnlessAborted } from './interruption';
 import { findJavaRuntimes, requireJava, type JavaRuntime } from './java';

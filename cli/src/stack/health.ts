@@ -1,4 +1,5 @@
-import { describeError, withTimeout } from '@hookstream/shared';
+import { describeError } from '@hookstream/errors';
+import { withTimeout } from '@hookstream/runtime';
 import { answers } from './postgres-server';
 import { stackProbeClient } from './probe-client';
 import type { StackSettings } from './run-info';

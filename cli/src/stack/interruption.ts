@@ -1,5 +1,5 @@
-import { ErrorCodes, HookstreamError } from '@hookstream/shared';
-export { sleepUnlessAborted, untilAborted } from '@hookstream/shared';
+import { ErrorCodes, HookstreamError } from '@hookstream/errors';
+export { sleepUnlessAborted, untilAborted } from '@hookstream/runtime';
 
 /** Thrown when Ctrl-C (SIGINT) or SIGTERM stops a command before it finished; the CLI prints "interrupted" and exits 130. */
 export class Interrupted extends HookstreamError {

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { StackError } from '@hookstream/shared';
+import { StackError } from '@hookstream/errors';
 
 const run = promisify(execFile);
 

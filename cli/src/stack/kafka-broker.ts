@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { StackError, describeError } from '@hookstream/shared';
+import { StackError, describeError } from '@hookstream/errors';
 import { Interrupted, endedByInterrupt } from './interruption';
 import type { JavaRuntime } from './java';
 import { startProcess, type StartedProcess } from './processes';

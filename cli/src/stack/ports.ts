@@ -1,5 +1,6 @@
 import net from 'node:net';
-import { ConfigError, freePort } from '@hookstream/shared';
+import { ConfigError } from '@hookstream/errors';
+import { freePort } from '@hookstream/runtime';
 
 /** Resolves true when nothing listens on host:port. */
 export function isPortFree(port: number, host = '127.0.0.1'): Promise<boolean> {

@@ -3,7 +3,7 @@ import { accessSync, chmodSync, constants, mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from 'pg';
-import { StackError, describeError } from '@hookstream/shared';
+import { StackError, describeError } from '@hookstream/errors';
 import { sleepUnlessAborted } from './interruption';
 import { logSince, tail } from './logs';
 import { startProcess, type StartedProcess } from './processes';

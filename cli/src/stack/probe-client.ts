@@ -1,4 +1,5 @@
-import { createKafkaClient, createLogger, type Kafka } from '@hookstream/shared';
+import { createKafkaClient, type Kafka } from '@hookstream/kafka';
+import { createLogger } from '@hookstream/runtime';
 
 /**
  * A Kafka client for the stack's own checks (readiness while starting, status): no retries, short

@@ -1,7 +1,8 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { StackError, sleep } from '@hookstream/shared';
+import { StackError } from '@hookstream/errors';
+import { sleep } from '@hookstream/runtime';
 
 /** Whether a process with this pid exists (any process: see {@link isStackProcess} for ours). */
 export function isAlive(pid: number): boolean {

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
-import { StackError } from '@hookstream/shared';
+import { StackError } from '@hookstream/errors';
 import { fillOnce } from './artifacts';
 import { Interrupted, endedByInterrupt } from './interruption';
 

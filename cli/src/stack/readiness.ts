@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseEnv } from 'node:util';
-import { StackError, createKafkaClient, createLogger, describeError, waitForKafkaReady, type Kafka } from '@hookstream/shared';
+import { StackError, describeError } from '@hookstream/errors';
+import { createKafkaClient, waitForKafkaReady, type Kafka } from '@hookstream/kafka';
+import { createLogger } from '@hookstream/runtime';
 import { sleepUnlessAborted, untilAborted } from './interruption';
 import { logSince, tail } from './logs';
 import { stackProbeClient } from './probe-client';

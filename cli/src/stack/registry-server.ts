@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { StackError } from '@hookstream/shared';
+import { StackError } from '@hookstream/errors';
 import type { JavaRuntime } from './java';
 import { startProcess, type StartedProcess } from './processes';
 

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, renameSync } from 'node:fs';
 import path from 'node:path';
-import { StackError } from '@hookstream/shared';
+import { StackError } from '@hookstream/errors';
 import { fillOnce, mavenCopy, type FetchedArtifact } from './artifacts';
 import { STACK_VERSIONS } from './versions';
 

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { StackError, describeError } from '@hookstream/shared';
+import { StackError, describeError } from '@hookstream/errors';
 import { ensureApicurio, ensureKafka, type FetchedArtifact } from './artifacts';
 import { Interrupted, allOrFirstFailure, throwIfInterrupted } from './interruption';
 import { requireJava, type JavaRuntime } from './java';

@@ -13,7 +13,8 @@ import {
 import os from 'node:os';
 import path from 'node:path';
 import { parseEnv } from 'node:util';
-import { StackError, generateKeyringValue } from '@hookstream/shared';
+import { StackError } from '@hookstream/errors';
+import { generateKeyringValue } from '@hookstream/runtime';
 import { isAlive } from './processes';
 import { RUN_FILE } from './run-info';
 

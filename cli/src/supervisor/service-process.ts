@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { ServiceChild } from '@hookstream/shared';
+import { ServiceChild } from '@hookstream/runtime';
 import { printLine } from '../output';
 import { REPO_ROOT } from '../paths';
 

@@ -1,4 +1,5 @@
-import { ConfigError, untilReady, type ServiceChild } from '@hookstream/shared';
+import { ConfigError } from '@hookstream/errors';
+import { untilReady, type ServiceChild } from '@hookstream/runtime';
 import { spawnService, type ServicePorts, type ServiceSpec } from './service-process';
 import { SupervisedProcess, type Dependency } from './supervised-process';
 

@@ -1,4 +1,5 @@
-import { ErrorCodes, HookstreamError, describeError, describeExit, type ExitStatus } from '@hookstream/shared';
+import { ErrorCodes, HookstreamError, describeError } from '@hookstream/errors';
+import { describeExit, type ExitStatus } from '@hookstream/runtime';
 import { sleepUnlessAborted, untilAborted } from '../stack/interruption';
 import { RestartPolicy } from './restart-policy';
 

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import os from 'node:os';
 import path from 'node:path';
 import { parseEnv } from 'node:util';
-import { ConfigError } from '@hookstream/shared';
+import { ConfigError } from '@hookstream/errors';
 import type { JavaRuntime } from '../../src/stack/java';
 import { prepareBroker, type BrokerSettings } from '../../src/stack/kafka-broker';
 import { clusterBrokers, clusterNodeDir, clusterNodeSettings, parseBrokerCount, pickOtherNodePorts } from '../../src/stack/kafka-cluster';

@@ -1,4 +1,5 @@
-import { ConfigError, ErrorCodes, type ExitStatus } from '@hookstream/shared';
+import { ConfigError, ErrorCodes } from '@hookstream/errors';
+import { type ExitStatus } from '@hookstream/runtime';
 import { RestartPolicy } from '../../src/supervisor/restart-policy';
 import { StackAvailability } from '../../src/supervisor/stack-supervision';
 import { SupervisedProcess, type Incarnation } from '../../src/supervisor/supervised-process';

@@ -1,13 +1,6 @@
 import { z } from 'zod';
-import {
-  RETRY_TIER_COUNT,
-  consumerLagSetting,
-  retryScheduleMs,
-  secretsKeysSetting,
-  serviceSchemaWithPort,
-  stateStoreSettings,
-  ssrfAllowSetting,
-} from '@hookstream/shared';
+import { RETRY_TIER_COUNT, retryScheduleMs } from '@hookstream/kafka';
+import { consumerLagSetting, secretsKeysSetting, serviceSchemaWithPort, stateStoreSettings, ssrfAllowSetting } from '@hookstream/runtime';
 
 const positiveInt = z.coerce.number().int('must be a whole number').positive('must be greater than 0');
 
@@ -18,7 +11,7 @@ export const configSchema = serviceSchemaWithPort(8092)
     ...consumerLagSetting,
     /** The state store holding the newest policy versions for latest-wins (DATABASE_URL, DATABASE_CONNECTIONS). */
     ...stateStoreSettings,
-    /** Address ranges callback and token URLs may resolve to despite the SSRF guard (shared's ssrfAllowSetting). Default none. */
+    /** Address ranges callback and token URLs may resolve to despite the SSRF guard (@hookstream/runtime's ssrfAllowSetting). Default none. */
     ...ssrfAllowSetting,
     /**
      * Delay of each retry tier in ms, comma-separated, one per tier (spec 8: up to 8 retries,

@@ -1,18 +1,6 @@
-import {
-  GroupMember,
-  PartnerLimiter,
-  RETRY_TIER_COUNT,
-  RetryTiers,
-  SecretBox,
-  TopicNames,
-  createServiceRuntime,
-  groupSessionOf,
-  openStateStore,
-  retryScheduleMs,
-  retryTopicName,
-  runService,
-  watchBacklog,
-} from '@hookstream/shared';
+import { GroupMember, RETRY_TIER_COUNT, RetryTiers, TopicNames, groupSessionOf, retryScheduleMs, retryTopicName } from '@hookstream/kafka';
+import { PartnerLimiter, SecretBox, openStateStore } from '@hookstream/runtime';
+import { createServiceRuntime, runService, watchBacklog } from '@hookstream/service';
 import { configSchema } from './config';
 import { CallbackHttpClient } from './delivery/http-delivery';
 import { PartnerSigners } from './delivery/partner-signers';

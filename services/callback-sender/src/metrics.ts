@@ -1,4 +1,4 @@
-import { Counter, Gauge, Histogram, LATENCY_BUCKETS_SECONDS, type Registry } from '@hookstream/shared';
+import { Counter, Gauge, Histogram, LATENCY_BUCKETS_SECONDS, type Registry } from '@hookstream/runtime';
 
 /** The callback-sender's metrics (partner ids are the only per-tenant label, bounded by onboarding). */
 export function createCallbackSenderMetrics(registry: Registry) {

@@ -1,4 +1,5 @@
-import { ConfigError, loadConfig } from '@hookstream/shared';
+import { ConfigError } from '@hookstream/errors';
+import { loadConfig } from '@hookstream/runtime';
 import { configSchema } from '../src/config';
 
 const required = {

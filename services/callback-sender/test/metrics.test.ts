@@ -1,4 +1,4 @@
-import { Registry } from '@hookstream/shared';
+import { Registry } from '@hookstream/runtime';
 import { createCallbackSenderMetrics } from '../src/metrics';
 
 test('when scraped, then hookstream_callback_retry_overdue_seconds has the retry tiers’ consumer’s figure for every tier', async () => {

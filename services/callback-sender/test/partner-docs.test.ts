@@ -4,15 +4,8 @@ import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import {
-  AUTH_METHODS,
-  SecretBox,
-  generateKeyringValue,
-  parseKeyring,
-  secretContext,
-  type AuthMethod,
-  type OutboundAuth,
-} from '@hookstream/shared';
+import { AUTH_METHODS, secretContext, type AuthMethod, type OutboundAuth } from '@hookstream/partners';
+import { SecretBox, generateKeyringValue, parseKeyring } from '@hookstream/runtime';
 import { createCallbackSigner, type SignedCallback } from '../src/signing';
 
 /**

@@ -1,4 +1,4 @@
-import { sleep } from '@hookstream/shared';
+import { sleep } from '@hookstream/runtime';
 import { waitFor } from '../../../test/helpers/infrastructure';
 import { policyEvent, readTopicUntil, type ReceivedRequest, type ReceiverAnswer } from '../../../test/helpers/outbound';
 import { OutboundFixture, retryTierDelays, uniquePartnerId } from '../../../test/helpers/outbound-fixture';

@@ -5,7 +5,7 @@ import {
   portalTokenKeysSetting,
   secretsKeysSetting,
   serviceSchemaWithOpsPort,
-} from '@hookstream/shared';
+} from '@hookstream/runtime';
 
 const positiveInt = z.coerce.number().int('must be a whole number').positive('must be greater than 0');
 

@@ -1,18 +1,7 @@
-import {
-  ApiKeyHasher,
-  AuditedWriter,
-  ConsumerLagMonitor,
-  OperatorDirectory,
-  PartnerChanges,
-  SecretBox,
-  TopicNames,
-  defaultSchemasDir,
-  policyBodyFieldPaths,
-  consumerLagGauges,
-  createServiceRuntime,
-  groupSessionOf,
-  runService,
-} from '@hookstream/shared';
+import { ApiKeyHasher, AuditedWriter, OperatorDirectory, PartnerChanges, policyBodyFieldPaths } from '@hookstream/partners';
+import { ConsumerLagMonitor, TopicNames, defaultSchemasDir, consumerLagGauges, groupSessionOf } from '@hookstream/kafka';
+import { SecretBox } from '@hookstream/runtime';
+import { createServiceRuntime, runService } from '@hookstream/service';
 import { apiRouter } from './api/api-router';
 import { IssuedCredentials } from './api/issued-credentials';
 import { PortalTokens } from './api/portal-tokens';

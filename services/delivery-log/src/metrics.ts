@@ -1,4 +1,4 @@
-import { Counter, Histogram, type Registry } from '@hookstream/shared';
+import { Counter, Histogram, type Registry } from '@hookstream/runtime';
 
 /** The delivery log's own metrics (docs/metrics.md); its consumer lag is on the shared hookstream_consumer_lag_* gauges. */
 export function createDeliveryLogMetrics(registry: Registry) {

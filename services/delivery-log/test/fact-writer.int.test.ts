@@ -2,15 +2,10 @@
  * The projection's writes on a real PostgreSQL server: what a delivery's
  * records make of it, in any order and any number of times; webhooks, documents and refused webhooks written again.
  */
-import {
-  TopicNames,
-  documentIdOf,
-  webhookIdOf,
-  type CallbackRequestValue,
-  type EncryptedSecret,
-  type InboundRejectionValue,
-  type Partner,
-} from '@hookstream/shared';
+import { TopicNames } from '@hookstream/kafka';
+import { documentIdOf, webhookIdOf, type CallbackRequestValue, type InboundRejectionValue } from '@hookstream/contract';
+import { type EncryptedSecret } from '@hookstream/runtime';
+import { type Partner } from '@hookstream/partners';
 import type { DeliveryLogStore } from '../src/store/database';
 import { writeFacts } from '../src/projection/fact-writer';
 import type { Fact } from '../src/projection/facts';

@@ -4,7 +4,7 @@
  * no more, one issued after does; a partner holds at most 50 live portal links; expired rows are
  * pruned. Prints what a lookup costs.
  */
-import { createLogger } from '@hookstream/shared';
+import { createLogger } from '@hookstream/runtime';
 import { CREDENTIAL_LIMITS, IssuedCredentials, type NewCredential } from '../src/api/issued-credentials';
 import { Pruner } from '../src/retention/pruner';
 import type { DeliveryLogStore } from '../src/store/database';

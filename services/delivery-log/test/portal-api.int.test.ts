@@ -8,7 +8,7 @@
  * refused naming the field; pages and each filter of the list hold.
  */
 import { createHmac } from 'node:crypto';
-import { parseKeyring } from '@hookstream/shared';
+import { parseKeyring } from '@hookstream/runtime';
 import { signToken } from '../src/api/signed-tokens';
 import { RECEIVER_DEFAULT_BODY } from '../../../test/helpers/outbound';
 import { waitFor } from '../../../test/helpers/infrastructure';

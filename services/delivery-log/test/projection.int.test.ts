@@ -6,7 +6,7 @@
  * scratch out of the same topics writes: no duplicate, no gap.
  */
 import { Client } from 'pg';
-import { TopicNames } from '@hookstream/shared';
+import { TopicNames } from '@hookstream/kafka';
 import { openStore, type DeliveryLogStore } from '../src/store/database';
 import { OutboundFixture, retryTierDelays, uniquePartnerId } from '../../../test/helpers/outbound-fixture';
 import { DELIVERY_LOG_ENTRY, policyEvent, startService, type RunningService } from '../../../test/helpers/outbound';

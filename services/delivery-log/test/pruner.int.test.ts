@@ -3,14 +3,9 @@
  * it (a delivery's attempts and replays, a webhook's documents), batch after batch; the rest stays.
  */
 import { sql } from 'kysely';
-import {
-  TopicNames,
-  createLogger,
-  documentIdOf,
-  type CallbackRequestValue,
-  type InboundRejectionValue,
-  type PartnerDocumentValue,
-} from '@hookstream/shared';
+import { TopicNames } from '@hookstream/kafka';
+import { createLogger } from '@hookstream/runtime';
+import { documentIdOf, type CallbackRequestValue, type InboundRejectionValue, type PartnerDocumentValue } from '@hookstream/contract';
 import type { DeliveryLogStore } from '../src/store/database';
 import { writeFacts } from '../src/projection/fact-writer';
 import type { Fact } from '../src/projection/facts';

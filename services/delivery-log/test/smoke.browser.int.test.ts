@@ -7,7 +7,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort } from '@hookstream/shared';
+import { freePort } from '@hookstream/runtime';
 import type { Page } from 'playwright-core';
 import { OutboundFixture } from '../../../test/helpers/outbound-fixture';
 import { DELIVERY_LOG_ENTRY, startService, type RunningService } from '../../../test/helpers/outbound';

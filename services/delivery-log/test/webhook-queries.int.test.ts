@@ -4,7 +4,7 @@
  * partner-events gives it (so the order the two topics are read in does not matter), counted on
  * the summary and listed, newest first, on its detail; another partner never sees them.
  */
-import { documentIdOf, webhookIdOf, type InboundReplayValue, type PartnerEventValue } from '@hookstream/shared';
+import { documentIdOf, webhookIdOf, type InboundReplayValue, type PartnerEventValue } from '@hookstream/contract';
 import { writeFacts } from '../src/projection/fact-writer';
 import type { Fact } from '../src/projection/facts';
 import { findWebhook, listWebhooks } from '../src/queries/webhook-queries';

@@ -1,11 +1,6 @@
 import { z } from 'zod';
-import {
-  DOCUMENT_RETRY_TIER_COUNT,
-  consumerLagSetting,
-  serviceSchemaWithPort,
-  ssrfAllowSetting,
-  stateStoreSettings,
-} from '@hookstream/shared';
+import { DOCUMENT_RETRY_TIER_COUNT } from '@hookstream/kafka';
+import { consumerLagSetting, serviceSchemaWithPort, ssrfAllowSetting, stateStoreSettings } from '@hookstream/runtime';
 
 const positiveInt = z.coerce.number().int('must be a whole number').positive('must be greater than 0');
 const MIB = 1024 * 1024;

@@ -1,16 +1,14 @@
 import {
   DOCUMENT_RETRY_TIER_COUNT,
   GroupMember,
-  PartnerLimiter,
   RetryTiers,
   TopicNames,
-  createServiceRuntime,
   documentRetryTopicName,
   groupSessionOf,
   retryScheduleMs,
-  runService,
-  watchBacklog,
-} from '@hookstream/shared';
+} from '@hookstream/kafka';
+import { PartnerLimiter } from '@hookstream/runtime';
+import { createServiceRuntime, runService, watchBacklog } from '@hookstream/service';
 import { configSchema } from './config';
 import { fetchDocument, type FetchDocumentDeps } from './domain/fetch-document';
 import { DocumentDownload } from './http/document-download';

@@ -1,4 +1,4 @@
-import { Counter, Gauge, Histogram, type Registry } from '@hookstream/shared';
+import { Counter, Gauge, Histogram, type Registry } from '@hookstream/runtime';
 
 /** The document-fetcher's own metrics (partner ids are the only per-tenant label, bounded by onboarding); lag and DLQ gauges come from watchBacklog. */
 export function createDocumentFetcherMetrics(registry: Registry) {

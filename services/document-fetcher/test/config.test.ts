@@ -1,4 +1,4 @@
-import { loadConfig } from '@hookstream/shared';
+import { loadConfig } from '@hookstream/runtime';
 import { configSchema } from '../src/config';
 
 const base = {

@@ -1,4 +1,4 @@
-import type { PartnerDocumentValue } from '@hookstream/shared';
+import type { PartnerDocumentValue } from '@hookstream/contract';
 import { webhook, type RunningIngress } from '../../../test/helpers/ingress';
 import type { ReadRecord, RunningService } from '../../../test/helpers/outbound';
 import { uniquePartnerId } from '../../../test/helpers/outbound-fixture';

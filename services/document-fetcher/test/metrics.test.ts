@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { Registry } from '@hookstream/shared';
+import { Registry } from '@hookstream/runtime';
 import { createDocumentFetcherMetrics } from '../src/metrics';
 
 /** docs/metrics.md's rows for the document-fetcher: name, type and label names, from the metric table. */

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { PartnerDocumentValue } from '@hookstream/shared';
+import type { PartnerDocumentValue } from '@hookstream/contract';
 import { webhook } from '../../../test/helpers/ingress';
 import type { ReadRecord } from '../../../test/helpers/outbound';
 import { uniquePartnerId } from '../../../test/helpers/outbound-fixture';

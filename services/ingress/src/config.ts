@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { apiKeyPeppersSetting, serviceSchemaWithOpsPort, stateStoreSettings } from '@hookstream/shared';
+import { apiKeyPeppersSetting, serviceSchemaWithOpsPort, stateStoreSettings } from '@hookstream/runtime';
 
 /** How much longer than a write may take a claim lasts: the clocks of the database and the replica, a busy event loop. */
 export const CLAIM_TTL_MARGIN_MS = 5000;

@@ -1,4 +1,6 @@
-import { ApiKeyHasher, TopicNames, createServiceRuntime, runService } from '@hookstream/shared';
+import { ApiKeyHasher } from '@hookstream/partners';
+import { TopicNames } from '@hookstream/kafka';
+import { createServiceRuntime, runService } from '@hookstream/service';
 import { answerPublishers } from './answer-records/answer-publishers';
 import { answerParserRefusalsWithJson } from './http/client-errors';
 import { configSchema } from './config';

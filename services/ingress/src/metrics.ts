@@ -1,4 +1,4 @@
-import { Counter, Histogram, LATENCY_BUCKETS_SECONDS, type Registry } from '@hookstream/shared';
+import { Counter, Histogram, LATENCY_BUCKETS_SECONDS, type Registry } from '@hookstream/runtime';
 
 /** The ingress's metrics (Prometheus naming; partner ids are the only per-tenant label, bounded by onboarding). */
 export function createIngressMetrics(registry: Registry) {

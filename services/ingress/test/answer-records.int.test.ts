@@ -5,7 +5,8 @@
  * nowhere and is only counted; a flood of refusals from one partner is recorded up to its bucket;
  * a webhook repeated with its request_id and payload lands on inbound-replays.
  */
-import { AvroCodec, defaultSchemasDir, type InboundRejectionValue, type InboundReplayValue } from '@hookstream/shared';
+import { AvroCodec, defaultSchemasDir } from '@hookstream/kafka';
+import { type InboundRejectionValue, type InboundReplayValue } from '@hookstream/contract';
 import { TestFixture } from '../../../test/helpers/fixture';
 import { readTopicToEnd, testInfrastructure, waitFor } from '../../../test/helpers/infrastructure';
 import { postWebhook, webhook, type RunningIngress } from '../../../test/helpers/ingress';

@@ -1,4 +1,5 @@
-import { Registry, type AvroCodec, type Logger, type Producer } from '@hookstream/shared';
+import { Registry, type Logger } from '@hookstream/runtime';
+import { type AvroCodec, type Producer } from '@hookstream/kafka';
 import type { WebhookRejection } from '../src/domain/webhook-rejection';
 import { createIngressMetrics } from '../src/metrics';
 import { PartnerTokenBuckets } from '../src/answer-records/partner-token-buckets';

@@ -6,7 +6,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { AvroCodec, createKafkaClient, createLogger, defaultSchemasDir, sleep } from '@hookstream/shared';
+import { AvroCodec, createKafkaClient, defaultSchemasDir } from '@hookstream/kafka';
+import { createLogger, sleep } from '@hookstream/runtime';
 import { defaultCacheDir, restartStackPart, startStack, stopStack, type RunningStack } from '@hookstream/cli/stack';
 import { readTopicToEnd, uniqueName, waitFor } from '../../../test/helpers/infrastructure';
 import { TestPartners, ensureTopics, postWebhook, startIngress, webhook, type RunningIngress } from '../../../test/helpers/ingress';

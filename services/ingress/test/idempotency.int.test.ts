@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
-import { stateSchemaOf } from '@hookstream/shared';
+import { stateSchemaOf } from '@hookstream/runtime';
 import { canonicalJson, payloadFingerprint } from '../src/domain/webhook-payload';
 import { TestFixture } from '../../../test/helpers/fixture';
 import { uniqueName } from '../../../test/helpers/infrastructure';

@@ -4,7 +4,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
-import { AvroCodec, createLogger, defaultSchemasDir, isStoreUnavailable } from '@hookstream/shared';
+import { AvroCodec, defaultSchemasDir } from '@hookstream/kafka';
+import { createLogger, isStoreUnavailable } from '@hookstream/runtime';
 import { AbandonedClaimSearch } from '../src/idempotency/abandoned-claim-search';
 import { IdempotencyLedger, MAX_SEARCHING, MAX_WAITING, type ClaimResult } from '../src/idempotency/ledger';
 import { TestFixture } from '../../../test/helpers/fixture';

@@ -1,5 +1,6 @@
 import express from 'express';
-import { Registry, createLogger, startHttpServer, type PartnerDirectory, type RunningHttpServer } from '@hookstream/shared';
+import { Registry, createLogger, startHttpServer, type RunningHttpServer } from '@hookstream/runtime';
+import { type PartnerDirectory } from '@hookstream/partners';
 import type { AcceptWebhookDeps } from '../src/domain/accept-webhook';
 import { WEBHOOK_PATH, createWebhookRoutes } from '../src/http/webhook-routes';
 import { createIngressMetrics } from '../src/metrics';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { consumerLagSetting, serviceSchemaWithPort } from '@hookstream/shared';
+import { consumerLagSetting, serviceSchemaWithPort } from '@hookstream/runtime';
 
 /** The policy-status-consumer's settings (all in .env.example with their defaults). */
 export const configSchema = serviceSchemaWithPort(8091).extend({

@@ -1,4 +1,5 @@
-import { TopicNames, createServiceRuntime, groupSessionOf, runService, watchBacklog } from '@hookstream/shared';
+import { TopicNames, groupSessionOf } from '@hookstream/kafka';
+import { createServiceRuntime, runService, watchBacklog } from '@hookstream/service';
 import { configSchema } from './config';
 import { PolicyStatusProcessor } from './kafka/policy-status-processor';
 import { createPolicyStatusMetrics } from './metrics';

@@ -1,5 +1,5 @@
 import { errors, request, type Dispatcher } from 'undici';
-import { createSsrfGuardedAgent, isSsrfRefused, type SsrfPolicy } from '@hookstream/shared';
+import { createSsrfGuardedAgent, isSsrfRefused, type SsrfPolicy } from '@hookstream/runtime';
 import type { SignedCallback } from '../signing';
 import { ResponseExcerpt } from './response-excerpt';
 

@@ -1,5 +1,6 @@
 import type { Dispatcher } from 'undici';
-import type { Partner, PartnerDirectory, SecretBox } from '@hookstream/shared';
+import type { Partner, PartnerDirectory } from '@hookstream/partners';
+import type { SecretBox } from '@hookstream/runtime';
 import { BearerTokenFetcher, createCallbackSigner, type CallbackSigner } from '../signing';
 
 /**

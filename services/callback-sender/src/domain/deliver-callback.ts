@@ -1,4 +1,7 @@
-import { describeError, isSsrfRefused, type CallbackRequestValue, type PartnerDirectory } from '@hookstream/shared';
+import { describeError } from '@hookstream/errors';
+import { isSsrfRefused } from '@hookstream/runtime';
+import { type CallbackRequestValue } from '@hookstream/contract';
+import { type PartnerDirectory } from '@hookstream/partners';
 import type { AttemptResult, CallbackHttpClient } from '../delivery/http-delivery';
 import type { PartnerSigners } from '../delivery/partner-signers';
 import { CallbackSigningError, recordableExcerpt, recordableHeaders } from '../signing';

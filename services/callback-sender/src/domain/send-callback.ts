@@ -3,14 +3,9 @@
  * slot → sign and deliver → disposition. Its adapters (latest versions in the state store, breakers,
  * limiter, the deliver function) are passed in; main.ts wires them.
  */
-import {
-  nextTierAfterFailure,
-  retryScheduleMs,
-  tierAtLeast,
-  type PartnerDirectory,
-  type PartnerLimiter,
-  type RetryHistory,
-} from '@hookstream/shared';
+import { nextTierAfterFailure, retryScheduleMs, tierAtLeast, type RetryHistory } from '@hookstream/kafka';
+import { type PartnerDirectory } from '@hookstream/partners';
+import { type PartnerLimiter } from '@hookstream/runtime';
 import type { CircuitBreaker, PartnerBreakers } from '../isolation/circuit-breaker';
 import type { LatestVersions } from '../ordering/latest-versions';
 import type { CallbackRequest, DeliveryOutcome } from './deliver-callback';

@@ -1,18 +1,12 @@
 /*
  * What the callback-sender does with one record read from callback-requests or a retry tier:
  * decode it, have the delivery decided (domain), and write what became of it (disposition-writer).
- * The Kafka machinery around it (concurrency, ordering, holding until due, commits) is shared's
+ * The Kafka machinery around it (concurrency, ordering, holding until due, commits) is @hookstream/kafka's
  * GroupMember (concurrent mode, with tiers).
  */
-import {
-  AvroInvalidError,
-  describeError,
-  retryHistoryOf,
-  type ConsumedRecord,
-  type Logger,
-  type OutputRecord,
-  type RetryHistory,
-} from '@hookstream/shared';
+import { AvroInvalidError, describeError } from '@hookstream/errors';
+import { retryHistoryOf, type ConsumedRecord, type OutputRecord, type RetryHistory } from '@hookstream/kafka';
+import { type Logger } from '@hookstream/runtime';
 import type { CallbackRequest } from '../domain/deliver-callback';
 import type { Disposition } from '../domain/disposition';
 import { DispositionWriter, type DispositionWriterOptions } from './disposition-writer';

@@ -1,9 +1,9 @@
 /*
  * What is written of what became of one callback record: its outcome on callback-outcomes, and
  * the record itself into its next retry tier or the dead-letter topic with the headers that say why
- * (spec 8; Spring's dead-letter headers, shared's deadLetterHeaders). The GroupMember writes them in
+ * (spec 8; Spring's dead-letter headers, @hookstream/kafka's deadLetterHeaders). The GroupMember writes them in
  * the member's next transaction. Counts each in the metrics. What every tiered service writes alike
- * (undecodable records, dead-letter headers, origins) is shared's DispositionWriter.
+ * (undecodable records, dead-letter headers, origins) is @hookstream/kafka's TieredDispositionWriter.
  */
 import {
   DeadLetterIdentityHeaders,
@@ -15,7 +15,7 @@ import {
   type OutputRecord,
   type RetryHistory,
   type RetryTiers,
-} from '@hookstream/shared';
+} from '@hookstream/kafka';
 import type { CallbackRequest, RequestHeaders } from '../domain/deliver-callback';
 import type { Disposition } from '../domain/disposition';
 import type { CallbackSenderMetrics } from '../metrics';

@@ -34,7 +34,7 @@
  *   this race, not new, gets a little likelier while the group lags. The payload carries the version.
  * - Rows are kept for windowMs (twice the tiers' span, at least a day) after a version was last
  *   read: a record older than that is in no tier (dead letters: `hookstream dlq replay` reads its
- *   own window with shared's EmittedPolicyVersions).
+ *   own window with @hookstream/contract's EmittedPolicyVersions).
  *
  * The store unavailable: recordBatch and isSuperseded reject (StoreUnavailableError), never answer
  * "not superseded". The consumer then reads the partition again from its last commit after a pause,
@@ -43,16 +43,10 @@
  */
 import { setImmediate } from 'node:timers';
 import { sql } from 'kysely';
-import {
-  CallbackRequestHeaders,
-  StoreUnavailableError,
-  asStoreError,
-  describeError,
-  type IHeaders,
-  type KafkaMessage,
-  type Logger,
-  type StateStore,
-} from '@hookstream/shared';
+import { CallbackRequestHeaders } from '@hookstream/contract';
+import { StoreUnavailableError, describeError } from '@hookstream/errors';
+import { asStoreError, type Logger, type StateStore } from '@hookstream/runtime';
+import { type IHeaders, type KafkaMessage } from '@hookstream/kafka';
 import type { VersionTables } from './version-table';
 
 export interface LatestVersionsOptions {

@@ -1,5 +1,5 @@
 /*
- * The callback-sender's table in the state store (shared's openStateStore, migration history
+ * The callback-sender's table in the state store (@hookstream/runtime's openStateStore, migration history
  * `callback_sender_migration`): the newest policy version read from callback-requests per
  * (partner, endpoint, policy), and when a version of it was last read. Every sender replica reads
  * and writes the same rows, so all judge latest-wins alike whatever partitions they own.

@@ -1,5 +1,6 @@
 import type { Dispatcher } from 'undici';
-import type { OutboundAuth, SecretBox } from '@hookstream/shared';
+import type { OutboundAuth } from '@hookstream/partners';
+import type { SecretBox } from '@hookstream/runtime';
 import { authSecrets, checkHeaderValue } from './reveal-secret';
 import { requestToken, type TokenRequest } from './token-request';
 

@@ -1,5 +1,6 @@
 import type { Dispatcher } from 'undici';
-import type { AuthMethod, OutboundAuth, SecretBox } from '@hookstream/shared';
+import type { AuthMethod, OutboundAuth } from '@hookstream/partners';
+import type { SecretBox } from '@hookstream/runtime';
 import { BearerTokenFetcher } from './bearer-token-fetcher';
 import { createHmacSha256Signer } from './hmac-sha256';
 import { createBearerJwtSigner } from './jwt';

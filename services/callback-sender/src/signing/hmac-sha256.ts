@@ -1,5 +1,6 @@
 import { createHmac, createSecretKey } from 'node:crypto';
-import { hmacSha256SignedString, type OutboundAuth } from '@hookstream/shared';
+import { hmacSha256SignedString } from '@hookstream/contract';
+import { type OutboundAuth } from '@hookstream/partners';
 import type { AuthSecrets } from './reveal-secret';
 import { jsonCallback, type SignAttempt } from './signed-callback';
 

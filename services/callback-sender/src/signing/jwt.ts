@@ -1,6 +1,6 @@
 import { createSecretKey, randomUUID } from 'node:crypto';
 import { SignJWT, type JWTPayload } from 'jose';
-import type { OutboundAuth } from '@hookstream/shared';
+import type { OutboundAuth } from '@hookstream/partners';
 import type { AuthSecrets } from './reveal-secret';
 import { jsonCallback, type SignAttempt } from './signed-callback';
 import { CallbackSigningError, CallbackSigningErrorCodes } from './signing-error';

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { md5ReadsBody, md5SignedString, type OutboundAuth } from '@hookstream/shared';
+import { md5ReadsBody, md5SignedString } from '@hookstream/contract';
+import { type OutboundAuth } from '@hookstream/partners';
 import { appendTopLevelField, parseJsonObject } from './json-body';
 import type { AuthSecrets } from './reveal-secret';
 import { jsonCallback, type SignAttempt } from './signed-callback';

@@ -1,4 +1,5 @@
-import { secretContext, type EncryptedSecret, type SecretBox } from '@hookstream/shared';
+import { secretContext } from '@hookstream/partners';
+import { type EncryptedSecret, type SecretBox } from '@hookstream/runtime';
 import { CallbackSigningError, CallbackSigningErrorCodes } from './signing-error';
 
 /** The plaintext of a partner's outbound-auth secrets, each named by its field as in `secretFields`. */

@@ -1,6 +1,6 @@
-import { ErrorCodes, HookstreamError } from '@hookstream/shared';
+import { ErrorCodes, HookstreamError } from '@hookstream/errors';
 
-/** The codes of the callback signing layer (entries of the shared ErrorCodes list). */
+/** The codes of the callback signing layer (entries of the one ErrorCodes list). */
 export const CallbackSigningErrorCodes = {
   SIGNING_CONFIG_INVALID: ErrorCodes.SIGNING_CONFIG_INVALID,
   SIGNATURE_INPUT_INVALID: ErrorCodes.SIGNATURE_INPUT_INVALID,

@@ -1,5 +1,6 @@
 import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
-import { StandardWebhooksHeaders, standardWebhooksSignedString, type OutboundAuth } from '@hookstream/shared';
+import { StandardWebhooksHeaders, standardWebhooksSignedString } from '@hookstream/contract';
+import { type OutboundAuth } from '@hookstream/partners';
 import type { AuthSecrets } from './reveal-secret';
 import { jsonCallback, type SignAttempt } from './signed-callback';
 import { CallbackSigningError, CallbackSigningErrorCodes } from './signing-error';

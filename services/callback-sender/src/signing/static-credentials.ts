@@ -1,4 +1,4 @@
-import type { OutboundAuth } from '@hookstream/shared';
+import type { OutboundAuth } from '@hookstream/partners';
 import type { AuthSecrets } from './reveal-secret';
 import { jsonCallback, type SignAttempt } from './signed-callback';
 

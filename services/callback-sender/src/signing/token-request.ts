@@ -1,5 +1,5 @@
 import { request, type Dispatcher } from 'undici';
-import { valueAtPath } from '@hookstream/shared';
+import { valueAtPath } from '@hookstream/contract';
 import { CallbackSigningError, CallbackSigningErrorCodes } from './signing-error';
 
 /** The partner's token request, secrets included: built once, held only by its fetcher. */

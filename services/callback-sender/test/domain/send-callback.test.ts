@@ -1,5 +1,5 @@
 import type { CallbackRequest, DeliveryOutcome } from '../../src/domain/deliver-callback';
-import type { RetryHistory } from '@hookstream/shared';
+import type { RetryHistory } from '@hookstream/kafka';
 import { sendCallback, type SendCallbackDeps } from '../../src/domain/send-callback';
 import { CircuitBreaker } from '../../src/isolation/circuit-breaker';
 

@@ -1,4 +1,5 @@
-import { Registry, RetryTiers, type AvroCodec, type KafkaMessage } from '@hookstream/shared';
+import { Registry } from '@hookstream/runtime';
+import { RetryTiers, type AvroCodec, type KafkaMessage } from '@hookstream/kafka';
 import pino from 'pino';
 import type { Disposition } from '../../src/domain/disposition';
 import { CallbackRecords } from '../../src/kafka/callback-records';

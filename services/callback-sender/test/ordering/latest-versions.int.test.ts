@@ -1,4 +1,6 @@
-import { createLogger, openStateStore, StoreUnavailableError, type KafkaMessage } from '@hookstream/shared';
+import { createLogger, openStateStore } from '@hookstream/runtime';
+import { StoreUnavailableError } from '@hookstream/errors';
+import { type KafkaMessage } from '@hookstream/kafka';
 import { Client } from 'pg';
 import { TcpGate } from '../../../../test/helpers/tcp-gate';
 import { freshStateDatabase, stopStateServer, type StateDatabase } from '../../../../test/helpers/state-database';

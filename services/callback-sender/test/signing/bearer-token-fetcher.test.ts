@@ -2,7 +2,9 @@ import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Serv
 import type { AddressInfo } from 'node:net';
 import { inspect } from 'node:util';
 import { Agent, type Dispatcher } from 'undici';
-import { SecretBox, generateKeyringValue, isRetryable, parseKeyring, secretContext } from '@hookstream/shared';
+import { SecretBox, generateKeyringValue, parseKeyring } from '@hookstream/runtime';
+import { isRetryable } from '@hookstream/errors';
+import { secretContext } from '@hookstream/partners';
 import {
   BearerTokenFetcher,
   CallbackSigningErrorCodes,

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { inspect } from 'node:util';
-import { SecretBox, generateKeyringValue, isRetryable, parseKeyring, secretContext, type OutboundAuth } from '@hookstream/shared';
+import { SecretBox, generateKeyringValue, parseKeyring } from '@hookstream/runtime';
+import { isRetryable } from '@hookstream/errors';
+import { secretContext, type OutboundAuth } from '@hookstream/partners';
 import { CallbackSigningErrorCodes, createCallbackSigner, type CallbackSigningError } from '../../src/signing';
 
 const PARTNER = 'acme';

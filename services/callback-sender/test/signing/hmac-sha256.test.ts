@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { SecretBox, generateKeyringValue, parseKeyring, secretContext, type OutboundAuth } from '@hookstream/shared';
+import { SecretBox, generateKeyringValue, parseKeyring } from '@hookstream/runtime';
+import { secretContext, type OutboundAuth } from '@hookstream/partners';
 import { createCallbackSigner } from '../../src/signing';
 
 const PARTNER = 'acme';

@@ -1,5 +1,6 @@
 import { decodeProtectedHeader, jwtVerify } from 'jose';
-import { SecretBox, generateKeyringValue, parseKeyring, secretContext, type JwtAlgorithm, type OutboundAuth } from '@hookstream/shared';
+import { SecretBox, generateKeyringValue, parseKeyring } from '@hookstream/runtime';
+import { secretContext, type JwtAlgorithm, type OutboundAuth } from '@hookstream/partners';
 import { CallbackSigningErrorCodes, createCallbackSigner } from '../../src/signing';
 
 const PARTNER = 'acme';

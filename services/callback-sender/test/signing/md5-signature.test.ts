@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { SecretBox, generateKeyringValue, parseKeyring, secretContext, type Md5Part } from '@hookstream/shared';
+import { SecretBox, generateKeyringValue, parseKeyring } from '@hookstream/runtime';
+import { secretContext, type Md5Part } from '@hookstream/partners';
 import { CallbackSigningErrorCodes, createCallbackSigner } from '../../src/signing';
 
 const PARTNER = 'travelco';

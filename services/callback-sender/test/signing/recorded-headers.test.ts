@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { SecretBox, generateKeyringValue, parseKeyring, secretContext, type OutboundAuth } from '@hookstream/shared';
+import { SecretBox, generateKeyringValue, parseKeyring } from '@hookstream/runtime';
+import { secretContext, type OutboundAuth } from '@hookstream/partners';
 import { REDACTED, createCallbackSigner, recordableExcerpt, recordableHeaders } from '../../src/signing';
 
 /**

@@ -1,18 +1,11 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
-import {
-  SecretBox,
-  SecretPlaceholders,
-  generateKeyringValue,
-  parseKeyring,
-  publicOutboundAuth,
-  secretContext,
-  signedStringOfRequest,
-  type OutboundAuth,
-} from '@hookstream/shared';
+import { SecretBox, generateKeyringValue, parseKeyring } from '@hookstream/runtime';
+import { SecretPlaceholders, signedStringOfRequest } from '@hookstream/contract';
+import { publicOutboundAuth, secretContext, type OutboundAuth } from '@hookstream/partners';
 import { createCallbackSigner, recordableHeaders, type SignedCallback } from '../../src/signing';
 
 /**
- * The signed string the delivery log shows a partner (shared's signedStringOfRequest, rebuilt from
+ * The signed string the delivery log shows a partner (@hookstream/contract's signedStringOfRequest, rebuilt from
  * the headers as recorded, the body before any MD5 body field, and the auth without its secrets) is
  * exactly what these signers signed: with its placeholders filled in with the secrets, it gives the
  * signature the signer produced. Here, not in the delivery log, because the signers are this

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import { SecretBox, generateKeyringValue, parseKeyring, secretContext } from '@hookstream/shared';
+import { SecretBox, generateKeyringValue, parseKeyring } from '@hookstream/runtime';
+import { secretContext } from '@hookstream/partners';
 import { CallbackSigningErrorCodes, createCallbackSigner } from '../../src/signing';
 
 const PARTNER = 'acme';

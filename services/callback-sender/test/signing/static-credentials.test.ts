@@ -1,4 +1,5 @@
-import { SecretBox, generateKeyringValue, parseKeyring, secretContext } from '@hookstream/shared';
+import { SecretBox, generateKeyringValue, parseKeyring } from '@hookstream/runtime';
+import { secretContext } from '@hookstream/partners';
 import { CallbackSigningErrorCodes, createCallbackSigner } from '../../src/signing';
 
 const PARTNER = 'acme';

@@ -4,7 +4,15 @@
  * unless the request says dry_run: false, so the plan is seen first; a real one is audited with
  * the operator as its actor and takes its turn with partners' resends of the same topic.
  */
-import { DeadLetterReplay, countOutcomes, decisionJson, letterJson, readAudit, readDeadLetters, type Selection } from '@hookstream/shared';
+import {
+  DeadLetterReplay,
+  countOutcomes,
+  decisionJson,
+  letterJson,
+  readAudit,
+  readDeadLetters,
+  type Selection,
+} from '@hookstream/dead-letters';
 import express, { Router, type Request } from 'express';
 import type { z } from 'zod';
 import type { DeadLetterSessions } from '../resend/dead-letter-sessions';
@@ -79,7 +87,7 @@ export function adminDlqRoutes(deadLetters: DeadLetterSessions, lanes: ReplayLan
   return router;
 }
 
-/** The filters (of the list's query or the replay's body) as the shared Selection: each one given must hold, a list holds when any value does. */
+/** The filters (of the list's query or the replay's body) as @hookstream/dead-letters' Selection: each one given must hold, a list holds when any value does. */
 function selectionOf(query: Omit<z.infer<typeof DeadLetterListQuery>, 'limit'>, where: 'query' | 'body'): Selection {
   const statuses = query.last_status?.map(Number);
   if (statuses?.some((s) => !Number.isInteger(s) || s < 100 || s > 599)) {

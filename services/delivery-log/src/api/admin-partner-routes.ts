@@ -4,7 +4,7 @@
  * for a partner's people, listed and revoked one by one. Every write names its reason; the
  * operator is the audit's actor.
  */
-import { describePartner, type PartnerChanges, type PartnerDirectory, type AuditedWriter } from '@hookstream/shared';
+import { describePartner, type PartnerChanges, type PartnerDirectory, type AuditedWriter } from '@hookstream/partners';
 import express, { Router, type Request } from 'express';
 import { notFound } from './api-errors';
 import { PartnerCreateBody, PartnerUpdateBody, PortalTokenBody, ReasonBody, RotateKeyBody } from './admin-schemas';

@@ -1,10 +1,11 @@
 /*
  * What the operator API takes and answers beyond the partner API's shapes (schemas.ts): the same
  * zod schemas validate requests and describe them in openapi.ts. A partner's spec is the one
- * `hookstream partners` reads (partnerSpecSchema, validated by the shared use cases); it appears
+ * `hookstream partners` reads (partnerSpecSchema, validated by @hookstream/partners' use cases); it appears
  * here only to be described.
  */
-import { DLQ_TOPIC_CHOICES, OPERATOR_ROLES, partnerSpecSchema, type DlqTopicChoice } from '@hookstream/shared';
+import { DLQ_TOPIC_CHOICES, type DlqTopicChoice } from '@hookstream/dead-letters';
+import { OPERATOR_ROLES, partnerSpecSchema } from '@hookstream/partners';
 import { z } from 'zod';
 import { DeliveryListQuery, timeInput, timestamp } from './schemas';
 import { RejectedWebhookListQuery, WebhookListQuery } from './webhook-schemas';
@@ -48,7 +49,7 @@ export const AuditRecord = z
   })
   .meta({ id: 'AuditRecord' });
 
-/** The body of a partner's creation, parsed loosely: the spec itself is the shared use case's to validate, field by field. */
+/** The body of a partner's creation, parsed loosely: the spec itself is @hookstream/partners' use case's to validate, field by field. */
 const createEnvelope = <S extends z.ZodType>(spec: S) => z.strictObject({ reason, partner: spec });
 export const PartnerCreateBody = createEnvelope(z.record(z.string(), z.unknown()));
 export const PartnerCreateDoc = createEnvelope(partnerSpecSchema).meta({ id: 'PartnerCreateRequest' });

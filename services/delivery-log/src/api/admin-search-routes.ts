@@ -3,9 +3,9 @@
  * partner API's routes and filters, plus partner_id: log-routes.ts), a partner's endpoint health,
  * the audit trail, and who the caller is.
  */
-import { describeOperator } from '@hookstream/shared';
+import { describeOperator } from '@hookstream/partners';
 import { Router } from 'express';
-import type { DeliveryLogDb } from '../store/database';
+import type { DeliveryLogDb } from '../store/tables';
 import { listAudit } from '../queries/audit-queries';
 import { endpointHealth } from '../queries/endpoint-health';
 import { notFound } from './api-errors';

@@ -6,7 +6,8 @@
  * (api-router.ts) answers it and turns anything else into a 503 (a store away), a 400 (a value the
  * store or an Avro record refused) or a 500 without detail.
  */
-import { ErrorCodes, HookstreamError, errorBody, type ErrorBody, type FieldProblem } from '@hookstream/shared';
+import { ErrorCodes, HookstreamError, type FieldProblem } from '@hookstream/errors';
+import { errorBody, type ErrorBody } from '@hookstream/runtime';
 
 export const ApiErrorCodes = {
   /** A query parameter, path parameter or body field is missing or invalid; the message names each. */

@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import type { DeliveryLogDb } from '../store/database';
+import type { DeliveryLogDb } from '../store/tables';
 import type { IssuedCredentialsTable } from '../store/tables';
 import { ApiError, ApiErrorCodes } from './api-errors';
 

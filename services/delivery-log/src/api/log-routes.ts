@@ -5,7 +5,7 @@
  */
 import { Router, type Request } from 'express';
 import type { z } from 'zod';
-import type { DeliveryLogDb } from '../store/database';
+import type { DeliveryLogDb } from '../store/tables';
 import { findDelivery, listDeliveries } from '../queries/delivery-queries';
 import { listRejectedWebhooks } from '../queries/rejected-webhook-queries';
 import { findWebhook, listWebhooks } from '../queries/webhook-queries';

@@ -6,7 +6,7 @@
  * runs, so no route can forget the check. The role and revocation are read from the operators
  * topic on every request, so a revoked operator's session ends at once.
  */
-import type { Actor, Operator, OperatorDirectory } from '@hookstream/shared';
+import type { Actor, Operator, OperatorDirectory } from '@hookstream/partners';
 import type { Request, RequestHandler } from 'express';
 import type { ConsoleSession, ConsoleSessions } from '../console/console-sessions';
 import { ApiError, ApiErrorCodes } from './api-errors';

@@ -6,7 +6,7 @@
  * after this sees only that partner's rows; anything else answers 401 with the same words whatever
  * the reason, so a caller learns nothing about keys or partners it does not hold.
  */
-import { isLive, type PartnerDirectory } from '@hookstream/shared';
+import { isLive, type PartnerDirectory } from '@hookstream/partners';
 import type { Request, RequestHandler } from 'express';
 import { csrfMatches, type ConsoleSession, type ConsoleSessions } from '../console/console-sessions';
 import { ApiError, ApiErrorCodes } from './api-errors';

@@ -6,9 +6,9 @@
  * exactly as an unknown one does; the reads also run in the caller's partner scope
  * (store/partner-scope.ts: row security), a second guard should a query forget its filter.
  */
-import type { PartnerChanges } from '@hookstream/shared';
+import type { PartnerChanges } from '@hookstream/partners';
 import express, { Router, type Request } from 'express';
-import type { DeliveryLogDb } from '../store/database';
+import type { DeliveryLogDb } from '../store/tables';
 import { inPartnerScope } from '../store/partner-scope';
 import { endpointHealth } from '../queries/endpoint-health';
 import { newKeyAnswer } from './admin-partner-routes';

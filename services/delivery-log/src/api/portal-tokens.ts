@@ -5,7 +5,7 @@
  * verifies, so keys rotate by listing a new one first and dropping the old one once its tokens
  * have expired. Each is recorded in issued_credentials, so an operator can list and revoke it.
  */
-import type { DataKey } from '@hookstream/shared';
+import type { DataKey } from '@hookstream/runtime';
 import type { IssuedCredentials } from './issued-credentials';
 import { signToken, verifiedToken } from './signed-tokens';
 

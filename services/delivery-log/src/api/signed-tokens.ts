@@ -6,7 +6,7 @@
  * Each token carries its id (jti): its row in issued_credentials says whether it still holds.
  */
 import { SignJWT, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
-import type { DataKey } from '@hookstream/shared';
+import type { DataKey } from '@hookstream/runtime';
 
 const ISSUER = 'hookstream';
 

@@ -2,7 +2,7 @@
  * The `verification` of one delivery's answer (queries/signature-explanation.ts builds it): how the
  * partner checks the callbacks it received, for its outbound auth method.
  */
-import { AUTH_METHODS } from '@hookstream/shared';
+import { AUTH_METHODS } from '@hookstream/partners';
 import { z } from 'zod';
 
 export const Verification = z

@@ -6,7 +6,7 @@
  * this origin, no inline code, no framing.
  */
 import path from 'node:path';
-import type { OperatorDirectory, PartnerDirectory } from '@hookstream/shared';
+import type { OperatorDirectory, PartnerDirectory } from '@hookstream/partners';
 import express, { Router, type Request, type RequestHandler } from 'express';
 import { ApiError, ApiErrorCodes } from '../api/api-errors';
 import { operatorSessionHolds } from '../api/operator-auth';

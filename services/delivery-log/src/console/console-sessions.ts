@@ -11,7 +11,7 @@
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { parse as parseCookies, serialize as serializeCookie } from 'cookie';
-import type { DataKey } from '@hookstream/shared';
+import type { DataKey } from '@hookstream/runtime';
 import type { IssuedCredentials } from '../api/issued-credentials';
 import { signToken, verifiedToken } from '../api/signed-tokens';
 

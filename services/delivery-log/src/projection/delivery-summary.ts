@@ -9,7 +9,7 @@
  * - dead_lettered: dead-lettered since its last attempt (or its last attempt was the last retry);
  * - failing: its last attempt failed (or was held by an open circuit) and retries remain.
  */
-import { TopicNames } from '@hookstream/shared';
+import { TopicNames } from '@hookstream/kafka';
 import { sql, type Transaction } from 'kysely';
 import type { DeliveryLogTables } from '../store/tables';
 

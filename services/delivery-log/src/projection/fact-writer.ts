@@ -5,8 +5,8 @@
  * rows. What a delivery is now (its state and last attempt) is recomputed from its rows afterwards
  * (delivery-summary.ts), never accumulated, so the order records arrive in does not matter.
  */
-import { TopicNames } from '@hookstream/shared';
-import type { DeliveryLogDb } from '../store/database';
+import { TopicNames } from '@hookstream/kafka';
+import type { DeliveryLogDb } from '../store/tables';
 import { summarizeDeliveries } from './delivery-summary';
 import type { Fact } from './facts';
 import { writeAuditEntries } from './audit-writes';

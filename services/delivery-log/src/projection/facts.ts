@@ -3,25 +3,18 @@
  * terms, carrying what identifies it in the topics (a delivery id, a document id, the record's
  * partition and offset). fact-writer.ts writes facts; nothing here touches the database.
  */
+import { DeadLetterIdentityHeaders, TopicNames, headerText, type IHeaders } from '@hookstream/kafka';
+import { partnerFromRecord, type AdminAuditEntry, type Partner } from '@hookstream/partners';
+import { type AuditEntry, type CallbackOutcome, failureOf } from '@hookstream/dead-letters';
 import {
-  DeadLetterIdentityHeaders,
-  TopicNames,
-  headerText,
-  partnerFromRecord,
-  type AdminAuditEntry,
-  type AuditEntry,
-  type CallbackOutcome,
   type CallbackRequestValue,
-  type IHeaders,
   type InboundRejectionValue,
   type InboundReplayValue,
-  type Partner,
   type PartnerDocumentValue,
   type PartnerEventValue,
   documentIdOf,
-  failureOf,
   webhookIdOf,
-} from '@hookstream/shared';
+} from '@hookstream/contract';
 
 /** A record as the projection reads it: its topic's logical name and its decoded value (null for a tombstone). */
 export interface ProjectedRecord {

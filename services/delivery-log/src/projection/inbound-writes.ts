@@ -3,7 +3,7 @@
  * what became of each document (its latest replay's record wins), refused webhooks, and partners
  * without secrets (of the outbound auth, its method and public part only).
  */
-import { publicOutboundAuth } from '@hookstream/shared';
+import { publicOutboundAuth } from '@hookstream/partners';
 import type { Insertable, Transaction } from 'kysely';
 import type { DeliveryLogTables, DocumentsTable, EndpointSummary } from '../store/tables';
 import type { Fact } from './facts';

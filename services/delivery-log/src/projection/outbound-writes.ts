@@ -2,7 +2,7 @@
  * The outbound side's facts as rows: deliveries (from their requests, or from an attempt read
  * first), every attempt, dead letters and replays. Each row is keyed by what identifies its fact.
  */
-import type { CallbackRequestValue } from '@hookstream/shared';
+import type { CallbackRequestValue } from '@hookstream/contract';
 import type { Insertable, Transaction } from 'kysely';
 import type { DeliveriesTable, DeliveryLogTables } from '../store/tables';
 import type { Fact } from './facts';

@@ -6,8 +6,9 @@
  * crash repeats at most the batches since the last commit, which fact-writer.ts writes again to
  * the same rows: no record is lost and none is counted twice.
  */
-import { GroupMember, type AvroCodec, type Batch, type GroupSession, type Kafka, type Logger } from '@hookstream/shared';
-import type { DeliveryLogDb } from '../store/database';
+import { GroupMember, type AvroCodec, type Batch, type GroupSession, type Kafka } from '@hookstream/kafka';
+import { type Logger } from '@hookstream/runtime';
+import type { DeliveryLogDb } from '../store/tables';
 import type { DeliveryLogMetrics } from '../metrics';
 import { writeFacts } from './fact-writer';
 import { factOf, type Fact } from './facts';

@@ -18,8 +18,9 @@
  * partition's offsets go backwards in this process (a batch read again after a failure: one
  * metadata request that finds the same id).
  */
-import type { Kafka, Logger } from '@hookstream/shared';
-import type { DeliveryLogDb } from '../store/database';
+import type { Kafka } from '@hookstream/kafka';
+import type { Logger } from '@hookstream/runtime';
+import type { DeliveryLogDb } from '../store/tables';
 import type { DeliveryLogMetrics } from '../metrics';
 
 export interface TopicGenerationsOptions {

@@ -2,7 +2,7 @@
  * The audit trail: who changed what and why, newest first, filtered by actor, subject or action.
  */
 import type { Selectable } from 'kysely';
-import type { DeliveryLogDb } from '../store/database';
+import type { DeliveryLogDb } from '../store/tables';
 import type { AuditLogTable } from '../store/tables';
 import { pageOf, type Page, type PageCursor } from './page';
 

@@ -2,7 +2,7 @@
  * The questions asked of deliveries: a filtered page of them (a partner's own, or across partners
  * for operators) and one delivery with everything that happened to it, and how to verify its signature.
  */
-import type { DeliveryLogDb } from '../store/database';
+import type { DeliveryLogDb } from '../store/tables';
 import type { Selectable } from 'kysely';
 import type { DeliveriesTable, DeliveryAttemptsTable, DeliveryState, ReplaysTable } from '../store/tables';
 import { pageOf, type Page, type PageCursor } from './page';

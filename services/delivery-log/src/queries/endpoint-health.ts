@@ -4,7 +4,7 @@
  * last hour and the last day; and the partner's circuit as the sender last reported it.
  */
 import { sql } from 'kysely';
-import type { DeliveryLogDb } from '../store/database';
+import type { DeliveryLogDb } from '../store/tables';
 
 /**
  * Outcomes of an actual send (an HTTP request was made). A DEAD_LETTERED record repeats the last

@@ -3,7 +3,7 @@
  * newest first, a page at a time.
  */
 import type { Selectable } from 'kysely';
-import type { DeliveryLogDb } from '../store/database';
+import type { DeliveryLogDb } from '../store/tables';
 import type { RejectedWebhooksTable } from '../store/tables';
 import { pageOf, type Page, type PageCursor } from './page';
 

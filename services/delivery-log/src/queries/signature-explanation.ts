@@ -2,10 +2,11 @@
  * How a partner verifies a delivery's callbacks, from its outbound auth as the log holds it now (the
  * public part: header names, the MD5 contract, the JWT's algorithm and issuer) and what the latest
  * send carried: the steps in words, one function per method, and the exact string that send was
- * signed over with its secrets as placeholders. The string comes from shared's signedStringOfRequest,
+ * signed over with its secrets as placeholders. The string comes from @hookstream/contract's signedStringOfRequest,
  * the recipe the sender signs by; the sender's tests prove it against its real signers.
  */
-import { SecretPlaceholders, StandardWebhooksHeaders, signedStringOfRequest, type PublicOutboundAuth } from '@hookstream/shared';
+import { SecretPlaceholders, StandardWebhooksHeaders, signedStringOfRequest } from '@hookstream/contract';
+import { type PublicOutboundAuth } from '@hookstream/partners';
 import type { RequestHeaders } from '../store/tables';
 
 export interface Verification {

@@ -3,7 +3,7 @@
  * for operators), and one webhook with what became of each of its documents and its replays.
  */
 import { sql, type Selectable, type SelectQueryBuilder } from 'kysely';
-import type { DeliveryLogDb } from '../store/database';
+import type { DeliveryLogDb } from '../store/tables';
 import type { DeliveryLogTables, DocumentsTable, WebhookReplaysTable, WebhooksTable } from '../store/tables';
 import { pageOf, type Page, type PageCursor } from './page';
 

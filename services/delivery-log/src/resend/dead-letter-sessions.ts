@@ -4,7 +4,7 @@
  * partner's resend reads callback-dlq. A failed attach (the registry away) is tried again by the
  * next request rather than remembered.
  */
-import { DlqSession, type DlqSessionParts, type DlqTopicChoice } from '@hookstream/shared';
+import { DlqSession, type DlqSessionParts, type DlqTopicChoice } from '@hookstream/dead-letters';
 
 export class DeadLetterSessions {
   private readonly sessions = new Map<DlqTopicChoice, Promise<DlqSession>>();

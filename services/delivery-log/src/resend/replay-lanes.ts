@@ -4,7 +4,7 @@
  * and an operator's replay of the same topic take turns here instead of failing each other.
  * (Across replicas they still fence: the later run wins and the earlier one answers 503, retryable.)
  */
-import type { DlqTopicChoice } from '@hookstream/shared';
+import type { DlqTopicChoice } from '@hookstream/dead-letters';
 
 export class ReplayLanes {
   private readonly lanes = new Map<DlqTopicChoice, Promise<unknown>>();

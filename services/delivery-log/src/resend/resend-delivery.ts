@@ -5,8 +5,9 @@
  * attempt 1. Refused, with the reason, when there is nothing to resend: not dead-lettered, a newer
  * status of the policy was delivered since (superseded), already resent, or resent too often.
  */
-import { DeadLetterReplay, TopicNames, type DlqSession, type ReplayDecision } from '@hookstream/shared';
-import type { DeliveryLogDb } from '../store/database';
+import { DeadLetterReplay, type DlqSession, type ReplayDecision } from '@hookstream/dead-letters';
+import { TopicNames } from '@hookstream/kafka';
+import type { DeliveryLogDb } from '../store/tables';
 import { ApiError, ApiErrorCodes, notFound } from '../api/api-errors';
 import type { ReplayLanes } from './replay-lanes';
 import { ResendReservations } from './resend-reservations';

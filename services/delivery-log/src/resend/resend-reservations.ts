@@ -9,7 +9,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import type { DeliveryLogDb } from '../store/database';
+import type { DeliveryLogDb } from '../store/tables';
 
 const HOUR_MS = 3600_000;
 /** The first key of the two-key advisory lock: which lock this is, so a partner's key meets no other kind of lock's. */

@@ -8,8 +8,8 @@
  * most for one small batch, never for a whole day's worth.
  */
 import { sql, type RawBuilder } from 'kysely';
-import type { Logger } from '@hookstream/shared';
-import type { DeliveryLogDb } from '../store/database';
+import type { Logger } from '@hookstream/runtime';
+import type { DeliveryLogDb } from '../store/tables';
 import type { DeliveryLogTables } from '../store/tables';
 
 /** Rows removed per statement. */

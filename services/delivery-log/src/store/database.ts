@@ -2,14 +2,12 @@
  * Opens the delivery log's PostgreSQL database (DELIVERY_LOG_DATABASE_URL: production,
  * docker-compose, and the local stack's server under `npm start`) and brings its schema up to date.
  */
-import { describeError } from '@hookstream/shared';
+import { describeError } from '@hookstream/errors';
 import { Kysely, Migrator, PostgresDialect, type MigrationResultSet } from 'kysely';
 import { Pool, types as pgTypes } from 'pg';
 import { migrations } from './migrations/index';
 import { WithoutNulPlugin } from './without-nul';
-import type { DeliveryLogTables } from './tables';
-
-export type DeliveryLogDb = Kysely<DeliveryLogTables>;
+import type { DeliveryLogDb, DeliveryLogTables } from './tables';
 
 export interface StoreLocation {
   /** postgres:// URL of the log's database. */

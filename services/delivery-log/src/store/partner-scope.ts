@@ -5,7 +5,7 @@
  * the caller's rows, and one with no partner set reads none.
  */
 import { sql } from 'kysely';
-import type { DeliveryLogDb } from './database';
+import type { DeliveryLogDb } from './tables';
 
 /** The role partner reads run as: select on partner-owned tables, under their row policies. */
 export const PARTNER_READER_ROLE = 'hookstream_partner_reader';

@@ -2,8 +2,8 @@
  * The delivery log's tables as Kysely sees them (store/migrations/ makes them). Times are
  * timestamptz (Date); bigint columns are read as numbers (database.ts).
  */
-import type { PublicOutboundAuth } from '@hookstream/shared';
-import type { ColumnType, Generated } from 'kysely';
+import type { PublicOutboundAuth } from '@hookstream/partners';
+import type { ColumnType, Generated, Kysely } from 'kysely';
 
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
 type BigintColumn = ColumnType<number, number | string, number | string>;
@@ -232,3 +232,6 @@ export interface DeliveryLogTables {
   issued_credentials: IssuedCredentialsTable;
   projected_topics: ProjectedTopicsTable;
 }
+
+/** The delivery log's database as Kysely sees it. */
+export type DeliveryLogDb = Kysely<DeliveryLogTables>;

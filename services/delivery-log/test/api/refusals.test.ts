@@ -2,7 +2,7 @@
  * The error mapper's backstop: a value validation let through that the store or an Avro record
  * refuses is the request's fault (400, logged at warn), not the service's (500).
  */
-import { AvroInvalidError } from '@hookstream/shared';
+import { AvroInvalidError } from '@hookstream/errors';
 import { refusalOf } from '../../src/api/api-router';
 
 /** PostgreSQL's errors carry the SQLSTATE in `code`. */

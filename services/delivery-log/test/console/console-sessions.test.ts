@@ -1,4 +1,4 @@
-import { parseKeyring } from '@hookstream/shared';
+import { parseKeyring } from '@hookstream/runtime';
 import { ConsoleSessions, SESSION_COOKIE, csrfMatches } from '../../src/console/console-sessions';
 import type { IssuedCredentials, NewCredential } from '../../src/api/issued-credentials';
 import { PortalTokens } from '../../src/api/portal-tokens';

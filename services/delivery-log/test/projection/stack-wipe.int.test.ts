@@ -7,7 +7,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createKafkaClient, createLogger } from '@hookstream/shared';
+import { createKafkaClient } from '@hookstream/kafka';
+import { createLogger } from '@hookstream/runtime';
 import { defaultCacheDir, startStack, stopStack } from '@hookstream/cli/stack';
 import { openStore, type DeliveryLogStore } from '../../src/store/database';
 import { ensureTopics } from '../../../../test/helpers/ingress';

@@ -3,7 +3,7 @@
  * their success rate and 95th percentile latency over the last hour and day, hour by hour, and
  * the circuit as the sender's latest record says.
  */
-import type { Partner } from '@hookstream/shared';
+import type { Partner } from '@hookstream/partners';
 import { sql } from 'kysely';
 import type { DeliveryLogStore } from '../../src/store/database';
 import { writeFacts } from '../../src/projection/fact-writer';

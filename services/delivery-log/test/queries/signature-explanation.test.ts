@@ -1,5 +1,5 @@
 import { createHash, createHmac } from 'node:crypto';
-import type { PublicOutboundAuth } from '@hookstream/shared';
+import type { PublicOutboundAuth } from '@hookstream/partners';
 import { verificationOf } from '../../src/queries/signature-explanation';
 
 /**

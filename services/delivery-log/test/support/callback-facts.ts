@@ -1,4 +1,4 @@
-import type { CallbackRequestValue } from '@hookstream/shared';
+import type { CallbackRequestValue } from '@hookstream/contract';
 import type { Fact } from '../../src/projection/facts';
 
 /** A delivery's request: one policy event to one partner endpoint, made at `createdAt`. */

@@ -1,16 +1,9 @@
-import {
-  AvroCodec,
-  Registry,
-  TopicNames,
-  createLogger,
-  defaultSchemasDir,
-  topicCatalogue,
-  type InboundRejectionValue,
-  type Kafka,
-} from '@hookstream/shared';
+import { AvroCodec, TopicNames, defaultSchemasDir, topicCatalogue, type Kafka } from '@hookstream/kafka';
+import { Registry, createLogger } from '@hookstream/runtime';
+import { type InboundRejectionValue } from '@hookstream/contract';
 import { DeliveryLogProjection } from '../../src/projection/projection';
 import { createDeliveryLogMetrics } from '../../src/metrics';
-import type { DeliveryLogDb } from '../../src/store/database';
+import type { DeliveryLogDb } from '../../src/store/tables';
 import { waitFor } from '../../../../test/helpers/infrastructure';
 import { attemptOf, callbackRequest } from './callback-facts';
 

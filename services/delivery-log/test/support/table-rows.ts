@@ -1,4 +1,4 @@
-import type { DeliveryLogDb } from '../../src/store/database';
+import type { DeliveryLogDb } from '../../src/store/tables';
 import type { DeliveryLogTables } from '../../src/store/tables';
 
 /**

@@ -2,7 +2,7 @@
  * The documents of a partner event (contract 2.2: each documents[] item links one document), one
  * retrieval each, with an identity that the same webhook always gets again.
  */
-import { documentIdOf, type DocumentFetchRequestValue, type PartnerEventValue } from '@hookstream/shared';
+import { documentIdOf, type DocumentFetchRequestValue, type PartnerEventValue } from '@hookstream/contract';
 
 /** A document to retrieve: the value carried through the retry tiers and into document-dlq. */
 export type DocumentRequest = DocumentFetchRequestValue;

@@ -3,7 +3,8 @@
  * retrieve → store → disposition. Its adapters (the record index, the limiter, the download, the
  * store) are passed in; main.ts wires them.
  */
-import { nextTierAfterFailure, type PartnerLimiter, type RetryHistory } from '@hookstream/shared';
+import { nextTierAfterFailure, type RetryHistory } from '@hookstream/kafka';
+import { type PartnerLimiter } from '@hookstream/runtime';
 import type { SpooledDocument, StoredDocument } from '../storage/document-storage';
 import type { DocumentDisposition } from './disposition';
 import type { DocumentRequest } from './document-request';

@@ -10,7 +10,7 @@ import { createWriteStream } from 'node:fs';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { request, type Dispatcher } from 'undici';
-import { createSsrfGuardedAgent, type SsrfPolicy } from '@hookstream/shared';
+import { createSsrfGuardedAgent, type SsrfPolicy } from '@hookstream/runtime';
 import { FailureReasons, failureOf, httpFailure, type FetchFailure } from '../domain/fetch-failure';
 import type { SpooledDocument } from '../storage/document-storage';
 import type { Spool } from '../storage/spool';

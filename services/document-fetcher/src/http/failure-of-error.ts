@@ -1,6 +1,7 @@
 /* A failed retrieval's error, classed as a FetchFailure (undici's errors, the SSRF guard's, the body's size cap). */
 import { errors } from 'undici';
-import { describeError, isSsrfRefused } from '@hookstream/shared';
+import { describeError } from '@hookstream/errors';
+import { isSsrfRefused } from '@hookstream/runtime';
 import { FailureReasons, failureOf, type FetchFailure } from '../domain/fetch-failure';
 
 /** Thrown by the body's byte counter once it passes the cap. */

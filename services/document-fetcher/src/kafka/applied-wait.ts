@@ -12,11 +12,12 @@
  * Why a probe as well: the feed's applied offset is the offset after the last record it applied,
  * but a transaction ends with a commit marker, which no consumer is handed, so a partition whose
  * last write was a commit stays one short of its end for good. Where the applied offset stops
- * short, the probe (shared's PartitionProbe, as the lag gauges use) reads what lies between: only
+ * short, the probe (@hookstream/kafka's PartitionProbe, as the lag gauges use) reads what lies between: only
  * markers or aborted records, and the partition is caught up (remembered, so the next wait asks
  * again only past that end); a committed record, and the wait goes on until the feed applies it.
  */
-import { PartitionProbe, sleep, type Kafka } from '@hookstream/shared';
+import { PartitionProbe, type Kafka } from '@hookstream/kafka';
+import { sleep } from '@hookstream/runtime';
 import type { RecordedDocuments } from '../store/recorded-documents';
 
 export interface AppliedWaitOptions {

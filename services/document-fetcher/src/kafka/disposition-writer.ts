@@ -2,12 +2,11 @@
  * Writes what became of one retrieval: its partner-documents record (and dead letter) once,
  * through the DocumentRecorder's transactions; or says what goes into its next retry tier (the
  * GroupMember writes it in the member's next transaction). Counts each in the metrics. What every
- * tiered service writes alike (undecodable records, dead-letter headers) is shared's DispositionWriter.
+ * tiered service writes alike (undecodable records, dead-letter headers) is @hookstream/kafka's TieredDispositionWriter.
  */
 import {
   DeadLetterIdentityHeaders,
   TieredDispositionWriter,
-  DocumentHeaders,
   retryHeaders,
   type OutputRecord,
   type ConsumedRecord,
@@ -15,7 +14,8 @@ import {
   type IHeaders,
   type Origin,
   type RetryTiers,
-} from '@hookstream/shared';
+} from '@hookstream/kafka';
+import { DocumentHeaders } from '@hookstream/contract';
 import type { DocumentDisposition } from '../domain/disposition';
 import type { DocumentRequest } from '../domain/document-request';
 import type { RetrievalHistory } from '../domain/fetch-document';

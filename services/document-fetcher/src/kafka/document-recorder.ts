@@ -4,17 +4,9 @@
  * same document and replay is on partner-documents, as the table of recorded documents in
  * PostgreSQL says once it caught up. The guarantee and why it holds: docs/documents.md.
  */
-import {
-  KafkaUnavailableError,
-  StoreUnavailableError,
-  describeError,
-  isStoreUnavailable,
-  sleep,
-  type Kafka,
-  type Logger,
-  type Message,
-  type Producer,
-} from '@hookstream/shared';
+import { KafkaUnavailableError, StoreUnavailableError, describeError } from '@hookstream/errors';
+import { isStoreUnavailable, sleep, type Logger } from '@hookstream/runtime';
+import { type Kafka, type Message, type Producer } from '@hookstream/kafka';
 import { recordIdentity, type RecordedDocuments } from '../store/recorded-documents';
 
 /** One document's final write: its record, and its dead letter when it has one. */

@@ -2,20 +2,12 @@
  * What the document-fetcher does with one record read from partner-events or a retry tier: decode
  * it, have each document retrieved (domain/fetch-document), and write what became of each
  * (disposition-writer). The Kafka machinery around it (concurrency, order per key, holding a tier
- * record until due, commits) is shared's GroupMember (concurrent mode, with tiers).
+ * record until due, commits) is @hookstream/kafka's GroupMember (concurrent mode, with tiers).
  */
-import {
-  AvroInvalidError,
-  DocumentHeaders,
-  describeError,
-  headerCount,
-  originOf,
-  retryHistoryOf,
-  type AvroCodec,
-  type ConsumedRecord,
-  type Logger,
-  type OutputRecord,
-} from '@hookstream/shared';
+import { AvroInvalidError, describeError } from '@hookstream/errors';
+import { DocumentHeaders } from '@hookstream/contract';
+import { headerCount, originOf, retryHistoryOf, type AvroCodec, type ConsumedRecord, type OutputRecord } from '@hookstream/kafka';
+import { type Logger } from '@hookstream/runtime';
 import { documentRequestsOf, type DocumentRequest, type PartnerEvent } from '../domain/document-request';
 import type { DocumentDisposition } from '../domain/disposition';
 import type { RetrievalHistory } from '../domain/fetch-document';

@@ -1,5 +1,5 @@
 /* The partner-documents record of a retrieval's final outcome (schemas/partner-document.avsc). */
-import type { PartnerDocumentValue } from '@hookstream/shared';
+import type { PartnerDocumentValue } from '@hookstream/contract';
 import type { DocumentRequest } from '../domain/document-request';
 import type { FetchFailure } from '../domain/fetch-failure';
 import type { StoredDocument } from '../storage/document-storage';

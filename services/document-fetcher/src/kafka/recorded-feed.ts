@@ -8,9 +8,9 @@
  * rebalance reads a batch again, which writes the same rows. Also deletes the identities older
  * than the window, in bounded batches, every minute.
  */
+import { DocumentHeaders } from '@hookstream/contract';
+import { describeError } from '@hookstream/errors';
 import {
-  DocumentHeaders,
-  describeError,
   GroupMember,
   PartitionProbe,
   type PartitionBounds,
@@ -18,8 +18,8 @@ import {
   type GroupSession,
   type Kafka,
   type KafkaMessage,
-  type Logger,
-} from '@hookstream/shared';
+} from '@hookstream/kafka';
+import { type Logger } from '@hookstream/runtime';
 import type { RecordIdentity, RecordedDocuments } from '../store/recorded-documents';
 
 export interface RecordedFeedOptions {

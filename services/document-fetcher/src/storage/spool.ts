@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import type { Logger } from '@hookstream/shared';
+import type { Logger } from '@hookstream/runtime';
 
 const SUFFIX = '.part';
 

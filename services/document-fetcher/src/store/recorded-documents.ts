@@ -8,7 +8,8 @@
  * applied offset (a prefix of the topic), plus those the recorder inserts after its own commits.
  * Why that keeps "no document recorded twice": docs/documents.md#guarantees.
  */
-import { StoreUnavailableError, asStoreError, openStateStore, type Logger, type StateStore } from '@hookstream/shared';
+import { StoreUnavailableError } from '@hookstream/errors';
+import { asStoreError, openStateStore, type Logger, type StateStore } from '@hookstream/runtime';
 import { sql, type Kysely } from 'kysely';
 import { migrations, type RecordedTables } from './migrations';
 

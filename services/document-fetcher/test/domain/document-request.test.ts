@@ -1,4 +1,4 @@
-import { documentIdOf } from '@hookstream/shared';
+import { documentIdOf } from '@hookstream/contract';
 import { documentRequestsOf, type PartnerEvent } from '../../src/domain/document-request';
 
 const event: PartnerEvent = {

@@ -1,4 +1,4 @@
-import { PartnerLimiter } from '@hookstream/shared';
+import { PartnerLimiter } from '@hookstream/runtime';
 import { fetchDocument, type FetchDocumentDeps } from '../../src/domain/fetch-document';
 import { failureOf, httpFailure, type FetchFailure } from '../../src/domain/fetch-failure';
 import type { DocumentRequest } from '../../src/domain/document-request';

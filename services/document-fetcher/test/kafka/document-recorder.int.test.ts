@@ -1,6 +1,9 @@
 import net from 'node:net';
 import { Client } from 'pg';
-import { AvroCodec, StoreUnavailableError, createLogger, defaultSchemasDir, type PartnerDocumentValue } from '@hookstream/shared';
+import { AvroCodec, defaultSchemasDir } from '@hookstream/kafka';
+import { StoreUnavailableError } from '@hookstream/errors';
+import { createLogger } from '@hookstream/runtime';
+import { type PartnerDocumentValue } from '@hookstream/contract';
 import { testInfrastructure, waitFor } from '../../../../test/helpers/infrastructure';
 import { freshStateDatabase, stopStateServer, type StateDatabase } from '../../../../test/helpers/state-database';
 import { AppliedWait } from '../../src/kafka/applied-wait';

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSy
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createLogger } from '@hookstream/shared';
+import { createLogger } from '@hookstream/runtime';
 import { LocalDirectoryStorage } from '../../src/storage/local-directory-storage';
 import { Spool } from '../../src/storage/spool';
 

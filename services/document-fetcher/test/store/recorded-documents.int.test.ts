@@ -1,4 +1,4 @@
-import { createLogger } from '@hookstream/shared';
+import { createLogger } from '@hookstream/runtime';
 import { freshStateDatabase, stopStateServer, type StateDatabase } from '../../../../test/helpers/state-database';
 import { RecordedDocuments, recordIdentity } from '../../src/store/recorded-documents';
 

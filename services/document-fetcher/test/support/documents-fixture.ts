@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { PartnerDocumentValue } from '@hookstream/shared';
+import type { PartnerDocumentValue } from '@hookstream/contract';
 import { TestFixture } from '../../../../test/helpers/fixture';
 import { testKafka, waitFor } from '../../../../test/helpers/infrastructure';
 import { postWebhook } from '../../../../test/helpers/ingress';

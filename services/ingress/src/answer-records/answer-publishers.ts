@@ -5,15 +5,9 @@
  * behind them.
  */
 import { randomUUID } from 'node:crypto';
-import {
-  TopicNames,
-  topicCatalogue,
-  type AvroCodec,
-  type InboundRejectionValue,
-  type InboundReplayValue,
-  type Logger,
-  type Producer,
-} from '@hookstream/shared';
+import { TopicNames, topicCatalogue, type AvroCodec, type Producer } from '@hookstream/kafka';
+import { type InboundRejectionValue, type InboundReplayValue } from '@hookstream/contract';
+import { type Logger } from '@hookstream/runtime';
 import type { WebhookRejection } from '../domain/webhook-rejection';
 import type { WebhookReplay } from '../domain/webhook-replay';
 import type { IngressMetrics } from '../metrics';

@@ -1,4 +1,6 @@
-import { KafkaUnavailableError, describeError, type AvroCodec, type Counter, type Logger, type Producer } from '@hookstream/shared';
+import { KafkaUnavailableError, describeError } from '@hookstream/errors';
+import { type AvroCodec, type Producer } from '@hookstream/kafka';
+import { type Counter, type Logger } from '@hookstream/runtime';
 import type { AnswerRecorder } from '../domain/answer-recorder';
 import { PartnerTokenBuckets, type TokenBucketLimits } from './partner-token-buckets';
 

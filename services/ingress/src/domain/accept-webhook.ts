@@ -1,16 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import {
-  KafkaUnavailableError,
-  RegistryUnavailableError,
-  describeError,
-  isKafkaClientError,
-  isStoreUnavailable,
-  isRetryable,
-  type AvroCodec,
-  type Logger,
-  type RecordWriter,
-  type Partner,
-} from '@hookstream/shared';
+import { KafkaUnavailableError, RegistryUnavailableError, describeError, isRetryable } from '@hookstream/errors';
+import { isKafkaClientError, type AvroCodec, type RecordWriter } from '@hookstream/kafka';
+import { isStoreUnavailable, type Logger } from '@hookstream/runtime';
+import { type Partner } from '@hookstream/partners';
 import type { Completion } from '../idempotency/completion';
 import type { IdempotencyLedger } from '../idempotency/ledger';
 import type { IngressMetrics } from '../metrics';

@@ -1,4 +1,4 @@
-import type { InboundRejectionValue } from '@hookstream/shared';
+import type { InboundRejectionValue } from '@hookstream/contract';
 import { payloadFingerprint } from './webhook-payload';
 
 /*

@@ -1,4 +1,4 @@
-import type { InboundReplayValue } from '@hookstream/shared';
+import type { InboundReplayValue } from '@hookstream/contract';
 import type { AcceptedWebhook } from './webhook-outcome';
 
 /*

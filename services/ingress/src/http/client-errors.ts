@@ -1,6 +1,6 @@
 import { STATUS_CODES, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { Logger } from '@hookstream/shared';
+import type { Logger } from '@hookstream/runtime';
 import { InboundErrorCodes, errorBody, type InboundErrorCode } from './responses';
 
 /** What a refusal of Node's HTTP parser becomes. */

@@ -1,4 +1,5 @@
-import { ErrorCodes, HookstreamError, errorBody as sharedErrorBody, type ErrorBody as SharedErrorBody } from '@hookstream/shared';
+import { ErrorCodes, HookstreamError } from '@hookstream/errors';
+import { errorBody as sharedErrorBody, type ErrorBody as SharedErrorBody } from '@hookstream/runtime';
 import type { AcceptedWebhook, WebhookOutcome } from '../domain/webhook-outcome';
 
 /**

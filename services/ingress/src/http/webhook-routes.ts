@@ -1,5 +1,6 @@
 import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
-import { withTimeout, type Logger, type PartnerDirectory } from '@hookstream/shared';
+import { withTimeout, type Logger } from '@hookstream/runtime';
+import { type PartnerDirectory } from '@hookstream/partners';
 import { acceptWebhook, type AcceptWebhookDeps } from '../domain/accept-webhook';
 import { payloadFingerprint, validateWebhookPayload } from '../domain/webhook-payload';
 import type { AnswerRecorder } from '../domain/answer-recorder';

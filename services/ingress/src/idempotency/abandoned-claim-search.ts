@@ -1,4 +1,6 @@
-import { describeError, type AvroCodec, type Kafka, type Logger } from '@hookstream/shared';
+import { describeError } from '@hookstream/errors';
+import { type AvroCodec, type Kafka } from '@hookstream/kafka';
+import { type Logger } from '@hookstream/runtime';
 import type { Completion } from './completion';
 
 /** The fields of a partner-events record the search reads (schemas/partner-event.avsc). */

@@ -1,14 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import {
-  StoreUnavailableError,
-  asStoreError,
-  describeError,
-  openStateStore,
-  sleep,
-  type Logger,
-  type StateStore,
-} from '@hookstream/shared';
+import { StoreUnavailableError, describeError } from '@hookstream/errors';
+import { asStoreError, openStateStore, sleep, type Logger, type StateStore } from '@hookstream/runtime';
 import type { AbandonedClaimSearch } from './abandoned-claim-search';
 import { completionOf, type Claim, type Completion, type RowState } from './completion';
 import { ledgerMigrations, type LedgerTables } from './ledger-tables';

@@ -1,11 +1,5 @@
-import {
-  buildCallbackBody,
-  CallbackBodyError,
-  endpointWants,
-  type CallbackRequestValue,
-  type Partner,
-  type PolicyStatusEventValue,
-} from '@hookstream/shared';
+import { buildCallbackBody, CallbackBodyError, type CallbackRequestValue, type PolicyStatusEventValue } from '@hookstream/contract';
+import { endpointWants, type Partner } from '@hookstream/partners';
 import { deliveryIdFor } from './delivery-id';
 
 /** Why an event cannot be turned into callbacks; it goes to the policy-status dead-letter topic. */

@@ -1,15 +1,8 @@
-import {
-  AvroInvalidError,
-  CallbackRequestHeaders,
-  fitsInBatch,
-  recordSizeBound,
-  type AvroCodec,
-  type KafkaMessage,
-  type Logger,
-  type OutputRecord,
-  type PartnerDirectory,
-  type PolicyStatusEventValue,
-} from '@hookstream/shared';
+import { AvroInvalidError } from '@hookstream/errors';
+import { CallbackRequestHeaders, type PolicyStatusEventValue } from '@hookstream/contract';
+import { fitsInBatch, recordSizeBound, type AvroCodec, type KafkaMessage, type OutputRecord } from '@hookstream/kafka';
+import { type Logger } from '@hookstream/runtime';
+import { type PartnerDirectory } from '@hookstream/partners';
 import { planCallbacks, type CallbackPlan, type DeadLetterClass } from '../domain/plan-callbacks';
 import type { PolicyStatusMetrics } from '../metrics';
 

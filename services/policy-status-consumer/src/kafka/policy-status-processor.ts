@@ -5,10 +5,10 @@ import {
   type Batch,
   type GroupSession,
   type Kafka,
-  type Logger,
   type OutputRecord,
-  type PartnerDirectory,
-} from '@hookstream/shared';
+} from '@hookstream/kafka';
+import { type Logger } from '@hookstream/runtime';
+import { type PartnerDirectory } from '@hookstream/partners';
 import type { PolicyStatusMetrics } from '../metrics';
 import { EventRecords } from './event-records';
 

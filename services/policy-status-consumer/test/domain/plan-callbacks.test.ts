@@ -1,4 +1,5 @@
-import type { Partner, PolicyStatusEventValue } from '@hookstream/shared';
+import type { Partner } from '@hookstream/partners';
+import type { PolicyStatusEventValue } from '@hookstream/contract';
 import { deliveryIdFor } from '../../src/domain/delivery-id';
 import { endpointWants, planCallbacks } from '../../src/domain/plan-callbacks';
 

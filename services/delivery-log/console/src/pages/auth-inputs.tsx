@@ -1,6 +1,6 @@
 /*
  * The outbound auth part of the partner form: which inputs each method shows (the fields of the
- * spec's `outbound_auth`, shared/src/partners/outbound-auth-spec.ts, laid out for people), and the
+ * spec's `outbound_auth`, packages/partners/src/outbound-auth-spec.ts, laid out for people), and the
  * object they make. The spec alone validates them, on the server; empty inputs are left out so its
  * defaults apply. Secret inputs are password fields and never filled in from the current partner.
  */

@@ -1,0 +1,21 @@
+export { CallbackRequestHeaders, type CallbackRequestValue } from './callbacks/callback-request';
+export { EmittedPolicyVersions } from './callbacks/emitted-versions';
+export { SecretPlaceholders, signedStringOfRequest } from './callbacks/signed-request';
+export {
+  hmacSha256SignedString,
+  md5ReadsBody,
+  md5SignedString,
+  StandardWebhooksHeaders,
+  standardWebhooksSignedString,
+  valueAtPath,
+} from './callbacks/signed-string';
+export { type DocumentFetchRequestValue, DocumentHeaders, type PartnerDocumentValue } from './documents/document-records';
+export { documentIdOf, type PartnerEventValue, webhookIdOf } from './documents/webhook-identity';
+export { type InboundRejectionValue } from './inbound/inbound-rejection';
+export { type InboundReplayValue } from './inbound/inbound-replay';
+export { policyStatusEventType } from './policy/avro-form';
+export { CallbackBodyError } from './policy/callback-body-error';
+export { buildCallbackBody } from './policy/callback-body';
+export { parsePolicyEventJson } from './policy/parse-policy-event';
+export { POLICY_EVENT_INVALID, PolicyEventError } from './policy/policy-event-error';
+export { type PolicyStatusEventValue } from './policy/policy-event-value';

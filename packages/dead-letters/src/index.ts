@@ -1,0 +1,15 @@
+export { readAudit } from './audit-reader';
+export { type AuditEntry } from './audit-trail';
+export { DeadLetterDepth, deadLetterGauges } from './dead-letter-depth';
+export { readDeadLetters } from './dead-letter-reader';
+export { type DlqTopicChoice } from './dead-letter-topic';
+export { coordinatesOf, type DeadLetter, type DlqRecord } from './dead-letter';
+export { decisionJson, letterJson } from './dlq-json';
+export { DLQ_TOPIC_CHOICES, DlqSession, type DlqSessionParts } from './dlq-session';
+export { failureOf } from './letter-notes';
+export { type CallbackOutcome, readOutcomes, readPartners } from './related-records';
+export { DeadLetterReplay } from './replay-dead-letters';
+export { countOutcomes, type ReplayDecision } from './replay-plan';
+export { type PreparedReplay } from './replay-preparation';
+export { ReplayRefused } from './replay-refused';
+export { describeSelection, type OffsetRange, type Selection } from './selection';

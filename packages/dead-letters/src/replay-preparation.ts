@@ -1,0 +1,86 @@
+import { randomUUID } from 'node:crypto';
+import type { Actor } from '@hookstream/partners';
+import { ReplayRefused } from './replay-refused';
+import { readAudit } from './audit-reader';
+import type { ReplayRun } from './audit-trail';
+import type { DlqRecord } from './dead-letter';
+import { readDeadLetters } from './dead-letter-reader';
+import type { DlqSession } from './dlq-session';
+import { readEmittedVersions, readPartners } from './related-records';
+import { planReplay, type ReplayDecision } from './replay-plan';
+import { describeSelection, type Selection } from './selection';
+
+/** A margin before the oldest selected delivery was built, for the versions read: clocks of the writers differ a little. */
+const VERSIONS_MARGIN_MS = 60 * 60_000;
+
+export interface ReplayRequest {
+  selection: Selection;
+  reason: string;
+  /** Who replays, for the audit (the CLI's user, an operator, a partner resending its own). */
+  actor: Actor;
+  force: boolean;
+  ratePerSecond: number;
+}
+
+export interface PreparedReplay {
+  run: ReplayRun;
+  /** One per selected dead letter, oldest first, with the record a replay re-queues from. */
+  decisions: Array<ReplayDecision & { record: DlqRecord }>;
+}
+
+/**
+ * Selects the dead letters and decides for each what a replay does (replay-plan.ts), from what
+ * Kafka holds now: the audit (already replayed, replays so far), and for ordered topics the
+ * versions emitted on callback-requests since the oldest selected delivery was built and each
+ * endpoint's ordering mode. Writes nothing. A --delivery-id or --event-id that no dead letter of
+ * the topic carries is refused (exit 2) rather than replaying nothing quietly.
+ */
+export async function prepareReplay(session: DlqSession, request: ReplayRequest, now = Date.now()): Promise<PreparedReplay> {
+  const { letters } = session;
+  const { selected, unseen } = await readDeadLetters(session, request.selection, { keepRecords: true });
+  if (unseen) {
+    const where = request.selection.since === undefined ? '' : ' at or after --since';
+    throw new ReplayRefused(`${unseen.flag}: no dead letter in ${session.topicName(letters.source)}${where} has ${unseen.ids.join(', ')}`);
+  }
+  const audit = await readAudit(session);
+  const candidates = selected.filter((s) => s.letter.unreplayable === null);
+  const ordered = letters.ordered && candidates.length > 0;
+  const oldest = Math.min(...candidates.map((s) => s.letter.createdAt ?? s.letter.deadLetteredAt));
+  const [versions, partners] = ordered
+    ? await Promise.all([readEmittedVersions(session, oldest - VERSIONS_MARGIN_MS), readPartners(session)])
+    : [undefined, undefined];
+
+  const planned = planReplay(
+    selected.map((s) => s.letter),
+    {
+      alreadyReplayed: (letter) => audit.isReplayed(letter),
+      auditedReplays: (letter) => audit.replaysOf(letter),
+      newerVersion: (letter) => {
+        const { partnerId, endpointId, policyNumber, policyVersion } = letter;
+        if (!versions || !partners || !partnerId || !endpointId || !policyNumber || policyVersion === null) return undefined;
+        // As the sender judges (send-callback.ts): every endpoint is latest-wins unless it says NONE.
+        const endpoint = partners.get(partnerId)?.callback_endpoints.find((e) => e.endpoint_id === endpointId);
+        if (endpoint?.ordering === 'NONE' || !versions.isSuperseded(partnerId, endpointId, policyNumber, policyVersion)) return undefined;
+        return versions.newest(partnerId, endpointId, policyNumber);
+      },
+    },
+    { maxReplays: session.maxReplays, force: request.force },
+  );
+  return {
+    run: {
+      replayId: randomUUID(),
+      actor: request.actor,
+      startedAt: now,
+      reason: request.reason,
+      selectorJson: JSON.stringify({
+        topic: letters.source,
+        ...describeSelection(request.selection),
+        force: request.force,
+        rate_per_second: request.ratePerSecond,
+      }),
+      sourceTopic: letters.source,
+      targetTopic: letters.target,
+    },
+    decisions: planned.map((decision, i) => ({ ...decision, record: selected[i]!.record! })),
+  };
+}

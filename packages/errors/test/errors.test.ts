@@ -1,0 +1,27 @@
+import { ErrorCodes, HookstreamError, KafkaUnavailableError, SchemaIncompatibleError, hasErrorCode, isRetryable } from '../src/errors';
+import { isRetryableKafkaError } from '@hookstream/kafka';
+
+describe('errors', () => {
+  test('each error carries its code, cause and whether a retry may help', () => {
+    const cause = new Error('ECONNREFUSED');
+    const unavailable = new KafkaUnavailableError('broker down', cause);
+    expect(unavailable).toBeInstanceOf(HookstreamError);
+    expect(unavailable.code).toBe(ErrorCodes.KAFKA_UNAVAILABLE);
+    expect(unavailable.cause).toBe(cause);
+    expect(isRetryable(unavailable)).toBe(true);
+
+    const incompatible = new SchemaIncompatibleError('x-value');
+    expect(isRetryable(incompatible)).toBe(false);
+    expect(hasErrorCode(incompatible, ErrorCodes.SCHEMA_INCOMPATIBLE)).toBe(true);
+    expect(hasErrorCode({ code: ErrorCodes.SCHEMA_INCOMPATIBLE }, ErrorCodes.SCHEMA_INCOMPATIBLE)).toBe(true);
+    expect(isRetryable(new Error('plain'))).toBe(false);
+  });
+
+  test('client errors that mean "try again" are recognised by type, also when wrapped', () => {
+    expect(isRetryableKafkaError({ name: 'KafkaJSProtocolError', type: 'CONCURRENT_TRANSACTIONS', retriable: false })).toBe(true);
+    expect(isRetryableKafkaError({ name: 'KafkaJSProtocolError', type: 'COORDINATOR_LOAD_IN_PROGRESS' })).toBe(true);
+    expect(isRetryableKafkaError({ name: 'KafkaJSNonRetriableError', originalError: { name: 'KafkaJSConnectionError' } })).toBe(true);
+    expect(isRetryableKafkaError({ name: 'KafkaJSProtocolError', type: 'INVALID_RECORD', retriable: false })).toBe(false);
+    expect(isRetryableKafkaError(undefined)).toBe(false);
+  });
+});

@@ -1,0 +1,34 @@
+export { type Actor, type AdminAuditEntry, cliActor } from './admin/audit-entry';
+export { AuditedWriter } from './admin/audited-writer';
+export { NotFoundError } from './admin/not-found';
+export { OperatorChanges } from './admin/operator-changes';
+export { PartnerChanges } from './admin/partner-changes';
+export { ApiKeyHasher } from './api-keys';
+export { endpointWants } from './endpoint-subscription';
+export { isLive, PartnerChangeRefused } from './key-limits';
+export {
+  type AuthMethod,
+  type BodyMapping,
+  type CallbackEndpoint,
+  type FieldFormat,
+  type FieldRule,
+  type JwtAlgorithm,
+  type Md5Part,
+  type OutboundAuth,
+  type Partner,
+  partnerFromRecord,
+  POLICY_STATUSES,
+  secretContext,
+} from './model';
+export { OperatorDirectory } from './operators/operator-directory';
+export { describeOperator, type Operator, OPERATOR_ROLES } from './operators/operator';
+export { AUTH_METHODS } from './outbound-auth-spec';
+export { addApiKey, createPartner, describePartner, type PartnerAdminDeps, revokeApiKey, setPartnerStatus } from './partner-admin';
+export { PartnerDirectory } from './partner-directory';
+export { bodyMappingFromSpec } from './partner-from-spec';
+export { PARTNER_SPEC_INVALID, PartnerSpecError } from './partner-spec-error';
+export { partnerSpecSchema } from './partner-spec-schema';
+export { parsePartnerSpec } from './partner-spec';
+export { PartnerStore } from './partner-store';
+export { policyBodyFieldPaths, SIMPLIFIED_POLICIES_FIELDS } from './policy-fields';
+export { publicOutboundAuth, type PublicOutboundAuth } from './public-auth';

@@ -1,0 +1,2 @@
+export { watchBacklog } from './backlog-watch';
+export { createServiceRuntime, runService } from './service-runtime';
