@@ -22,7 +22,7 @@ export class NotFound extends HookstreamError {
   readonly exitCode = 3;
 
   constructor(message: string) {
-    super(ErrorCodes.NOT_FOUND, message);
+    super(ErrorCodes.ENTITY_NOT_FOUND, message);
   }
 }
 

@@ -1,66 +1,14 @@
-/**
- * One list of error codes for every Hookstream service. Recognise errors by `code`
- * (see {@link hasErrorCode}), not only by `instanceof`: errors cross package and
- * process boundaries (logs, DLQ headers) where classes do not survive.
+/*
+ * The base class of every error Hookstream raises on purpose, and the few kinds several packages
+ * raise. Each carries a code of the one list (codes.ts); recognise an error by that code
+ * ({@link hasErrorCode}), not by its class: codes cross package and process boundaries (logs, DLQ
+ * headers) where classes do not.
  */
-export const ErrorCodes = {
-  /** A setting from the environment is missing or malformed; the process exits. */
-  CONFIG_INVALID: 'HOOKSTREAM_CONFIG_INVALID',
-  /** Kafka could not be reached or refused a request that may succeed later. */
-  KAFKA_UNAVAILABLE: 'HOOKSTREAM_KAFKA_UNAVAILABLE',
-  /** The schema registry could not be reached or answered 5xx. */
-  REGISTRY_UNAVAILABLE: 'HOOKSTREAM_REGISTRY_UNAVAILABLE',
-  /** The registry refused a schema as incompatible with the subject's earlier versions. */
-  SCHEMA_INCOMPATIBLE: 'HOOKSTREAM_SCHEMA_INCOMPATIBLE',
-  /** A value does not fit its Avro schema, or bytes are not a decodable Confluent-framed record. */
-  AVRO_INVALID: 'HOOKSTREAM_AVRO_INVALID',
-  /** A policy-status event is refused at publishing; every problem is named by field path. */
-  POLICY_EVENT_INVALID: 'HOOKSTREAM_POLICY_EVENT_INVALID',
-  /** A policy cannot be turned into a partner's callback body; the event is dead-lettered. */
-  CALLBACK_BODY_INVALID: 'HOOKSTREAM_CALLBACK_BODY_INVALID',
-  /** A partner spec, or a change to a partner, is refused; every problem is named by field path. */
-  PARTNER_SPEC_INVALID: 'HOOKSTREAM_PARTNER_SPEC_INVALID',
-  /** A change to a partner is refused for what the partner is now (a limit of its keys, its rotations, a stale revision); nothing written. */
-  PARTNER_CHANGE_REFUSED: 'HOOKSTREAM_PARTNER_CHANGE_REFUSED',
-  /** An operator's name or role is refused (`hookstream operators create`, the operator API); every problem is named by field. */
-  OPERATOR_INPUT_INVALID: 'HOOKSTREAM_OPERATOR_INPUT_INVALID',
-  /** The local stack (Kafka, registry) could not be fetched, started or stopped. */
-  STACK_FAILED: 'HOOKSTREAM_STACK_FAILED',
-  /** A topic exists with settings other than the wanted ones and could not be reconciled. */
-  TOPIC_DRIFT: 'HOOKSTREAM_TOPIC_DRIFT',
-  /** The service's PostgreSQL store could not be reached or refused a request that may succeed later. */
-  STORE_UNAVAILABLE: 'HOOKSTREAM_STORE_UNAVAILABLE',
-  /** Shutdown did not finish in time. */
-  SHUTDOWN_TIMEOUT: 'HOOKSTREAM_SHUTDOWN_TIMEOUT',
-  /** Callback signing: the partner's outbound auth cannot be used as stored (a secret does not decrypt or is malformed). */
-  SIGNING_CONFIG_INVALID: 'HOOKSTREAM_SIGNING_CONFIG_INVALID',
-  /** Callback signing: the body cannot be signed as the contract asks (MD5 over a body that is not a JSON object). */
-  SIGNATURE_INPUT_INVALID: 'HOOKSTREAM_SIGNATURE_INPUT_INVALID',
-  /** Callback signing, BEARER_FETCHED: the partner's token endpoint failed, timed out or answered without a token; may succeed later. */
-  TOKEN_FETCH_FAILED: 'HOOKSTREAM_TOKEN_FETCH_FAILED',
-  /** A connection would reach an address range the SSRF guard refuses (private, loopback, metadata…). */
-  SSRF_REFUSED: 'HOOKSTREAM_SSRF_REFUSED',
-  /** The ingress refuses or cannot take a webhook; the HTTP status and the contract's error_code say which. */
-  INBOUND_REFUSED: 'HOOKSTREAM_INBOUND_REFUSED',
-  /** The delivery log's partner or operator API refuses a request; the HTTP status and error_code say which. */
-  API_REFUSED: 'HOOKSTREAM_API_REFUSED',
-  /** A CLI command refuses the operator's input (a flag, a file, a field): exit 2, nothing written. */
-  USAGE_INVALID: 'HOOKSTREAM_USAGE_INVALID',
-  /** Ctrl-C (SIGINT) or SIGTERM stopped a CLI command before it finished: exit 130. */
-  INTERRUPTED: 'HOOKSTREAM_INTERRUPTED',
-  /** A CLI command names something that does not exist (a partner id): exit 3. */
-  NOT_FOUND: 'HOOKSTREAM_NOT_FOUND',
-  /** A process `hookstream start` supervises kept crashing (or could not be started again), and was given up on. */
-  PROCESS_GAVE_UP: 'HOOKSTREAM_PROCESS_GAVE_UP',
-  /** A service started as a child process (by the CLI, a bench, a test) ended, or did not answer /readyz with 200, before its deadline. */
-  SERVICE_NOT_READY: 'HOOKSTREAM_SERVICE_NOT_READY',
-} as const;
-
-export type ErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];
+import { ErrorCodes, factsOf, type ErrorCode, type RefusalCode } from './codes';
 
 export interface HookstreamErrorOptions {
   cause?: unknown;
-  /** Whether the same operation may succeed if tried again later. Default false. */
+  /** Whether the same operation may succeed if tried again later. Default: the code's, in the list. */
   retryable?: boolean;
   /** Extra structured facts for logs; never secrets. */
   details?: Record<string, unknown>;
@@ -76,7 +24,7 @@ export class HookstreamError extends Error {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.code = code;
-    this.retryable = options.retryable ?? false;
+    this.retryable = options.retryable ?? factsOf(code)?.retryable ?? false;
     this.details = options.details ?? {};
   }
 }
@@ -135,6 +83,35 @@ export class AvroInvalidError extends HookstreamError {
 export class StackError extends HookstreamError {
   constructor(message: string, options: HookstreamErrorOptions = {}) {
     super(ErrorCodes.STACK_FAILED, message, options);
+  }
+}
+
+/** What a refusal answered over HTTP carries beside its code and message. */
+export interface RefusalOptions {
+  /** The HTTP status, when not the code's own (a 413 answered with INVALID_PAYLOAD_VALIDATION_ERR). */
+  httpStatus?: number;
+  /** Sent as Retry-After (503, 429). */
+  retryAfterSeconds?: number;
+  /** The fields at fault, each with its problem: the APIs list them in the body, the ingress records their paths. */
+  fields?: readonly { field: string; message: string }[];
+}
+
+/**
+ * A request refused over HTTP, by the ingress or the delivery log's APIs: its code is the body's
+ * error_code and gives its status (codes.ts); each server turns it into its answer in one place.
+ */
+export class Refusal extends HookstreamError {
+  declare readonly code: RefusalCode;
+  readonly httpStatus: number;
+  readonly retryAfterSeconds: number | undefined;
+  readonly fields: readonly { field: string; message: string }[];
+
+  constructor(code: RefusalCode, message: string, options: RefusalOptions = {}) {
+    const httpStatus = options.httpStatus ?? factsOf(code)?.httpStatus ?? 500;
+    super(code, message, { retryable: httpStatus === 503 || httpStatus === 429, details: { httpStatus } });
+    this.httpStatus = httpStatus;
+    this.retryAfterSeconds = options.retryAfterSeconds;
+    this.fields = options.fields ?? [];
   }
 }
 

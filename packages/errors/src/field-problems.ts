@@ -1,4 +1,5 @@
-import { HookstreamError, type ErrorCode } from './errors';
+import type { ErrorCode } from './codes';
+import { HookstreamError } from './errors';
 
 /**
  * What refusals of an operator's or integrator's input share (a policy-status event, a partner

@@ -1,15 +1,18 @@
+// @hookstream/errors: the one list of error codes and the classes that carry them.
+export { ERROR_CATALOGUE, ErrorCodes, factsOf, type CodeFacts, type ErrorCode, type RefusalCode } from './codes';
 export {
   AvroInvalidError,
   ConfigError,
   describeError,
-  ErrorCodes,
   hasErrorCode,
   HookstreamError,
   isRetryable,
   KafkaUnavailableError,
+  Refusal,
   RegistryUnavailableError,
   SchemaIncompatibleError,
   StackError,
   StoreUnavailableError,
+  type RefusalOptions,
 } from './errors';
-export { type FieldProblem, FieldProblemsError } from './field-problems';
+export { FieldProblemsError, type FieldProblem } from './field-problems';

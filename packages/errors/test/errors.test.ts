@@ -1,4 +1,5 @@
-import { ErrorCodes, HookstreamError, KafkaUnavailableError, SchemaIncompatibleError, hasErrorCode, isRetryable } from '../src/errors';
+import { ErrorCodes } from '../src/codes';
+import { HookstreamError, KafkaUnavailableError, SchemaIncompatibleError, hasErrorCode, isRetryable } from '../src/errors';
 import { isRetryableKafkaError } from '@hookstream/kafka';
 
 describe('errors', () => {

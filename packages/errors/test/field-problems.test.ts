@@ -1,4 +1,5 @@
-import { ErrorCodes, HookstreamError, hasErrorCode, isRetryable } from '../src/errors';
+import { ErrorCodes } from '../src/codes';
+import { HookstreamError, hasErrorCode, isRetryable } from '../src/errors';
 import { PARTNER_SPEC_INVALID, PartnerSpecError } from '@hookstream/partners';
 import { POLICY_EVENT_INVALID, PolicyEventError } from '@hookstream/contract';
 

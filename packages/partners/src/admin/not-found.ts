@@ -6,6 +6,6 @@ export class NotFoundError extends HookstreamError {
     readonly kind: 'partner' | 'operator' | 'API key',
     readonly id: string,
   ) {
-    super(ErrorCodes.NOT_FOUND, `no ${kind} "${id}"`);
+    super(ErrorCodes.ENTITY_NOT_FOUND, `no ${kind} "${id}"`);
   }
 }

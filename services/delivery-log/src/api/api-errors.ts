@@ -6,7 +6,7 @@
  * (api-router.ts) answers it and turns anything else into a 503 (a store away), a 400 (a value the
  * store or an Avro record refused) or a 500 without detail.
  */
-import { ErrorCodes, HookstreamError, type FieldProblem } from '@hookstream/errors';
+import { HookstreamError, type FieldProblem } from '@hookstream/errors';
 import { errorBody, type ErrorBody } from '@hookstream/runtime';
 
 export const ApiErrorCodes = {
@@ -37,7 +37,7 @@ export class ApiError extends HookstreamError {
     readonly retryAfterSeconds?: number,
     readonly fields?: readonly FieldProblem[],
   ) {
-    super(ErrorCodes.API_REFUSED, message, { retryable: httpStatus === 503 || httpStatus === 429 });
+    super(errorCode, message, { retryable: httpStatus === 503 || httpStatus === 429 });
   }
 
   body(): ErrorBody<ApiErrorCode> & { fields?: FieldProblem[] } {

@@ -1,4 +1,4 @@
-import { ErrorCodes, HookstreamError } from '@hookstream/errors';
+import { HookstreamError } from '@hookstream/errors';
 import { errorBody as sharedErrorBody, type ErrorBody as SharedErrorBody } from '@hookstream/runtime';
 import type { AcceptedWebhook, WebhookOutcome } from '../domain/webhook-outcome';
 
@@ -74,7 +74,7 @@ export class InboundError extends HookstreamError {
     readonly retryAfterSeconds?: number,
     readonly fields: readonly string[] = [],
   ) {
-    super(ErrorCodes.INBOUND_REFUSED, message, { retryable: httpStatus === 503, details: { httpStatus, errorCode } });
+    super(errorCode, message, { retryable: httpStatus === 503, details: { httpStatus, errorCode } });
   }
 
   body(): ErrorBody {
