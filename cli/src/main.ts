@@ -1,5 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import { HookstreamError, describeError } from '@hookstream/errors';
+import { ErrorCodes, HookstreamError, describeError, hasErrorCode } from '@hookstream/errors';
 import { routeProcessWarnings } from '@hookstream/runtime';
 import { demoPartnerCommand } from './commands/demo-partner';
 import { dlqCommand } from './commands/dlq';
@@ -11,7 +11,6 @@ import { startCommand } from './commands/start';
 import { topicsCommand } from './commands/topics';
 import { toleratePipeClosedByReader } from './output';
 import { refusalExitCode } from './refusals';
-import { Interrupted } from './stack/interruption';
 
 export function buildProgram(): Command {
   return new Command('hookstream')
@@ -42,10 +41,10 @@ export async function main(argv: string[]): Promise<void> {
       process.exitCode = error.exitCode;
       return;
     }
-    if (error instanceof Interrupted) {
+    if (hasErrorCode(error, ErrorCodes.INTERRUPTED)) {
       // Whatever the command had started is stopped by now; 130 as a shell reports Ctrl-C.
       process.stderr.write('hookstream: interrupted\n');
-      process.exitCode = 130;
+      process.exitCode = refusalExitCode(error) ?? 130;
       return;
     }
     const refused = refusalExitCode(error);

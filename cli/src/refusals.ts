@@ -1,45 +1,34 @@
-import { ConfigError, ErrorCodes, FieldProblemsError, HookstreamError } from '@hookstream/errors';
-import { NotFoundError, PartnerChangeRefused } from '@hookstream/partners';
-import { ReplayRefused } from '@hookstream/dead-letters';
+import { ErrorCodes, HookstreamError, hasErrorCode, type ErrorCode } from '@hookstream/errors';
 
 /**
- * The CLI's own refusals, each with the exit code a script can rely on. main.ts turns them (and
- * the packages' refusals: bad config, a refused partner spec or policy event) into one line on
- * stderr and that exit code, never a stack trace.
+ * The CLI's exit codes, in one place. main.ts prints a refusal as one line on stderr and exits with
+ * its code, never a stack trace; anything else exits 1. Errors are recognised by their code (the
+ * one list, @hookstream/errors), whichever package raised them.
  */
+const EXIT_CODES: ReadonlyMap<ErrorCode, number> = new Map<ErrorCode, number>([
+  // What the operator gave is refused, nothing written: a flag, a file, a setting, a partner spec,
+  // an operator, a policy event (every field named), a change the partner's state refuses, a replay.
+  [ErrorCodes.USAGE_INVALID, 2],
+  [ErrorCodes.CONFIG_INVALID, 2],
+  [ErrorCodes.PARTNER_SPEC_INVALID, 2],
+  [ErrorCodes.OPERATOR_INPUT_INVALID, 2],
+  [ErrorCodes.POLICY_EVENT_INVALID, 2],
+  [ErrorCodes.PARTNER_CHANGE_REFUSED, 2],
+  // What the command names does not exist (a partner id, a dead letter).
+  [ErrorCodes.ENTITY_NOT_FOUND, 3],
+  // Ctrl-C or SIGTERM, as a shell reports it.
+  [ErrorCodes.INTERRUPTED, 130],
+]);
 
 /** The operator's input is refused (a flag, a file, a field): exit 2, nothing written. */
 export class InputRefused extends HookstreamError {
-  readonly exitCode = 2;
-
   constructor(message: string) {
     super(ErrorCodes.USAGE_INVALID, message);
   }
 }
 
-/** What the command names does not exist (a partner id): exit 3. */
-export class NotFound extends HookstreamError {
-  readonly exitCode = 3;
-
-  constructor(message: string) {
-    super(ErrorCodes.ENTITY_NOT_FOUND, message);
-  }
-}
-
-/**
- * The exit code of a refusal, or undefined for any other failure (exit 1): the CLI's own, and the
- * packages' ones an operator causes (bad settings, a refused partner spec or policy event), exit 2.
- */
+/** The exit code of a refusal, or undefined for any other failure (exit 1). */
 export function refusalExitCode(error: unknown): number | undefined {
-  if (error instanceof InputRefused || error instanceof NotFound) return error.exitCode;
-  if (error instanceof NotFoundError) return 3;
-  // FieldProblemsError: a refused partner spec, operator or policy event, every field named.
-  if (
-    error instanceof ConfigError ||
-    error instanceof FieldProblemsError ||
-    error instanceof ReplayRefused ||
-    error instanceof PartnerChangeRefused
-  )
-    return 2;
+  for (const [code, exitCode] of EXIT_CODES) if (hasErrorCode(error, code)) return exitCode;
   return undefined;
 }

@@ -11,7 +11,8 @@ import {
 import { Command } from 'commander';
 import { environmentWithStackEnv } from '../paths';
 import { formatTable, printJson, printLine } from '../output';
-import { InputRefused, NotFound } from '../refusals';
+import { NotFoundError } from '@hookstream/errors';
+import { InputRefused } from '../refusals';
 import { addTopicOption, offsetsFlag, topicFlag } from './dlq-flags';
 import { letterJson } from './dlq-output';
 
@@ -35,7 +36,7 @@ export function showCommand(): Command {
       const topic = session.topicName(session.letters.source);
       const { selected } = await readDeadLetters(session, selection, { keepRecords: true });
       const newest = selected.at(-1);
-      if (!newest) throw new NotFound(`no dead letter in ${topic} is ${target} (see \`hookstream dlq list\`)`);
+      if (!newest) throw new NotFoundError('dead letter', `no dead letter in ${topic} is ${target} (see \`hookstream dlq list\`)`);
       const { letter, record } = newest;
       const [partners, audit] = await Promise.all([readPartners(session), readAudit(session)]);
       const details = await session.letters.details(

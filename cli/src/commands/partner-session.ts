@@ -10,7 +10,7 @@ import {
 import { SecretBox, apiKeyPeppersSetting, kafkaSettingsSchema, loadConfig, secretsKeysSetting } from '@hookstream/runtime';
 import { TopicNames, defaultSchemasDir } from '@hookstream/kafka';
 import { environmentWithStackEnv } from '../paths';
-import { NotFound } from '../refusals';
+import { NotFoundError } from '@hookstream/errors';
 import { withAdminConnection } from './admin-connection';
 
 /** What a `hookstream partners` command works with: every partner read from partner-config, and the audited changes. */
@@ -55,6 +55,6 @@ export async function withPartners<T>(
 /** The partner `partnerId`, or a refusal naming it (exit 3). */
 export function requirePartner(directory: PartnerDirectory, partnerId: string): Partner {
   const partner = directory.get(partnerId);
-  if (!partner) throw new NotFound(`no partner "${partnerId}" (see \`hookstream partners list\`)`);
+  if (!partner) throw new NotFoundError('partner', `no partner "${partnerId}" (see \`hookstream partners list\`)`);
   return partner;
 }

@@ -86,6 +86,17 @@ export class StackError extends HookstreamError {
   }
 }
 
+/** Something named does not exist (a partner, operator, API key, dead letter): the CLI exits 3, an API answers 404. */
+export class NotFoundError extends HookstreamError {
+  constructor(
+    /** What was looked for ('partner', 'operator', 'API key', 'dead letter'). */
+    readonly kind: string,
+    message: string,
+  ) {
+    super(ErrorCodes.ENTITY_NOT_FOUND, message, { details: { kind } });
+  }
+}
+
 /** What a refusal answered over HTTP carries beside its code and message. */
 export interface RefusalOptions {
   /** The HTTP status, when not the code's own (a 413 answered with INVALID_PAYLOAD_VALIDATION_ERR). */

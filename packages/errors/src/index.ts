@@ -8,6 +8,7 @@ export {
   HookstreamError,
   isRetryable,
   KafkaUnavailableError,
+  NotFoundError,
   Refusal,
   RegistryUnavailableError,
   SchemaIncompatibleError,

@@ -1,6 +1,5 @@
 export { type Actor, type AdminAuditEntry, cliActor } from './admin/audit-entry';
 export { AuditedWriter } from './admin/audited-writer';
-export { NotFoundError } from './admin/not-found';
 export { OperatorChanges } from './admin/operator-changes';
 export { PartnerChanges } from './admin/partner-changes';
 export { ApiKeyHasher } from './api-keys';

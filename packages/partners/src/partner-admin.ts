@@ -1,5 +1,5 @@
+import { NotFoundError } from '@hookstream/errors';
 import { randomBytes } from 'node:crypto';
-import { NotFoundError } from './admin/not-found';
 import { PartnerChangeRefused } from './key-limits';
 import { generateApiKey, type ApiKeyHasher, type NewApiKey } from './api-keys';
 import { secretFields, type InboundApiKey, type OutboundAuth, type Partner, type PartnerStatus } from './model';
@@ -221,7 +221,7 @@ export const MAX_ROTATION_OVERLAP_MS = 30 * 24 * 3_600_000;
 export function revokeApiKey(current: Partner, keyId: string, deps: Pick<PartnerAdminDeps, 'now'>): Partner {
   const key = current.api_keys.find((k) => k.key_id === keyId);
   // The key id names a resource (a path parameter in the API), not a field of a body: unknown is not found.
-  if (!key) throw new NotFoundError('API key', keyId);
+  if (!key) throw new NotFoundError('API key', `no API key "${keyId}"`);
   if (key.revoked_at !== null) throw new PartnerChangeRefused('conflict', `API key "${keyId}" is already revoked`);
   const now = (deps.now ?? Date.now)();
   return {

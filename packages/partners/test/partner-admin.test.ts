@@ -14,7 +14,7 @@ import {
 } from '../src/partner-admin';
 import { defaultSchemasDir, readSchemaFile } from '@hookstream/kafka';
 import { partnerFromRecord, partnerToRecord, secretContext } from '../src/model';
-import { NotFoundError } from '../src/admin/not-found';
+import { NotFoundError } from '@hookstream/errors';
 import { policyBodyFieldPaths } from '../src/policy-fields';
 
 let clock = 1_800_000_000_000;

@@ -1,3 +1,4 @@
+import { NotFoundError } from '@hookstream/errors';
 import { TopicNames } from '@hookstream/kafka';
 import type { ApiKeyHasher } from '../api-keys';
 import { operatorToRecord, type Operator } from '../operators/operator';
@@ -6,7 +7,6 @@ import type { OperatorDirectory } from '../operators/operator-directory';
 import type { NewOperatorToken } from '../operators/operator-tokens';
 import type { Actor } from './audit-entry';
 import type { AuditedWriter } from './audited-writer';
-import { NotFoundError } from './not-found';
 
 const READ_BACK_MS = 5_000;
 
@@ -26,7 +26,7 @@ export class OperatorChanges {
 
   async revoke(operatorId: string, actor: Actor, reason: string): Promise<Operator> {
     const current = this.directory.get(operatorId);
-    if (!current) throw new NotFoundError('operator', operatorId);
+    if (!current) throw new NotFoundError('operator', `no operator "${operatorId}"`);
     const next = revokeOperator(current);
     await this.write(next, actor, 'operator.revoke', reason, { name: next.name });
     return next;

@@ -1,5 +1,4 @@
-import { KafkaUnavailableError, describeError } from '@hookstream/errors';
-import { NotFoundError } from './not-found';
+import { KafkaUnavailableError, NotFoundError, describeError } from '@hookstream/errors';
 import { TRANSACTION_TIMEOUT_MS, type AuditedWriter } from './audited-writer';
 import type { Actor } from './audit-entry';
 import { TopicNames } from '@hookstream/kafka';
@@ -157,6 +156,6 @@ export class PartnerChanges {
 }
 
 function required(partner: Partner | undefined, partnerId: string): Partner {
-  if (!partner) throw new NotFoundError('partner', partnerId);
+  if (!partner) throw new NotFoundError('partner', `no partner "${partnerId}"`);
   return partner;
 }

@@ -3,8 +3,8 @@
  * /api/admin/v1, the console under /console/, /openapi.json, and the one place where refusals and failures become answers (the
  * inbound contract's error body; a 500 says nothing of its cause, which is logged).
  */
-import { AvroInvalidError, FieldProblemsError, HookstreamError } from '@hookstream/errors';
-import { NotFoundError, PartnerChangeRefused, type OperatorDirectory, type PartnerDirectory } from '@hookstream/partners';
+import { AvroInvalidError, FieldProblemsError, HookstreamError, NotFoundError } from '@hookstream/errors';
+import { PartnerChangeRefused, type OperatorDirectory, type PartnerDirectory } from '@hookstream/partners';
 import { ReplayRefused } from '@hookstream/dead-letters';
 import { type Logger } from '@hookstream/runtime';
 import { Router, type ErrorRequestHandler, type RequestHandler } from 'express';
