@@ -17,5 +17,5 @@ export { policyStatusEventType } from './policy/avro-form';
 export { CallbackBodyError } from './policy/callback-body-error';
 export { buildCallbackBody } from './policy/callback-body';
 export { parsePolicyEventJson } from './policy/parse-policy-event';
-export { POLICY_EVENT_INVALID, PolicyEventError } from './policy/policy-event-error';
+export { PolicyEventError } from './policy/policy-event-error';
 export { type PolicyStatusEventValue } from './policy/policy-event-value';

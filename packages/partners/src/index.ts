@@ -25,7 +25,7 @@ export { AUTH_METHODS } from './outbound-auth-spec';
 export { addApiKey, createPartner, describePartner, type PartnerAdminDeps, revokeApiKey, setPartnerStatus } from './partner-admin';
 export { PartnerDirectory } from './partner-directory';
 export { bodyMappingFromSpec } from './partner-from-spec';
-export { PARTNER_SPEC_INVALID, PartnerSpecError } from './partner-spec-error';
+export { PartnerSpecError } from './partner-spec-error';
 export { partnerSpecSchema } from './partner-spec-schema';
 export { parsePartnerSpec } from './partner-spec';
 export { PartnerStore } from './partner-store';

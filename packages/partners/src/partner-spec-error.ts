@@ -1,5 +1,4 @@
-import { ErrorCodes } from '@hookstream/errors';
-import { FieldProblemsError, type FieldProblem } from '@hookstream/errors';
+import { ErrorCodes, FieldProblemsError, type FieldProblem } from '@hookstream/errors';
 
 /**
  * The refusal of a partner spec or of a change to a partner (`hookstream partners ...`): every
@@ -9,14 +8,11 @@ import { FieldProblemsError, type FieldProblem } from '@hookstream/errors';
 /** One refusal: the field path and what is wrong. */
 export type SpecProblem = FieldProblem;
 
-/** Code of {@link PartnerSpecError} (ErrorCodes.PARTNER_SPEC_INVALID), for recognising it across package boundaries. */
-export const PARTNER_SPEC_INVALID = ErrorCodes.PARTNER_SPEC_INVALID;
-
 /** Thrown when a partner spec or a change to a partner is refused; lists every problem by field path. Not retryable. */
 export class PartnerSpecError extends FieldProblemsError {
-  declare readonly code: typeof PARTNER_SPEC_INVALID;
+  declare readonly code: typeof ErrorCodes.PARTNER_SPEC_INVALID;
 
   constructor(problems: SpecProblem[]) {
-    super(PARTNER_SPEC_INVALID, 'partner refused', problems);
+    super(ErrorCodes.PARTNER_SPEC_INVALID, 'partner refused', problems);
   }
 }

@@ -6,16 +6,13 @@ import { ErrorCodes, HookstreamError } from '@hookstream/errors';
  * fail the same way on every try.
  */
 
-/** Code of {@link CallbackBodyError} (ErrorCodes.CALLBACK_BODY_INVALID), for recognising it across package and process boundaries (DLQ headers). */
-export const CALLBACK_BODY_INVALID = ErrorCodes.CALLBACK_BODY_INVALID;
-
 /**
  * Thrown when a policy cannot be turned into a partner's body: a value a rule formats is not an
  * ISO 8601 date-time, JSON text does not parse, a mapping names what the shape lacks. Not
  * retryable: the same event fails the same way, so it is dead-lettered.
  */
 export class CallbackBodyError extends HookstreamError {
-  declare readonly code: typeof CALLBACK_BODY_INVALID;
+  declare readonly code: typeof ErrorCodes.CALLBACK_BODY_INVALID;
 
   constructor(
     /** Path of the offending field in the 2.1 body, e.g. `start_protection_at`. */
@@ -25,7 +22,7 @@ export class CallbackBodyError extends HookstreamError {
   ) {
     const shown = JSON.stringify(value) ?? String(value);
     // The value stays out of `details`: it may be a policyholder's data, and details are for logs.
-    super(CALLBACK_BODY_INVALID, `${field}: ${shown.length > 200 ? `${shown.slice(0, 200)}…` : shown} ${reason}`, {
+    super(ErrorCodes.CALLBACK_BODY_INVALID, `${field}: ${shown.length > 200 ? `${shown.slice(0, 200)}…` : shown} ${reason}`, {
       retryable: false,
       details: { field },
     });

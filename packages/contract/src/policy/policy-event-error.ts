@@ -1,5 +1,4 @@
-import { ErrorCodes } from '@hookstream/errors';
-import { FieldProblemsError, type FieldProblem } from '@hookstream/errors';
+import { ErrorCodes, FieldProblemsError, type FieldProblem } from '@hookstream/errors';
 
 /**
  * The refusal of a policy-status event at publishing (`hookstream policy publish`): every
@@ -9,14 +8,11 @@ import { FieldProblemsError, type FieldProblem } from '@hookstream/errors';
 /** One refusal: the field path (`policy.insureds[1].detail.price`) and what is wrong. */
 export type PolicyEventProblem = FieldProblem;
 
-/** Code of {@link PolicyEventError} (ErrorCodes.POLICY_EVENT_INVALID), for recognising it across package boundaries. */
-export const POLICY_EVENT_INVALID = ErrorCodes.POLICY_EVENT_INVALID;
-
 /** Thrown by parsePolicyEventJson when an event is refused; names every problem by field path. Not retryable. */
 export class PolicyEventError extends FieldProblemsError {
-  declare readonly code: typeof POLICY_EVENT_INVALID;
+  declare readonly code: typeof ErrorCodes.POLICY_EVENT_INVALID;
 
   constructor(problems: PolicyEventProblem[]) {
-    super(POLICY_EVENT_INVALID, 'policy event refused', problems);
+    super(ErrorCodes.POLICY_EVENT_INVALID, 'policy event refused', problems);
   }
 }

@@ -1,4 +1,4 @@
-import { CALLBACK_BODY_INVALID, CallbackBodyError } from '../../src/policy/callback-body-error';
+import { CallbackBodyError } from '../../src/policy/callback-body-error';
 import { ErrorCodes, HookstreamError, hasErrorCode, isRetryable } from '@hookstream/errors';
 
 describe('CallbackBodyError', () => {
@@ -13,7 +13,6 @@ describe('CallbackBodyError', () => {
       value: '08/01/2026',
       details: { field: 'start_protection_at' },
     });
-    expect(CALLBACK_BODY_INVALID).toBe(ErrorCodes.CALLBACK_BODY_INVALID);
     expect(hasErrorCode(error, ErrorCodes.CALLBACK_BODY_INVALID)).toBe(true);
     expect(isRetryable(error)).toBe(false);
     expect(error.message).toBe('start_protection_at: "08/01/2026" is not an ISO 8601 date-time');

@@ -64,9 +64,6 @@ const IPV6_GLOBAL_UNICAST = blockListOf(['2000::/3']);
 const IPV4_MAPPED = blockListOf(['::ffff:0:0/96']);
 const NAT64 = blockListOf(['64:ff9b::/96']);
 
-/** The code of {@link SsrfRefusedError} (an entry of the one ErrorCodes list). */
-export const SSRF_REFUSED = ErrorCodes.SSRF_REFUSED;
-
 /** Thrown (passed to undici's connect callback) when a connection would reach a refused address range; not retryable. */
 export class SsrfRefusedError extends HookstreamError {
   constructor(
@@ -77,7 +74,7 @@ export class SsrfRefusedError extends HookstreamError {
     readonly range: RefusedRangeName,
   ) {
     super(
-      SSRF_REFUSED,
+      ErrorCodes.SSRF_REFUSED,
       `Refused to connect to ${host}: ${address === host ? 'it' : `it resolves to ${address}, which`} is in a refused range (${range})`,
       { details: { host, address, range } },
     );
@@ -91,7 +88,7 @@ export function isSsrfRefused(error: unknown): boolean {
     if (typeof candidate !== 'object' || candidate === null || seen.has(candidate)) return false;
     seen.add(candidate);
     const e = candidate as { code?: unknown; cause?: unknown; errors?: unknown };
-    return e.code === SSRF_REFUSED || (Array.isArray(e.errors) && e.errors.some(refused)) || refused(e.cause);
+    return e.code === ErrorCodes.SSRF_REFUSED || (Array.isArray(e.errors) && e.errors.some(refused)) || refused(e.cause);
   };
   return refused(error);
 }

@@ -1,7 +1,6 @@
-import { ErrorCodes } from '../src/codes';
-import { HookstreamError, hasErrorCode, isRetryable } from '../src/errors';
-import { PARTNER_SPEC_INVALID, PartnerSpecError } from '@hookstream/partners';
-import { POLICY_EVENT_INVALID, PolicyEventError } from '@hookstream/contract';
+import { ErrorCodes, HookstreamError, hasErrorCode, isRetryable } from '@hookstream/errors';
+import { PartnerSpecError } from '@hookstream/partners';
+import { PolicyEventError } from '../src/policy/policy-event-error';
 
 const problems = [
   { field: 'policy.status', message: 'must be one of POLICY_ISSUING, POLICY_ACTIVE, POLICY_CANCELLED' },
@@ -13,14 +12,14 @@ describe('refusals naming every problem by field path', () => {
     [
       'PolicyEventError',
       (p: typeof problems) => new PolicyEventError(p),
-      POLICY_EVENT_INVALID,
+      ErrorCodes.POLICY_EVENT_INVALID,
       'HOOKSTREAM_POLICY_EVENT_INVALID',
       'policy event refused',
     ],
     [
       'PartnerSpecError',
       (p: typeof problems) => new PartnerSpecError(p),
-      PARTNER_SPEC_INVALID,
+      ErrorCodes.PARTNER_SPEC_INVALID,
       'HOOKSTREAM_PARTNER_SPEC_INVALID',
       'partner refused',
     ],
