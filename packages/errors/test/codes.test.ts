@@ -48,3 +48,22 @@ describe('the one list of error codes', () => {
     expect(factsOf('nothing of ours')).toBeUndefined();
   });
 });
+
+describe('docs/errors.md', () => {
+  const doc = readFileSync(path.join(ROOT, 'docs', 'errors.md'), 'utf8');
+
+  test('lists every code with whether it is retryable, and refusals with their HTTP status', () => {
+    for (const facts of Object.values(ERROR_CATALOGUE)) {
+      const row = doc.split('\n').find((line) => line.startsWith(`| \`${facts.code}\``));
+      expect(row).toBeDefined();
+      const cells = row!.split('|').map((cell) => cell.trim());
+      if ('httpStatus' in facts) expect(cells.slice(2, 4)).toEqual([String(facts.httpStatus), facts.retryable ? 'yes' : 'no']);
+      else expect(cells[2]).toBe(facts.retryable ? 'yes' : 'no');
+    }
+  });
+
+  test('lists no code that is not in the list', () => {
+    const listed = [...doc.matchAll(/^\| `([A-Z_]+)`/gm)].map((m) => m[1]);
+    expect(listed.filter((code) => !factsOf(code!))).toEqual([]);
+  });
+});
