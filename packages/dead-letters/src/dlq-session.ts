@@ -6,10 +6,10 @@ import { createKafkaClient, type Kafka } from '@hookstream/kafka';
 import { kafkaSecurity } from '@hookstream/kafka';
 import { TopicNames, topicCatalogue } from '@hookstream/kafka';
 import { createLogger, type Logger } from '@hookstream/runtime';
-import { CallbackLetters } from './callback-letters';
-import type { DeadLetterTopic, DlqTopicChoice, LetterCodecs } from './dead-letter-topic';
-import { DocumentLetters } from './document-letters';
-import { PolicyStatusLetters } from './policy-status-letters';
+import { CallbackLetters } from './read/callback-letters';
+import type { DeadLetterTopic, DlqTopicChoice, LetterCodecs } from './read/dead-letter-topic';
+import { DocumentLetters } from './read/document-letters';
+import { PolicyStatusLetters } from './read/policy-status-letters';
 
 /** Settings of `hookstream dlq`, from the environment (the CLI adds .hookstream/stack.env). */
 export const dlqSettingsSchema = kafkaSettingsSchema.extend({

@@ -1,4 +1,4 @@
-import { AuditIndex, auditEntryFor, type AuditEntry } from '../src/audit-trail';
+import { AuditIndex, auditEntryFor, type AuditEntry } from '../src/audit/audit-trail';
 import { deadLetter } from './letters';
 
 const run = {

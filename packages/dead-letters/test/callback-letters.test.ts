@@ -1,7 +1,7 @@
 import { type AvroCodec } from '@hookstream/kafka';
 import { AvroInvalidError } from '@hookstream/errors';
-import { CallbackLetters } from '../src/callback-letters';
-import type { DlqRecord } from '../src/dead-letter';
+import { CallbackLetters } from '../src/read/callback-letters';
+import type { DlqRecord } from '../src/read/dead-letter';
 
 /** A codec whose values are JSON text; anything else is an undecodable record. */
 const codec = {

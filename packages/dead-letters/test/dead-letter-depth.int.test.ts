@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Message } from '@hookstream/kafka';
 import { Registry } from 'prom-client';
 import { AvroCodec } from '@hookstream/kafka';
-import { DeadLetterDepth, deadLetterGauges, type DeadLetterGauges } from '../src/dead-letter-depth';
+import { DeadLetterDepth, deadLetterGauges, type DeadLetterGauges } from '../src/depth/dead-letter-depth';
 import { createLogger } from '@hookstream/runtime';
 import { createTopics, testInfrastructure, testKafka, uniqueName, waitFor } from '../../../test/helpers/infrastructure';
 

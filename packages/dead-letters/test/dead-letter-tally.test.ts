@@ -1,4 +1,4 @@
-import { DeadLetterTally, replayAuditFacts } from '../src/dead-letter-tally';
+import { DeadLetterTally, replayAuditFacts } from '../src/depth/dead-letter-tally';
 
 /** A dlq-replay-audit value as the schema before source_topic, reason and outcome decodes it. */
 const oldAudit = (partition: number, offset: number, dryRun = false) => ({

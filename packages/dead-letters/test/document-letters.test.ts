@@ -1,7 +1,7 @@
 import { type AvroCodec } from '@hookstream/kafka';
 import { AvroInvalidError } from '@hookstream/errors';
-import type { DlqRecord } from '../src/dead-letter';
-import { DocumentLetters } from '../src/document-letters';
+import type { DlqRecord } from '../src/read/dead-letter';
+import { DocumentLetters } from '../src/read/document-letters';
 
 /** A codec whose values are JSON text; anything else is an undecodable record. */
 const codec = {

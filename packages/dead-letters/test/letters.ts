@@ -1,4 +1,4 @@
-import type { DeadLetter } from '../src/dead-letter';
+import type { DeadLetter } from '../src/read/dead-letter';
 
 /** A decoded callback dead letter for unit tests; `overrides` change what a test is about. */
 export function deadLetter(overrides: Partial<DeadLetter> = {}): DeadLetter {

@@ -1,4 +1,4 @@
-import { ReplayPacing } from '../src/replay-pacing';
+import { ReplayPacing } from '../src/replay/replay-pacing';
 
 /** A pacing on a fake clock: waiting moves the clock; `work` is time a transaction takes. */
 function fakePacing(perSecond: number) {

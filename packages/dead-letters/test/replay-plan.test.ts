@@ -1,4 +1,4 @@
-import { countOutcomes, planReplay, type ReplayFacts } from '../src/replay-plan';
+import { countOutcomes, planReplay, type ReplayFacts } from '../src/replay/replay-plan';
 import { deadLetter } from './letters';
 
 const nothingKnown: ReplayFacts = { alreadyReplayed: () => false, auditedReplays: () => 0, newerVersion: () => undefined };

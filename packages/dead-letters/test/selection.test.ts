@@ -1,4 +1,4 @@
-import { describeSelection, isSelected, NamedIds } from '../src/selection';
+import { describeSelection, isSelected, NamedIds } from '../src/read/selection';
 import { deadLetter } from './letters';
 
 describe('isSelected', () => {

@@ -1,4 +1,4 @@
-import { coordinatesOf, type DeadLetter } from './dead-letter';
+import { coordinatesOf, type DeadLetter } from '../read/dead-letter';
 
 /** What a replay run decides for one selected dead letter (the audit record's `outcome`). */
 export type ReplayOutcome = 'replayed' | 'skipped-superseded' | 'skipped-already-replayed' | 'skipped-replay-limit' | 'failed';

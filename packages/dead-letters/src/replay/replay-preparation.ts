@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Actor } from '@hookstream/partners';
 import { ReplayRefused } from './replay-refused';
-import { readAudit } from './audit-reader';
-import type { ReplayRun } from './audit-trail';
-import type { DlqRecord } from './dead-letter';
-import { readDeadLetters } from './dead-letter-reader';
-import type { DlqSession } from './dlq-session';
-import { readEmittedVersions, readPartners } from './related-records';
+import { readAudit } from '../audit/audit-reader';
+import type { ReplayRun } from '../audit/audit-trail';
+import type { DlqRecord } from '../read/dead-letter';
+import { readDeadLetters } from '../read/dead-letter-reader';
+import type { DlqSession } from '../dlq-session';
+import { readEmittedVersions, readPartners } from '../read/related-records';
 import { planReplay, type ReplayDecision } from './replay-plan';
-import { describeSelection, type Selection } from './selection';
+import { describeSelection, type Selection } from '../read/selection';
 
 /** A margin before the oldest selected delivery was built, for the versions read: clocks of the writers differ a little. */
 const VERSIONS_MARGIN_MS = 60 * 60_000;

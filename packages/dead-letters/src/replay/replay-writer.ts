@@ -1,8 +1,8 @@
 import { describeError, KafkaUnavailableError } from '@hookstream/errors';
 import { type Message, type Producer } from '@hookstream/kafka';
 import { TopicNames } from '@hookstream/kafka';
-import type { AuditEntry } from './audit-trail';
-import type { DlqSession } from './dlq-session';
+import type { AuditEntry } from '../audit/audit-trail';
+import type { DlqSession } from '../dlq-session';
 
 /** One decision to write: the audit record, and for a replayed dead letter its re-queued record. */
 export interface ReplayWrite {

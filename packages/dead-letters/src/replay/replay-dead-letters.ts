@@ -1,5 +1,5 @@
 import { executeReplay, type ReplayResult } from './replay-execution';
-import type { DlqSession } from './dlq-session';
+import type { DlqSession } from '../dlq-session';
 import { prepareReplay, type PreparedReplay, type ReplayRequest } from './replay-preparation';
 import { ReplayWriter } from './replay-writer';
 

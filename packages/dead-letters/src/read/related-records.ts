@@ -3,7 +3,7 @@ import { TopicNames } from '@hookstream/kafka';
 import { type Partner } from '@hookstream/partners';
 import { PartnerDirectory } from '@hookstream/partners';
 import type { LetterDetails } from './dead-letter-topic';
-import type { DlqSession } from './dlq-session';
+import type { DlqSession } from '../dlq-session';
 import { scanTopic } from './topic-scan';
 
 /**

@@ -1,6 +1,6 @@
 import type { Actor } from '@hookstream/partners';
-import { coordinatesOf, type DeadLetter } from './dead-letter';
-import type { ReplayDecision } from './replay-plan';
+import { coordinatesOf, type DeadLetter } from '../read/dead-letter';
+import type { ReplayDecision } from '../replay/replay-plan';
 
 /**
  * The dlq-replay-audit records (schemas/dlq-replay-audit.avsc), as decoded with today's schema:

@@ -1,5 +1,5 @@
 import type { DeadLetter } from './dead-letter';
-import type { ReplayDecision } from './replay-plan';
+import type { ReplayDecision } from '../replay/replay-plan';
 
 /**
  * Dead letters and replay decisions as JSON (snake_case): what `hookstream dlq --json` prints and

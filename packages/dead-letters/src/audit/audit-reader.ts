@@ -1,8 +1,8 @@
 import { AvroInvalidError } from '@hookstream/errors';
 import { TopicNames } from '@hookstream/kafka';
 import { AuditIndex, type AuditEntry } from './audit-trail';
-import type { DlqSession } from './dlq-session';
-import { scanTopic } from './topic-scan';
+import type { DlqSession } from '../dlq-session';
+import { scanTopic } from '../read/topic-scan';
 
 /**
  * Reads dlq-replay-audit whole (one partition, a record per replay decision, kept a year) into an

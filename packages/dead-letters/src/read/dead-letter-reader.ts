@@ -1,6 +1,6 @@
-import { ReplayRefused } from './replay-refused';
+import { ReplayRefused } from '../replay/replay-refused';
 import { type DeadLetter, type DlqRecord } from './dead-letter';
-import type { DlqSession } from './dlq-session';
+import type { DlqSession } from '../dlq-session';
 import { isSelected, NamedIds, type Selection } from './selection';
 import { scanTopic } from './topic-scan';
 

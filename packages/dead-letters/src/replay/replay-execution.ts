@@ -1,8 +1,8 @@
 import { sleepUnlessAborted } from '@hookstream/runtime';
 import { describeError } from '@hookstream/errors';
 import { TopicNames } from '@hookstream/kafka';
-import { auditEntryFor, type AuditEntry } from './audit-trail';
-import type { DlqSession } from './dlq-session';
+import { auditEntryFor, type AuditEntry } from '../audit/audit-trail';
+import type { DlqSession } from '../dlq-session';
 import type { PreparedReplay } from './replay-preparation';
 import { ReplayPacing } from './replay-pacing';
 import type { ReplayDecision } from './replay-plan';
