@@ -10,7 +10,7 @@ import { stackCommand } from './commands/stack';
 import { startCommand } from './commands/start';
 import { topicsCommand } from './commands/topics';
 import { toleratePipeClosedByReader } from './output';
-import { refusalExitCode } from './refusals';
+import { ExitCodes, refusalExitCode } from './exit-codes';
 
 export function buildProgram(): Command {
   return new Command('hookstream')
@@ -44,7 +44,7 @@ export async function main(argv: string[]): Promise<void> {
     if (hasErrorCode(error, ErrorCodes.INTERRUPTED)) {
       // Whatever the command had started is stopped by now; 130 as a shell reports Ctrl-C.
       process.stderr.write('hookstream: interrupted\n');
-      process.exitCode = refusalExitCode(error) ?? 130;
+      process.exitCode = ExitCodes.INTERRUPTED;
       return;
     }
     const refused = refusalExitCode(error);
@@ -55,6 +55,6 @@ export async function main(argv: string[]): Promise<void> {
     }
     process.stderr.write(`hookstream: ${describeError(error)}\n`);
     if (!(error instanceof HookstreamError) && process.env.HOOKSTREAM_DEBUG) process.stderr.write(`${(error as Error).stack}\n`);
-    process.exitCode = 1;
+    process.exitCode = ExitCodes.FAILED;
   }
 }

@@ -1,6 +1,6 @@
 import { DLQ_TOPIC_CHOICES, type DlqTopicChoice, type OffsetRange, type Selection } from '@hookstream/dead-letters';
 import { CommanderError, type Command } from 'commander';
-import { InputRefused } from '../refusals';
+import { ExitCodes, InputRefused } from '../exit-codes';
 
 /**
  * The flags of `hookstream dlq`: each parsed here, before anything connects, and a bad one
@@ -45,7 +45,7 @@ export function addTopicOption(command: Command, fallback: DlqTopicChoice | unde
 /** A usage error commander finds (an unknown flag, a missing value) exits 2 like every refusal of these commands. */
 export function refuseUsageErrors(command: Command): Command {
   return command.exitOverride((error) => {
-    throw error.exitCode === 1 ? new CommanderError(2, error.code, error.message) : error;
+    throw error.exitCode === 1 ? new CommanderError(ExitCodes.REFUSED, error.code, error.message) : error;
   });
 }
 

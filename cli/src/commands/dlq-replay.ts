@@ -6,10 +6,10 @@ import { SingleBar } from 'cli-progress';
 import { Command } from 'commander';
 import { environmentWithStackEnv } from '../paths';
 import { printJson, printLine } from '../output';
-import { InputRefused } from '../refusals';
 import { Interrupted, watchInterrupts } from '../stack/interruption';
 import { addFilterOptions, rateFlag, selectionFromFlags, topicFlag, type FilterFlags } from './dlq-flags';
 import { decisionJson, decisionLines, summaryLine } from './dlq-output';
+import { ExitCodes, InputRefused } from '../exit-codes';
 
 /**
  * The default --rate, 50 per second: a partner that was down and just came back gets its backlog
@@ -74,7 +74,7 @@ export function replayCommand(): Command {
           bar?.stop();
           report(result.decisions, result.interrupted.length, false, prepared, flags.json);
           if (result.interrupted.length > 0) throw new Interrupted();
-          if (result.decisions.some((d) => d.outcome === 'failed')) process.exitCode = 1;
+          if (result.decisions.some((d) => d.outcome === 'failed')) process.exitCode = ExitCodes.FAILED;
         } finally {
           bar?.stop();
           interrupts.dispose();

@@ -12,7 +12,7 @@ import { Command } from 'commander';
 import { environmentWithStackEnv } from '../paths';
 import { formatTable, printJson, printLine } from '../output';
 import { NotFoundError } from '@hookstream/errors';
-import { InputRefused } from '../refusals';
+import { InputRefused } from '../exit-codes';
 import { addTopicOption, offsetsFlag, topicFlag } from './dlq-flags';
 import { letterJson } from './dlq-output';
 

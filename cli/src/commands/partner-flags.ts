@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import { parse as parseYaml } from 'yaml';
-import { InputRefused } from '../refusals';
+import { InputRefused } from '../exit-codes';
 
 /**
  * The partner spec as an operator gives it: a JSON or YAML file and/or flags (flags win), turned

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { cliActor, describePartner, type Partner } from '@hookstream/partners';
 import { formatTable, printJson, printLine } from '../output';
-import { InputRefused } from '../refusals';
+import { InputRefused } from '../exit-codes';
 import { addSpecOptions, expiryFlag, overlapFlag, specFromFlags, type SpecFlags } from './partner-flags';
 import { requirePartner, withPartners } from './partner-session';
 

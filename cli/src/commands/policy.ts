@@ -14,7 +14,7 @@ import { createLogger, kafkaSettingsSchema, loadConfig } from '@hookstream/runti
 import { parsePolicyEventJson, type PolicyStatusEventValue } from '@hookstream/contract';
 import { printJson, printLine } from '../output';
 import { environmentWithStackEnv } from '../paths';
-import { InputRefused } from '../refusals';
+import { InputRefused } from '../exit-codes';
 
 const EXAMPLE = `
 The event is a policy-status event: event_id (optional, a UUID is generated), partner_id,

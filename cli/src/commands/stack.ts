@@ -17,6 +17,7 @@ import { livePids, readRunInfo, recordedProcesses, type RecordedProcess } from '
 import { startStack, stopStack, type RunningStack, type StoppedProcess } from '../stack/stack';
 import { removeStackEnvOf, writeStackEnv } from '../stack/stack-env';
 import { defaultStateDir, startInProgress, wipeRefusal } from '../stack/state-dir';
+import { ExitCodes } from '../exit-codes';
 
 const stateDirOption = () =>
   new Option('--state-dir <dir>', 'where the Kafka log, registry database and PostgreSQL data live')
@@ -108,7 +109,7 @@ async function stackUp(opts: { detach?: boolean; stateDir: string; cacheDir: str
         stack.unexpectedExit.then((reason) => ({ reason, failed: true })),
       ]);
       printLine(`stopping (${ended.reason})`);
-      if (ended.failed) process.exitCode = 1;
+      if (ended.failed) process.exitCode = ExitCodes.FAILED;
     } finally {
       if (!detached) {
         await stack.stop();
@@ -156,7 +157,7 @@ async function stackStatus(opts: { json?: boolean; stateDir: string }): Promise<
         : '';
       printLine(`not running (state in ${opts.stateDir}${dead})`);
     }
-    process.exitCode = 3;
+    process.exitCode = ExitCodes.STACK_NOT_RUNNING;
     return;
   }
   const databaseUrl = info.settings.DATABASE_URL ?? '';
@@ -197,7 +198,7 @@ async function stackStatus(opts: { json?: boolean; stateDir: string }): Promise<
     printLine(`state: ${info.stateDir}; started ${info.startedAt}; Kafka ${info.versions.kafka}, Apicurio ${info.versions.apicurio}`);
     for (const line of describeDown(down)) printLine(line);
   }
-  if (!healthy) process.exitCode = 4;
+  if (!healthy) process.exitCode = ExitCodes.STACK_UNHEALTHY;
 }
 
 function stackWipe(opts: { stateDir: string }): void {

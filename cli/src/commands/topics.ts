@@ -13,6 +13,7 @@ import {
 import { createLogger, kafkaSettingsSchema, loadConfig } from '@hookstream/runtime';
 import { formatTable, printJson, printLine } from '../output';
 import { environmentWithStackEnv } from '../paths';
+import { ExitCodes } from '../exit-codes';
 
 /** Settings of `topics ensure`, from the environment (and .hookstream/stack.env). */
 export const topicSettingsSchema = kafkaSettingsSchema.extend({
@@ -81,7 +82,7 @@ export function topicsCommand(): Command {
         if (drifted.length > 0 && !opts.fix) printLine('run `hookstream topics ensure --fix` to change drifted configs');
       }
       // Non-zero while the cluster differs from the wanted settings, so scripts and CI notice.
-      if (drifted.length > 0) process.exitCode = 3;
+      if (drifted.length > 0) process.exitCode = ExitCodes.TOPICS_DRIFTED;
     });
 
   return topics;

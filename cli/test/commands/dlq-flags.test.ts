@@ -1,5 +1,5 @@
 import { limitFlag, offsetsFlag, rateFlag, selectionFromFlags, timeFlag, topicFlag } from '../../src/commands/dlq-flags';
-import { InputRefused } from '../../src/refusals';
+import { InputRefused } from '../../src/exit-codes';
 
 const now = Date.parse('2026-11-23T12:00:00Z');
 
