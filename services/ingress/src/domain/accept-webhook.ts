@@ -3,8 +3,8 @@ import { KafkaUnavailableError, RegistryUnavailableError, describeError, isRetry
 import { isKafkaClientError, type AvroCodec, type RecordWriter } from '@hookstream/kafka';
 import { isStoreUnavailable, type Logger } from '@hookstream/runtime';
 import { type Partner } from '@hookstream/partners';
-import type { Completion } from '../idempotency/completion';
-import type { IdempotencyLedger } from '../idempotency/ledger';
+import type { Completion } from '../adapters/store/completion';
+import type { IdempotencyLedger } from '../adapters/store/ledger';
 import type { IngressMetrics } from '../metrics';
 import { OutcomeMessages, type AcceptedWebhook, type WebhookOutcome } from './webhook-outcome';
 import type { WebhookPayload } from './webhook-payload';

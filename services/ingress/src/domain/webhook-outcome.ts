@@ -1,6 +1,6 @@
 /**
  * What accepting one webhook came to, in the domain's words; the HTTP layer maps each to the
- * contract's response (http/responses.ts): accepted and replayed → 200 with the 2.3 body,
+ * contract's response (entry/http/responses.ts): accepted and replayed → 200 with the 2.3 body,
  * conflict → 409, in progress and unavailable → 503 with Retry-After.
  */
 

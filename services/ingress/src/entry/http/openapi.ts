@@ -1,4 +1,4 @@
-import { DOCUMENT_URL_MAX_LENGTH, DOCUMENT_URL_PATTERN } from '../domain/document-url';
+import { DOCUMENT_URL_MAX_LENGTH, DOCUMENT_URL_PATTERN } from '../../domain/document-url';
 import { InboundErrorCodes } from './responses';
 import { CONTENT_ENCODINGS, WEBHOOK_PATH, acceptEncodingHeader } from './webhook-routes';
 

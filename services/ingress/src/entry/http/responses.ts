@@ -1,6 +1,6 @@
 import { HookstreamError } from '@hookstream/errors';
 import { errorBody as sharedErrorBody, type ErrorBody as SharedErrorBody } from '@hookstream/runtime';
-import type { AcceptedWebhook, WebhookOutcome } from '../domain/webhook-outcome';
+import type { AcceptedWebhook, WebhookOutcome } from '../../domain/webhook-outcome';
 
 /**
  * The contract's response bodies: success (spec 2.3) and error (spec 2.4), and the error codes.

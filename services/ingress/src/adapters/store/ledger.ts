@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { StoreUnavailableError, describeError } from '@hookstream/errors';
 import { asStoreError, openStateStore, sleep, type Logger, type StateStore } from '@hookstream/runtime';
-import type { AbandonedClaimSearch } from './abandoned-claim-search';
+import type { AbandonedClaimSearch } from '../kafka/abandoned-claim-search';
 import { completionOf, type Claim, type Completion, type RowState } from './completion';
 import { ledgerMigrations, type LedgerTables } from './ledger-tables';
 import { insertClaims, recordCompletions, type ClaimItem, type CompletionItem } from './ledger-writes';

@@ -1,12 +1,12 @@
 import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
 import { withTimeout, type Logger } from '@hookstream/runtime';
 import { type PartnerDirectory } from '@hookstream/partners';
-import { acceptWebhook, type AcceptWebhookDeps } from '../domain/accept-webhook';
-import { payloadFingerprint, validateWebhookPayload } from '../domain/webhook-payload';
-import type { AnswerRecorder } from '../domain/answer-recorder';
-import { RECORDED_STATUSES, rejectionOf, type BodyAsRead, type WebhookRejection } from '../domain/webhook-rejection';
-import { replayOf, type WebhookReplay } from '../domain/webhook-replay';
-import type { IngressMetrics } from '../metrics';
+import { acceptWebhook, type AcceptWebhookDeps } from '../../domain/accept-webhook';
+import { payloadFingerprint, validateWebhookPayload } from '../../domain/webhook-payload';
+import type { AnswerRecorder } from '../../domain/answer-recorder';
+import { RECORDED_STATUSES, rejectionOf, type BodyAsRead, type WebhookRejection } from '../../domain/webhook-rejection';
+import { replayOf, type WebhookReplay } from '../../domain/webhook-replay';
+import type { IngressMetrics } from '../../metrics';
 import { InboundError, InboundErrorCodes, errorBody, responseTo, type ErrorBody } from './responses';
 
 export const WEBHOOK_PATH = '/api/integration/partner/webhook';
