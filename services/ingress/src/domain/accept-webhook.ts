@@ -3,14 +3,13 @@ import { KafkaUnavailableError, RegistryUnavailableError, describeError, isRetry
 import { isKafkaClientError, type AvroCodec, type RecordWriter } from '@hookstream/kafka';
 import { isStoreUnavailable, type Logger } from '@hookstream/runtime';
 import { type Partner } from '@hookstream/partners';
-import type { Completion } from '../adapters/store/completion';
-import type { IdempotencyLedger } from '../adapters/store/ledger';
 import type { IngressMetrics } from '../metrics';
+import type { Completion, RequestIdLedger } from './request-id-ledger';
 import { OutcomeMessages, type AcceptedWebhook, type WebhookOutcome } from './webhook-outcome';
 import type { WebhookPayload } from './webhook-payload';
 
 export interface AcceptWebhookDeps {
-  ledger: IdempotencyLedger;
+  ledger: RequestIdLedger;
   codec: AvroCodec;
   /** Real topic names. */
   topics: { partnerEvents: string };
@@ -29,7 +28,7 @@ export interface AcceptWebhookDeps {
 /**
  * Accepts one validated webhook (spec 4.2): accepted only once its partner-events record is
  * durable. With a request_id the idempotency table of spec 4.2 holds across replicas and restarts,
- * through the ledger in PostgreSQL (IdempotencyLedger.claim):
+ * through the ledger in PostgreSQL (RequestIdLedger.claim):
  * 1. a completed key: the first acceptance's answer for the same payload, a conflict for another;
  * 2. a key in flight: a conflict for another payload; the same payload waits for the outcome (bounded);
  * 3. otherwise the request claims the key; the winner writes the partner event, answers, and
