@@ -1,5 +1,5 @@
 import { ErrorCodes, Refusal } from '@hookstream/errors';
-import { payloadFingerprint } from '../src/domain/webhook-payload';
+import { payloadFingerprint } from '../src/domain/payload-fingerprint';
 import { rejectionOf } from '../src/domain/webhook-rejection';
 
 /** What a rejection records of a refused request: what the partner was told, and what could be read of the body, within bounds. */

@@ -2,7 +2,8 @@ import { withTimeout } from '@hookstream/runtime';
 import { type Partner } from '@hookstream/partners';
 import { acceptWebhook, type AcceptWebhookDeps } from './accept-webhook';
 import { OutcomeMessages, type WebhookOutcome } from './webhook-outcome';
-import { payloadFingerprint, validateWebhookPayload } from './webhook-payload';
+import { payloadFingerprint } from './payload-fingerprint';
+import { validateWebhookPayload } from './webhook-payload';
 import type { BodyAsRead } from './webhook-rejection';
 
 /** A body the entry has decoded: its text (UTF-8) and its JSON value. */

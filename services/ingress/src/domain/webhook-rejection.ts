@@ -1,6 +1,6 @@
 import type { InboundRejectionValue } from '@hookstream/contract';
 import type { Refusal } from '@hookstream/errors';
-import { payloadFingerprint } from './webhook-payload';
+import { payloadFingerprint } from './payload-fingerprint';
 
 /*
  * A webhook refused an authenticated partner, described so the partner can later see why
