@@ -2,6 +2,7 @@ import { ApiKeyHasher } from '@hookstream/partners';
 import { TopicNames } from '@hookstream/kafka';
 import { createServiceRuntime, runService } from '@hookstream/service';
 import { answerPublishers } from './adapters/kafka/answer-publishers';
+import { KafkaPartnerEvents } from './adapters/kafka/partner-events';
 import { answerParserRefusalsWithJson } from './entry/http/client-errors';
 import { configSchema } from './config';
 import { createWebhookRoutes } from './entry/http/webhook-routes';
@@ -78,10 +79,12 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
     replays: answers.replays,
     accept: {
       ledger,
-      codec,
-      topics: { partnerEvents: topic(TopicNames.partnerEvents) },
-      producer: runtime.recordWriter,
-      eventsReachable: () => runtime.producer.reachable(topic(TopicNames.partnerEvents)),
+      events: new KafkaPartnerEvents({
+        codec,
+        topic: topic(TopicNames.partnerEvents),
+        producer: runtime.recordWriter,
+        reachable: () => runtime.producer.reachable(topic(TopicNames.partnerEvents)),
+      }),
       instanceId,
       duplicateWaitMs: config.IDEMPOTENCY_WAIT_MS,
       metrics,
