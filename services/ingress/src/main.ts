@@ -1,15 +1,15 @@
 import { ApiKeyHasher } from '@hookstream/partners';
 import { TopicNames } from '@hookstream/kafka';
 import { createServiceRuntime, runService } from '@hookstream/service';
+import { configSchema } from './config';
+import { createIngressMetrics } from './metrics';
+import { AbandonedClaimSearch } from './adapters/kafka/abandoned-claim-search';
 import { answerPublishers } from './adapters/kafka/answer-publishers';
 import { KafkaPartnerEvents } from './adapters/kafka/partner-events';
-import { answerParserRefusalsWithJson } from './entry/http/client-errors';
-import { configSchema } from './config';
-import { createWebhookRoutes } from './entry/http/webhook-routes';
-import { ingressOpenApi } from './entry/http/openapi';
-import { AbandonedClaimSearch } from './adapters/kafka/abandoned-claim-search';
 import { IdempotencyLedger } from './adapters/store/ledger';
-import { createIngressMetrics } from './metrics';
+import { answerParserRefusalsWithJson } from './entry/http/client-errors';
+import { ingressOpenApi } from './entry/http/openapi';
+import { createWebhookRoutes } from './entry/http/webhook-routes';
 
 export { configSchema } from './config';
 
