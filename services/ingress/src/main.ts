@@ -1,14 +1,15 @@
 import { ApiKeyHasher } from '@hookstream/partners';
 import { TopicNames } from '@hookstream/kafka';
 import { createServiceRuntime, runService } from '@hookstream/service';
-import { answerPublishers } from './answer-records/answer-publishers';
-import { answerParserRefusalsWithJson } from './http/client-errors';
 import { configSchema } from './config';
-import { createWebhookRoutes } from './http/webhook-routes';
-import { ingressOpenApi } from './http/openapi';
-import { AbandonedClaimSearch } from './idempotency/abandoned-claim-search';
-import { IdempotencyLedger } from './idempotency/ledger';
 import { createIngressMetrics } from './metrics';
+import { AbandonedClaimSearch } from './adapters/kafka/abandoned-claim-search';
+import { answerPublishers } from './adapters/kafka/answer-publishers';
+import { KafkaPartnerEvents } from './adapters/kafka/partner-events';
+import { IdempotencyLedger } from './adapters/store/ledger';
+import { answerParserRefusalsWithJson } from './entry/http/client-errors';
+import { ingressOpenApi } from './entry/http/openapi';
+import { createWebhookRoutes } from './entry/http/webhook-routes';
 
 export { configSchema } from './config';
 
@@ -27,7 +28,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
   const { config, kafka, codec, logger, instanceId } = runtime;
   const topic = (name: string) => runtime.topics.get(name)!.topic;
 
-  // The request_id ledger is in PostgreSQL (idempotency/ledger.ts): nothing is read at start. It
+  // The request_id ledger is in PostgreSQL (adapters/store/ledger.ts): nothing is read at start. It
   // opens (and migrates) in the background, so a webhook without a request_id is taken at once.
   const ledger = new IdempotencyLedger({
     url: config.DATABASE_URL,
@@ -78,10 +79,12 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
     replays: answers.replays,
     accept: {
       ledger,
-      codec,
-      topics: { partnerEvents: topic(TopicNames.partnerEvents) },
-      producer: runtime.recordWriter,
-      eventsReachable: () => runtime.producer.reachable(topic(TopicNames.partnerEvents)),
+      events: new KafkaPartnerEvents({
+        codec,
+        topic: topic(TopicNames.partnerEvents),
+        producer: runtime.recordWriter,
+        reachable: () => runtime.producer.reachable(topic(TopicNames.partnerEvents)),
+      }),
       instanceId,
       duplicateWaitMs: config.IDEMPOTENCY_WAIT_MS,
       metrics,

@@ -2,9 +2,9 @@ import { Registry, type Logger } from '@hookstream/runtime';
 import { type AvroCodec, type Producer } from '@hookstream/kafka';
 import type { WebhookRejection } from '../src/domain/webhook-rejection';
 import { createIngressMetrics } from '../src/metrics';
-import { PartnerTokenBuckets } from '../src/answer-records/partner-token-buckets';
-import { answerPublishers } from '../src/answer-records/answer-publishers';
-import type { BoundedPublisherOptions } from '../src/answer-records/bounded-publisher';
+import { PartnerTokenBuckets } from '../src/adapters/kafka/partner-token-buckets';
+import { answerPublishers } from '../src/adapters/kafka/answer-publishers';
+import type { BoundedPublisherOptions } from '../src/adapters/kafka/bounded-publisher';
 import type { WebhookReplay } from '../src/domain/webhook-replay';
 
 /**

@@ -8,7 +8,7 @@
 import Ajv2020 from 'ajv/dist/2020';
 import { DOCUMENT_URL_MAX_LENGTH, DOCUMENT_URL_PATTERN } from '../src/domain/document-url';
 import { validateWebhookPayload } from '../src/domain/webhook-payload';
-import { ingressOpenApi } from '../src/http/openapi';
+import { ingressOpenApi } from '../src/entry/http/openapi';
 
 const { components } = ingressOpenApi('') as { components: object };
 const schemaAccepts = new Ajv2020({ strict: false, allErrors: true }).compile({ $ref: '#/components/schemas/WebhookRequest', components });

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { stateSchemaOf } from '@hookstream/runtime';
-import { canonicalJson, payloadFingerprint } from '../src/domain/webhook-payload';
+import { canonicalJson, payloadFingerprint } from '../src/domain/payload-fingerprint';
 import { TestFixture } from '../../../test/helpers/fixture';
 import { uniqueName } from '../../../test/helpers/infrastructure';
 import { postWebhook, readPartnerEvents, webhook, type RunningIngress } from '../../../test/helpers/ingress';

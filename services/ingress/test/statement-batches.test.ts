@@ -1,4 +1,4 @@
-import { StatementBatches } from '../src/idempotency/statement-batches';
+import { StatementBatches } from '../src/adapters/store/statement-batches';
 
 /** A statement the test settles by hand, recording the batches it was given. */
 function manualStatement() {

@@ -2,7 +2,7 @@ import express from 'express';
 import { Registry, createLogger, startHttpServer, type RunningHttpServer } from '@hookstream/runtime';
 import { type PartnerDirectory } from '@hookstream/partners';
 import type { AcceptWebhookDeps } from '../src/domain/accept-webhook';
-import { WEBHOOK_PATH, createWebhookRoutes } from '../src/http/webhook-routes';
+import { WEBHOOK_PATH, createWebhookRoutes } from '../src/entry/http/webhook-routes';
 import { createIngressMetrics } from '../src/metrics';
 
 /**

@@ -1,4 +1,5 @@
-import { MAX_DEPTH, canonicalJson, payloadFingerprint, validateWebhookPayload } from '../src/domain/webhook-payload';
+import { canonicalJson, payloadFingerprint } from '../src/domain/payload-fingerprint';
+import { MAX_DEPTH, validateWebhookPayload } from '../src/domain/webhook-payload';
 
 const valid = {
   transaction_number: 'T-1',

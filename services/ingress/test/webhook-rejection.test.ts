@@ -1,14 +1,21 @@
-import { payloadFingerprint } from '../src/domain/webhook-payload';
-import { rejectionOf, type Refusal } from '../src/domain/webhook-rejection';
+import { ErrorCodes, Refusal } from '@hookstream/errors';
+import { payloadFingerprint } from '../src/domain/payload-fingerprint';
+import { rejectionOf } from '../src/domain/webhook-rejection';
 
 /** What a rejection records of a refused request: what the partner was told, and what could be read of the body, within bounds. */
 
-const refusal: Refusal = {
-  httpStatus: 400,
-  errorCode: 'INVALID_PAYLOAD_VALIDATION_ERR',
-  message: 'transaction_number is required; documents[0].url must be an absolute http or https URL',
-  fields: ['transaction_number', 'documents[0].url'],
-};
+/** A refusal whose fields are the given paths (what is recorded of a field is its path). */
+const refused = (
+  code: typeof ErrorCodes.INVALID_PAYLOAD | typeof ErrorCodes.IDEMPOTENCY_KEY_REUSED,
+  message: string,
+  paths: string[] = [],
+) => new Refusal(code, message, { fields: paths.map((field) => ({ field, message })) });
+
+const refusal = refused(
+  ErrorCodes.INVALID_PAYLOAD,
+  'transaction_number is required; documents[0].url must be an absolute http or https URL',
+  ['transaction_number', 'documents[0].url'],
+);
 
 test('a body refused for its fields: the answer, the fields named, request_id and transaction_number when strings, the fingerprint', () => {
   const parsed = { request_id: 'req-7', transaction_number: 42, documents: [{ url: 'ftp://x' }], api_key: 'never recorded' };
@@ -29,7 +36,7 @@ test('a body refused for its fields: the answer, the fields named, request_id an
 });
 
 test('a 409 keeps the fingerprint the ingress computed; a body that is not JSON has none, nor identifiers', () => {
-  const conflict: Refusal = { httpStatus: 409, errorCode: 'IDEMPOTENCY_KEY_REUSED_ERR', message: 'reused', fields: ['request_id'] };
+  const conflict = refused(ErrorCodes.IDEMPOTENCY_KEY_REUSED, 'reused', ['request_id']);
   const parsed = { request_id: 'r', transaction_number: 'T-1' };
   expect(rejectionOf('acme', 1, conflict, { text: '{}', parsed, fingerprint: 'abc' })).toMatchObject({
     http_status: 409,
@@ -38,7 +45,7 @@ test('a 409 keeps the fingerprint the ingress computed; a body that is not JSON 
     transaction_number: 'T-1',
     payload_fingerprint: 'abc',
   });
-  const notJson = { ...refusal, message: 'the body is not valid JSON', fields: [] };
+  const notJson = refused(ErrorCodes.INVALID_PAYLOAD, 'the body is not valid JSON');
   expect(rejectionOf('acme', 1, notJson, { text: '{"request_id":' })).toMatchObject({
     fields: [],
     request_id: null,
@@ -58,7 +65,11 @@ test('what comes from the body is bounded: the message and field paths cut, at m
   const recorded = rejectionOf(
     'acme',
     1,
-    { ...refusal, message: `${long} is not allowed`, fields: Array.from({ length: 80 }, (_, i) => `${long}${i}`) },
+    refused(
+      ErrorCodes.INVALID_PAYLOAD,
+      `${long} is not allowed`,
+      Array.from({ length: 80 }, (_, i) => `${long}${i}`),
+    ),
     { text: '{}', parsed: { request_id: 'r'.repeat(201), transaction_number: 'T\ud800' }, fingerprint: 'f' },
   );
   expect(recorded.message).toHaveLength(2000);
@@ -67,6 +78,6 @@ test('what comes from the body is bounded: the message and field paths cut, at m
   expect(recorded.request_id).toBeNull();
   expect(recorded.transaction_number).toBeNull();
   // A cut through a surrogate pair leaves valid Unicode (Avro strings are UTF-8).
-  const emoji = rejectionOf('acme', 1, { ...refusal, message: `${'a'.repeat(1999)}😀` });
+  const emoji = rejectionOf('acme', 1, refused(ErrorCodes.INVALID_PAYLOAD, `${'a'.repeat(1999)}😀`));
   expect(emoji.message.isWellFormed()).toBe(true);
 });

@@ -1,23 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { KafkaUnavailableError, RegistryUnavailableError, describeError, isRetryable } from '@hookstream/errors';
-import { isKafkaClientError, type AvroCodec, type RecordWriter } from '@hookstream/kafka';
+import { describeError } from '@hookstream/errors';
 import { isStoreUnavailable, type Logger } from '@hookstream/runtime';
 import { type Partner } from '@hookstream/partners';
-import type { Completion } from '../idempotency/completion';
-import type { IdempotencyLedger } from '../idempotency/ledger';
 import type { IngressMetrics } from '../metrics';
+import type { EncodedEvent, PartnerEventLog } from './partner-events';
+import type { Completion, RequestIdLedger } from './request-id-ledger';
 import { OutcomeMessages, type AcceptedWebhook, type WebhookOutcome } from './webhook-outcome';
 import type { WebhookPayload } from './webhook-payload';
 
 export interface AcceptWebhookDeps {
-  ledger: IdempotencyLedger;
-  codec: AvroCodec;
-  /** Real topic names. */
-  topics: { partnerEvents: string };
-  /** Idempotent producer (acks=all) for partner events. */
-  producer: RecordWriter;
-  /** Whether a leader of partner-events is connected now (the producer's view, no request). */
-  eventsReachable: () => boolean;
+  ledger: RequestIdLedger;
+  /** Where the webhook's event is written (acks=all). */
+  events: PartnerEventLog;
   instanceId: string;
   /** How long a duplicate waits for an in-flight original, and a takeover searches partner-events. */
   duplicateWaitMs: number;
@@ -29,7 +23,7 @@ export interface AcceptWebhookDeps {
 /**
  * Accepts one validated webhook (spec 4.2): accepted only once its partner-events record is
  * durable. With a request_id the idempotency table of spec 4.2 holds across replicas and restarts,
- * through the ledger in PostgreSQL (IdempotencyLedger.claim):
+ * through the ledger in PostgreSQL (RequestIdLedger.claim):
  * 1. a completed key: the first acceptance's answer for the same payload, a conflict for another;
  * 2. a key in flight: a conflict for another payload; the same payload waits for the outcome (bounded);
  * 3. otherwise the request claims the key; the winner writes the partner event, answers, and
@@ -50,35 +44,24 @@ export async function acceptWebhook(
     transactionNumber: payload.transaction_number,
     transactionType: payload.transaction_type,
   };
-  let event: Buffer;
-  try {
-    event = await deps.codec.encode(deps.topics.partnerEvents, {
-      partner_id: partner.partner_id,
-      request_id: requestId ?? null,
-      transaction_number: payload.transaction_number,
-      transaction_type: payload.transaction_type,
-      status: payload.status,
-      documents: payload.documents.map((d) => ({ type: d.type, url: d.url, filename: d.filename ?? null })),
-      received_at: now(),
-      payload_fingerprint: fingerprint,
-      ingress_instance: deps.instanceId,
-    });
-  } catch (error) {
-    if (error instanceof RegistryUnavailableError || isRetryable(error))
-      return { kind: 'unavailable', message: OutcomeMessages.registryUnavailable };
-    throw error;
-  }
-  const writeEvent = () =>
-    writeDurably(
-      () => deps.producer.send({ topic: deps.topics.partnerEvents, key: payload.transaction_number, value: event }),
-      webhook,
-      deps,
-    );
+  const event = await deps.events.encode({
+    partner_id: partner.partner_id,
+    request_id: requestId ?? null,
+    transaction_number: payload.transaction_number,
+    transaction_type: payload.transaction_type,
+    status: payload.status,
+    documents: payload.documents.map((d) => ({ type: d.type, url: d.url, filename: d.filename ?? null })),
+    received_at: now(),
+    payload_fingerprint: fingerprint,
+    ingress_instance: deps.instanceId,
+  });
+  if (event === 'unavailable') return { kind: 'unavailable', message: OutcomeMessages.registryUnavailable };
+  const writeEvent = () => writeDurably(event, webhook, deps);
   if (requestId === undefined) return writeEvent();
 
   // Kafka away: answered before a claim is made, which would otherwise hold the key until the
   // claim TTL (a retry after the outage would wait for it).
-  if (!deps.eventsReachable()) return { kind: 'unavailable', message: OutcomeMessages.kafkaUnavailable };
+  if (!deps.events.reachable()) return { kind: 'unavailable', message: OutcomeMessages.kafkaUnavailable };
   try {
     for (let round = 0; round < 3; round++) {
       const claimStarted = process.hrtime.bigint();
@@ -159,16 +142,10 @@ function conflict(deps: AcceptWebhookDeps): WebhookOutcome {
 }
 
 /** Writes the partner event (acks=all): accepted once durable, unavailable if Kafka is away. */
-async function writeDurably(write: () => Promise<unknown>, webhook: AcceptedWebhook, deps: AcceptWebhookDeps): Promise<WebhookOutcome> {
+async function writeDurably(event: EncodedEvent, webhook: AcceptedWebhook, deps: AcceptWebhookDeps): Promise<WebhookOutcome> {
   const started = process.hrtime.bigint();
-  try {
-    await write();
-  } catch (error) {
-    // Any failed write is "not stored, retry later" for a partner, whatever the broker said.
-    if (error instanceof KafkaUnavailableError || isRetryable(error) || isKafkaClientError(error))
-      return { kind: 'unavailable', message: OutcomeMessages.kafkaUnavailable };
-    throw error;
-  }
+  const written = await deps.events.write(webhook.transactionNumber, event);
+  if (written === 'unavailable') return { kind: 'unavailable', message: OutcomeMessages.kafkaUnavailable };
   deps.metrics.produceSeconds.observe(Number(process.hrtime.bigint() - started) / 1e9);
   return { kind: 'accepted', webhook };
 }

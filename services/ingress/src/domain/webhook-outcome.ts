@@ -1,7 +1,9 @@
+import type { PayloadProblem } from './webhook-payload';
+
 /**
- * What accepting one webhook came to, in the domain's words; the HTTP layer maps each to the
- * contract's response (http/responses.ts): accepted and replayed → 200 with the 2.3 body,
- * conflict → 409, in progress and unavailable → 503 with Retry-After.
+ * What receiving one webhook came to, in the domain's words; the HTTP entry maps each to the
+ * contract's response (entry/http/responses.ts): accepted and replayed → 200 with the 2.3 body,
+ * invalid → 400, conflict → 409, in progress and unavailable → 503 with Retry-After.
  */
 
 /** What a 2.3 body is built from, for a live answer and a replay alike (so both are the same bytes). */
@@ -12,6 +14,8 @@ export interface AcceptedWebhook {
 }
 
 export type WebhookOutcome =
+  /** The body's fields break the rules of spec 2.2 (webhook-payload.ts): every problem, by field path. */
+  | { kind: 'invalid'; problems: readonly PayloadProblem[] }
   /** Durably written now (acks=all). */
   | { kind: 'accepted'; webhook: AcceptedWebhook }
   /** The same request_id and payload were accepted before: the first acceptance's answer. */
@@ -31,4 +35,5 @@ export const OutcomeMessages = {
   ledgerUnchecked: (why: string) => `could not check the request_id ledger: ${why}; retry later`,
   stillProcessing: 'the same request_id is still being processed; retry later',
   beingProcessed: 'the request_id is being processed; retry later',
+  notStoredInTime: 'the webhook could not be stored durably in time; retry later',
 } as const;

@@ -1,5 +1,6 @@
 import type { InboundRejectionValue } from '@hookstream/contract';
-import { payloadFingerprint } from './webhook-payload';
+import type { Refusal } from '@hookstream/errors';
+import { payloadFingerprint } from './payload-fingerprint';
 
 /*
  * A webhook refused an authenticated partner, described so the partner can later see why
@@ -11,18 +12,14 @@ import { payloadFingerprint } from './webhook-payload';
 /** The answers whose refusals are recorded. */
 export const RECORDED_STATUSES: ReadonlySet<number> = new Set([400, 409]);
 
-/** A refusal as answered: the HTTP status, the contract's error_code, its message and the fields it names. */
-export interface Refusal {
-  httpStatus: number;
-  errorCode: string;
-  message: string;
-  fields: readonly string[];
-}
-
-/** What the ingress had read of the body when it refused it: the text once UTF-8, the value once JSON, the fingerprint once computed. */
+/**
+ * What the ingress had read of the body when it refused it: the text once UTF-8, the value once
+ * JSON, the request_id once the fields are valid (for the log), the fingerprint once computed.
+ */
 export interface BodyAsRead {
   text?: string;
   parsed?: unknown;
+  requestId?: string;
   fingerprint?: string;
 }
 
@@ -49,16 +46,16 @@ function identifierOf(body: unknown, field: 'request_id' | 'transaction_number')
   return typeof value === 'string' && value.length <= IDENTIFIER_MAX_CHARACTERS && value.isWellFormed() ? value : null;
 }
 
-/** The rejection of a request refused with `refusal` after `body` was read. */
+/** The rejection of a request refused with `refusal` (as answered: its status, code, message and the paths of its fields) after `body` was read. */
 export function rejectionOf(partnerId: string, receivedAt: number, refusal: Refusal, body: BodyAsRead = {}): WebhookRejection {
   const isJson = body.text !== undefined && 'parsed' in body;
   return {
     partner_id: partnerId,
     received_at: receivedAt,
     http_status: refusal.httpStatus,
-    error_code: refusal.errorCode,
+    error_code: refusal.code,
     message: bounded(refusal.message, MESSAGE_MAX_CHARACTERS),
-    fields: refusal.fields.slice(0, FIELDS_MAX).map((field) => bounded(field, FIELD_MAX_CHARACTERS)),
+    fields: refusal.fields.slice(0, FIELDS_MAX).map(({ field }) => bounded(field, FIELD_MAX_CHARACTERS)),
     request_id: identifierOf(body.parsed, 'request_id'),
     transaction_number: identifierOf(body.parsed, 'transaction_number'),
     payload_fingerprint: body.fingerprint ?? (isJson ? payloadFingerprint(body.parsed, body.text) : null),

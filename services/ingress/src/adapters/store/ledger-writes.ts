@@ -3,7 +3,7 @@
  * gathers them): the claims of new request_ids, and the completions recorded after the answers.
  */
 import { sql, type Kysely } from 'kysely';
-import type { Completion } from './completion';
+import type { Completion } from '../../domain/request-id-ledger';
 import type { LedgerTables } from './ledger-tables';
 
 export interface ClaimItem {

@@ -1,6 +1,7 @@
-import { DOCUMENT_URL_MAX_LENGTH, DOCUMENT_URL_PATTERN } from '../domain/document-url';
-import { InboundErrorCodes } from './responses';
-import { CONTENT_ENCODINGS, WEBHOOK_PATH, acceptEncodingHeader } from './webhook-routes';
+import { ErrorCodes } from '@hookstream/errors';
+import { DOCUMENT_URL_MAX_LENGTH, DOCUMENT_URL_PATTERN } from '../../domain/document-url';
+import { WEBHOOK_PATH } from './webhook-routes';
+import { CONTENT_ENCODINGS, acceptEncodingHeader } from './webhook-request';
 
 const nonBlank = (description: string, maxLength: number) => ({ type: 'string', minLength: 1, maxLength, pattern: '\\S', description });
 
@@ -44,19 +45,19 @@ export function ingressOpenApi(basePath: string): object {
             '400': errorResponse(
               'Malformed JSON, a body that is not UTF-8, or required fields missing or invalid; the message names every problem by field ' +
                 'path. MALFORMED_REQUEST_ERR: the request is not valid HTTP/1.1 (the connection is closed)',
-              [InboundErrorCodes.VALIDATION, InboundErrorCodes.MALFORMED_REQUEST],
+              [ErrorCodes.INVALID_PAYLOAD, ErrorCodes.MALFORMED_REQUEST],
             ),
-            '401': errorResponse('x-api-key missing, unknown, revoked, expired, or the partner is disabled', [InboundErrorCodes.API_KEY]),
-            '405': errorResponse('Only POST is allowed', [InboundErrorCodes.METHOD_NOT_ALLOWED]),
-            '408': errorResponse('The request did not arrive in time (the connection is closed)', [InboundErrorCodes.REQUEST_TIMEOUT]),
+            '401': errorResponse('x-api-key missing, unknown, revoked, expired, or the partner is disabled', [ErrorCodes.INVALID_API_KEY]),
+            '405': errorResponse('Only POST is allowed', [ErrorCodes.METHOD_NOT_ALLOWED]),
+            '408': errorResponse('The request did not arrive in time (the connection is closed)', [ErrorCodes.REQUEST_TIMEOUT]),
             '409': errorResponse('The request_id was already used with a different payload; do not retry', [
-              InboundErrorCodes.IDEMPOTENCY_CONFLICT,
+              ErrorCodes.IDEMPOTENCY_KEY_REUSED,
             ]),
-            '413': errorResponse('The body is larger than the limit', [InboundErrorCodes.PAYLOAD_TOO_LARGE]),
+            '413': errorResponse('The body is larger than the limit', [ErrorCodes.PAYLOAD_TOO_LARGE]),
             '415': {
               ...errorResponse(
                 `Content-Type is not application/json (UTF-8), or the Content-Encoding is not one of ${CONTENT_ENCODINGS.join(', ')}`,
-                [InboundErrorCodes.UNSUPPORTED_MEDIA_TYPE],
+                [ErrorCodes.UNSUPPORTED_MEDIA_TYPE],
               ),
               headers: {
                 'Accept-Encoding': {
@@ -66,13 +67,13 @@ export function ingressOpenApi(basePath: string): object {
               },
             },
             '431': errorResponse('The request headers are larger than the server accepts (the connection is closed)', [
-              InboundErrorCodes.HEADERS_TOO_LARGE,
+              ErrorCodes.HEADERS_TOO_LARGE,
             ]),
-            '500': errorResponse('Unexpected server error; retry', [InboundErrorCodes.INTERNAL]),
+            '500': errorResponse('Unexpected server error; retry', [ErrorCodes.INTERNAL]),
             '503': {
               ...errorResponse(
                 'Storage unavailable, the service starting or shutting down, or the same request_id still in flight; retry after Retry-After seconds',
-                [InboundErrorCodes.UNAVAILABLE, InboundErrorCodes.IN_PROGRESS],
+                [ErrorCodes.SERVICE_UNAVAILABLE, ErrorCodes.REQUEST_IN_PROGRESS],
               ),
               headers: { 'Retry-After': { schema: { type: 'integer' }, description: 'Seconds to wait before retrying' } },
             },

@@ -8,9 +8,9 @@ import { randomUUID } from 'node:crypto';
 import { TopicNames, topicCatalogue, type AvroCodec, type Producer } from '@hookstream/kafka';
 import { type InboundRejectionValue, type InboundReplayValue } from '@hookstream/contract';
 import { type Logger } from '@hookstream/runtime';
-import type { WebhookRejection } from '../domain/webhook-rejection';
-import type { WebhookReplay } from '../domain/webhook-replay';
-import type { IngressMetrics } from '../metrics';
+import type { WebhookRejection } from '../../domain/webhook-rejection';
+import type { WebhookReplay } from '../../domain/webhook-replay';
+import type { IngressMetrics } from '../../metrics';
 import { BoundedPublisher, type BoundedPublisherOptions } from './bounded-publisher';
 
 export interface AnswerPublishers {

@@ -1,7 +1,7 @@
 import { KafkaUnavailableError, describeError } from '@hookstream/errors';
 import { type AvroCodec, type Producer } from '@hookstream/kafka';
 import { type Counter, type Logger } from '@hookstream/runtime';
-import type { AnswerRecorder } from '../domain/answer-recorder';
+import type { AnswerRecorder } from '../../domain/answer-recorder';
 import { PartnerTokenBuckets, type TokenBucketLimits } from './partner-token-buckets';
 
 /**

@@ -1,7 +1,7 @@
 import { describeError } from '@hookstream/errors';
 import { type AvroCodec, type Kafka } from '@hookstream/kafka';
 import { type Logger } from '@hookstream/runtime';
-import type { Completion } from './completion';
+import type { Completion } from '../../domain/request-id-ledger';
 
 /** The fields of a partner-events record the search reads (schemas/partner-event.avsc). */
 interface AcceptedWebhookRecord {

@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { StoreUnavailableError, describeError } from '@hookstream/errors';
 import { asStoreError, openStateStore, sleep, type Logger, type StateStore } from '@hookstream/runtime';
-import type { AbandonedClaimSearch } from './abandoned-claim-search';
-import { completionOf, type Claim, type Completion, type RowState } from './completion';
+import type { AbandonedClaimSearch } from '../kafka/abandoned-claim-search';
+import type { ClaimResult, Completion, RequestIdLedger } from '../../domain/request-id-ledger';
+import { completionOf, readRow, releaseClaim, renewAfterSearch, takeOverRow, type RowState } from './ledger-rows';
 import { ledgerMigrations, type LedgerTables } from './ledger-tables';
 import { insertClaims, recordCompletions, type ClaimItem, type CompletionItem } from './ledger-writes';
 import { StatementBatches } from './statement-batches';
@@ -31,19 +32,6 @@ export interface LedgerOptions {
   sweepEveryMs?: number;
 }
 
-/** How a claim went; the caller answers a request from anything but `won`. */
-export type ClaimResult =
-  /** This request holds the key: write the event, then `complete`. */
-  | { kind: 'won'; claimId: string }
-  /** Answered before. */
-  | { kind: 'completed'; completion: Completion }
-  /** Another request holds a live claim. */
-  | { kind: 'claimed'; claim: Claim }
-  /** Another request took the key over between this one's reads: read again. */
-  | { kind: 'lost' }
-  /** The abandoned claimant's event could not be looked for: not decidable now. */
-  | { kind: 'unchecked'; why: string };
-
 /** Rows one retention delete removes: short statements, so concurrent sweeps and claims never wait long. */
 const SWEEP_BATCH = 1_000;
 
@@ -63,7 +51,7 @@ const SWEEP_BATCH = 1_000;
  * one commit (StatementBatches). A repeated key costs an insert that does nothing and one select. With the store unavailable, every
  * method throws StoreUnavailableError (answered 503, never 200 or 500).
  */
-export class IdempotencyLedger {
+export class IdempotencyLedger implements RequestIdLedger {
   private store: StateStore<LedgerTables> | undefined;
   private sweeper: NodeJS.Timeout | undefined;
   /** Completions on their way (recorded after the answer): stop() lets them finish. */
@@ -209,14 +197,10 @@ export class IdempotencyLedger {
     claimId: string,
     timeoutMs: number,
   ): Promise<ClaimResult> {
-    const taken = await this.query('take over an abandoned claim', async (db) => {
-      const { numAffectedRows } = await sql`
-        update ingress_request_ledger
-        set claim_id = ${claimId}, fingerprint = ${fingerprint}, claimant_instance = ${this.options.instance}, claimed_at = now()
-        where partner_id = ${partnerId} and request_id = ${requestId} and claim_id = ${row.claim_id} and completed_at is null
-          and claimed_at < now() - make_interval(secs => ${this.options.claimTtlMs / 1000})`.execute(db);
-      return numAffectedRows === 1n;
-    });
+    const { instance, claimTtlMs } = this.options;
+    const taken = await this.query('take over an abandoned claim', (db) =>
+      takeOverRow(db, { partnerId, requestId, claimId, fingerprint }, row.claim_id, instance, claimTtlMs),
+    );
     if (!taken) return { kind: 'lost' };
     this.logger.info({ partnerId, requestId, abandonedBy: row.claimant_instance }, 'abandoned request_id claim taken over');
     let found: Completion | undefined;
@@ -232,34 +216,17 @@ export class IdempotencyLedger {
     // Searched: a later taker need not search before this claim's taking. The claim's time starts
     // again now, as the write does: the search may have taken seconds of the TTL, and the write
     // must end within it (config.ts).
-    const renewed = await this.query('record a search', async (db) => {
-      const { numAffectedRows } = await sql`
-        update ingress_request_ledger set unchecked_since = claimed_at, claimed_at = now()
-        where partner_id = ${partnerId} and request_id = ${requestId} and claim_id = ${claimId} and completed_at is null`.execute(db);
-      return numAffectedRows === 1n;
-    });
+    const renewed = await this.query('record a search', (db) => renewAfterSearch(db, partnerId, requestId, claimId));
     return renewed ? { kind: 'won', claimId } : { kind: 'lost' };
   }
 
   /** Deletes a claim under which nothing was written (a failure is left to the claim TTL). */
   private async release(partnerId: string, requestId: string, claimId: string): Promise<void> {
-    await this.query('release a claim', (db) =>
-      sql`delete from ingress_request_ledger
-          where partner_id = ${partnerId} and request_id = ${requestId} and claim_id = ${claimId} and completed_at is null`.execute(db),
-    ).catch(() => undefined);
+    await this.query('release a claim', (db) => releaseClaim(db, partnerId, requestId, claimId)).catch(() => undefined);
   }
 
   private async rowOf(partnerId: string, requestId: string): Promise<RowState | undefined> {
-    return this.query('read a request_id', async (db) => {
-      const { rows } = await sql<RowState>`
-        select claim_id, fingerprint, claimant_instance, completed_at is not null as completed,
-               transaction_number, transaction_type,
-               (extract(epoch from claimed_at) * 1000)::bigint as claimed_ms,
-               (extract(epoch from unchecked_since) * 1000)::bigint as unchecked_ms,
-               (completed_at is null and claimed_at < now() - make_interval(secs => ${this.options.claimTtlMs / 1000})) as abandoned
-        from ingress_request_ledger where partner_id = ${partnerId} and request_id = ${requestId}`.execute(db);
-      return rows[0];
-    });
+    return this.query('read a request_id', (db) => readRow(db, partnerId, requestId, this.options.claimTtlMs));
   }
 
   /** Runs `run` on the store; a store that cannot answer throws StoreUnavailableError. */
