@@ -122,7 +122,6 @@ export async function createServiceRuntime<S extends BaseSchema>(options: Servic
   const logger = createLogger({ service: options.service, level: config.LOG_LEVEL, instance: instanceId });
   routeProcessWarnings((warning) => logger.warn({ warning: warning.name }, warning.message));
   const metrics = createMetricsRegistry({ service: options.service });
-  registerKafkaRequestCounter(metrics);
   const shutdown = new GracefulShutdown({ logger, timeoutMs: config.SHUTDOWN_TIMEOUT_MS });
   // The order of a shutdown's steps is their phases' (lifecycle.ts): requests in flight, work, producers, connections, HTTP server.
   const inFlight = new InFlightRequests(() => shutdown.draining);
@@ -136,6 +135,7 @@ export async function createServiceRuntime<S extends BaseSchema>(options: Servic
     requestTimeoutMs: config.KAFKA_REQUEST_TIMEOUT_MS,
     security: kafkaSecurity(config),
   });
+  registerKafkaRequestCounter(metrics, kafka);
   const producer = kafka.producer(options.deliveryTimeoutMs ? { deliveryTimeoutMs: options.deliveryTimeoutMs(config) } : {});
   await producer.connect();
   shutdown.onStop('kafka producer', () => producer.disconnect(), 'producers');
