@@ -45,11 +45,13 @@ const LIBUV_THREADS = 16;
  * Each consumer's take from librdkafka waits for records in a thread of libuv's pool (up to 100 ms
  * each time): with a service's readers and group members that is up to six threads, and the pool
  * has four by default, so takes would queue behind each other and file, DNS and crypto work behind
- * them. libuv reads UV_THREADPOOL_SIZE once, when the pool is first used (uv__work_submit's
- * uv_once in libuv's threadpool.c), not when the binding loads: so this runs when a client is
- * made (the Kafka constructor), which in a service comes before any file, DNS or crypto work
- * (test/threadpool.int.test.ts measures it). A size set in the environment wins. It used to run on
- * import of this module, which changed process.env for anything that merely imported the package.
+ * them. libuv reads UV_THREADPOOL_SIZE once, when its pool is first used (the uv_once in libuv's
+ * threadpool.c), not when the binding loads; and a pino logger's first line already uses it (its
+ * asynchronous write). So whoever makes a client calls this before anything else: the service
+ * runtime first of all, and the Kafka constructor for the other makers (the CLI, benchmarks).
+ * Measured (docs/architecture.md, "The Kafka runtime"): called first, 16 threads; a client made
+ * after one line logged, 4. A size set in the environment wins. It used to run on import of this
+ * module, which changed process.env for anything that merely imported the package.
  */
 export function sizeLibuvThreadPool(env: NodeJS.ProcessEnv = process.env): void {
   env.UV_THREADPOOL_SIZE ??= String(LIBUV_THREADS);

@@ -1,6 +1,6 @@
 export { AvroCodec, valueSubject } from './avro/registry-codec';
 export { defaultSchemasDir, readSchemaFile } from './avro/schema-files';
-export { createKafkaClient, Kafka, registerKafkaRequestCounter } from './client';
+export { createKafkaClient, Kafka, registerKafkaRequestCounter, sizeLibuvThreadPool } from './client';
 export { CompactedView } from './compacted-view';
 export { consumerLagGauges, ConsumerLagMonitor, type GroupTopics } from './consumer-lag';
 export { GroupMember } from './group-member/group-member';
