@@ -1,4 +1,5 @@
 import pino from 'pino';
+import type * as ClientModule from '../src/client';
 
 /*
  * Importing the package changes nothing in the process: libuv's pool is sized when a client is made
@@ -23,7 +24,7 @@ test('when a client is made, then it sizes libuv’s pool, unless the environmen
   const saved = process.env.UV_THREADPOOL_SIZE;
   try {
     jest.isolateModules(() => {
-      const { createKafkaClient } = require('../src/client') as typeof import('../src/client');
+      const { createKafkaClient } = require('../src/client') as typeof ClientModule;
       const settings = { brokers: ['localhost:1'], clientId: 'test', logger: pino({ level: 'silent' }) };
       delete process.env.UV_THREADPOOL_SIZE;
       createKafkaClient(settings);

@@ -12,7 +12,12 @@ test('when Platformatic’s client is asked and no broker answers, then it loads
   await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
   const { port } = closed.address() as AddressInfo;
   await new Promise((resolve) => closed.close(resolve)); // nothing listens on the port now
-  const admin = new PlatformaticAdmin({ clientId: 'test', brokers: [`127.0.0.1:${port}`], connectionTimeoutMs: 1000, requestTimeoutMs: 1000 });
+  const admin = new PlatformaticAdmin({
+    clientId: 'test',
+    brokers: [`127.0.0.1:${port}`],
+    connectionTimeoutMs: 1000,
+    requestTimeoutMs: 1000,
+  });
   try {
     await expect(admin.describeCluster()).rejects.toMatchObject({ name: 'KafkaAdminError', type: '_TRANSPORT' });
   } finally {

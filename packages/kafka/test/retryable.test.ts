@@ -22,9 +22,7 @@ const TABLE = [
 
 /** The client's own conversion of a librdkafka error into its KafkaJS-style error (what its producers and admin throw). */
 function clientError(code: number): { retriable?: unknown } | undefined {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const LibrdKafkaError = require('@confluentinc/kafka-javascript/lib/error') as new (e: object) => object;
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const common = require('@confluentinc/kafka-javascript/lib/kafkajs/_common') as {
     createKafkaJsErrorFromLibRdKafkaError: (e: object) => { retriable?: unknown };
   };

@@ -29,7 +29,14 @@ async function hasMoreThan(k) {
   const kafka = kafkaPkg.createKafkaClient({ brokers: ['localhost:1'], clientId: 'probe', logger });
   kafkaPkg.registerKafkaRequestCounter(metrics, kafka);
   let size = 0;
-  for (const k of [4, 8, 15, 16]) if (await hasMoreThan(k)) size = k + 1; else { size = k; break; }
-  console.error(JSON.stringify({ order: order ?? 'service', envAfterImport, envAfterClient: process.env.UV_THREADPOOL_SIZE, poolThreads: size }));
+  for (const k of [4, 8, 15, 16])
+    if (await hasMoreThan(k)) size = k + 1;
+    else {
+      size = k;
+      break;
+    }
+  console.error(
+    JSON.stringify({ order: order ?? 'service', envAfterImport, envAfterClient: process.env.UV_THREADPOOL_SIZE, poolThreads: size }),
+  );
   process.exit(0);
 })();
