@@ -1,10 +1,12 @@
 /*
- * The one module, with the admin's (admin.ts, admin-answers.ts), that imports the Kafka client libraries: Confluent's librdkafka
- * client, its KafkaJS-style API for producers and the admin, its native API for consumer-group
- * members (group-consumer.ts), transactional producers (transactional-producer.ts) and the
- * group-less readers (partition-consumer.ts); the admin has Platformatic's client beside it for
- * what librdkafka's binding lacks (admin.ts). The rest of the code sees Hookstream's own types
- * (types.ts); the settings librdkafka runs with are in librdkafka-settings.ts.
+ * The one module, with the admin's (admin.ts, admin-answers.ts, platformatic-admin.ts), that
+ * imports the Kafka client libraries: Confluent's librdkafka client, its KafkaJS-style API for
+ * producers and the admin, its native API for consumer-group members (group-consumer.ts),
+ * transactional producers (transactional-producer.ts) and the group-less readers
+ * (partition-consumer.ts); the admin has Platformatic's client beside it for what librdkafka's
+ * binding lacks, imported by platformatic-admin.ts alone. The rest of the code sees Hookstream's
+ * own types (types.ts); the settings librdkafka runs with are in librdkafka-settings.ts. Importing
+ * it changes nothing in the process (see sizeLibuvThreadPool).
  */
 import { KafkaConsumer, KafkaJS, Producer as NativeProducer } from '@confluentinc/kafka-javascript';
 import type { Logger } from 'pino';
