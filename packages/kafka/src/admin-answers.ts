@@ -1,25 +1,10 @@
 /*
- * What the admin's two clients answer, in Hookstream's terms (admin.ts): their failures as one kind
- * of error, KafkaAdminError; groups' states by Kafka's names; config entries as a map. Also loads
- * Platformatic's client, whose error classes the translation needs.
+ * What the admin's clients answer, in Hookstream's terms (admin.ts): their failures as one kind of
+ * error, KafkaAdminError (librdkafka's here, Platformatic's in platformatic-admin.ts); groups'
+ * states by Kafka's names; config entries as a map.
  */
-import Module from 'node:module';
 import { KafkaJS } from '@confluentinc/kafka-javascript';
-import type * as Platformatic from '@platformatic/kafka' with { 'resolution-mode': 'import' };
 import type { ResourceConfigs } from './types';
-
-type PlatformaticModule = typeof Platformatic;
-
-/**
- * Platformatic's client, loaded on first use. It is an ES module only: Node's require loads it
- * (require(esm)), jest's does not without --experimental-vm-modules, and jest replaces both
- * `require` and `createRequire` with its own; a module object's `require` stays Node's.
- */
-let platformaticModule: PlatformaticModule | undefined;
-export function platformatic(): PlatformaticModule {
-  platformaticModule ??= new Module(__filename).require(require.resolve('@platformatic/kafka')) as PlatformaticModule;
-  return platformaticModule;
-}
 
 export const codes = KafkaJS.ErrorCodes;
 const codeNames = new Map(Object.entries(codes).map(([name, code]) => [code, name.replace(/^ERR_/, '')]));
@@ -44,7 +29,7 @@ export class KafkaAdminError extends Error {
   }
 }
 
-interface ErrorLike {
+export interface ErrorLike {
   message?: unknown;
   code?: unknown;
   apiCode?: unknown;
@@ -54,7 +39,7 @@ interface ErrorLike {
 }
 
 /** The first error in `error`'s tree (itself, what it aggregates, its cause) that `match` accepts. */
-function findIn(error: unknown, match: (e: ErrorLike) => boolean, depth = 0): ErrorLike | undefined {
+export function findIn(error: unknown, match: (e: ErrorLike) => boolean, depth = 0): ErrorLike | undefined {
   if (typeof error !== 'object' || error === null || depth > 5) return undefined;
   const e = error as ErrorLike;
   if (match(e)) return e;
@@ -67,28 +52,16 @@ function findIn(error: unknown, match: (e: ErrorLike) => boolean, depth = 0): Er
 }
 
 /**
- * A client's failure as a KafkaAdminError: librdkafka's errors (also inside its aggregates) keep
- * their code; Platformatic's protocol errors carry Kafka's code, their network failures and
- * timeouts become librdkafka's codes for those. Anything else (a bug) is left as it is.
+ * librdkafka's failure as a KafkaAdminError: its errors (also inside its aggregates) keep their
+ * code. Anything else (a bug) is left as it is. (Platformatic's: platformatic-admin.ts.)
  */
 export function asAdminError(error: unknown): unknown {
   if (error instanceof KafkaAdminError) return error;
-  const message = (e: ErrorLike) => String(e.message);
   // librdkafka's aggregates carry a code of their own (unknown): the one of a failure inside says more.
   const librdkafka =
     findIn(error, (e) => typeof e.code === 'number' && e.code !== codes.ERR_UNKNOWN) ?? findIn(error, (e) => typeof e.code === 'number');
-  if (librdkafka) return new KafkaAdminError(message(librdkafka), librdkafka.code as number, error);
-  const isPlatformatic = (e: ErrorLike) => typeof e.code === 'string' && e.code.startsWith('PLT_KFK');
-  if (!findIn(error, isPlatformatic)) return error;
-  const protocol = findIn(error, (e) => typeof e.apiCode === 'number');
-  if (protocol) return new KafkaAdminError(message(protocol), protocol.apiCode as number, error);
-  const unknownTopic = findIn(error, (e) => /^Unknown topic /.test(String(e.message)));
-  if (unknownTopic) return new KafkaAdminError(message(unknownTopic), codes.ERR_UNKNOWN_TOPIC_OR_PART, error);
-  const timeout = findIn(error, (e) => e instanceof platformatic().TimeoutError); // whose code says "network"
-  if (timeout) return new KafkaAdminError(message(timeout), codes.ERR__TIMED_OUT, error);
-  const network = findIn(error, (e) => e.code === 'PLT_KFK_NETWORK');
-  if (network) return new KafkaAdminError(message(network), codes.ERR__TRANSPORT, error);
-  return new KafkaAdminError(message(error as ErrorLike), codes.ERR_UNKNOWN, error);
+  if (librdkafka) return new KafkaAdminError(String(librdkafka.message), librdkafka.code as number, error);
+  return error;
 }
 
 /** Kafka's names of a consumer group's states, as the Java client gives them. */

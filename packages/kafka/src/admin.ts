@@ -1,24 +1,20 @@
 /*
  * Hookstream's Admin (types.ts) on two clients. librdkafka's admin, through its KafkaJS-style API,
- * does topics, offsets, groups and records. Platformatic's pure-JavaScript client does the three
- * requests librdkafka's Node binding does not expose in either of its APIs (@confluentinc/
- * kafka-javascript 1.10.1): DescribeConfigs, IncrementalAlterConfigs and the cluster's description
- * (id, controller, live brokers); and a group's committed offsets, which librdkafka's admin gets
- * wrong in a way that kills the process (see fetchOffsets). It connects only when one of those is
- * asked for, and closes with the admin. Both clients' failures are one kind of error, KafkaAdminError.
+ * does topics, offsets, groups and records. Platformatic's pure-JavaScript client, behind
+ * platformatic-admin.ts (the one module that imports it), does the four requests librdkafka's Node
+ * binding lacks or gets wrong: DescribeConfigs, IncrementalAlterConfigs, the cluster's description,
+ * and a group's committed offsets. It connects only when one of those is asked for, and closes with
+ * the admin. Both clients' failures are one kind of error, KafkaAdminError.
  */
 import { KafkaJS } from '@confluentinc/kafka-javascript';
-import type * as Platformatic from '@platformatic/kafka' with { 'resolution-mode': 'import' };
 import { sleep } from '@hookstream/runtime';
-import { asAdminError, codes, configsOf, GROUP_STATES, KafkaAdminError, platformatic, topicIdOf } from './admin-answers';
+import { asAdminError, codes, GROUP_STATES, KafkaAdminError, topicIdOf } from './admin-answers';
+import { PlatformaticAdmin } from './platformatic-admin';
 import { anyAccepts } from './producer';
 import { isRetryableKafkaError } from './retryable';
 import type { KafkaSecurityConfig } from './security';
 import type { Admin, BrokerDescription, GroupDescription, PartitionMetadata, PartitionOffset, PartitionOffsets } from './types';
 import type { ResourceConfigs, TopicConfig } from './types';
-
-type PlatformaticAdmin = Platformatic.Admin;
-type SaslMechanism = NonNullable<ConstructorParameters<typeof Platformatic.Admin>[0]['sasl']>['mechanism'];
 
 export interface AdminSettings {
   /**
@@ -49,11 +45,15 @@ const CONFIG_VISIBLE_POLL_MS = 100;
 /** Hookstream's Admin (see the header). */
 export class KafkaAdmin implements Admin {
   private librdkafka: KafkaJS.Admin | undefined;
-  private configs: PlatformaticAdmin | undefined;
+  /** Platformatic's client (platformatic-admin.ts), for the four requests librdkafka's binding lacks. */
+  private readonly platformaticAdmin: PlatformaticAdmin;
   /** A connect under way: callers at the same time share it (a second librdkafka client would be left open). */
   private connecting: Promise<void> | undefined;
 
-  constructor(private readonly settings: AdminSettings) {}
+  constructor(private readonly settings: AdminSettings) {
+    const { clientId, brokers, connectionTimeoutMs, requestTimeoutMs, security } = settings;
+    this.platformaticAdmin = new PlatformaticAdmin({ clientId, brokers, connectionTimeoutMs, requestTimeoutMs, security });
+  }
 
   /**
    * librdkafka's admin makes no request when it connects, and its first request to a broker that
@@ -86,10 +86,9 @@ export class KafkaAdmin implements Admin {
   /** Closes both clients; the admin may connect again. */
   async disconnect(): Promise<void> {
     await this.connecting?.catch(() => undefined);
-    const [librdkafka, configs] = [this.librdkafka, this.configs];
+    const librdkafka = this.librdkafka;
     this.librdkafka = undefined;
-    this.configs = undefined;
-    await Promise.all([librdkafka?.disconnect().catch(() => undefined), configs?.close().catch(() => undefined)]);
+    await Promise.all([librdkafka?.disconnect().catch(() => undefined), this.platformaticAdmin.close()]);
   }
 
   listTopics(): Promise<string[]> {
@@ -157,33 +156,18 @@ export class KafkaAdmin implements Admin {
     return offsets.map(({ partition, offset }) => ({ partition, offset }));
   }
 
-  /**
-   * Every partition of the topics, -1 where the group committed nothing. Asked of Platformatic's
-   * client: librdkafka's ListConsumerGroupOffsets crashes the process (SIGSEGV) when the group's
-   * coordinator answers NOT_COORDINATOR, as it does while a broker restarts (librdkafka#5040,
-   * confluent-kafka-javascript#374: test/start-supervisor.int.test.ts, whose services must ride through a broker restart,
-   * met it in the consumer-lag monitor of two of them).
-   */
+  /** Every partition of the topics, -1 where the group committed nothing. Asked of Platformatic's client (see committedOffsets there). */
   async fetchOffsets(options: { groupId: string; topics: string[] }): Promise<Array<{ topic: string; partitions: PartitionOffset[] }>> {
     const metadata = await this.fetchTopicMetadata({ topics: options.topics });
     const topics = metadata.map((t) => ({ topic: t.name, partitions: t.partitions.map((p) => p.partitionId) }));
-    const [group] = await this.withRetries(() =>
-      this.platformatic().listConsumerGroupOffsets({
-        groups: [{ groupId: options.groupId, topics: topics.map((t) => ({ name: t.topic, partitionIndexes: t.partitions })) }],
-        // Lag reads what is committed now; a transaction still open (policy-status-consumer) must not fail it.
-        requireStable: false,
+    const committed = await this.withRetries(() => this.platformatic().committedOffsets(options.groupId, topics));
+    return topics.map(({ topic, partitions }) => ({
+      topic,
+      partitions: partitions.map((partition) => {
+        const offset = committed.get(`${topic}/${partition}`) ?? -1n;
+        return { partition, offset: offset < 0n ? '-1' : offset.toString() };
       }),
-    );
-    return topics.map(({ topic, partitions }) => {
-      const found = group?.topics.find((t) => t.name === topic)?.partitions ?? [];
-      return {
-        topic,
-        partitions: partitions.map((partition) => {
-          const offset = found.find((p) => p.partitionIndex === partition)?.committedOffset ?? -1n;
-          return { partition, offset: offset < 0n ? '-1' : offset.toString() };
-        }),
-      };
-    });
+    }));
   }
 
   async describeGroup(groupId: string): Promise<GroupDescription> {
@@ -209,38 +193,22 @@ export class KafkaAdmin implements Admin {
     );
   }
 
-  async describeCluster(): Promise<{ clusterId: string; controller: number; brokers: BrokerDescription[] }> {
-    const metadata = await this.withRetries(() => this.platformatic().metadata({ topics: [], forceUpdate: true }));
-    const brokers = [...metadata.brokers].map(([nodeId, { host, port }]) => ({ nodeId, host, port }));
-    return { clusterId: metadata.id, controller: metadata.controllerId, brokers: brokers.sort((a, b) => a.nodeId - b.nodeId) };
+  describeCluster(): Promise<{ clusterId: string; controller: number; brokers: BrokerDescription[] }> {
+    return this.withRetries(() => this.platformatic().describeCluster());
   }
 
   /** Each topic's configs (defaults included, sensitive ones left out), by topic. */
-  async describeTopicConfigs(topics: string[]): Promise<Map<string, ResourceConfigs>> {
-    const resourceType = platformatic().ConfigResourceTypes.TOPIC;
-    const described = await this.withRetries(() =>
-      this.platformatic().describeConfigs({ resources: topics.map((resourceName) => ({ resourceType, resourceName })) }),
-    );
-    return new Map(described.map((d) => [d.resourceName, configsOf(d.configs)]));
+  describeTopicConfigs(topics: string[]): Promise<Map<string, ResourceConfigs>> {
+    return this.withRetries(() => this.platformatic().describeTopicConfigs(topics));
   }
 
-  async describeBrokerConfig(nodeId: number, names: string[]): Promise<ResourceConfigs> {
-    const resourceType = platformatic().ConfigResourceTypes.BROKER;
-    const [described] = await this.withRetries(() =>
-      this.platformatic().describeConfigs({ resources: [{ resourceType, resourceName: String(nodeId), configurationKeys: names }] }),
-    );
-    return configsOf(described?.configs ?? []);
+  describeBrokerConfig(nodeId: number, names: string[]): Promise<ResourceConfigs> {
+    return this.withRetries(() => this.platformatic().describeBrokerConfig(nodeId, names));
   }
 
   /** IncrementalAlterConfigs SET of each entry: the topic's other overrides stay as they are. */
   async setTopicConfigs(topic: string, entries: Array<{ name: string; value: string }>): Promise<void> {
-    const { ConfigResourceTypes, IncrementalAlterConfigOperationTypes } = platformatic();
-    const configs = entries.map(({ name, value }) => ({ name, value, configOperation: IncrementalAlterConfigOperationTypes.SET }));
-    await this.withRetries(() =>
-      this.platformatic().incrementalAlterConfigs({
-        resources: [{ resourceType: ConfigResourceTypes.TOPIC, resourceName: topic, configs }],
-      }),
-    );
+    await this.withRetries(() => this.platformatic().setTopicConfigs(topic, entries));
     // The brokers apply an accepted change from the cluster's metadata log a moment later: this
     // resolves once it is visible, so the caller (and its next describe) reads what it wrote.
     for (let tries = 0; tries < CONFIG_VISIBLE_TRIES; tries++) {
@@ -255,20 +223,10 @@ export class KafkaAdmin implements Admin {
     return this.librdkafka;
   }
 
-  /** Platformatic's client, made on first use (it connects with its first request). Retries are this class's. */
+  /** Platformatic's client, once the admin is connected (as for every request). Retries are this class's. */
   private platformatic(): PlatformaticAdmin {
-    this.rdkafka(); // connected first, as for every request
-    const { tls, sasl } = this.settings.security ?? {};
-    this.configs ??= new (platformatic().Admin)({
-      clientId: this.settings.clientId,
-      bootstrapBrokers: [...this.settings.brokers],
-      connectTimeout: this.settings.connectionTimeoutMs,
-      requestTimeout: this.settings.requestTimeoutMs,
-      retries: 0,
-      ...(tls ? { tls } : {}),
-      ...(sasl ? { sasl: { ...sasl, mechanism: sasl.mechanism as SaslMechanism } } : {}),
-    });
-    return this.configs;
+    this.rdkafka();
+    return this.platformaticAdmin;
   }
 
   /** One try; a failure as a KafkaAdminError. */

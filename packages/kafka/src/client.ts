@@ -1,20 +1,23 @@
 /*
- * The one module, with the admin's (admin.ts, admin-answers.ts), that imports the Kafka client libraries: Confluent's librdkafka
- * client, its KafkaJS-style API for producers and the admin, its native API for consumer-group
- * members (group-consumer.ts), transactional producers (transactional-producer.ts) and the
- * group-less readers (partition-consumer.ts); the admin has Platformatic's client beside it for
- * what librdkafka's binding lacks (admin.ts). The rest of the code sees Hookstream's own types
- * (types.ts); the settings librdkafka runs with are in librdkafka-settings.ts.
+ * The one module, with the admin's (admin.ts, admin-answers.ts, platformatic-admin.ts), that
+ * imports the Kafka client libraries: Confluent's librdkafka client, its KafkaJS-style API for
+ * producers and the admin, its native API for consumer-group members (group-consumer.ts),
+ * transactional producers (transactional-producer.ts) and the group-less readers
+ * (partition-consumer.ts); the admin has Platformatic's client beside it for what librdkafka's
+ * binding lacks, imported by platformatic-admin.ts alone. The rest of the code sees Hookstream's
+ * own types (types.ts); the settings librdkafka runs with are in librdkafka-settings.ts. Importing
+ * it changes nothing in the process (see sizeLibuvThreadPool).
  */
 import { KafkaConsumer, KafkaJS, Producer as NativeProducer } from '@confluentinc/kafka-javascript';
 import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
 import { KafkaAdmin } from './admin';
 import { BrokerConnectivity } from './broker-connectivity';
 import { HookstreamProducer } from './producer';
 import { GroupConsumer } from './group-consumer';
 import { clientErrorListener, type GroupClientHooks, type NativeGroupClient, type NativeTransactionalClient } from './native-clients';
 import { createPartitionConsumer, type NativeConsumer } from './partition-consumer';
-import { countLibrdkafkaRequests } from './request-count';
+import { RequestCounts } from './request-count';
 import {
   groupMemberSettings,
   maxPollIntervalOf,
@@ -37,15 +40,24 @@ import type {
   TopicPartition,
 } from './types';
 
-// Each consumer's take from librdkafka waits for records in a thread of libuv's pool (up to 100 ms
-// each time): with a service's readers and group members that is up to six threads, and the pool
-// has four by default, so takes would queue behind each other and file, DNS and crypto work behind
-// them. libuv sizes its pool at its first use, which comes after this module is loaded; a size set
-// in the environment wins.
-process.env.UV_THREADPOOL_SIZE ??= '16';
+/** libuv's thread pool a Kafka client wants (see sizeLibuvThreadPool). */
+const LIBUV_THREADS = 16;
 
-/** Numbers the librdkafka clients of this process, for their request counts. */
-let librdkafkaClients = 0;
+/**
+ * Each consumer's take from librdkafka waits for records in a thread of libuv's pool (up to 100 ms
+ * each time): with a service's readers and group members that is up to six threads, and the pool
+ * has four by default, so takes would queue behind each other and file, DNS and crypto work behind
+ * them. libuv reads UV_THREADPOOL_SIZE once, when its pool is first used (the uv_once in libuv's
+ * threadpool.c), not when the binding loads; and a pino logger's first line already uses it (its
+ * asynchronous write). So whoever makes a client calls this before anything else: the service
+ * runtime first of all, and the Kafka constructor for the other makers (the CLI, benchmarks).
+ * Measured (docs/architecture.md, "The Kafka runtime"): called first, 16 threads; a client made
+ * after one line logged, 4. A size set in the environment wins. It used to run on import of this
+ * module, which changed process.env for anything that merely imported the package.
+ */
+export function sizeLibuvThreadPool(env: NodeJS.ProcessEnv = process.env): void {
+  env.UV_THREADPOOL_SIZE ??= String(LIBUV_THREADS);
+}
 
 export type {
   Admin,
@@ -115,8 +127,11 @@ function pinoLogger(logger: Logger, level: KafkaJS.logLevel): KafkaJS.Logger {
  */
 export class Kafka {
   private readonly librdkafka: KafkaJS.Kafka;
+  /** The requests of every librdkafka client made from this one (hookstream_kafka_requests_total). */
+  readonly requestCounts = new RequestCounts();
 
   constructor(private readonly settings: KafkaClientSettings) {
+    sizeLibuvThreadPool(); // before any of its clients' work reaches libuv's pool
     this.librdkafka = new KafkaJS.Kafka({
       kafkaJS: {
         brokers: settings.brokers,
@@ -233,8 +248,7 @@ export class Kafka {
 
   /** A statistics listener that counts one new client's requests (hookstream_kafka_requests_total). */
   private statisticsCounter(): (stats: ClientStatistics) => void {
-    const client = `${this.settings.clientId}#${++librdkafkaClients}`;
-    return (stats) => countLibrdkafkaRequests(client, stats.brokers);
+    return this.requestCounts.listener();
   }
 
   /** librdkafka's connection settings for this client (what the KafkaJS-style API derives from its own block). */
@@ -254,4 +268,12 @@ export class Kafka {
 /** The client of one process (see Kafka). */
 export function createKafkaClient(settings: KafkaClientSettings): Kafka {
   return new Kafka(settings);
+}
+
+/**
+ * Registers `hookstream_kafka_requests_total` on `registry`: the requests of every librdkafka client
+ * `kafka` makes (request-count.ts).
+ */
+export function registerKafkaRequestCounter(registry: Registry, kafka: Kafka): void {
+  kafka.requestCounts.register(registry);
 }

@@ -128,16 +128,16 @@ export class ConsumerLagMonitor {
         for (const p of partitions) committed.set(`${topic}/${p.partition}`, BigInt(p.offset));
       }
       for (const topic of topics) {
-        const bounds = await this.probe.bounds(topic);
-        const lags = await Promise.all(
-          bounds.map(async ({ partition, low, end }) => {
-            const position = consumerPosition(committed.get(`${topic}/${partition}`) ?? -1n, low);
-            // A partition read to its end needs no fetch; one behind (or behind only a marker) does.
-            const oldest = position < end ? await this.probe.firstRecord(topic, partition, position, end) : undefined;
-            return { groupId, topic, partition, ...partitionLag(end, oldest, this.now()) };
-          }),
-        );
-        reports.push(...lags);
+        // One partition at a time: the probe reads through one consumer, and a firstRecord assigns it
+        // the partition it reads. Asked all at once, each call took the others' assignment away, and
+        // all but one lagging partition waited out the probe's 5 s and reported an age of 0
+        // (test/consumer-lag-statistics.int.test.ts: three of four partitions, before this).
+        for (const { partition, low, end } of await this.probe.bounds(topic)) {
+          const position = consumerPosition(committed.get(`${topic}/${partition}`) ?? -1n, low);
+          // A partition read to its end needs no fetch; one behind (or behind only a marker) does.
+          const oldest = position < end ? await this.probe.firstRecord(topic, partition, position, end) : undefined;
+          reports.push({ groupId, topic, partition, ...partitionLag(end, oldest, this.now()) });
+        }
       }
     }
     return reports;

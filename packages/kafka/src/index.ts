@@ -1,6 +1,6 @@
 export { AvroCodec, valueSubject } from './avro/registry-codec';
 export { defaultSchemasDir, readSchemaFile } from './avro/schema-files';
-export { createKafkaClient, Kafka } from './client';
+export { createKafkaClient, Kafka, registerKafkaRequestCounter, sizeLibuvThreadPool } from './client';
 export { CompactedView } from './compacted-view';
 export { consumerLagGauges, ConsumerLagMonitor, type GroupTopics } from './consumer-lag';
 export { GroupMember } from './group-member/group-member';
@@ -9,7 +9,6 @@ export { type ConsumedRecord, type GroupSession, groupSessionOf } from './group-
 export { PartitionProbe } from './partition-probe';
 export { waitForKafkaReady } from './readiness';
 export { RecordWriter } from './record-writer';
-export { registerKafkaRequestCounter } from './request-count';
 export { DeadLetterIdentityHeaders, SpringDltHeaders } from './retry-tiers/dead-letter-names';
 export { TieredDispositionWriter, type TieredDispositionWriterOptions } from './retry-tiers/disposition-writer';
 export {

@@ -1,8 +1,15 @@
 /**
  * Kafka error types that mean "try again": the broker is moving leadership, loading a
- * coordinator right after start, or finishing a previous transaction. The client marks most as
- * `retriable`; these are matched by type (and librdkafka's numeric codes) as well because
- * wrapped errors lose the flag.
+ * coordinator right after start, or finishing a previous transaction.
+ *
+ * Hand-written because the client does not say it. @confluentinc/kafka-javascript 1.10.1 marks
+ * retriability only on the transactional API's errors (`isRetriable`, librdkafka's
+ * rd_kafka_error_is_retriable), and its KafkaJS-style errors copy it from a property that does not
+ * exist (`retriable`, in lib/kafkajs/_common.js), so every one of them says `retriable: false`: of
+ * the fifteen codes below, the client calls none retriable (test/retryable.test.ts checks it, and
+ * fails the day the client starts saying so: then this table can go). Platformatic's client
+ * (the admin's second) does say it (`canRetry`) and agrees on all eleven of Kafka's codes here, but
+ * answers only the admin's four requests. A `retriable: true` is still honoured, for the day it comes.
  */
 const RETRYABLE_TYPES = new Set([
   'COORDINATOR_LOAD_IN_PROGRESS',
@@ -30,8 +37,9 @@ const RETRYABLE_NAMES = new Set([
 ]);
 
 /**
- * The same answers as librdkafka's error codes (its errors carry `code`): the broker's codes above,
- * and librdkafka's own for a request or delivery that timed out, a connection lost, no broker up.
+ * The same answers as librdkafka's error codes (its errors carry `code`; wrapped ones may keep only
+ * their type or name): the broker's codes above, and librdkafka's own for a request or delivery
+ * that timed out, a connection lost, no broker up.
  */
 const RETRYABLE_CODES = new Set([
   3, // UNKNOWN_TOPIC_OR_PART

@@ -1,5 +1,5 @@
 import { Registry } from 'prom-client';
-import { registerKafkaRequestCounter } from '../src/request-count';
+import { registerKafkaRequestCounter } from '../src/client';
 import { createTopics, testKafka, uniqueName } from '../../../test/helpers/infrastructure';
 import { sleep } from '@hookstream/runtime';
 
@@ -11,8 +11,8 @@ async function counted(registry: Registry): Promise<Map<string, number>> {
 
 test('when a librdkafka producer writes, then its requests are counted from its statistics, each once', async () => {
   const registry = new Registry();
-  registerKafkaRequestCounter(registry);
   const kafka = testKafka(uniqueName('request-count-librdkafka'));
+  registerKafkaRequestCounter(registry, kafka);
   const topic = uniqueName('request-count');
   await createTopics(kafka, [{ topic }]);
   const before = await counted(registry);

@@ -20,7 +20,7 @@ import { startHttpServer, type RunningHttpServer } from '@hookstream/runtime';
 import { RecordWriter } from '@hookstream/kafka';
 import { createKafkaClient } from '@hookstream/kafka';
 import { kafkaSecurity } from '@hookstream/kafka';
-import { registerKafkaRequestCounter } from '@hookstream/kafka';
+import { registerKafkaRequestCounter, sizeLibuvThreadPool } from '@hookstream/kafka';
 import { TopicNames, topicCatalogue, type ResolvedTopic } from '@hookstream/kafka';
 import { GracefulShutdown } from '@hookstream/runtime';
 import { PartnerDirectory } from '@hookstream/partners';
@@ -117,12 +117,12 @@ export interface ServiceRuntime<C> {
 }
 
 export async function createServiceRuntime<S extends BaseSchema>(options: ServiceRuntimeOptions<S>): Promise<ServiceRuntime<z.infer<S>>> {
+  sizeLibuvThreadPool(); // first: the logger's first line already takes libuv's pool, at its default size
   const config = loadConfig(options.configSchema, options.env ?? process.env) as z.infer<BaseSchema> & OpsSettings & z.infer<S>;
   const instanceId = config.SERVICE_INSTANCE_ID ?? `${hostname()}-${process.pid}`;
   const logger = createLogger({ service: options.service, level: config.LOG_LEVEL, instance: instanceId });
   routeProcessWarnings((warning) => logger.warn({ warning: warning.name }, warning.message));
   const metrics = createMetricsRegistry({ service: options.service });
-  registerKafkaRequestCounter(metrics);
   const shutdown = new GracefulShutdown({ logger, timeoutMs: config.SHUTDOWN_TIMEOUT_MS });
   // The order of a shutdown's steps is their phases' (lifecycle.ts): requests in flight, work, producers, connections, HTTP server.
   const inFlight = new InFlightRequests(() => shutdown.draining);
@@ -136,6 +136,7 @@ export async function createServiceRuntime<S extends BaseSchema>(options: Servic
     requestTimeoutMs: config.KAFKA_REQUEST_TIMEOUT_MS,
     security: kafkaSecurity(config),
   });
+  registerKafkaRequestCounter(metrics, kafka);
   const producer = kafka.producer(options.deliveryTimeoutMs ? { deliveryTimeoutMs: options.deliveryTimeoutMs(config) } : {});
   await producer.connect();
   shutdown.onStop('kafka producer', () => producer.disconnect(), 'producers');
