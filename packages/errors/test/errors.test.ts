@@ -1,6 +1,5 @@
 import { ErrorCodes } from '../src/codes';
 import { HookstreamError, KafkaUnavailableError, SchemaIncompatibleError, hasErrorCode, isRetryable } from '../src/errors';
-import { isRetryableKafkaError } from '@hookstream/kafka';
 
 describe('errors', () => {
   test('each error carries its code, cause and whether a retry may help', () => {
@@ -16,13 +15,5 @@ describe('errors', () => {
     expect(hasErrorCode(incompatible, ErrorCodes.SCHEMA_INCOMPATIBLE)).toBe(true);
     expect(hasErrorCode({ code: ErrorCodes.SCHEMA_INCOMPATIBLE }, ErrorCodes.SCHEMA_INCOMPATIBLE)).toBe(true);
     expect(isRetryable(new Error('plain'))).toBe(false);
-  });
-
-  test('client errors that mean "try again" are recognised by type, also when wrapped', () => {
-    expect(isRetryableKafkaError({ name: 'KafkaJSProtocolError', type: 'CONCURRENT_TRANSACTIONS', retriable: false })).toBe(true);
-    expect(isRetryableKafkaError({ name: 'KafkaJSProtocolError', type: 'COORDINATOR_LOAD_IN_PROGRESS' })).toBe(true);
-    expect(isRetryableKafkaError({ name: 'KafkaJSNonRetriableError', originalError: { name: 'KafkaJSConnectionError' } })).toBe(true);
-    expect(isRetryableKafkaError({ name: 'KafkaJSProtocolError', type: 'INVALID_RECORD', retriable: false })).toBe(false);
-    expect(isRetryableKafkaError(undefined)).toBe(false);
   });
 });

@@ -46,3 +46,13 @@ test('when an error says retriable, or wraps one the table knows, then it is ret
   expect(isRetryableKafkaError({ name: 'KafkaJSError', cause: { code: -195 } })).toBe(true);
   expect(isRetryableKafkaError({ name: 'KafkaJSProtocolError', type: 'INVALID_RECORD', retriable: false, code: 87 })).toBe(false);
 });
+
+describe('isRetryableKafkaError', () => {
+  test('client errors that mean "try again" are recognised by type, also when wrapped', () => {
+    expect(isRetryableKafkaError({ name: 'KafkaJSProtocolError', type: 'CONCURRENT_TRANSACTIONS', retriable: false })).toBe(true);
+    expect(isRetryableKafkaError({ name: 'KafkaJSProtocolError', type: 'COORDINATOR_LOAD_IN_PROGRESS' })).toBe(true);
+    expect(isRetryableKafkaError({ name: 'KafkaJSNonRetriableError', originalError: { name: 'KafkaJSConnectionError' } })).toBe(true);
+    expect(isRetryableKafkaError({ name: 'KafkaJSProtocolError', type: 'INVALID_RECORD', retriable: false })).toBe(false);
+    expect(isRetryableKafkaError(undefined)).toBe(false);
+  });
+});
