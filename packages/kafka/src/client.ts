@@ -28,17 +28,8 @@ import {
 } from './librdkafka-settings';
 import { kafkaSecurityConfig, type KafkaSecurity } from './security';
 import { TransactionalProducer } from './transactional-producer';
-import type {
-  Admin,
-  ClientStatistics,
-  Consumer,
-  ConsumerOptions,
-  PartitionConsumer,
-  PartitionConsumerOptions,
-  Producer,
-  ProducerOptions,
-  TopicPartition,
-} from './types';
+import type { Admin, ClientStatistics, Consumer, PartitionConsumer, PartitionConsumerOptions, Producer, TopicPartition } from './types';
+import type { ConsumerOptions, ProducerOptions } from './client-options';
 
 /** libuv's thread pool a Kafka client wants (see sizeLibuvThreadPool). */
 const LIBUV_THREADS = 16;

@@ -2,7 +2,7 @@
  * The librdkafka settings Hookstream's clients run with where they differ from librdkafka's
  * defaults, each with why (client.ts makes the clients). Connection settings are client.ts's.
  */
-import type { ConsumerOptions, ProducerOptions } from './types';
+import type { ConsumerOptions, ProducerOptions } from './client-options';
 
 /** How often each librdkafka client reports its statistics (requests counted, readers' currency). */
 export const STATISTICS_INTERVAL_MS = 1000;

@@ -2,7 +2,8 @@
 import type { Kafka } from '../client';
 import type { Logger } from 'pino';
 import type { RetryTiers } from '../retry-tiers/retry-tiers';
-import type { Batch, ConsumerOptions, KafkaMessage, TopicPartition } from '../types';
+import type { ConsumerOptions } from '../client-options';
+import type { Batch, KafkaMessage, TopicPartition } from '../types';
 import type { OutputRecord } from './member-transactions';
 
 /** How a fetch waits and how much it brings (the client's defaults where unset). */

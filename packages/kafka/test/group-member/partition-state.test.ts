@@ -1,7 +1,7 @@
 import pino from 'pino';
 import type { Kafka } from '../../src/client';
 import { joinGroup } from '../../src/group-member/member-session';
-import type { ConsumerOptions } from '../../src/types';
+import type { ConsumerOptions } from '../../src/client-options';
 import type { ConsumerRunConfig, EachBatchPayload, TopicPartition } from '../../src/types';
 import { fakeBatch } from './fake-batch';
 
