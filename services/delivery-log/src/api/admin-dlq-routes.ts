@@ -4,6 +4,7 @@
  * unless the request says dry_run: false, so the plan is seen first; a real one is audited with
  * the operator as its actor and takes its turn with partners' resends of the same topic.
  */
+import { ErrorCodes, Refusal } from '@hookstream/errors';
 import {
   DeadLetterReplay,
   countOutcomes,
@@ -17,7 +18,7 @@ import express, { Router, type Request } from 'express';
 import type { z } from 'zod';
 import type { DeadLetterSessions } from '../resend/dead-letter-sessions';
 import type { ReplayLanes } from '../resend/replay-lanes';
-import { ApiError, ApiErrorCodes, invalidInput } from './api-errors';
+import { invalidInput } from './refusals';
 import { DeadLetterListQuery, ReplayBody } from './admin-schemas';
 import { operatorActor, operatorOf } from './operator-auth';
 import { parseInput } from './request-input';
@@ -64,9 +65,8 @@ export function adminDlqRoutes(deadLetters: DeadLetterSessions, lanes: ReplayLan
         const replaying = planned.filter((d) => d.outcome === 'replayed').length;
         if (input.dry_run) return { dry_run: true, replay_id: null, counts: countOutcomes(planned), decisions: planned.map(decisionJson) };
         if (replaying > MAX_REPLAYED_PER_REQUEST) {
-          throw new ApiError(
-            409,
-            ApiErrorCodes.CONFLICT,
+          throw new Refusal(
+            ErrorCodes.CONFLICT,
             `${replaying} dead letters would be replayed; at most ${MAX_REPLAYED_PER_REQUEST} per request: narrow the selection (what is replayed is skipped next time) or use hookstream dlq replay`,
           );
         }

@@ -6,7 +6,7 @@
  */
 import { describePartner, type PartnerChanges, type PartnerDirectory, type AuditedWriter } from '@hookstream/partners';
 import express, { Router, type Request } from 'express';
-import { notFound } from './api-errors';
+import { notFound } from './refusals';
 import { PartnerCreateBody, PartnerUpdateBody, PortalTokenBody, ReasonBody, RotateKeyBody } from './admin-schemas';
 import { operatorActor, operatorOf } from './operator-auth';
 import type { IssuedCredentials } from './issued-credentials';

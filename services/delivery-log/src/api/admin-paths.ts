@@ -2,9 +2,9 @@
  * The operator API's paths in the OpenAPI document (openapi.ts). Every path answers 401 without a
  * valid operator token; every write answers 403 to a viewer.
  */
+import { ErrorCodes } from '@hookstream/errors';
 import { z } from 'zod';
 import type { ZodOpenApiOperationObject, ZodOpenApiPathsObject } from 'zod-openapi';
-import { ApiErrorCodes } from './api-errors';
 import {
   AdminDeliveryListQuery,
   AdminRejectedWebhookListQuery,
@@ -32,15 +32,15 @@ import { DeliveryAnswer, DeliveryPage, EndpointsHealthAnswer, one, pageOf } from
 import { RejectedWebhookPage, WebhookAnswer, WebhookPage } from './webhook-schemas';
 
 const readRefusals = {
-  '401': refusal('No operator token, or one that is unknown or revoked', [ApiErrorCodes.UNAUTHENTICATED]),
+  '401': refusal('No operator token, or one that is unknown or revoked', [ErrorCodes.INVALID_API_KEY]),
   ...unavailable,
 };
 const writeRefusals = {
   ...readRefusals,
   ...badBody,
-  '403': refusal('A viewer’s token: reading only', [ApiErrorCodes.FORBIDDEN]),
+  '403': refusal('A viewer’s token: reading only', [ErrorCodes.FORBIDDEN]),
 };
-const notFound = (what: string) => ({ '404': refusal(`No ${what} with that id`, [ApiErrorCodes.NOT_FOUND]) });
+const notFound = (what: string) => ({ '404': refusal(`No ${what} with that id`, [ErrorCodes.NOT_FOUND]) });
 const partnerPath = { path: z.object({ partnerId: z.string() }) };
 
 const operation = (summary: string, operation: Omit<ZodOpenApiOperationObject, 'summary'>): ZodOpenApiOperationObject => ({
@@ -135,7 +135,7 @@ export const adminPaths: ZodOpenApiPathsObject = {
         '200': partnerAnswer('The partner after the change'),
         ...writeRefusals,
         ...notFound('partner'),
-        '409': refusal('Changed since the revision given', [ApiErrorCodes.CONFLICT]),
+        '409': refusal('Changed since the revision given', [ErrorCodes.CONFLICT]),
       },
     }),
   },
@@ -173,7 +173,7 @@ export const adminPaths: ZodOpenApiPathsObject = {
         ...writeRefusals,
         ...notFound('partner'),
         '409': refusal('The partner would hold more working keys than allowed: revoke one, or rotate with overlap_hours 0', [
-          ApiErrorCodes.CONFLICT,
+          ErrorCodes.CONFLICT,
         ]),
       },
     }),
@@ -187,7 +187,7 @@ export const adminPaths: ZodOpenApiPathsObject = {
         '200': partnerAnswer('The partner after the change'),
         ...writeRefusals,
         ...notFound('partner or API key'),
-        '409': refusal('The key is revoked already', [ApiErrorCodes.CONFLICT]),
+        '409': refusal('The key is revoked already', [ErrorCodes.CONFLICT]),
       },
     }),
   },
@@ -201,7 +201,7 @@ export const adminPaths: ZodOpenApiPathsObject = {
         '201': { description: 'The token, shown once', ...json(one(PortalToken, 'PortalTokenAnswer')) },
         ...writeRefusals,
         ...notFound('partner'),
-        '409': refusal('The partner has 50 live portal tokens: revoke one first', [ApiErrorCodes.CONFLICT]),
+        '409': refusal('The partner has 50 live portal tokens: revoke one first', [ErrorCodes.CONFLICT]),
       },
     }),
     get: operation('The partner’s portal tokens', {
@@ -249,7 +249,7 @@ export const adminPaths: ZodOpenApiPathsObject = {
       responses: {
         '200': { description: 'The decisions', ...json(ReplayAnswer) },
         ...writeRefusals,
-        '409': refusal('Refused as a whole: a named id is in no dead letter, or too many would be re-queued', [ApiErrorCodes.CONFLICT]),
+        '409': refusal('Refused as a whole: a named id is in no dead letter, or too many would be re-queued', [ErrorCodes.CONFLICT]),
       },
     }),
   },

@@ -8,7 +8,7 @@ import { Router } from 'express';
 import type { DeliveryLogDb } from '../store/tables';
 import { listAudit } from '../queries/audit-queries';
 import { endpointHealth } from '../queries/endpoint-health';
-import { notFound } from './api-errors';
+import { notFound } from './refusals';
 import { AuditListQuery } from './admin-schemas';
 import { logRoutes } from './log-routes';
 import { operatorOf } from './operator-auth';

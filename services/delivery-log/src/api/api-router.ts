@@ -3,21 +3,20 @@
  * /api/admin/v1, the console under /console/, /openapi.json, and the one place where refusals and failures become answers (the
  * inbound contract's error body; a 500 says nothing of its cause, which is logged).
  */
-import { AvroInvalidError, FieldProblemsError, HookstreamError, NotFoundError } from '@hookstream/errors';
-import { PartnerChangeRefused, type OperatorDirectory, type PartnerDirectory } from '@hookstream/partners';
-import { ReplayRefused } from '@hookstream/dead-letters';
+import { ErrorCodes, hasErrorCode, HookstreamError, Refusal, type ErrorCode, type FieldProblem } from '@hookstream/errors';
+import { type OperatorDirectory, type PartnerDirectory } from '@hookstream/partners';
 import { type Logger } from '@hookstream/runtime';
 import { Router, type ErrorRequestHandler, type RequestHandler } from 'express';
 import type { DeliveryLogDb } from '../store/tables';
 import { adminDlqRoutes } from './admin-dlq-routes';
 import { adminPartnerRoutes, type AdminPartnerDeps } from './admin-partner-routes';
 import { adminSearchRoutes } from './admin-search-routes';
-import { ApiError, ApiErrorCodes, invalidInput, notFound } from './api-errors';
 import { deliveryLogOpenApi } from './openapi';
 import { authenticateOperator } from './operator-auth';
 import { authenticatePartner } from './partner-auth';
 import { ADMIN_BASE, PORTAL_BASE } from './paths';
 import { partnerRateLimit } from './partner-rate-limit';
+import { invalidInput, notFound, refusalBody } from './refusals';
 import { portalRoutes, type PortalDeps } from './portal-routes';
 import type { IssuedCredentials } from './issued-credentials';
 import type { PortalTokens } from './portal-tokens';
@@ -45,7 +44,11 @@ export function apiRouter(options: ApiOptions): { router: Router; notFound: Requ
   const openapi = deliveryLogOpenApi();
   router.get('/openapi.json', (_req, res) => res.json(openapi));
   const unlessDraining: RequestHandler = (_req, _res, next) => {
-    next(options.draining() ? new ApiError(503, ApiErrorCodes.UNAVAILABLE, 'the service is shutting down; retry later', 1) : undefined);
+    next(
+      options.draining()
+        ? new Refusal(ErrorCodes.SERVICE_UNAVAILABLE, 'the service is shutting down; retry later', { retryAfterSeconds: 1 })
+        : undefined,
+    );
   };
   router.use(consoleRoutes(options));
   router.use(
@@ -68,11 +71,11 @@ export function apiRouter(options: ApiOptions): { router: Router; notFound: Requ
   const notFoundHere: RequestHandler = (req, res, next) => {
     const allowed = allowedMethods(req.path);
     if (allowed.length === 0) {
-      next(new ApiError(404, ApiErrorCodes.NOT_FOUND, 'no such resource'));
+      next(new Refusal(ErrorCodes.NOT_FOUND, 'no such resource'));
       return;
     }
     res.setHeader('Allow', allowed.join(', '));
-    next(new ApiError(405, ApiErrorCodes.METHOD_NOT_ALLOWED, `${req.method} is not allowed here; ${allowed.join(', ')} is`));
+    next(new Refusal(ErrorCodes.METHOD_NOT_ALLOWED, `${req.method} is not allowed here; ${allowed.join(', ')} is`));
   };
 
   const onError: ErrorRequestHandler = (error: unknown, req, res, next) => {
@@ -92,47 +95,64 @@ export function apiRouter(options: ApiOptions): { router: Router; notFound: Requ
       else logger.error({ err: error, method: req.method, path: req.path }, 'unexpected error answering a request');
     });
     if (refusal.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(refusal.retryAfterSeconds));
-    res.status(refusal.httpStatus).json(refusal.body());
+    res.status(refusal.httpStatus).json(refusalBody(refusal));
   };
 
   return { router, notFound: notFoundHere, onError };
 }
 
-/** What a thrown error answers: refusals as they are, the use cases' own by their kind, anything else a 503 or a 500. */
-export function refusalOf(error: unknown, log: (cause: 'unavailable' | 'unstorable' | 'unexpected') => void): ApiError {
-  const e = error as { type?: string; status?: number; code?: string } | undefined;
-  if (error instanceof ApiError) return error;
-  if (error instanceof FieldProblemsError) return invalidInput('body', error.problems);
-  if (error instanceof NotFoundError) return notFound(error.kind);
-  if (error instanceof ReplayRefused) return new ApiError(409, ApiErrorCodes.CONFLICT, error.message);
-  if (error instanceof PartnerChangeRefused) {
-    return error.kind === 'rate_limited'
-      ? new ApiError(429, ApiErrorCodes.RATE_LIMITED, error.message, error.retryAfterSeconds)
-      : new ApiError(409, ApiErrorCodes.CONFLICT, error.message);
+/** The codes of the input refusals naming each problem by field (FieldProblemsError's kinds) a route may meet. */
+const FIELD_PROBLEM_CODES: readonly ErrorCode[] = [
+  ErrorCodes.PARTNER_SPEC_INVALID,
+  ErrorCodes.OPERATOR_INPUT_INVALID,
+  ErrorCodes.POLICY_EVENT_INVALID,
+];
+
+/**
+ * What a thrown error answers: refusals as they are, other packages' errors by their code (a
+ * class may come from another copy of its package), anything else a 400, a 503 or a 500.
+ */
+export function refusalOf(error: unknown, log: (cause: 'unavailable' | 'unstorable' | 'unexpected') => void): Refusal {
+  const e = error as
+    | {
+        type?: string;
+        status?: number;
+        code?: string;
+        kind?: string;
+        retryAfterSeconds?: number;
+        message?: string;
+        problems?: FieldProblem[];
+      }
+    | undefined;
+  if (error instanceof Refusal) return error;
+  if (FIELD_PROBLEM_CODES.some((code) => hasErrorCode(error, code))) return invalidInput('body', e?.problems ?? []);
+  if (hasErrorCode(error, ErrorCodes.ENTITY_NOT_FOUND)) return notFound(e?.kind ?? 'such thing');
+  // ReplayRefused (@hookstream/dead-letters): an operator's replay refused as a whole.
+  if (hasErrorCode(error, ErrorCodes.USAGE_INVALID)) return new Refusal(ErrorCodes.CONFLICT, e?.message ?? 'refused');
+  if (hasErrorCode(error, ErrorCodes.PARTNER_CHANGE_REFUSED)) {
+    return e?.kind === 'rate_limited'
+      ? new Refusal(ErrorCodes.TOO_MANY_REQUESTS, e.message ?? 'refused', { retryAfterSeconds: e.retryAfterSeconds })
+      : new Refusal(ErrorCodes.CONFLICT, e?.message ?? 'refused');
   }
-  if (e?.type === 'entity.too.large') return new ApiError(413, ApiErrorCodes.VALIDATION, 'the body is too large');
-  if (e?.status === 400) return new ApiError(400, ApiErrorCodes.VALIDATION, 'the body is not JSON');
+  if (e?.type === 'entity.too.large') return new Refusal(ErrorCodes.INVALID_PAYLOAD, 'the body is too large', { httpStatus: 413 });
+  if (e?.status === 400) return new Refusal(ErrorCodes.INVALID_PAYLOAD, 'the body is not JSON');
   // body-parser's other refusals of a body (a charset or Content-Encoding it does not take: 415) are the client's.
   const exposed = error as { expose?: boolean; status?: number; message?: string } | undefined;
   if (exposed?.expose && exposed.status && exposed.status >= 400 && exposed.status < 500) {
-    return new ApiError(exposed.status, ApiErrorCodes.VALIDATION, exposed.message ?? 'the body is refused');
+    return new Refusal(ErrorCodes.INVALID_PAYLOAD, exposed.message ?? 'the body is refused', { httpStatus: exposed.status });
   }
   if (isUnstorableInput(error)) {
     // A backstop: validation names such a field (storable-values.ts); one it missed is still the request's fault.
     log('unstorable');
-    return new ApiError(
-      400,
-      ApiErrorCodes.VALIDATION,
-      'invalid input: a value given cannot be stored (out of range, or a character refused)',
-    );
+    return new Refusal(ErrorCodes.INVALID_PAYLOAD, 'invalid input: a value given cannot be stored (out of range, or a character refused)');
   }
   if ((error instanceof HookstreamError && error.retryable) || isStoreUnavailable(e?.code)) {
     // Kafka or the database away: the same request may succeed in a moment.
     log('unavailable');
-    return new ApiError(503, ApiErrorCodes.UNAVAILABLE, 'a store the answer needs is unavailable; retry later', 2);
+    return new Refusal(ErrorCodes.SERVICE_UNAVAILABLE, 'a store the answer needs is unavailable; retry later', { retryAfterSeconds: 2 });
   }
   log('unexpected');
-  return new ApiError(500, ApiErrorCodes.INTERNAL, 'unexpected server error; retry later');
+  return new Refusal(ErrorCodes.INTERNAL, 'unexpected server error; retry later');
 }
 
 /** The methods the API document gives the path a request names (none: no such path). */
@@ -160,7 +180,8 @@ function isUnstorableInput(error: unknown): boolean {
   let e = error as { code?: unknown; message?: unknown; cause?: unknown } | null | undefined;
   for (let depth = 0; typeof e === 'object' && e !== null && depth < 5; e = e.cause as typeof e, depth++) {
     if (typeof e.code === 'string' && /^22[0-9A-Z]{3}$/.test(e.code)) return true;
-    if (e instanceof AvroInvalidError && Array.isArray(e.details['paths'])) return true;
+    if (hasErrorCode(e, ErrorCodes.AVRO_INVALID) && Array.isArray((e as { details?: Record<string, unknown> }).details?.['paths']))
+      return true;
     if (typeof e.message === 'string' && /^invalid ["{[]/.test(e.message)) return true;
   }
   return false;

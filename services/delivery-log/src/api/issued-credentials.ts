@@ -7,11 +7,11 @@
  * row goes at once, every other once expired (retention/pruner.ts), and each holder has at most
  * CREDENTIAL_LIMITS live ones, so the table cannot grow without bound.
  */
+import { ErrorCodes, Refusal } from '@hookstream/errors';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { DeliveryLogDb } from '../store/tables';
 import type { IssuedCredentialsTable } from '../store/tables';
-import { ApiError, ApiErrorCodes } from './api-errors';
 
 export const CREDENTIAL_LIMITS = {
   /** Live (unexpired, unrevoked) portal links per partner: an operator revokes one to issue the 51st. */
@@ -64,8 +64,10 @@ export class IssuedCredentials {
              where ${holder} and kind = ${kind} and revoked_at is null and expires_at > ${issuedAt}) < ${limit}`.execute(this.db);
     if (Number(inserted.numAffectedRows ?? 0) === 1) return id;
     if (kind === 'portal_link')
-      throw new ApiError(409, ApiErrorCodes.CONFLICT, `the partner has ${limit} live portal links: revoke one before issuing another`);
-    throw new ApiError(429, ApiErrorCodes.RATE_LIMITED, `${limit} console sessions are open: sign out of one, or retry later`, 60);
+      throw new Refusal(ErrorCodes.CONFLICT, `the partner has ${limit} live portal links: revoke one before issuing another`);
+    throw new Refusal(ErrorCodes.TOO_MANY_REQUESTS, `${limit} console sessions are open: sign out of one, or retry later`, {
+      retryAfterSeconds: 60,
+    });
   }
 
   /**

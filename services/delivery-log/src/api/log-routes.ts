@@ -10,7 +10,7 @@ import { findDelivery, listDeliveries } from '../queries/delivery-queries';
 import { listRejectedWebhooks } from '../queries/rejected-webhook-queries';
 import { findWebhook, listWebhooks } from '../queries/webhook-queries';
 import { AdminDeliveryListQuery, AdminRejectedWebhookListQuery, AdminWebhookListQuery } from './admin-schemas';
-import { notFound } from './api-errors';
+import { notFound } from './refusals';
 import { idParam, pageFilter, parseInput } from './request-input';
 import { DeliveryListQuery } from './schemas';
 import { RejectedWebhookListQuery, WebhookListQuery } from './webhook-schemas';

@@ -6,10 +6,10 @@
  * runs, so no route can forget the check. The role and revocation are read from the operators
  * topic on every request, so a revoked operator's session ends at once.
  */
+import { ErrorCodes, Refusal } from '@hookstream/errors';
 import type { Actor, Operator, OperatorDirectory } from '@hookstream/partners';
 import type { Request, RequestHandler } from 'express';
 import type { ConsoleSession, ConsoleSessions } from '../console/console-sessions';
-import { ApiError, ApiErrorCodes } from './api-errors';
 import { refuseForgedWrite } from './partner-auth';
 
 import { bearerToken } from './bearer';
@@ -17,17 +17,14 @@ import { bearerToken } from './bearer';
 export function authenticateOperator(operators: OperatorDirectory, sessions: ConsoleSessions): RequestHandler {
   return (req, res, next) => {
     void (async () => {
-      if (!operators.ready) throw new ApiError(503, ApiErrorCodes.UNAVAILABLE, 'the service is starting; retry later', 2);
+      if (!operators.ready)
+        throw new Refusal(ErrorCodes.SERVICE_UNAVAILABLE, 'the service is starting; retry later', { retryAfterSeconds: 2 });
       const operator = await operatorOfRequest(req, operators, sessions);
       if (!operator) {
-        throw new ApiError(
-          401,
-          ApiErrorCodes.UNAUTHENTICATED,
-          'Authorization: Bearer with an operator token is missing, unknown or revoked',
-        );
+        throw new Refusal(ErrorCodes.INVALID_API_KEY, 'Authorization: Bearer with an operator token is missing, unknown or revoked');
       }
       if (operator.role !== 'operator' && req.method !== 'GET' && req.method !== 'HEAD') {
-        throw new ApiError(403, ApiErrorCodes.FORBIDDEN, `${operator.name} is a ${operator.role}: reading only`);
+        throw new Refusal(ErrorCodes.FORBIDDEN, `${operator.name} is a ${operator.role}: reading only`);
       }
       res.locals['operator'] = operator;
     })().then(() => next(), next);

@@ -6,10 +6,10 @@
  * after this sees only that partner's rows; anything else answers 401 with the same words whatever
  * the reason, so a caller learns nothing about keys or partners it does not hold.
  */
+import { ErrorCodes, Refusal } from '@hookstream/errors';
 import { isLive, type PartnerDirectory } from '@hookstream/partners';
 import type { Request, RequestHandler } from 'express';
 import { csrfMatches, type ConsoleSession, type ConsoleSessions } from '../console/console-sessions';
-import { ApiError, ApiErrorCodes } from './api-errors';
 import type { PortalTokens } from './portal-tokens';
 
 import { bearerToken } from './bearer';
@@ -25,10 +25,10 @@ export interface PartnerCaller {
 export function authenticatePartner(partners: PartnerDirectory, tokens: PortalTokens, sessions: ConsoleSessions): RequestHandler {
   return (req, res, next) => {
     void (async () => {
-      if (!partners.ready) throw new ApiError(503, ApiErrorCodes.UNAVAILABLE, 'the service is starting; retry later', 2);
+      if (!partners.ready)
+        throw new Refusal(ErrorCodes.SERVICE_UNAVAILABLE, 'the service is starting; retry later', { retryAfterSeconds: 2 });
       const caller = await callerOf(req, partners, tokens, sessions);
-      if (!caller)
-        throw new ApiError(401, ApiErrorCodes.UNAUTHENTICATED, 'x-api-key or a portal token is missing, unknown, revoked or expired');
+      if (!caller) throw new Refusal(ErrorCodes.INVALID_API_KEY, 'x-api-key or a portal token is missing, unknown, revoked or expired');
       res.locals['caller'] = caller;
     })().then(() => next(), next);
   };
@@ -80,7 +80,7 @@ export function refuseForgedWrite(req: Request, session: ConsoleSession): void {
   if (req.method === 'GET' || req.method === 'HEAD') return;
   refuseCrossOrigin(req);
   if (!csrfMatches(session, req.get('x-csrf-token'))) {
-    throw new ApiError(403, ApiErrorCodes.FORBIDDEN, 'x-csrf-token is missing or not this session’s: reload the console and try again');
+    throw new Refusal(ErrorCodes.FORBIDDEN, 'x-csrf-token is missing or not this session’s: reload the console and try again');
   }
 }
 
@@ -98,7 +98,7 @@ function refuseCrossOrigin(req: Request): void {
   if (claimed === undefined) return;
   const own = [req.get('x-forwarded-host')?.split(',')[0]?.trim(), req.get('host')].filter(Boolean);
   if (!own.includes(hostOf(claimed))) {
-    throw new ApiError(403, ApiErrorCodes.FORBIDDEN, 'a write with the session cookie must come from this console’s own pages');
+    throw new Refusal(ErrorCodes.FORBIDDEN, 'a write with the session cookie must come from this console’s own pages');
   }
 }
 

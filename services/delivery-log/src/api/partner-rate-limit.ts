@@ -7,9 +7,9 @@
  * give a partner N times the rate and N times the capacity. Keyed by the authenticated partner
  * (never the address: partners share proxies), so its memory is one counter per active partner.
  */
+import { ErrorCodes, Refusal } from '@hookstream/errors';
 import { rateLimit } from 'express-rate-limit';
 import type { RequestHandler } from 'express';
-import { ApiError, ApiErrorCodes } from './api-errors';
 import { partnerCallerOf } from './partner-auth';
 
 const WINDOW_MS = 10_000;
@@ -27,11 +27,10 @@ export function partnerRateLimit(requestsPerSecond: number): RequestHandler {
       const resetAt = (req as { rateLimit?: { resetTime?: Date } }).rateLimit?.resetTime;
       const retryAfter = Math.max(1, Math.ceil(((resetAt?.getTime() ?? Date.now() + WINDOW_MS) - Date.now()) / 1000));
       next(
-        new ApiError(
-          429,
-          ApiErrorCodes.RATE_LIMITED,
+        new Refusal(
+          ErrorCodes.TOO_MANY_REQUESTS,
           `more than ${requestsPerSecond * (WINDOW_MS / 1000)} requests in ${WINDOW_MS / 1000} s from this partner; retry after ${retryAfter} s`,
-          retryAfter,
+          { retryAfterSeconds: retryAfter },
         ),
       );
     },

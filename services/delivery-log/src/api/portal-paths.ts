@@ -1,9 +1,9 @@
 /*
  * The partner API's paths in the OpenAPI document (openapi.ts).
  */
+import { ErrorCodes } from '@hookstream/errors';
 import { z } from 'zod';
 import type { ZodOpenApiOperationObject, ZodOpenApiPathsObject } from 'zod-openapi';
-import { ApiErrorCodes } from './api-errors';
 import { badBody, badQuery, json, refusal, unavailable } from './openapi-parts';
 import { PORTAL_BASE } from './paths';
 import {
@@ -21,18 +21,18 @@ import {
 import { RejectedWebhookListQuery, RejectedWebhookPage, WebhookAnswer, WebhookListQuery, WebhookPage } from './webhook-schemas';
 
 const partnerRefusals = {
-  '401': refusal('No x-api-key or portal token, or one that is unknown, revoked or expired', [ApiErrorCodes.UNAUTHENTICATED]),
+  '401': refusal('No x-api-key or portal token, or one that is unknown, revoked or expired', [ErrorCodes.INVALID_API_KEY]),
   '429': refusal('Too many requests from this partner (or, on a write, too many of its kind); retry after Retry-After', [
-    ApiErrorCodes.RATE_LIMITED,
+    ErrorCodes.TOO_MANY_REQUESTS,
   ]),
   ...unavailable,
 };
 const listRefusals = { ...partnerRefusals, ...badQuery };
 /** A write made with the console's session cookie without its x-csrf-token. */
 const csrfRefusal = {
-  '403': refusal('Signed in by the console’s cookie, from another origin or without its x-csrf-token', [ApiErrorCodes.FORBIDDEN]),
+  '403': refusal('Signed in by the console’s cookie, from another origin or without its x-csrf-token', [ErrorCodes.FORBIDDEN]),
 };
-const oneRefusals = { ...partnerRefusals, '404': refusal('No such id among the caller’s own', [ApiErrorCodes.NOT_FOUND]) };
+const oneRefusals = { ...partnerRefusals, '404': refusal('No such id among the caller’s own', [ErrorCodes.NOT_FOUND]) };
 
 const operation = (summary: string, operation: Omit<ZodOpenApiOperationObject, 'summary'>): ZodOpenApiOperationObject => ({
   summary,
@@ -72,7 +72,7 @@ export const portalPaths: ZodOpenApiPathsObject = {
         '202': { description: 'Queued for delivery', ...json(one(Resent, 'ResendAnswer')) },
         ...oneRefusals,
         ...badBody,
-        '409': refusal('Nothing to resend: the message says why', [ApiErrorCodes.CONFLICT]),
+        '409': refusal('Nothing to resend: the message says why', [ErrorCodes.CONFLICT]),
         ...csrfRefusal,
       },
     }),
@@ -133,11 +133,11 @@ export const portalPaths: ZodOpenApiPathsObject = {
       responses: {
         '201': { description: 'The new key', ...json(one(RotatedKey, 'RotatedKeyAnswer')) },
         ...partnerRefusals,
-        '409': refusal('The partner would hold more working keys than allowed: the message says how many', [ApiErrorCodes.CONFLICT]),
+        '409': refusal('The partner would hold more working keys than allowed: the message says how many', [ErrorCodes.CONFLICT]),
         ...badBody,
         '403': refusal(
           'A portal token (or a console session opened with one); or a console write from another origin or without its x-csrf-token',
-          [ApiErrorCodes.FORBIDDEN],
+          [ErrorCodes.FORBIDDEN],
         ),
       },
     }),

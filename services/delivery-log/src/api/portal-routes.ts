@@ -6,13 +6,14 @@
  * exactly as an unknown one does; the reads also run in the caller's partner scope
  * (store/partner-scope.ts: row security), a second guard should a query forget its filter.
  */
+import { ErrorCodes, Refusal } from '@hookstream/errors';
 import type { PartnerChanges } from '@hookstream/partners';
 import express, { Router, type Request } from 'express';
 import type { DeliveryLogDb } from '../store/tables';
 import { inPartnerScope } from '../store/partner-scope';
 import { endpointHealth } from '../queries/endpoint-health';
 import { newKeyAnswer } from './admin-partner-routes';
-import { ApiError, ApiErrorCodes, notFound } from './api-errors';
+import { notFound } from './refusals';
 import { logRoutes } from './log-routes';
 import { partnerCallerOf } from './partner-auth';
 import { idParam, parseInput } from './request-input';
@@ -53,9 +54,8 @@ export function portalRoutes({ db, resender, changes, keyRotationOverlapHours }:
     // A portal link is given out for a day to see and resend; a key it minted would outlive it and
     // every revocation of it. Rotating needs what rotation replaces: the API key (or an operator).
     if (partnerCallerOf(res.locals).holds !== 'api_key') {
-      throw new ApiError(
-        403,
-        ApiErrorCodes.FORBIDDEN,
+      throw new Refusal(
+        ErrorCodes.FORBIDDEN,
         'a portal link cannot rotate the API key: use the current API key (x-api-key, or sign in to the console with it), or ask an operator',
       );
     }

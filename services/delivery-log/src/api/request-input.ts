@@ -5,7 +5,7 @@
 import type { z } from 'zod';
 import { decodeCursor } from '../queries/page';
 import { MAX_ID_LENGTH } from '../queries/storable-values';
-import { invalidInput } from './api-errors';
+import { invalidInput } from './refusals';
 
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown, where: 'query' | 'body'): z.infer<S> {
   const result = schema.safeParse(input);

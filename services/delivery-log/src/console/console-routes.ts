@@ -5,10 +5,10 @@
  * under /console carries a strict Content-Security-Policy: scripts, styles and requests only from
  * this origin, no inline code, no framing.
  */
+import { ErrorCodes, Refusal } from '@hookstream/errors';
 import path from 'node:path';
 import type { OperatorDirectory, PartnerDirectory } from '@hookstream/partners';
 import express, { Router, type Request, type RequestHandler } from 'express';
-import { ApiError, ApiErrorCodes } from '../api/api-errors';
 import { operatorSessionHolds } from '../api/operator-auth';
 import { partnerSessionHolds, refuseForgedWrite } from '../api/partner-auth';
 import type { PortalTokens } from '../api/portal-tokens';
@@ -54,12 +54,12 @@ export function consoleRoutes(deps: ConsoleDeps): Router {
 
   // JSON only, and not from another site: a cross-site form (text/plain) cannot sign a victim in as someone else.
   router.post(`${CONSOLE_BASE}/session`, express.json({ limit: '4kb', type: 'application/json' }), async (req, res) => {
-    if (req.get('sec-fetch-site') === 'cross-site') throw new ApiError(403, ApiErrorCodes.FORBIDDEN, 'sign in from the console itself');
+    if (req.get('sec-fetch-site') === 'cross-site') throw new Refusal(ErrorCodes.FORBIDDEN, 'sign in from the console itself');
     if (!deps.partners.ready || !deps.operators.ready)
-      throw new ApiError(503, ApiErrorCodes.UNAVAILABLE, 'the service is starting; retry later', 2);
+      throw new Refusal(ErrorCodes.SERVICE_UNAVAILABLE, 'the service is starting; retry later', { retryAfterSeconds: 2 });
     const body = parseInput(SignInBody, req.body ?? {}, 'body');
     const opened = await signIn(body, deps);
-    if (!opened) throw new ApiError(401, ApiErrorCodes.UNAUTHENTICATED, 'that key or token is unknown, revoked or expired');
+    if (!opened) throw new Refusal(ErrorCodes.INVALID_API_KEY, 'that key or token is unknown, revoked or expired');
     res.setHeader('Set-Cookie', ConsoleSessions.cookie(opened.cookieValue, { secure: overTls(req), expiresAt: opened.session.expiresAt }));
     res.status(201).json({ data: describeSession(opened.session, deps) });
   });
@@ -67,7 +67,7 @@ export function consoleRoutes(deps: ConsoleDeps): Router {
   // Not signed in is an answer, not an error: the page asks on every load.
   router.get(`${CONSOLE_BASE}/session`, async (req, res) => {
     if (!deps.partners.ready || !deps.operators.ready)
-      throw new ApiError(503, ApiErrorCodes.UNAVAILABLE, 'the service is starting; retry later', 2);
+      throw new Refusal(ErrorCodes.SERVICE_UNAVAILABLE, 'the service is starting; retry later', { retryAfterSeconds: 2 });
     const session = await currentSession(req, deps);
     res.json({ data: session ? describeSession(session, deps) : null });
   });

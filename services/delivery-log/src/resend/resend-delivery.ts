@@ -5,10 +5,10 @@
  * attempt 1. Refused, with the reason, when there is nothing to resend: not dead-lettered, a newer
  * status of the policy was delivered since (superseded), already resent, or resent too often.
  */
+import { ErrorCodes, NotFoundError, Refusal } from '@hookstream/errors';
 import { DeadLetterReplay, type DlqSession, type ReplayDecision } from '@hookstream/dead-letters';
 import { TopicNames } from '@hookstream/kafka';
 import type { DeliveryLogDb } from '../store/tables';
-import { ApiError, ApiErrorCodes, notFound } from '../api/api-errors';
 import type { ReplayLanes } from './replay-lanes';
 import { ResendReservations } from './resend-reservations';
 
@@ -47,11 +47,10 @@ export class DeliveryResender {
       .where('delivery_id', '=', deliveryId)
       .where('partner_id', '=', partnerId)
       .executeTakeFirst();
-    if (!delivery) throw notFound('delivery');
+    if (!delivery) throw new NotFoundError('delivery', 'no delivery with that id');
     if (delivery.state === 'superseded') {
-      throw new ApiError(
-        409,
-        ApiErrorCodes.CONFLICT,
+      throw new Refusal(
+        ErrorCodes.CONFLICT,
         'superseded: a newer status of this policy was delivered to this endpoint first, so it is not sent again',
       );
     }
@@ -62,15 +61,14 @@ export class DeliveryResender {
       .where('source_topic', '=', TopicNames.callbackDlq)
       .execute();
     if (delivery.state !== 'dead_lettered' || letters.length === 0) {
-      throw new ApiError(409, ApiErrorCodes.CONFLICT, `only a dead-lettered delivery can be resent; this one is ${delivery.state}`);
+      throw new Refusal(ErrorCodes.CONFLICT, `only a dead-lettered delivery can be resent; this one is ${delivery.state}`);
     }
     const reservation = await this.reservations.reserve(partnerId, deliveryId, now);
     if (!reservation.reserved) {
-      throw new ApiError(
-        429,
-        ApiErrorCodes.RATE_LIMITED,
+      throw new Refusal(
+        ErrorCodes.TOO_MANY_REQUESTS,
         `at most ${this.settings.perHour} resends an hour; retry in ${reservation.retryAfterSeconds} seconds`,
-        reservation.retryAfterSeconds,
+        { retryAfterSeconds: reservation.retryAfterSeconds },
       );
     }
     try {
@@ -104,7 +102,8 @@ export class DeliveryResender {
       if (planned.outcome !== 'replayed') throw refusal(planned);
       const result = await replay.execute();
       const done = chosen(result.decisions);
-      if (done.outcome !== 'replayed') throw new ApiError(503, ApiErrorCodes.UNAVAILABLE, `not resent: ${done.detail}; retry later`, 5);
+      if (done.outcome !== 'replayed')
+        throw new Refusal(ErrorCodes.SERVICE_UNAVAILABLE, `not resent: ${done.detail}; retry later`, { retryAfterSeconds: 5 });
       return { delivery_id: deliveryId, replay_id: replay.prepared.run.replayId, replay_count: done.replayCount };
     } finally {
       await replay.close();
@@ -116,23 +115,22 @@ export class DeliveryResender {
 function chosen(decisions: readonly ReplayDecision[]): ReplayDecision {
   const replayed = decisions.find((d) => d.outcome === 'replayed');
   const newest = decisions.at(-1);
-  if (!replayed && !newest) throw new ApiError(409, ApiErrorCodes.CONFLICT, 'no dead letter of this delivery is left to resend');
+  if (!replayed && !newest) throw new Refusal(ErrorCodes.CONFLICT, 'no dead letter of this delivery is left to resend');
   return replayed ?? newest!;
 }
 
-function refusal(decision: ReplayDecision): ApiError {
+function refusal(decision: ReplayDecision): Refusal {
   switch (decision.outcome) {
     case 'skipped-superseded':
-      return new ApiError(409, ApiErrorCodes.CONFLICT, `superseded: ${decision.detail}`);
+      return new Refusal(ErrorCodes.CONFLICT, `superseded: ${decision.detail}`);
     case 'skipped-already-replayed':
-      return new ApiError(409, ApiErrorCodes.CONFLICT, `already resent and not dead-lettered again since: ${decision.detail}`);
+      return new Refusal(ErrorCodes.CONFLICT, `already resent and not dead-lettered again since: ${decision.detail}`);
     case 'skipped-replay-limit':
-      return new ApiError(
-        409,
-        ApiErrorCodes.CONFLICT,
+      return new Refusal(
+        ErrorCodes.CONFLICT,
         `resent ${decision.replayCount} times already, the most allowed; the insurer's operators can still replay it`,
       );
     default:
-      return new ApiError(503, ApiErrorCodes.UNAVAILABLE, `not resent: ${decision.detail}; retry later`, 5);
+      return new Refusal(ErrorCodes.SERVICE_UNAVAILABLE, `not resent: ${decision.detail}; retry later`, { retryAfterSeconds: 5 });
   }
 }

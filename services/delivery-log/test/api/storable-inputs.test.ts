@@ -3,9 +3,9 @@
  * list's times, a forged cursor's, a key's expiry. Now every one is a 400 naming its field, before
  * anything reaches the store.
  */
+import { Refusal } from '@hookstream/errors';
 import type { z } from 'zod';
 import { AdminDeliveryListQuery, AuditListQuery, DeadLetterListQuery, RotateKeyBody } from '../../src/api/admin-schemas';
-import { ApiError } from '../../src/api/api-errors';
 import { parseInput } from '../../src/api/request-input';
 import { DeliveryListQuery } from '../../src/api/schemas';
 import { RejectedWebhookListQuery, WebhookListQuery } from '../../src/api/webhook-schemas';
@@ -17,7 +17,7 @@ function refusedFields(schema: z.ZodType, input: unknown): string[] {
     parseInput(schema, input, 'query');
     return [];
   } catch (error) {
-    if (!(error instanceof ApiError) || error.httpStatus !== 400) throw error;
+    if (!(error instanceof Refusal) || error.httpStatus !== 400) throw error;
     return (error.fields ?? []).map((f) => `${f.field}: ${f.message}`);
   }
 }
