@@ -3,8 +3,8 @@
  * refuses is the request's fault (400, logged at warn), not the service's (500).
  */
 import { AvroInvalidError } from '@hookstream/errors';
-import { refusalOf } from '../../src/api/api-router';
-import { refusalBody } from '../../src/api/refusals';
+import { refusalOf } from '../../src/entry/http/api-router';
+import { refusalBody } from '../../src/entry/http/refusals';
 
 /** PostgreSQL's errors carry the SQLSTATE in `code`. */
 const sqlError = (code: string) => Object.assign(new Error('date/time field value out of range'), { code });

@@ -5,11 +5,11 @@
  */
 import { Refusal } from '@hookstream/errors';
 import type { z } from 'zod';
-import { AdminDeliveryListQuery, AuditListQuery, DeadLetterListQuery, RotateKeyBody } from '../../src/api/admin-schemas';
-import { parseInput } from '../../src/api/request-input';
-import { DeliveryListQuery } from '../../src/api/schemas';
-import { RejectedWebhookListQuery, WebhookListQuery } from '../../src/api/webhook-schemas';
-import { decodeCursor, encodeCursor } from '../../src/queries/page';
+import { AdminDeliveryListQuery, AuditListQuery, DeadLetterListQuery, RotateKeyBody } from '../../src/entry/http/schemas/admin-schemas';
+import { parseInput } from '../../src/entry/http/request-input';
+import { DeliveryListQuery } from '../../src/entry/http/schemas/schemas';
+import { RejectedWebhookListQuery, WebhookListQuery } from '../../src/entry/http/schemas/webhook-schemas';
+import { decodeCursor, encodeCursor } from '../../src/adapters/store/queries/page';
 
 /** The fields a 400 names, or the parsed value when there is none. */
 function refusedFields(schema: z.ZodType, input: unknown): string[] {

@@ -1,0 +1,73 @@
+/*
+ * The partner API (/api/portal/v1): a partner's own deliveries, each with every attempt, a resend
+ * of a dead-lettered one, its own inbound webhooks with their documents and those refused, its
+ * endpoints' health, and the rotation of its own API key (with the key, not with a portal link). The
+ * caller's partner id (partner-auth.ts) scopes every query, so another partner's id answers 404
+ * exactly as an unknown one does; the reads also run in the caller's partner scope
+ * (adapters/store/partner-scope.ts: row security), a second guard should a query forget its filter.
+ */
+import { ErrorCodes, Refusal } from '@hookstream/errors';
+import type { PartnerChanges } from '@hookstream/partners';
+import express, { Router, type Request } from 'express';
+import type { DeliveryLogDb } from '../../adapters/store/tables';
+import { inPartnerScope } from '../../adapters/store/partner-scope';
+import { endpointHealth } from '../../adapters/store/queries/endpoint-health';
+import { newKeyAnswer } from './admin-partner-routes';
+import { notFound } from './refusals';
+import { logRoutes } from './log-routes';
+import { partnerCallerOf } from './auth/partner-auth';
+import { idParam, parseInput } from './request-input';
+import { KeyRotationBody, NoQuery, ResendBody } from './schemas/schemas';
+import { partnerOperator, type DeliveryResender } from '../../domain/resend-delivery';
+import type { ReplayLanes } from '../../adapters/kafka/replay-lanes';
+
+export interface PortalDeps {
+  db: DeliveryLogDb;
+  resender: DeliveryResender;
+  lanes: ReplayLanes;
+  changes: PartnerChanges;
+  /** How long a partner's other keys keep working after it rotates its key itself. */
+  keyRotationOverlapHours: number;
+}
+
+export function portalRoutes({ db, resender, changes, keyRotationOverlapHours }: PortalDeps): Router {
+  const router = Router();
+  const partnerOf = (req: Request) => partnerCallerOf(req.res!.locals).partnerId;
+  // Deliveries, webhooks and refused webhooks, the caller's own.
+  const read = <T>(req: Request, query: (scoped: DeliveryLogDb) => Promise<T>) => inPartnerScope(db, partnerOf(req), query);
+  router.use(logRoutes(db, { partnerOf, acrossPartners: false, read }));
+
+  router.post('/deliveries/:deliveryId/resend', express.json({ limit: '16kb', type: () => true }), async (req, res) => {
+    const id = idParam(req.params.deliveryId);
+    const body = parseInput(ResendBody, req.body ?? {}, 'body');
+    if (!id) throw notFound('delivery');
+    const resent = await resender.resend(partnerOf(req), id, body.reason ?? 'resent from the partner API');
+    res.status(202).json({ data: resent });
+  });
+
+  router.get('/endpoints', async (req, res) => {
+    parseInput(NoQuery, req.query, 'query');
+    res.json({ data: await read(req, (scoped) => endpointHealth(scoped, partnerOf(req))) });
+  });
+
+  router.post('/api-keys/rotate', express.json({ limit: '16kb', type: () => true }), async (req, res) => {
+    // A portal link is given out for a day to see and resend; a key it minted would outlive it and
+    // every revocation of it. Rotating needs what rotation replaces: the API key (or an operator).
+    if (partnerCallerOf(res.locals).holds !== 'api_key') {
+      throw new Refusal(
+        ErrorCodes.FORBIDDEN,
+        'a portal link cannot rotate the API key: use the current API key (x-api-key, or sign in to the console with it), or ask an operator',
+      );
+    }
+    const body = parseInput(KeyRotationBody, req.body ?? {}, 'body');
+    const partnerId = partnerOf(req);
+    const actor = { type: 'partner' as const, id: partnerId, name: partnerOperator(partnerId) };
+    const rotated = await changes.rotateKey(partnerId, actor, body.reason ?? 'rotated from the partner API', {
+      // Whole milliseconds, as the operator API's and the CLI's: a fraction of one is no Avro long.
+      overlapMs: Math.round(keyRotationOverlapHours * 3_600_000),
+    });
+    res.status(201).json({ data: newKeyAnswer(rotated) });
+  });
+
+  return router;
+}
