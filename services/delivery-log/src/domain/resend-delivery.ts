@@ -7,8 +7,8 @@
  */
 import { ErrorCodes, NotFoundError, Refusal } from '@hookstream/errors';
 import { DeadLetterReplay, type DlqSession, type ReplayDecision } from '@hookstream/dead-letters';
-import { TopicNames } from '@hookstream/kafka';
 import type { DeliveryLogDb } from '../adapters/store/tables';
+import { callbackDeadLettersOf, deliveryStateOf, type DeadLetterPlace } from '../adapters/store/queries/resend-queries';
 import type { ReplayLanes } from '../adapters/kafka/replay-lanes';
 import { ResendReservations } from '../adapters/store/resend-reservations';
 
@@ -40,28 +40,17 @@ export class DeliveryResender {
   }
 
   async resend(partnerId: string, deliveryId: string, reason: string, now = new Date()): Promise<Resent> {
-    // Only its state: the body, attempts and replays are not needed to decide.
-    const delivery = await this.db
-      .selectFrom('deliveries')
-      .select('state')
-      .where('delivery_id', '=', deliveryId)
-      .where('partner_id', '=', partnerId)
-      .executeTakeFirst();
-    if (!delivery) throw new NotFoundError('delivery', 'no delivery with that id');
-    if (delivery.state === 'superseded') {
+    const state = await deliveryStateOf(this.db, partnerId, deliveryId);
+    if (!state) throw new NotFoundError('delivery', 'no delivery with that id');
+    if (state === 'superseded') {
       throw new Refusal(
         ErrorCodes.CONFLICT,
         'superseded: a newer status of this policy was delivered to this endpoint first, so it is not sent again',
       );
     }
-    const letters = await this.db
-      .selectFrom('dead_letters')
-      .select(['source_partition', 'source_offset', 'dead_lettered_at'])
-      .where('subject_id', '=', deliveryId)
-      .where('source_topic', '=', TopicNames.callbackDlq)
-      .execute();
-    if (delivery.state !== 'dead_lettered' || letters.length === 0) {
-      throw new Refusal(ErrorCodes.CONFLICT, `only a dead-lettered delivery can be resent; this one is ${delivery.state}`);
+    const letters = await callbackDeadLettersOf(this.db, deliveryId);
+    if (state !== 'dead_lettered' || letters.length === 0) {
+      throw new Refusal(ErrorCodes.CONFLICT, `only a dead-lettered delivery can be resent; this one is ${state}`);
     }
     const reservation = await this.reservations.reserve(partnerId, deliveryId, now);
     if (!reservation.reserved) {
@@ -81,12 +70,7 @@ export class DeliveryResender {
     }
   }
 
-  private async replay(
-    partnerId: string,
-    deliveryId: string,
-    reason: string,
-    letters: Array<{ source_partition: number; source_offset: number; dead_lettered_at: Date }>,
-  ): Promise<Resent> {
+  private async replay(partnerId: string, deliveryId: string, reason: string, letters: DeadLetterPlace[]): Promise<Resent> {
     const oldest = Math.min(...letters.map((l) => l.dead_lettered_at.getTime()));
     const selection = {
       deliveryIds: [deliveryId],

@@ -4,46 +4,24 @@
  * unless the request says dry_run: false, so the plan is seen first; a real one is audited with
  * the operator as its actor and takes its turn with partners' resends of the same topic.
  */
-import { ErrorCodes, Refusal } from '@hookstream/errors';
-import {
-  DeadLetterReplay,
-  countOutcomes,
-  decisionJson,
-  letterJson,
-  readAudit,
-  readDeadLetters,
-  type Selection,
-} from '@hookstream/dead-letters';
+import type { Selection } from '@hookstream/dead-letters';
 import express, { Router, type Request } from 'express';
 import type { z } from 'zod';
 import type { DeadLetterSessions } from '../../adapters/kafka/dead-letter-sessions';
 import type { ReplayLanes } from '../../adapters/kafka/replay-lanes';
+import { listDeadLetters } from '../../domain/list-dead-letters';
+import { replayDeadLetters } from '../../domain/replay-dead-letters';
 import { invalidInput } from './refusals';
 import { DeadLetterListQuery, ReplayBody } from './schemas/admin-schemas';
 import { operatorActor, operatorOf } from './auth/operator-auth';
 import { parseInput } from './request-input';
-
-/**
- * The most dead letters one request re-queues: at the default 50/s that is 20 s of a held request.
- * A bigger backlog is replayed in parts (what was replayed is skipped the next time) or with the CLI.
- */
-export const MAX_REPLAYED_PER_REQUEST = 1000;
 
 export function adminDlqRoutes(deadLetters: DeadLetterSessions, lanes: ReplayLanes): Router {
   const router = Router();
 
   router.get('/dead-letters', async (req, res) => {
     const query = parseInput(DeadLetterListQuery, req.query, 'query');
-    const session = await deadLetters.of(query.topic);
-    const selection = selectionOf(query, 'query');
-    const [{ selected }, audit] = await Promise.all([readDeadLetters(session, selection, { keepRecords: false }), readAudit(session)]);
-    const newest = selected.slice(-query.limit).reverse();
-    res.json({
-      topic: session.topicName(session.letters.source),
-      selected: selected.length,
-      not_replayed: selected.filter(({ letter }) => !audit.isReplayed(letter)).length,
-      dead_letters: newest.map(({ letter }) => letterJson(letter, audit.isReplayed(letter))),
-    });
+    res.json(await listDeadLetters(deadLetters, query.topic, selectionOf(query, 'query'), query.limit));
   });
 
   router.post('/dead-letters/replay', express.json({ limit: '64kb', type: () => true }), async (req: Request, res) => {
@@ -57,30 +35,7 @@ export function adminDlqRoutes(deadLetters: DeadLetterSessions, lanes: ReplayLan
       force: input.force,
       ratePerSecond: input.rate_per_second,
     };
-    const session = await deadLetters.of(input.topic);
-    const answer = await lanes.run(input.topic, async () => {
-      const replay = await DeadLetterReplay.prepare(session, request, { dryRun: input.dry_run });
-      try {
-        const planned = replay.prepared.decisions;
-        const replaying = planned.filter((d) => d.outcome === 'replayed').length;
-        if (input.dry_run) return { dry_run: true, replay_id: null, counts: countOutcomes(planned), decisions: planned.map(decisionJson) };
-        if (replaying > MAX_REPLAYED_PER_REQUEST) {
-          throw new Refusal(
-            ErrorCodes.CONFLICT,
-            `${replaying} dead letters would be replayed; at most ${MAX_REPLAYED_PER_REQUEST} per request: narrow the selection (what is replayed is skipped next time) or use hookstream dlq replay`,
-          );
-        }
-        const result = await replay.execute();
-        return {
-          dry_run: false,
-          replay_id: replay.prepared.run.replayId,
-          counts: countOutcomes(result.decisions),
-          decisions: result.decisions.map(decisionJson),
-        };
-      } finally {
-        await replay.close();
-      }
-    });
+    const answer = await replayDeadLetters(deadLetters, lanes, input.topic, request, input.dry_run);
     res.json(answer);
   });
 

@@ -7,6 +7,8 @@
 import { describePartner, type PartnerChanges, type PartnerDirectory, type AuditedWriter } from '@hookstream/partners';
 import express, { Router, type Request } from 'express';
 import { notFound } from './refusals';
+import { issuePortalLink, revokePortalLink } from '../../domain/portal-links';
+import { setPartnerStatus } from '../../domain/set-partner-status';
 import { PartnerCreateBody, PartnerUpdateBody, PortalTokenBody, ReasonBody, RotateKeyBody } from './schemas/admin-schemas';
 import { operatorActor, operatorOf } from './auth/operator-auth';
 import type { IssuedCredentials } from '../../adapters/store/issued-credentials';
@@ -26,6 +28,7 @@ const actorOf = (req: Request) => operatorActor(operatorOf(req.res!.locals));
 
 export function adminPartnerRoutes({ partners, changes, portalTokens, issuedCredentials, audit }: AdminPartnerDeps): Router {
   const router = Router();
+  const stores = { portalTokens, issuedCredentials, audit };
   /** The partner named in the path, as this replica reads it now; 404 when there is none. */
   const partnerIdOf = (req: Request) => {
     const id = idParam(req.params['partnerId'] as string | undefined);
@@ -62,9 +65,7 @@ export function adminPartnerRoutes({ partners, changes, portalTokens, issuedCred
     router.post(`/partners/:partnerId/${action}`, body, async (req, res) => {
       const partnerId = partnerIdOf(req);
       const input = parseInput(ReasonBody, req.body, 'body');
-      const partner = await changes.setStatus(partnerId, status, actorOf(req), input.reason);
-      // At once, on every replica: the audit trail's partner.disable refuses them too, once projected.
-      if (status === 'DISABLED') await issuedCredentials.revokeOfPartner(partnerId, { actor: actorOf(req).id, reason: input.reason });
+      const partner = await setPartnerStatus(changes, issuedCredentials, { partnerId, status, actor: actorOf(req), reason: input.reason });
       res.json({ data: describePartner(partner) });
     });
   }
@@ -90,13 +91,11 @@ export function adminPartnerRoutes({ partners, changes, portalTokens, issuedCred
   router.post('/partners/:partnerId/portal-tokens', body, async (req, res) => {
     const partnerId = partnerIdOf(req);
     const input = parseInput(PortalTokenBody, req.body, 'body');
-    const issued = await portalTokens.issue(partnerId, input.ttl_minutes * 60, actorOf(req).id);
-    // Audited without the token: who gave whom access, until when.
-    await audit.write([], actorOf(req), {
-      action: 'portal-token.issue',
-      subject: { type: 'partner', id: partnerId },
+    const issued = await issuePortalLink(stores, {
+      partnerId,
+      validSeconds: input.ttl_minutes * 60,
+      actor: actorOf(req),
       reason: input.reason,
-      detail: { token_id: issued.id, expires_at: issued.expiresAt.toISOString() },
     });
     const expiresAt = issued.expiresAt.toISOString();
     res.status(201).json({ data: { token: issued.token, token_id: issued.id, partner_id: partnerId, expires_at: expiresAt } });
@@ -109,19 +108,8 @@ export function adminPartnerRoutes({ partners, changes, portalTokens, issuedCred
   router.post('/partners/:partnerId/portal-tokens/:tokenId/revoke', body, async (req, res) => {
     const partnerId = partnerIdOf(req);
     const input = parseInput(ReasonBody, req.body, 'body');
-    const tokenId = idParam(req.params.tokenId);
-    const link = (await issuedCredentials.portalLinks(partnerId)).find((l) => l.token_id === tokenId);
-    if (!link) throw notFound('portal token');
-    // Revoking one already revoked or expired changes nothing and writes no audit record.
-    if (await issuedCredentials.revoke(link.token_id, { actor: actorOf(req).id, reason: input.reason })) {
-      await audit.write([], actorOf(req), {
-        action: 'portal-token.revoke',
-        subject: { type: 'partner', id: partnerId },
-        reason: input.reason,
-        detail: { token_id: link.token_id },
-      });
-    }
-    res.json({ data: (await issuedCredentials.portalLinks(partnerId)).find((l) => l.token_id === link.token_id) });
+    const revocation = { partnerId, tokenId: idParam(req.params.tokenId), actor: actorOf(req), reason: input.reason };
+    res.json({ data: await revokePortalLink(stores, revocation) });
   });
 
   return router;

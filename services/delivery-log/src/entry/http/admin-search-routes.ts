@@ -7,8 +7,7 @@ import { describeOperator } from '@hookstream/partners';
 import { Router } from 'express';
 import type { DeliveryLogDb } from '../../adapters/store/tables';
 import { listAudit } from '../../adapters/store/queries/audit-queries';
-import { endpointHealth } from '../../adapters/store/queries/endpoint-health';
-import { notFound } from './refusals';
+import { partnerEndpointHealth } from '../../domain/endpoint-health';
 import { AuditListQuery } from './schemas/admin-schemas';
 import { logRoutes } from './log-routes';
 import { operatorOf } from './auth/operator-auth';
@@ -20,11 +19,7 @@ export function adminSearchRoutes(db: DeliveryLogDb): Router {
   router.use(logRoutes(db, { partnerOf: (_req, named) => named, acrossPartners: true }));
 
   router.get('/partners/:partnerId/endpoints', async (req, res) => {
-    const id = idParam(req.params.partnerId);
-    if (!id || !(await db.selectFrom('partners').select('partner_id').where('partner_id', '=', id).executeTakeFirst())) {
-      throw notFound('partner');
-    }
-    res.json({ data: await endpointHealth(db, id) });
+    res.json({ data: await partnerEndpointHealth(db, idParam(req.params.partnerId)) });
   });
 
   router.get('/audit', async (req, res) => {

@@ -7,11 +7,9 @@
  */
 import { ErrorCodes, Refusal } from '@hookstream/errors';
 import path from 'node:path';
-import type { OperatorDirectory, PartnerDirectory } from '@hookstream/partners';
 import express, { Router, type Request, type RequestHandler } from 'express';
-import { operatorSessionHolds } from './auth/operator-auth';
-import { partnerSessionHolds, refuseForgedWrite } from './auth/partner-auth';
-import type { PortalTokens } from '../../adapters/signing/portal-tokens';
+import { refuseForgedWrite } from './auth/partner-auth';
+import { currentSession, refuseUntilReady, signIn, type ConsoleDeps } from '../../domain/console-sign-in';
 import { parseInput } from './request-input';
 import { SignInBody } from './schemas/schemas';
 import { ConsoleSessions, type ConsoleSession } from '../../adapters/signing/console-sessions';
@@ -40,13 +38,6 @@ const securityHeaders: RequestHandler = (_req, res, next) => {
   next();
 };
 
-export interface ConsoleDeps {
-  partners: PartnerDirectory;
-  operators: OperatorDirectory;
-  portalTokens: PortalTokens;
-  sessions: ConsoleSessions;
-}
-
 export function consoleRoutes(deps: ConsoleDeps): Router {
   const router = Router();
   router.get('/', (_req, res) => res.redirect(302, `${CONSOLE_BASE}/`));
@@ -55,25 +46,22 @@ export function consoleRoutes(deps: ConsoleDeps): Router {
   // JSON only, and not from another site: a cross-site form (text/plain) cannot sign a victim in as someone else.
   router.post(`${CONSOLE_BASE}/session`, express.json({ limit: '4kb', type: 'application/json' }), async (req, res) => {
     if (req.get('sec-fetch-site') === 'cross-site') throw new Refusal(ErrorCodes.FORBIDDEN, 'sign in from the console itself');
-    if (!deps.partners.ready || !deps.operators.ready)
-      throw new Refusal(ErrorCodes.SERVICE_UNAVAILABLE, 'the service is starting; retry later', { retryAfterSeconds: 2 });
+    refuseUntilReady(deps);
     const body = parseInput(SignInBody, req.body ?? {}, 'body');
-    const opened = await signIn(body, deps);
-    if (!opened) throw new Refusal(ErrorCodes.INVALID_API_KEY, 'that key or token is unknown, revoked or expired');
+    const opened = await signIn(deps, body);
     res.setHeader('Set-Cookie', ConsoleSessions.cookie(opened.cookieValue, { secure: overTls(req), expiresAt: opened.session.expiresAt }));
     res.status(201).json({ data: describeSession(opened.session, deps) });
   });
 
   // Not signed in is an answer, not an error: the page asks on every load.
   router.get(`${CONSOLE_BASE}/session`, async (req, res) => {
-    if (!deps.partners.ready || !deps.operators.ready)
-      throw new Refusal(ErrorCodes.SERVICE_UNAVAILABLE, 'the service is starting; retry later', { retryAfterSeconds: 2 });
-    const session = await currentSession(req, deps);
+    refuseUntilReady(deps);
+    const session = await currentSession(deps, req.get('cookie'));
     res.json({ data: session ? describeSession(session, deps) : null });
   });
 
   router.delete(`${CONSOLE_BASE}/session`, async (req, res) => {
-    const session = await currentSession(req, deps);
+    const session = await currentSession(deps, req.get('cookie'));
     if (session) {
       refuseForgedWrite(req, session);
       // Ended in the store, not only in this browser: a copy of the cookie opens nothing either.
@@ -95,30 +83,6 @@ export function consoleRoutes(deps: ConsoleDeps): Router {
  */
 function overTls(req: Request): boolean {
   return req.secure || /(^|,)\s*https\s*(,|$)/i.test(req.get('x-forwarded-proto') ?? '');
-}
-
-async function signIn(
-  body: { api_key?: string | undefined; portal_token?: string | undefined; operator_token?: string | undefined },
-  deps: ConsoleDeps,
-) {
-  if (body.operator_token !== undefined) {
-    const operator = deps.operators.check(body.operator_token);
-    return operator ? deps.sessions.open({ kind: 'operator', operatorId: operator.operator_id }) : undefined;
-  }
-  if (body.portal_token !== undefined) {
-    const claims = await deps.portalTokens.verify(body.portal_token);
-    if (!claims || deps.partners.get(claims.partnerId)?.status !== 'ACTIVE') return undefined;
-    return deps.sessions.open({ kind: 'partner', partnerId: claims.partnerId, keyId: null, portalLinkId: claims.id }, claims.expiresAt);
-  }
-  const check = deps.partners.checkApiKey(body.api_key);
-  return check.ok ? deps.sessions.open({ kind: 'partner', partnerId: check.partner.partner_id, keyId: check.key.key_id }) : undefined;
-}
-
-async function currentSession(req: Request, deps: ConsoleDeps): Promise<ConsoleSession | undefined> {
-  const session = await deps.sessions.read(req.get('cookie'));
-  if (session?.kind === 'partner') return partnerSessionHolds(session, deps.partners) ? session : undefined;
-  if (session?.kind === 'operator') return operatorSessionHolds(session, deps.operators) ? session : undefined;
-  return undefined;
 }
 
 /** What the page needs to know of its session: who, what they may do, the CSRF value for writes, when it ends. */

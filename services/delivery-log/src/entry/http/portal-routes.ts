@@ -6,19 +6,19 @@
  * exactly as an unknown one does; the reads also run in the caller's partner scope
  * (adapters/store/partner-scope.ts: row security), a second guard should a query forget its filter.
  */
-import { ErrorCodes, Refusal } from '@hookstream/errors';
 import type { PartnerChanges } from '@hookstream/partners';
 import express, { Router, type Request } from 'express';
 import type { DeliveryLogDb } from '../../adapters/store/tables';
 import { inPartnerScope } from '../../adapters/store/partner-scope';
-import { endpointHealth } from '../../adapters/store/queries/endpoint-health';
+import { ownEndpointHealth } from '../../domain/endpoint-health';
+import { refuseUnlessKeyHolder, rotateOwnKey } from '../../domain/rotate-own-key';
 import { newKeyAnswer } from './admin-partner-routes';
 import { notFound } from './refusals';
 import { logRoutes } from './log-routes';
 import { partnerCallerOf } from './auth/partner-auth';
 import { idParam, parseInput } from './request-input';
 import { KeyRotationBody, NoQuery, ResendBody } from './schemas/schemas';
-import { partnerOperator, type DeliveryResender } from '../../domain/resend-delivery';
+import type { DeliveryResender } from '../../domain/resend-delivery';
 import type { ReplayLanes } from '../../adapters/kafka/replay-lanes';
 
 export interface PortalDeps {
@@ -47,25 +47,13 @@ export function portalRoutes({ db, resender, changes, keyRotationOverlapHours }:
 
   router.get('/endpoints', async (req, res) => {
     parseInput(NoQuery, req.query, 'query');
-    res.json({ data: await read(req, (scoped) => endpointHealth(scoped, partnerOf(req))) });
+    res.json({ data: await read(req, (scoped) => ownEndpointHealth(scoped, partnerOf(req))) });
   });
 
   router.post('/api-keys/rotate', express.json({ limit: '16kb', type: () => true }), async (req, res) => {
-    // A portal link is given out for a day to see and resend; a key it minted would outlive it and
-    // every revocation of it. Rotating needs what rotation replaces: the API key (or an operator).
-    if (partnerCallerOf(res.locals).holds !== 'api_key') {
-      throw new Refusal(
-        ErrorCodes.FORBIDDEN,
-        'a portal link cannot rotate the API key: use the current API key (x-api-key, or sign in to the console with it), or ask an operator',
-      );
-    }
+    refuseUnlessKeyHolder(partnerCallerOf(res.locals).holds);
     const body = parseInput(KeyRotationBody, req.body ?? {}, 'body');
-    const partnerId = partnerOf(req);
-    const actor = { type: 'partner' as const, id: partnerId, name: partnerOperator(partnerId) };
-    const rotated = await changes.rotateKey(partnerId, actor, body.reason ?? 'rotated from the partner API', {
-      // Whole milliseconds, as the operator API's and the CLI's: a fraction of one is no Avro long.
-      overlapMs: Math.round(keyRotationOverlapHours * 3_600_000),
-    });
+    const rotated = await rotateOwnKey(changes, partnerOf(req), body.reason ?? 'rotated from the partner API', keyRotationOverlapHours);
     res.status(201).json({ data: newKeyAnswer(rotated) });
   });
 

@@ -9,10 +9,11 @@
 import { ErrorCodes, Refusal } from '@hookstream/errors';
 import type { Actor, Operator, OperatorDirectory } from '@hookstream/partners';
 import type { Request, RequestHandler } from 'express';
-import type { ConsoleSession, ConsoleSessions } from '../../../adapters/signing/console-sessions';
+import type { ConsoleSessions } from '../../../adapters/signing/console-sessions';
 import { refuseForgedWrite } from './partner-auth';
 
 import { bearerToken } from './bearer';
+import { operatorSessionHolds } from '../../../domain/session-holds';
 
 export function authenticateOperator(operators: OperatorDirectory, sessions: ConsoleSessions): RequestHandler {
   return (req, res, next) => {
@@ -38,12 +39,6 @@ async function operatorOfRequest(req: Request, operators: OperatorDirectory, ses
   if (session?.kind !== 'operator' || !operatorSessionHolds(session, operators)) return undefined;
   refuseForgedWrite(req, session);
   return operators.get(session.operatorId);
-}
-
-/** Whether the operator a session was opened for is still one (not revoked). */
-export function operatorSessionHolds(session: Extract<ConsoleSession, { kind: 'operator' }>, operators: OperatorDirectory): boolean {
-  const operator = operators.get(session.operatorId);
-  return operator !== undefined && operator.revoked_at === null;
 }
 
 /** The operator an authenticated request is from. */

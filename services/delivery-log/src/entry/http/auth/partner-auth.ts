@@ -7,12 +7,13 @@
  * the reason, so a caller learns nothing about keys or partners it does not hold.
  */
 import { ErrorCodes, Refusal } from '@hookstream/errors';
-import { isLive, type PartnerDirectory } from '@hookstream/partners';
+import type { PartnerDirectory } from '@hookstream/partners';
 import type { Request, RequestHandler } from 'express';
 import { csrfMatches, type ConsoleSession, type ConsoleSessions } from '../../../adapters/signing/console-sessions';
 import type { PortalTokens } from '../../../adapters/signing/portal-tokens';
 
 import { bearerToken } from './bearer';
+import { partnerSessionHolds } from '../../../domain/session-holds';
 
 export interface PartnerCaller {
   partnerId: string;
@@ -56,19 +57,6 @@ async function callerOf(
   }
   const check = partners.checkApiKey(apiKey);
   return check.ok ? { partnerId: check.partner.partner_id, via: 'api_key', holds: 'api_key' } : null;
-}
-
-/** Whether what a partner's session was opened with still holds: the partner active, and the API key (if one) neither revoked nor expired. */
-export function partnerSessionHolds(
-  session: Extract<ConsoleSession, { kind: 'partner' }>,
-  partners: PartnerDirectory,
-  now = Date.now(),
-): boolean {
-  const partner = partners.get(session.partnerId);
-  if (partner?.status !== 'ACTIVE') return false;
-  if (session.keyId === null) return true;
-  const key = partner.api_keys.find((k) => k.key_id === session.keyId);
-  return key !== undefined && isLive(key, now);
 }
 
 /**
