@@ -2,18 +2,18 @@ import { ApiKeyHasher, AuditedWriter, OperatorDirectory, PartnerChanges, policyB
 import { ConsumerLagMonitor, TopicNames, defaultSchemasDir, consumerLagGauges, groupSessionOf } from '@hookstream/kafka';
 import { SecretBox } from '@hookstream/runtime';
 import { createServiceRuntime, runService } from '@hookstream/service';
-import { apiRouter } from './api/api-router';
-import { IssuedCredentials } from './api/issued-credentials';
-import { PortalTokens } from './api/portal-tokens';
-import { ConsoleSessions } from './console/console-sessions';
-import { DeliveryResender } from './resend/resend-delivery';
-import { DeadLetterSessions } from './resend/dead-letter-sessions';
-import { ReplayLanes } from './resend/replay-lanes';
-import { Pruner } from './retention/pruner';
+import { apiRouter } from './entry/http/api-router';
+import { IssuedCredentials } from './adapters/store/issued-credentials';
+import { PortalTokens } from './adapters/signing/portal-tokens';
+import { ConsoleSessions } from './adapters/signing/console-sessions';
+import { DeliveryResender } from './domain/resend-delivery';
+import { DeadLetterSessions } from './adapters/kafka/dead-letter-sessions';
+import { ReplayLanes } from './adapters/kafka/replay-lanes';
+import { Pruner } from './adapters/store/pruner';
 import { configSchema } from './config';
 import { createDeliveryLogMetrics } from './metrics';
-import { DeliveryLogProjection } from './projection/projection';
-import { openStore, type StoreLocation } from './store/database';
+import { DeliveryLogProjection } from './entry/kafka/projection';
+import { openStore, type StoreLocation } from './adapters/store/database';
 
 export { configSchema } from './config';
 

@@ -5,9 +5,9 @@
  * while the second waits for that row. The second's summary, written last, must count both.
  */
 import { sql } from 'kysely';
-import { writeFacts } from '../src/projection/fact-writer';
-import { summarizeDeliveries } from '../src/projection/delivery-summary';
-import { writeAttempts } from '../src/projection/outbound-writes';
+import { writeFacts } from '../src/adapters/store/projection/fact-writer';
+import { summarizeDeliveries } from '../src/adapters/store/projection/delivery-summary';
+import { writeAttempts } from '../src/adapters/store/projection/outbound-writes';
 import { waitFor } from '../../../test/helpers/infrastructure';
 import { attemptOf, callbackRequest } from './support/callback-facts';
 import { storesUnderTest } from './support/stores';

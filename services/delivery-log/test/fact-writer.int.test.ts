@@ -6,9 +6,9 @@ import { TopicNames } from '@hookstream/kafka';
 import { documentIdOf, webhookIdOf, type CallbackRequestValue, type InboundRejectionValue } from '@hookstream/contract';
 import { type EncryptedSecret } from '@hookstream/runtime';
 import { type Partner } from '@hookstream/partners';
-import type { DeliveryLogStore } from '../src/store/database';
-import { writeFacts } from '../src/projection/fact-writer';
-import type { Fact } from '../src/projection/facts';
+import type { DeliveryLogStore } from '../src/adapters/store/database';
+import { writeFacts } from '../src/adapters/store/projection/fact-writer';
+import type { Fact } from '../src/entry/kafka/facts';
 import { storesUnderTest } from './support/stores';
 import { tableRows } from './support/table-rows';
 

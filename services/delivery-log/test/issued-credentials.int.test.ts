@@ -5,9 +5,9 @@
  * pruned. Prints what a lookup costs.
  */
 import { createLogger } from '@hookstream/runtime';
-import { CREDENTIAL_LIMITS, IssuedCredentials, type NewCredential } from '../src/api/issued-credentials';
-import { Pruner } from '../src/retention/pruner';
-import type { DeliveryLogStore } from '../src/store/database';
+import { CREDENTIAL_LIMITS, IssuedCredentials, type NewCredential } from '../src/adapters/store/issued-credentials';
+import { Pruner } from '../src/adapters/store/pruner';
+import type { DeliveryLogStore } from '../src/adapters/store/database';
 import { storesUnderTest } from './support/stores';
 
 const MINUTE = 60_000;

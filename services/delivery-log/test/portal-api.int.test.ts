@@ -9,7 +9,7 @@
  */
 import { createHmac } from 'node:crypto';
 import { parseKeyring } from '@hookstream/runtime';
-import { signToken } from '../src/api/signed-tokens';
+import { signToken } from '../src/adapters/signing/signed-tokens';
 import { RECEIVER_DEFAULT_BODY } from '../../../test/helpers/outbound';
 import { waitFor } from '../../../test/helpers/infrastructure';
 import { A_API_KEY, A_SECRET, FAILURE_ANSWER, PortalStack } from './support/portal-stack';

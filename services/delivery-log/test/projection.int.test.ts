@@ -7,7 +7,7 @@
  */
 import { Client } from 'pg';
 import { TopicNames } from '@hookstream/kafka';
-import { openStore, type DeliveryLogStore } from '../src/store/database';
+import { openStore, type DeliveryLogStore } from '../src/adapters/store/database';
 import { OutboundFixture, retryTierDelays, uniquePartnerId } from '../../../test/helpers/outbound-fixture';
 import { DELIVERY_LOG_ENTRY, policyEvent, startService, type RunningService } from '../../../test/helpers/outbound';
 import { postWebhook, webhook } from '../../../test/helpers/ingress';

@@ -6,11 +6,11 @@ import { sql } from 'kysely';
 import { TopicNames } from '@hookstream/kafka';
 import { createLogger } from '@hookstream/runtime';
 import { documentIdOf, type CallbackRequestValue, type InboundRejectionValue, type PartnerDocumentValue } from '@hookstream/contract';
-import type { DeliveryLogStore } from '../src/store/database';
-import { writeFacts } from '../src/projection/fact-writer';
-import type { Fact } from '../src/projection/facts';
-import { ResendReservations } from '../src/resend/resend-reservations';
-import { Pruner, type Pruned } from '../src/retention/pruner';
+import type { DeliveryLogStore } from '../src/adapters/store/database';
+import { writeFacts } from '../src/adapters/store/projection/fact-writer';
+import type { Fact } from '../src/entry/kafka/facts';
+import { ResendReservations } from '../src/adapters/store/resend-reservations';
+import { Pruner, type Pruned } from '../src/adapters/store/pruner';
 import { storesUnderTest } from './support/stores';
 
 const HOUR = 3600_000;

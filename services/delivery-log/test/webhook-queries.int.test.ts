@@ -5,10 +5,10 @@
  * the summary and listed, newest first, on its detail; another partner never sees them.
  */
 import { documentIdOf, webhookIdOf, type InboundReplayValue, type PartnerEventValue } from '@hookstream/contract';
-import { writeFacts } from '../src/projection/fact-writer';
-import type { Fact } from '../src/projection/facts';
-import { findWebhook, listWebhooks } from '../src/queries/webhook-queries';
-import type { DeliveryLogStore } from '../src/store/database';
+import { writeFacts } from '../src/adapters/store/projection/fact-writer';
+import type { Fact } from '../src/entry/kafka/facts';
+import { findWebhook, listWebhooks } from '../src/adapters/store/queries/webhook-queries';
+import type { DeliveryLogStore } from '../src/adapters/store/database';
 import { storesUnderTest } from './support/stores';
 
 const T0 = Date.parse('2026-11-25T10:00:00Z');

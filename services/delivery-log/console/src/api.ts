@@ -6,7 +6,7 @@
  * page's session (api-notices.ts); a read answered 503 is asked again (unavailable.ts).
  */
 import type { z } from 'zod';
-import type { ConsoleSessionView } from '../../src/api/schemas';
+import type { ConsoleSessionView } from '../../src/entry/http/schemas/schemas';
 import { announceSessionEnded } from './api-notices';
 import type { FieldProblem } from './field-placement';
 import { whileUnavailable } from './unavailable';

@@ -3,7 +3,8 @@
  * refuses is the request's fault (400, logged at warn), not the service's (500).
  */
 import { AvroInvalidError } from '@hookstream/errors';
-import { refusalOf } from '../../src/api/api-router';
+import { refusalOf } from '../../src/entry/http/api-router';
+import { refusalBody } from '../../src/entry/http/refusals';
 
 /** PostgreSQL's errors carry the SQLSTATE in `code`. */
 const sqlError = (code: string) => Object.assign(new Error('date/time field value out of range'), { code });
@@ -12,7 +13,7 @@ test.each(['22007', '22008', '22009', '22003', '22P02', '22021'])(
   'when the store refuses a value with SQLSTATE %s, then it answers 400',
   (code) => {
     const causes: string[] = [];
-    expect(refusalOf(sqlError(code), (cause) => causes.push(cause)).body()).toMatchObject({
+    expect(refusalBody(refusalOf(sqlError(code), (cause) => causes.push(cause)))).toMatchObject({
       code: 400,
       error_code: 'INVALID_PAYLOAD_VALIDATION_ERR',
     });

@@ -3,13 +3,13 @@
  * list's times, a forged cursor's, a key's expiry. Now every one is a 400 naming its field, before
  * anything reaches the store.
  */
+import { Refusal } from '@hookstream/errors';
 import type { z } from 'zod';
-import { AdminDeliveryListQuery, AuditListQuery, DeadLetterListQuery, RotateKeyBody } from '../../src/api/admin-schemas';
-import { ApiError } from '../../src/api/api-errors';
-import { parseInput } from '../../src/api/request-input';
-import { DeliveryListQuery } from '../../src/api/schemas';
-import { RejectedWebhookListQuery, WebhookListQuery } from '../../src/api/webhook-schemas';
-import { decodeCursor, encodeCursor } from '../../src/queries/page';
+import { AdminDeliveryListQuery, AuditListQuery, DeadLetterListQuery, RotateKeyBody } from '../../src/entry/http/schemas/admin-schemas';
+import { parseInput } from '../../src/entry/http/request-input';
+import { DeliveryListQuery } from '../../src/entry/http/schemas/schemas';
+import { RejectedWebhookListQuery, WebhookListQuery } from '../../src/entry/http/schemas/webhook-schemas';
+import { decodeCursor, encodeCursor } from '../../src/adapters/store/queries/page';
 
 /** The fields a 400 names, or the parsed value when there is none. */
 function refusedFields(schema: z.ZodType, input: unknown): string[] {
@@ -17,7 +17,7 @@ function refusedFields(schema: z.ZodType, input: unknown): string[] {
     parseInput(schema, input, 'query');
     return [];
   } catch (error) {
-    if (!(error instanceof ApiError) || error.httpStatus !== 400) throw error;
+    if (!(error instanceof Refusal) || error.httpStatus !== 400) throw error;
     return (error.fields ?? []).map((f) => `${f.field}: ${f.message}`);
   }
 }

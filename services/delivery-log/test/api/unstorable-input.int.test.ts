@@ -1,12 +1,12 @@
 /**
  * The error mapper's backstop against the store: a time validation refuses first
  * (storable-inputs.test.ts) that reached a query anyway (year 0, past the range) is taken by
- * PostgreSQL through pg, never a 500; a NUL in a text is taken (store/without-nul.ts). The mapper's
+ * PostgreSQL through pg, never a 500; a NUL in a text is taken (adapters/store/without-nul.ts). The mapper's
  * answer to a refusal (22008, 22009) is in refusals.test.ts.
  */
-import { refusalOf } from '../../src/api/api-router';
-import { listDeliveries, type DeliveryFilter } from '../../src/queries/delivery-queries';
-import type { DeliveryLogStore } from '../../src/store/database';
+import { refusalOf } from '../../src/entry/http/api-router';
+import { listDeliveries, type DeliveryFilter } from '../../src/adapters/store/queries/delivery-queries';
+import type { DeliveryLogStore } from '../../src/adapters/store/database';
 import { storesUnderTest } from '../support/stores';
 
 for (const [name, store] of storesUnderTest()) {

@@ -1,7 +1,7 @@
 import { parseKeyring } from '@hookstream/runtime';
-import { ConsoleSessions, SESSION_COOKIE, csrfMatches } from '../../src/console/console-sessions';
-import type { IssuedCredentials, NewCredential } from '../../src/api/issued-credentials';
-import { PortalTokens } from '../../src/api/portal-tokens';
+import { ConsoleSessions, SESSION_COOKIE, csrfMatches } from '../../src/adapters/signing/console-sessions';
+import type { IssuedCredentials, NewCredential } from '../../src/adapters/store/issued-credentials';
+import { PortalTokens } from '../../src/adapters/signing/portal-tokens';
 
 const keys = parseKeyring(`k1:${Buffer.alloc(32, 1).toString('base64')}`, 'HOOKSTREAM_PORTAL_TOKEN_KEYS', 32);
 

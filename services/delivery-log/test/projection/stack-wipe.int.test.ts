@@ -10,7 +10,7 @@ import path from 'node:path';
 import { createKafkaClient } from '@hookstream/kafka';
 import { createLogger } from '@hookstream/runtime';
 import { defaultCacheDir, startStack, stopStack } from '@hookstream/cli/stack';
-import { openStore, type DeliveryLogStore } from '../../src/store/database';
+import { openStore, type DeliveryLogStore } from '../../src/adapters/store/database';
 import { ensureTopics } from '../../../../test/helpers/ingress';
 import { uniqueName } from '../../../../test/helpers/infrastructure';
 import { freshStateDatabase, stopStateServer, type StateDatabase } from '../../../../test/helpers/state-database';

@@ -4,7 +4,7 @@
  * and new records land at the offsets of records already projected. They must be projected as new
  * rows (a new generation of their topic), and the old rows stay.
  */
-import { openStore, type DeliveryLogStore } from '../../src/store/database';
+import { openStore, type DeliveryLogStore } from '../../src/adapters/store/database';
 import { ensureTopics } from '../../../../test/helpers/ingress';
 import { testInfrastructure, testKafka, uniqueName, waitFor } from '../../../../test/helpers/infrastructure';
 import { freshStateDatabase, stopStateServer, type StateDatabase } from '../../../../test/helpers/state-database';

@@ -2,11 +2,11 @@
  * The deliveries' queries on a real PostgreSQL server, on rows the projection wrote: each filter of the list,
  * and pages that follow each other by cursor (the time and id tuple), ties of time included.
  */
-import type { DeliveryLogStore } from '../../src/store/database';
-import { writeFacts } from '../../src/projection/fact-writer';
-import type { Fact } from '../../src/projection/facts';
-import { findDelivery, listDeliveries, type DeliveryFilter } from '../../src/queries/delivery-queries';
-import { decodeCursor } from '../../src/queries/page';
+import type { DeliveryLogStore } from '../../src/adapters/store/database';
+import { writeFacts } from '../../src/adapters/store/projection/fact-writer';
+import type { Fact } from '../../src/entry/kafka/facts';
+import { findDelivery, listDeliveries, type DeliveryFilter } from '../../src/adapters/store/queries/delivery-queries';
+import { decodeCursor } from '../../src/adapters/store/queries/page';
 import { attemptOf, callbackRequest } from '../support/callback-facts';
 import { storesUnderTest } from '../support/stores';
 

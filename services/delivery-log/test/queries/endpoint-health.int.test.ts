@@ -5,10 +5,10 @@
  */
 import type { Partner } from '@hookstream/partners';
 import { sql } from 'kysely';
-import type { DeliveryLogStore } from '../../src/store/database';
-import { writeFacts } from '../../src/projection/fact-writer';
-import type { Fact } from '../../src/projection/facts';
-import { endpointHealth } from '../../src/queries/endpoint-health';
+import type { DeliveryLogStore } from '../../src/adapters/store/database';
+import { writeFacts } from '../../src/adapters/store/projection/fact-writer';
+import type { Fact } from '../../src/entry/kafka/facts';
+import { endpointHealth } from '../../src/adapters/store/queries/endpoint-health';
 import { attemptOf, callbackRequest } from '../support/callback-facts';
 import { storesUnderTest } from '../support/stores';
 

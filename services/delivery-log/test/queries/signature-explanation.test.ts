@@ -1,6 +1,6 @@
 import { createHash, createHmac } from 'node:crypto';
 import type { PublicOutboundAuth } from '@hookstream/partners';
-import { verificationOf } from '../../src/queries/signature-explanation';
+import { verificationOf } from '../../src/domain/signature-explanation';
 
 /**
  * One delivery's verification per method: the headers it names and the steps, from the partner's

@@ -3,8 +3,8 @@
  * refused past the limit with when one frees, given back by a resend that did not happen, and
  * held by concurrent requests (on PostgreSQL, each on its own connection, as replicas' would be).
  */
-import type { DeliveryLogStore } from '../../src/store/database';
-import { ResendReservations } from '../../src/resend/resend-reservations';
+import type { DeliveryLogStore } from '../../src/adapters/store/database';
+import { ResendReservations } from '../../src/adapters/store/resend-reservations';
 import { storesUnderTest } from '../support/stores';
 
 const NOW = Date.parse('2026-11-25T12:00:00Z');

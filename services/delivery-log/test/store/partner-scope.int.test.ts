@@ -4,12 +4,12 @@
  * store outside the scope (projection, operator API) still reads every partner's.
  */
 import { sql } from 'kysely';
-import { writeFacts } from '../../src/projection/fact-writer';
-import { listDeliveries } from '../../src/queries/delivery-queries';
-import { listRejectedWebhooks } from '../../src/queries/rejected-webhook-queries';
-import { PARTNER_READER_ROLE, inPartnerScope } from '../../src/store/partner-scope';
-import type { DeliveryLogStore } from '../../src/store/database';
-import type { Fact } from '../../src/projection/facts';
+import { writeFacts } from '../../src/adapters/store/projection/fact-writer';
+import { listDeliveries } from '../../src/adapters/store/queries/delivery-queries';
+import { listRejectedWebhooks } from '../../src/adapters/store/queries/rejected-webhook-queries';
+import { PARTNER_READER_ROLE, inPartnerScope } from '../../src/adapters/store/partner-scope';
+import type { DeliveryLogStore } from '../../src/adapters/store/database';
+import type { Fact } from '../../src/entry/kafka/facts';
 import { attemptOf, callbackRequest } from '../support/callback-facts';
 import { storesUnderTest } from '../support/stores';
 

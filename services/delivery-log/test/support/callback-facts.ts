@@ -1,5 +1,5 @@
 import type { CallbackRequestValue } from '@hookstream/contract';
-import type { Fact } from '../../src/projection/facts';
+import type { Fact } from '../../src/entry/kafka/facts';
 
 /** A delivery's request: one policy event to one partner endpoint, made at `createdAt`. */
 export function callbackRequest(

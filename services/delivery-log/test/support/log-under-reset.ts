@@ -1,9 +1,9 @@
 import { AvroCodec, TopicNames, defaultSchemasDir, topicCatalogue, type Kafka } from '@hookstream/kafka';
 import { Registry, createLogger } from '@hookstream/runtime';
 import { type InboundRejectionValue } from '@hookstream/contract';
-import { DeliveryLogProjection } from '../../src/projection/projection';
+import { DeliveryLogProjection } from '../../src/entry/kafka/projection';
 import { createDeliveryLogMetrics } from '../../src/metrics';
-import type { DeliveryLogDb } from '../../src/store/tables';
+import type { DeliveryLogDb } from '../../src/adapters/store/tables';
 import { waitFor } from '../../../../test/helpers/infrastructure';
 import { attemptOf, callbackRequest } from './callback-facts';
 

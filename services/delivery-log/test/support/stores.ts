@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { openStore, type DeliveryLogStore } from '../../src/store/database';
+import { openStore, type DeliveryLogStore } from '../../src/adapters/store/database';
 import { startPostgres, type RunningPostgres } from '../../../../test/helpers/postgres';
 
 export interface StoreUnderTest {

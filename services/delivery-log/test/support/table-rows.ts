@@ -1,5 +1,5 @@
-import type { DeliveryLogDb } from '../../src/store/tables';
-import type { DeliveryLogTables } from '../../src/store/tables';
+import type { DeliveryLogDb } from '../../src/adapters/store/tables';
+import type { DeliveryLogTables } from '../../src/adapters/store/tables';
 
 /**
  * The projection's tables: what a rebuild from the topics must write again. Not resend_reservations

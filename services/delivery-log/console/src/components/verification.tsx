@@ -4,7 +4,7 @@
  * (secret values redacted by the sender before they were ever recorded).
  */
 import type { z } from 'zod';
-import type { DeliveryAnswer } from '../../../src/api/schemas';
+import type { DeliveryAnswer } from '../../../src/entry/http/schemas/schemas';
 import { Section } from './basics';
 
 type Delivery = z.infer<typeof DeliveryAnswer>['data'];

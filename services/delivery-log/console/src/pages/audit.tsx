@@ -1,6 +1,6 @@
 /** The audit trail: who changed what and why, from the operator API, the partner API or the CLI. */
 import type { z } from 'zod';
-import type { AuditRecord } from '../../../src/api/admin-schemas';
+import type { AuditRecord } from '../../../src/entry/http/schemas/admin-schemas';
 import { query, type Session } from '../api';
 import { Failure } from '../components/basics';
 import { Filters, type FilterField } from '../components/filters';

@@ -4,7 +4,7 @@
  * shown is still pending or retrying.
  */
 import type { z } from 'zod';
-import type { DeliveryPage } from '../../../src/api/schemas';
+import type { DeliveryPage } from '../../../src/entry/http/schemas/schemas';
 import { apiBase, query, type Session } from '../api';
 import { Badge, Failure } from '../components/basics';
 import { Filters, type FilterField } from '../components/filters';

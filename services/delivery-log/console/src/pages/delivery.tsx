@@ -6,7 +6,7 @@
  */
 import { useState } from 'preact/hooks';
 import type { z } from 'zod';
-import type { DeliveryAnswer } from '../../../src/api/schemas';
+import type { DeliveryAnswer } from '../../../src/entry/http/schemas/schemas';
 import { api, apiBase, type Session } from '../api';
 import { Badge, Facts, Failure, Section } from '../components/basics';
 import { Verification } from '../components/verification';

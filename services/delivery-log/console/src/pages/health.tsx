@@ -4,7 +4,7 @@
  * and the partner's circuit as the sender last recorded it.
  */
 import type { z } from 'zod';
-import type { EndpointsHealth } from '../../../src/api/schemas';
+import type { EndpointsHealth } from '../../../src/entry/http/schemas/schemas';
 import type { Session } from '../api';
 import { Facts, Failure, Section } from '../components/basics';
 import { Filters } from '../components/filters';

@@ -4,7 +4,7 @@
  */
 import { useState } from 'preact/hooks';
 import type { z } from 'zod';
-import type { RotatedKey } from '../../../src/api/schemas';
+import type { RotatedKey } from '../../../src/entry/http/schemas/schemas';
 import { api } from '../api';
 import { Failure, Section } from '../components/basics';
 import { CopyField } from '../components/copy-field';

@@ -4,7 +4,7 @@
  * fields at fault and the message the partner was answered).
  */
 import type { z } from 'zod';
-import type { RejectedWebhookPage, WebhookAnswer, WebhookPage as WebhookPageSchema } from '../../../src/api/webhook-schemas';
+import type { RejectedWebhookPage, WebhookAnswer, WebhookPage as WebhookPageSchema } from '../../../src/entry/http/schemas/webhook-schemas';
 import { apiBase, query, type Session } from '../api';
 import { Badge, Facts, Failure, Section } from '../components/basics';
 import { Filters, type FilterField } from '../components/filters';

@@ -1,0 +1,113 @@
+/*
+ * The questions asked of deliveries: a filtered page of them (a partner's own, or across partners
+ * for operators) and one delivery with everything that happened to it, and how to verify its signature.
+ */
+import type { DeliveryLogDb } from '../tables';
+import type { Selectable } from 'kysely';
+import type { DeliveriesTable, DeliveryAttemptsTable, DeliveryState, ReplaysTable } from '../tables';
+import { pageOf, type Page, type PageCursor } from './page';
+import { verificationOf, type Verification } from '../../../domain/signature-explanation';
+
+export interface DeliveryFilter {
+  /** Only this partner's (always set for a partner; optional for operators). */
+  partnerId?: string;
+  state?: DeliveryState;
+  policyNumber?: string;
+  endpointId?: string;
+  /** Made at or after. */
+  from?: Date;
+  /** Made before. */
+  to?: Date;
+  cursor?: PageCursor;
+  limit: number;
+}
+
+const SUMMARY_COLUMNS = [
+  'delivery_id',
+  'partner_id',
+  'endpoint_id',
+  'event_id',
+  'policy_number',
+  'policy_version',
+  'policy_status',
+  'state',
+  'created_at',
+  'attempt_count',
+  'last_attempt_at',
+  'last_http_status',
+  'last_error_class',
+  'dead_lettered_at',
+  'replay_count',
+] as const;
+
+const ATTEMPT_COLUMNS = [
+  'attempt',
+  'tier',
+  'outcome',
+  'http_status',
+  'error_class',
+  'latency_ms',
+  'response_excerpt',
+  'request_headers',
+  'recorded_at',
+] as const;
+const REPLAY_COLUMNS = ['replay_id', 'operator', 'reason', 'outcome', 'detail', 'replayed_at'] as const;
+
+/** A delivery as lists show it (no body). */
+export type DeliverySummary = Pick<Selectable<DeliveriesTable>, (typeof SUMMARY_COLUMNS)[number]>;
+export type DeliveryAttempt = Pick<Selectable<DeliveryAttemptsTable>, (typeof ATTEMPT_COLUMNS)[number]>;
+export type DeliveryReplay = Pick<Selectable<ReplaysTable>, (typeof REPLAY_COLUMNS)[number]>;
+
+export interface DeliveryDetail extends DeliverySummary {
+  body: string | null;
+  attempts: DeliveryAttempt[];
+  replays: DeliveryReplay[];
+  /** Null while the partner's outbound auth is unknown to the log (none, or not projected since migration 0004). */
+  verification: Verification | null;
+}
+
+export async function listDeliveries(db: DeliveryLogDb, filter: DeliveryFilter): Promise<Page<DeliverySummary>> {
+  let query = db.selectFrom('deliveries').select(SUMMARY_COLUMNS);
+  if (filter.partnerId !== undefined) query = query.where('partner_id', '=', filter.partnerId);
+  if (filter.state !== undefined) query = query.where('state', '=', filter.state);
+  if (filter.policyNumber !== undefined) query = query.where('policy_number', '=', filter.policyNumber);
+  if (filter.endpointId !== undefined) query = query.where('endpoint_id', '=', filter.endpointId);
+  if (filter.from !== undefined) query = query.where('created_at', '>=', filter.from);
+  if (filter.to !== undefined) query = query.where('created_at', '<', filter.to);
+  const cursor = filter.cursor;
+  if (cursor) query = query.where((eb) => eb(eb.refTuple('created_at', 'delivery_id'), '<', eb.tuple(cursor.at, cursor.id)));
+  const rows = await query
+    .orderBy('created_at', 'desc')
+    .orderBy('delivery_id', 'desc')
+    .limit(filter.limit + 1)
+    .execute();
+  return pageOf(rows, filter.limit, (row) => ({ at: row.created_at, id: row.delivery_id }));
+}
+
+/** One delivery with its attempts and replays in the order they happened; undefined when unknown, or another partner's. */
+export async function findDelivery(db: DeliveryLogDb, deliveryId: string, partnerId?: string): Promise<DeliveryDetail | undefined> {
+  let query = db
+    .selectFrom('deliveries')
+    .select([...SUMMARY_COLUMNS, 'body'])
+    .where('delivery_id', '=', deliveryId);
+  if (partnerId !== undefined) query = query.where('partner_id', '=', partnerId);
+  const delivery = await query.executeTakeFirst();
+  if (!delivery) return undefined;
+  const [attempts, replays, partner] = await Promise.all([
+    db
+      .selectFrom('delivery_attempts')
+      .select(ATTEMPT_COLUMNS)
+      .where('delivery_id', '=', deliveryId)
+      .orderBy('recorded_at')
+      .orderBy('source_partition')
+      .orderBy('source_offset')
+      .execute(),
+    db.selectFrom('replays').select(REPLAY_COLUMNS).where('subject_id', '=', deliveryId).orderBy('replayed_at').execute(),
+    db.selectFrom('partners').select('outbound_auth_public').where('partner_id', '=', delivery.partner_id).executeTakeFirst(),
+  ]);
+  const auth = partner?.outbound_auth_public ?? null;
+  // Outcomes that made no request (skips, dead-letterings, superseded) have no headers.
+  const latestHeaders = attempts.findLast((a) => a.request_headers !== null)?.request_headers ?? null;
+  const verification = auth === null ? null : verificationOf(auth, latestHeaders, delivery.body);
+  return { ...delivery, attempts, replays, verification };
+}

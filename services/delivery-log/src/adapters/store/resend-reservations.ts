@@ -1,0 +1,67 @@
+/*
+ * The hourly limit of a partner's resends (DELIVERY_LOG_RESENDS_PER_HOUR), kept by the partner API
+ * itself: a resend takes a place before it is replayed and gives it back when it does not happen.
+ * Counting the replays the projection reads back instead lets requests through while the log lags
+ * behind, and lets concurrent ones all pass. Each reservation is counted and written in one
+ * transaction that first takes an advisory lock keyed on the partner, so one partner's
+ * reservations are made one at a time on every replica sharing the store; another partner's do
+ * not wait.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import type { DeliveryLogDb } from './tables';
+
+const HOUR_MS = 3600_000;
+/** The first key of the two-key advisory lock: which lock this is, so a partner's key meets no other kind of lock's. */
+const LOCK_CLASS = 0x7e5e;
+
+export type Reservation = { reserved: true; reservationId: string } | { reserved: false; retryAfterSeconds: number };
+
+export class ResendReservations {
+  constructor(
+    private readonly db: DeliveryLogDb,
+    /** Resends one partner may make in an hour. */
+    private readonly perHour: number,
+  ) {}
+
+  /** A place for one resend of `deliveryId`, or when one frees when the partner has had its resends of the hour. */
+  reserve(partnerId: string, deliveryId: string, now: Date): Promise<Reservation> {
+    return this.db.transaction().execute(async (trx) => {
+      // Released at commit: whoever waited counts this reservation too.
+      await sql`select pg_advisory_xact_lock(${LOCK_CLASS}::integer, ${lockKeyOf(partnerId)}::integer)`.execute(trx);
+      // The perHour-th newest of the hour: if there is one, the limit is reached until it leaves the hour.
+      const limiting = await trx
+        .selectFrom('resend_reservations')
+        .select('reserved_at')
+        .where('partner_id', '=', partnerId)
+        .where('reserved_at', '>', new Date(now.getTime() - HOUR_MS))
+        .orderBy('reserved_at', 'desc')
+        .offset(this.perHour - 1)
+        .limit(1)
+        .executeTakeFirst();
+      if (limiting) {
+        const freesAt = limiting.reserved_at.getTime() + HOUR_MS;
+        // At most an hour: a concurrent request that took its place after this one's `now` may have
+        // reserved a moment later than `now` (the lock orders them, not their clocks).
+        const seconds = Math.ceil((freesAt - now.getTime()) / 1000);
+        return { reserved: false, retryAfterSeconds: Math.min(HOUR_MS / 1000, Math.max(1, seconds)) };
+      }
+      const reservationId = randomUUID();
+      await trx
+        .insertInto('resend_reservations')
+        .values({ reservation_id: reservationId, partner_id: partnerId, delivery_id: deliveryId, reserved_at: now })
+        .execute();
+      return { reserved: true, reservationId };
+    });
+  }
+
+  /** Gives a place back: its resend did not happen. */
+  async release(reservationId: string): Promise<void> {
+    await this.db.deleteFrom('resend_reservations').where('reservation_id', '=', reservationId).execute();
+  }
+}
+
+/** The partner's half of the lock's key: any stable 32-bit number of its id (two partners sharing one only wait for each other). */
+function lockKeyOf(partnerId: string): number {
+  return createHash('sha256').update(partnerId).digest().readInt32BE(0);
+}

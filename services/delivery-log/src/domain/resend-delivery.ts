@@ -1,0 +1,120 @@
+/*
+ * A partner resends one of its dead-lettered callbacks: the same replay `hookstream dlq replay`
+ * runs (DeadLetterReplay, its plan and its audit), selected to that delivery's dead letters, with
+ * the partner as the operator. The delivery keeps its id; the sender delivers it again from
+ * attempt 1. Refused, with the reason, when there is nothing to resend: not dead-lettered, a newer
+ * status of the policy was delivered since (superseded), already resent, or resent too often.
+ */
+import { ErrorCodes, NotFoundError, Refusal } from '@hookstream/errors';
+import { DeadLetterReplay, type DlqSession, type ReplayDecision } from '@hookstream/dead-letters';
+import type { DeliveryLogDb } from '../adapters/store/tables';
+import { callbackDeadLettersOf, deliveryStateOf, type DeadLetterPlace } from '../adapters/store/queries/resend-queries';
+import type { ReplayLanes } from '../adapters/kafka/replay-lanes';
+import { ResendReservations } from '../adapters/store/resend-reservations';
+
+export interface ResendSettings {
+  /** Resends one partner may make in an hour (reserved in the log's store as they are accepted, so across replicas). */
+  perHour: number;
+}
+
+export interface Resent {
+  delivery_id: string;
+  replay_id: string;
+  /** Resends of this delivery so far, this one included. */
+  replay_count: number;
+}
+
+/** The audit's operator name of a partner's own resends. */
+export const partnerOperator = (partnerId: string) => `partner:${partnerId}`;
+
+export class DeliveryResender {
+  private readonly reservations: ResendReservations;
+
+  constructor(
+    private readonly db: DeliveryLogDb,
+    private readonly session: DlqSession,
+    private readonly lanes: ReplayLanes,
+    private readonly settings: ResendSettings,
+  ) {
+    this.reservations = new ResendReservations(db, settings.perHour);
+  }
+
+  async resend(partnerId: string, deliveryId: string, reason: string, now = new Date()): Promise<Resent> {
+    const state = await deliveryStateOf(this.db, partnerId, deliveryId);
+    if (!state) throw new NotFoundError('delivery', 'no delivery with that id');
+    if (state === 'superseded') {
+      throw new Refusal(
+        ErrorCodes.CONFLICT,
+        'superseded: a newer status of this policy was delivered to this endpoint first, so it is not sent again',
+      );
+    }
+    const letters = await callbackDeadLettersOf(this.db, deliveryId);
+    if (state !== 'dead_lettered' || letters.length === 0) {
+      throw new Refusal(ErrorCodes.CONFLICT, `only a dead-lettered delivery can be resent; this one is ${state}`);
+    }
+    const reservation = await this.reservations.reserve(partnerId, deliveryId, now);
+    if (!reservation.reserved) {
+      throw new Refusal(
+        ErrorCodes.TOO_MANY_REQUESTS,
+        `at most ${this.settings.perHour} resends an hour; retry in ${reservation.retryAfterSeconds} seconds`,
+        { retryAfterSeconds: reservation.retryAfterSeconds },
+      );
+    }
+    try {
+      return await this.lanes.run('callback', () => this.replay(partnerId, deliveryId, reason, letters));
+    } catch (error) {
+      // The partner pays only for resends that happened: a refused or failed one gives its place back.
+      // Should that fail too, the place is lost until it leaves the hour; the refusal is what to answer.
+      await this.reservations.release(reservation.reservationId).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  private async replay(partnerId: string, deliveryId: string, reason: string, letters: DeadLetterPlace[]): Promise<Resent> {
+    const oldest = Math.min(...letters.map((l) => l.dead_lettered_at.getTime()));
+    const selection = {
+      deliveryIds: [deliveryId],
+      // Its dead letters where the log says they are; callback-dlq is read from a minute before the oldest, not whole.
+      offsets: letters.map((l) => ({ partition: l.source_partition, from: BigInt(l.source_offset), to: BigInt(l.source_offset) })),
+      since: oldest - 60_000,
+    };
+    const actor = { type: 'partner' as const, id: partnerId, name: partnerOperator(partnerId) };
+    const request = { selection, reason, actor, force: false, ratePerSecond: 10 };
+    const replay = await DeadLetterReplay.prepare(this.session, request, { dryRun: false });
+    try {
+      const planned = chosen(replay.prepared.decisions);
+      if (planned.outcome !== 'replayed') throw refusal(planned);
+      const result = await replay.execute();
+      const done = chosen(result.decisions);
+      if (done.outcome !== 'replayed')
+        throw new Refusal(ErrorCodes.SERVICE_UNAVAILABLE, `not resent: ${done.detail}; retry later`, { retryAfterSeconds: 5 });
+      return { delivery_id: deliveryId, replay_id: replay.prepared.run.replayId, replay_count: done.replayCount };
+    } finally {
+      await replay.close();
+    }
+  }
+}
+
+/** Of a delivery's dead letters, the one being replayed, else the newest's decision. */
+function chosen(decisions: readonly ReplayDecision[]): ReplayDecision {
+  const replayed = decisions.find((d) => d.outcome === 'replayed');
+  const newest = decisions.at(-1);
+  if (!replayed && !newest) throw new Refusal(ErrorCodes.CONFLICT, 'no dead letter of this delivery is left to resend');
+  return replayed ?? newest!;
+}
+
+function refusal(decision: ReplayDecision): Refusal {
+  switch (decision.outcome) {
+    case 'skipped-superseded':
+      return new Refusal(ErrorCodes.CONFLICT, `superseded: ${decision.detail}`);
+    case 'skipped-already-replayed':
+      return new Refusal(ErrorCodes.CONFLICT, `already resent and not dead-lettered again since: ${decision.detail}`);
+    case 'skipped-replay-limit':
+      return new Refusal(
+        ErrorCodes.CONFLICT,
+        `resent ${decision.replayCount} times already, the most allowed; the insurer's operators can still replay it`,
+      );
+    default:
+      return new Refusal(ErrorCodes.SERVICE_UNAVAILABLE, `not resent: ${decision.detail}; retry later`, { retryAfterSeconds: 5 });
+  }
+}

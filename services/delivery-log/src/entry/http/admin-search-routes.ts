@@ -1,0 +1,41 @@
+/*
+ * The operator API's reading side: deliveries, webhooks and refused webhooks across partners (the
+ * partner API's routes and filters, plus partner_id: log-routes.ts), a partner's endpoint health,
+ * the audit trail, and who the caller is.
+ */
+import { describeOperator } from '@hookstream/partners';
+import { Router } from 'express';
+import type { DeliveryLogDb } from '../../adapters/store/tables';
+import { listAudit } from '../../adapters/store/queries/audit-queries';
+import { partnerEndpointHealth } from '../../domain/endpoint-health';
+import { AuditListQuery } from './schemas/admin-schemas';
+import { logRoutes } from './log-routes';
+import { operatorOf } from './auth/operator-auth';
+import { idParam, pageFilter, parseInput } from './request-input';
+
+export function adminSearchRoutes(db: DeliveryLogDb): Router {
+  const router = Router();
+  // Deliveries, webhooks and refused webhooks of the partner the query names, or of every partner.
+  router.use(logRoutes(db, { partnerOf: (_req, named) => named, acrossPartners: true }));
+
+  router.get('/partners/:partnerId/endpoints', async (req, res) => {
+    res.json({ data: await partnerEndpointHealth(db, idParam(req.params.partnerId)) });
+  });
+
+  router.get('/audit', async (req, res) => {
+    const query = parseInput(AuditListQuery, req.query, 'query');
+    const page = await listAudit(db, {
+      ...(query.actor_id ? { actorId: query.actor_id } : {}),
+      ...(query.subject_id ? { subjectId: query.subject_id } : {}),
+      ...(query.action ? { action: query.action } : {}),
+      ...pageFilter(query),
+    });
+    res.json({ data: page.items, next_cursor: page.nextCursor });
+  });
+
+  router.get('/me', (_req, res) => {
+    res.json({ data: describeOperator(operatorOf(res.locals)) });
+  });
+
+  return router;
+}

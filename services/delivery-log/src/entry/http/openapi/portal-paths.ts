@@ -1,0 +1,145 @@
+/*
+ * The partner API's paths in the OpenAPI document (openapi.ts).
+ */
+import { ErrorCodes } from '@hookstream/errors';
+import { z } from 'zod';
+import type { ZodOpenApiOperationObject, ZodOpenApiPathsObject } from 'zod-openapi';
+import { badBody, badQuery, json, refusal, unavailable } from './openapi-parts';
+import { PORTAL_BASE } from '../paths';
+import {
+  NoQuery,
+  DeliveryAnswer,
+  DeliveryListQuery,
+  DeliveryPage,
+  EndpointsHealthAnswer,
+  KeyRotationBody,
+  ResendBody,
+  Resent,
+  RotatedKey,
+  one,
+} from '../schemas/schemas';
+import { RejectedWebhookListQuery, RejectedWebhookPage, WebhookAnswer, WebhookListQuery, WebhookPage } from '../schemas/webhook-schemas';
+
+const partnerRefusals = {
+  '401': refusal('No x-api-key or portal token, or one that is unknown, revoked or expired', [ErrorCodes.INVALID_API_KEY]),
+  '429': refusal('Too many requests from this partner (or, on a write, too many of its kind); retry after Retry-After', [
+    ErrorCodes.TOO_MANY_REQUESTS,
+  ]),
+  ...unavailable,
+};
+const listRefusals = { ...partnerRefusals, ...badQuery };
+/** A write made with the console's session cookie without its x-csrf-token. */
+const csrfRefusal = {
+  '403': refusal('Signed in by the console’s cookie, from another origin or without its x-csrf-token', [ErrorCodes.FORBIDDEN]),
+};
+const oneRefusals = { ...partnerRefusals, '404': refusal('No such id among the caller’s own', [ErrorCodes.NOT_FOUND]) };
+
+const operation = (summary: string, operation: Omit<ZodOpenApiOperationObject, 'summary'>): ZodOpenApiOperationObject => ({
+  summary,
+  tags: ['partner'],
+  security: [{ partnerApiKey: [] }, { portalToken: [] }],
+  ...operation,
+});
+
+export const portalPaths: ZodOpenApiPathsObject = {
+  [`${PORTAL_BASE}/deliveries`]: {
+    get: operation('The partner’s callback deliveries', {
+      operationId: 'listDeliveries',
+      requestParams: { query: DeliveryListQuery },
+      responses: {
+        '200': { description: 'A page of deliveries, newest first', ...json(DeliveryPage) },
+        ...listRefusals,
+      },
+    }),
+  },
+  [`${PORTAL_BASE}/deliveries/{deliveryId}`]: {
+    get: operation('One delivery with every attempt and the body as sent', {
+      operationId: 'getDelivery',
+      requestParams: { path: z.object({ deliveryId: z.string() }) },
+      responses: { '200': { description: 'The delivery', ...json(DeliveryAnswer) }, ...oneRefusals },
+    }),
+  },
+  [`${PORTAL_BASE}/deliveries/{deliveryId}/resend`]: {
+    post: operation('Resend a dead-lettered delivery', {
+      operationId: 'resendDelivery',
+      description:
+        'Queues the delivery again with the same delivery_id; it is sent from attempt 1 within seconds. Audited with the partner as the ' +
+        'operator. Refused with 409 and the reason when it is not dead-lettered, was superseded by a newer status of the policy, was ' +
+        'already resent, or was resent the most times allowed; 429 past the hourly number of resends.',
+      requestParams: { path: z.object({ deliveryId: z.string() }) },
+      requestBody: { required: false, ...json(ResendBody) },
+      responses: {
+        '202': { description: 'Queued for delivery', ...json(one(Resent, 'ResendAnswer')) },
+        ...oneRefusals,
+        ...badBody,
+        '409': refusal('Nothing to resend: the message says why', [ErrorCodes.CONFLICT]),
+        ...csrfRefusal,
+      },
+    }),
+  },
+  [`${PORTAL_BASE}/webhooks`]: {
+    get: operation('The partner’s inbound webhooks', {
+      operationId: 'listWebhooks',
+      requestParams: { query: WebhookListQuery },
+      responses: {
+        '200': { description: 'A page of webhooks, newest first', ...json(WebhookPage) },
+        ...listRefusals,
+      },
+    }),
+  },
+  [`${PORTAL_BASE}/webhooks/{webhookId}`]: {
+    get: operation('One webhook with what became of each document', {
+      operationId: 'getWebhook',
+      requestParams: { path: z.object({ webhookId: z.string() }) },
+      responses: { '200': { description: 'The webhook', ...json(WebhookAnswer) }, ...oneRefusals },
+    }),
+  },
+  [`${PORTAL_BASE}/rejected-webhooks`]: {
+    get: operation('The partner’s webhooks the ingress refused (400, 409)', {
+      operationId: 'listRejectedWebhooks',
+      description:
+        'What each refused webhook was answered (status, error_code, the message and the fields it named) and what could be ' +
+        'read of its body (request_id, transaction_number). Of a flood of refusals only part is recorded (the first 20, then about ' +
+        'one a second); a 401 (an unknown key) is never recorded.',
+      requestParams: { query: RejectedWebhookListQuery },
+      responses: {
+        '200': { description: 'A page of refused webhooks, newest first', ...json(RejectedWebhookPage) },
+        ...listRefusals,
+      },
+    }),
+  },
+  [`${PORTAL_BASE}/endpoints`]: {
+    get: operation('The partner’s endpoints’ health', {
+      operationId: 'getEndpointsHealth',
+      requestParams: { query: NoQuery },
+      description:
+        'Per callback endpoint, the share of requests the partner answered with 200 and the 95th percentile of their latency, over ' +
+        'the last hour and the last day; and the partner’s circuit as the sender last recorded it.',
+      responses: {
+        '200': { description: 'Health of each endpoint', ...json(EndpointsHealthAnswer) },
+        ...partnerRefusals,
+        ...badQuery,
+      },
+    }),
+  },
+  [`${PORTAL_BASE}/api-keys/rotate`]: {
+    post: operation('Rotate the partner’s own inbound API key', {
+      operationId: 'rotateApiKey',
+      description:
+        'Issues a new x-api-key, shown only in this answer; every other key of the partner keeps working until the expires_at ' +
+        'given for it (the overlap, 24 hours unless the insurer configured another), so the partner can switch without a gap. Audited. ' +
+        'Only with the current API key (x-api-key, or a console session opened with it): a portal token cannot mint a key.',
+      requestBody: { required: false, ...json(KeyRotationBody) },
+      responses: {
+        '201': { description: 'The new key', ...json(one(RotatedKey, 'RotatedKeyAnswer')) },
+        ...partnerRefusals,
+        '409': refusal('The partner would hold more working keys than allowed: the message says how many', [ErrorCodes.CONFLICT]),
+        ...badBody,
+        '403': refusal(
+          'A portal token (or a console session opened with one); or a console write from another origin or without its x-csrf-token',
+          [ErrorCodes.FORBIDDEN],
+        ),
+      },
+    }),
+  },
+};

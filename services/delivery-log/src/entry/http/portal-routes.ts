@@ -1,0 +1,61 @@
+/*
+ * The partner API (/api/portal/v1): a partner's own deliveries, each with every attempt, a resend
+ * of a dead-lettered one, its own inbound webhooks with their documents and those refused, its
+ * endpoints' health, and the rotation of its own API key (with the key, not with a portal link). The
+ * caller's partner id (partner-auth.ts) scopes every query, so another partner's id answers 404
+ * exactly as an unknown one does; the reads also run in the caller's partner scope
+ * (adapters/store/partner-scope.ts: row security), a second guard should a query forget its filter.
+ */
+import type { PartnerChanges } from '@hookstream/partners';
+import express, { Router, type Request } from 'express';
+import type { DeliveryLogDb } from '../../adapters/store/tables';
+import { inPartnerScope } from '../../adapters/store/partner-scope';
+import { ownEndpointHealth } from '../../domain/endpoint-health';
+import { refuseUnlessKeyHolder, rotateOwnKey } from '../../domain/rotate-own-key';
+import { newKeyAnswer } from './admin-partner-routes';
+import { notFound } from './refusals';
+import { logRoutes } from './log-routes';
+import { partnerCallerOf } from './auth/partner-auth';
+import { idParam, parseInput } from './request-input';
+import { KeyRotationBody, NoQuery, ResendBody } from './schemas/schemas';
+import type { DeliveryResender } from '../../domain/resend-delivery';
+import type { ReplayLanes } from '../../adapters/kafka/replay-lanes';
+
+export interface PortalDeps {
+  db: DeliveryLogDb;
+  resender: DeliveryResender;
+  lanes: ReplayLanes;
+  changes: PartnerChanges;
+  /** How long a partner's other keys keep working after it rotates its key itself. */
+  keyRotationOverlapHours: number;
+}
+
+export function portalRoutes({ db, resender, changes, keyRotationOverlapHours }: PortalDeps): Router {
+  const router = Router();
+  const partnerOf = (req: Request) => partnerCallerOf(req.res!.locals).partnerId;
+  // Deliveries, webhooks and refused webhooks, the caller's own.
+  const read = <T>(req: Request, query: (scoped: DeliveryLogDb) => Promise<T>) => inPartnerScope(db, partnerOf(req), query);
+  router.use(logRoutes(db, { partnerOf, acrossPartners: false, read }));
+
+  router.post('/deliveries/:deliveryId/resend', express.json({ limit: '16kb', type: () => true }), async (req, res) => {
+    const id = idParam(req.params.deliveryId);
+    const body = parseInput(ResendBody, req.body ?? {}, 'body');
+    if (!id) throw notFound('delivery');
+    const resent = await resender.resend(partnerOf(req), id, body.reason ?? 'resent from the partner API');
+    res.status(202).json({ data: resent });
+  });
+
+  router.get('/endpoints', async (req, res) => {
+    parseInput(NoQuery, req.query, 'query');
+    res.json({ data: await read(req, (scoped) => ownEndpointHealth(scoped, partnerOf(req))) });
+  });
+
+  router.post('/api-keys/rotate', express.json({ limit: '16kb', type: () => true }), async (req, res) => {
+    refuseUnlessKeyHolder(partnerCallerOf(res.locals).holds);
+    const body = parseInput(KeyRotationBody, req.body ?? {}, 'body');
+    const rotated = await rotateOwnKey(changes, partnerOf(req), body.reason ?? 'rotated from the partner API', keyRotationOverlapHours);
+    res.status(201).json({ data: newKeyAnswer(rotated) });
+  });
+
+  return router;
+}
