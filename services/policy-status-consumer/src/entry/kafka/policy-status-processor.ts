@@ -1,20 +1,11 @@
-import {
-  GroupMember,
-  maxMessageBytesOf,
-  type AvroCodec,
-  type Batch,
-  type GroupSession,
-  type Kafka,
-  type OutputRecord,
-} from '@hookstream/kafka';
+import { GroupMember, maxMessageBytesOf, type Batch, type GroupSession, type Kafka, type OutputRecord } from '@hookstream/kafka';
 import { type Logger } from '@hookstream/runtime';
 import { type PartnerDirectory } from '@hookstream/partners';
-import type { PolicyStatusMetrics } from '../metrics';
-import { EventRecords } from './event-records';
+import type { PolicyStatusMetrics } from '../../metrics';
+import type { PolicyStatusRecords } from './policy-status-records';
 
 export interface PolicyStatusProcessorOptions {
   kafka: Kafka;
-  codec: AvroCodec;
   partners: PartnerDirectory;
   logger: Logger;
   metrics: PolicyStatusMetrics;
@@ -22,9 +13,8 @@ export interface PolicyStatusProcessorOptions {
   topics: { policyStatus: string; callbackRequests: string; deadLetters: string };
   groupId: string;
   session: GroupSession;
-  /** How long an event for an unknown partner waits for partner-config to learn it. */
-  unknownPartnerGraceMs: number;
-  now?: () => number;
+  /** The handler of each record, given the most one write may carry (the output topics' smallest max.message.bytes, read at start). */
+  recordsFor: (maxWriteBytes: number) => PolicyStatusRecords;
 }
 
 /**
@@ -53,10 +43,9 @@ export class PolicyStatusProcessor {
 
   async start(): Promise<void> {
     await this.options.partners.whenReady();
-    const { kafka, codec, partners, metrics, topics, unknownPartnerGraceMs, groupId, session } = this.options;
+    const { kafka, metrics, topics, groupId, session } = this.options;
     const maxWriteBytes = await maxMessageBytesOf(kafka, [topics.callbackRequests, topics.deadLetters]);
-    const now = this.options.now ?? Date.now;
-    const records = new EventRecords({ codec, partners, logger: this.logger, metrics, topics, unknownPartnerGraceMs, maxWriteBytes, now });
+    const records = this.options.recordsFor(maxWriteBytes);
     this.member = new GroupMember({
       kafka,
       logger: this.logger,
@@ -90,7 +79,7 @@ export class PolicyStatusProcessor {
   }
 
   /** The records a batch of policy-status events becomes; stops early once the batch is handed back. */
-  private async transform(records: EventRecords, batch: Batch, current: () => boolean): Promise<OutputRecord[]> {
+  private async transform(records: PolicyStatusRecords, batch: Batch, current: () => boolean): Promise<OutputRecord[]> {
     const outputs: OutputRecord[] = [];
     const unknownPartners = new Set<string>();
     for (const message of batch.messages) {
