@@ -1,9 +1,9 @@
 import { Registry } from '@hookstream/runtime';
 import { RetryTiers, type AvroCodec, type KafkaMessage } from '@hookstream/kafka';
 import pino from 'pino';
-import type { Disposition } from '../../src/domain/disposition';
-import { CallbackRecords } from '../../src/kafka/callback-records';
-import { createCallbackSenderMetrics } from '../../src/metrics';
+import type { Disposition } from '../../../src/domain/disposition';
+import { CallbackRecords } from '../../../src/entry/kafka/callback-records';
+import { createCallbackSenderMetrics } from '../../../src/metrics';
 
 /** CallbackRecords with a codec and use case that answer at once. */
 function callbackRecords(sendCallback: () => Promise<Disposition>) {

@@ -1,6 +1,6 @@
 import { SecretBox, generateKeyringValue, parseKeyring } from '@hookstream/runtime';
 import { secretContext } from '@hookstream/partners';
-import { CallbackSigningErrorCodes, createCallbackSigner } from '../../src/signing';
+import { CallbackSigningErrorCodes, createCallbackSigner } from '../../../src/adapters/signing';
 
 const PARTNER = 'acme';
 const box = new SecretBox(parseKeyring(generateKeyringValue('k1'), 'HOOKSTREAM_SECRETS_KEYS', 32, 32));

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { CallbackHttpClient } from '../../src/delivery/http-delivery';
+import { CallbackHttpClient } from '../../../src/adapters/http/http-delivery';
 
 /**
  * The client against a real HTTP server on loopback: what it keeps of each answer while reading no

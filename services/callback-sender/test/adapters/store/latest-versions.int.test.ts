@@ -2,10 +2,10 @@ import { createLogger, openStateStore } from '@hookstream/runtime';
 import { StoreUnavailableError } from '@hookstream/errors';
 import { type KafkaMessage } from '@hookstream/kafka';
 import { Client } from 'pg';
-import { TcpGate } from '../../../../test/helpers/tcp-gate';
-import { freshStateDatabase, stopStateServer, type StateDatabase } from '../../../../test/helpers/state-database';
-import { LatestVersions, type LatestVersionsOptions } from '../../src/ordering/latest-versions';
-import { versionMigrations, type VersionTables } from '../../src/ordering/version-table';
+import { TcpGate } from '../../../../../test/helpers/tcp-gate';
+import { freshStateDatabase, stopStateServer, type StateDatabase } from '../../../../../test/helpers/state-database';
+import { LatestVersions, type LatestVersionsOptions } from '../../../src/adapters/store/latest-versions';
+import { versionMigrations, type VersionTables } from '../../../src/adapters/store/version-table';
 
 /**
  * The sender's latest versions against a real PostgreSQL: a database of its own per test, and

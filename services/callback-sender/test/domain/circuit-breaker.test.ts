@@ -1,4 +1,4 @@
-import { CircuitBreaker, PartnerBreakers, type BreakerState, type CircuitBreakerOptions } from '../../src/isolation/circuit-breaker';
+import { CircuitBreaker, PartnerBreakers, type BreakerState, type CircuitBreakerOptions } from '../../src/domain/circuit-breaker';
 
 /** A clock the test moves by hand. */
 function manualClock(start = 1_000_000) {

@@ -2,7 +2,7 @@ import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { SecretBox, generateKeyringValue, parseKeyring } from '@hookstream/runtime';
 import { SecretPlaceholders, signedStringOfRequest } from '@hookstream/contract';
 import { publicOutboundAuth, secretContext, type OutboundAuth } from '@hookstream/partners';
-import { createCallbackSigner, recordableHeaders, type SignedCallback } from '../../src/signing';
+import { createCallbackSigner, recordableHeaders, type SignedCallback } from '../../../src/adapters/signing';
 
 /**
  * The signed string the delivery log shows a partner (@hookstream/contract's signedStringOfRequest, rebuilt from

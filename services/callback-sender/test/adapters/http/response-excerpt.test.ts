@@ -1,4 +1,4 @@
-import { ResponseExcerpt, utf8Prefix } from '../../src/delivery/response-excerpt';
+import { ResponseExcerpt, utf8Prefix } from '../../../src/adapters/http/response-excerpt';
 
 /** What ResponseExcerpt keeps of a body arriving in `chunks`. */
 function excerptOf(...chunks: Buffer[]): string {

@@ -1,4 +1,4 @@
-import { attemptVerdict } from '../../src/isolation/attempt-verdict';
+import { attemptVerdict } from '../../src/domain/attempt-verdict';
 
 const SLOW = 5_000;
 const answered = (httpStatus: number, latencyMs = 3) => ({ kind: 'failed' as const, httpStatus, latencyMs });

@@ -13,7 +13,7 @@ import {
   recordableHeaders,
   type BearerFetchedAuth,
   type CallbackSigningError,
-} from '../../src/signing';
+} from '../../../src/adapters/signing';
 
 const PARTNER = 'acme';
 const box = new SecretBox(parseKeyring(generateKeyringValue('k1'), 'HOOKSTREAM_SECRETS_KEYS', 32, 32));

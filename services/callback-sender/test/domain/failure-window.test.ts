@@ -1,4 +1,4 @@
-import { FailureWindow } from '../../src/isolation/failure-window';
+import { FailureWindow } from '../../src/domain/failure-window';
 
 describe('FailureWindow', () => {
   it('when outcomes are added, then it counts successes and failures apart', () => {

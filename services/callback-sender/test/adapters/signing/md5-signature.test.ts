@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { SecretBox, generateKeyringValue, parseKeyring } from '@hookstream/runtime';
 import { secretContext, type Md5Part } from '@hookstream/partners';
-import { CallbackSigningErrorCodes, createCallbackSigner } from '../../src/signing';
+import { CallbackSigningErrorCodes, createCallbackSigner } from '../../../src/adapters/signing';
 
 const PARTNER = 'travelco';
 const box = new SecretBox(parseKeyring(generateKeyringValue('k1'), 'HOOKSTREAM_SECRETS_KEYS', 32, 32));

@@ -3,7 +3,7 @@ import { inspect } from 'node:util';
 import { SecretBox, generateKeyringValue, parseKeyring } from '@hookstream/runtime';
 import { isRetryable } from '@hookstream/errors';
 import { secretContext, type OutboundAuth } from '@hookstream/partners';
-import { CallbackSigningErrorCodes, createCallbackSigner, type CallbackSigningError } from '../../src/signing';
+import { CallbackSigningErrorCodes, createCallbackSigner, type CallbackSigningError } from '../../../src/adapters/signing';
 
 const PARTNER = 'acme';
 const box = new SecretBox(parseKeyring(generateKeyringValue('k1'), 'HOOKSTREAM_SECRETS_KEYS', 32, 32));
