@@ -2,16 +2,16 @@ import { GroupMember, RETRY_TIER_COUNT, RetryTiers, TopicNames, groupSessionOf, 
 import { PartnerLimiter, SecretBox, openStateStore } from '@hookstream/runtime';
 import { createServiceRuntime, runService, watchBacklog } from '@hookstream/service';
 import { configSchema } from './config';
-import { CallbackHttpClient } from './delivery/http-delivery';
-import { PartnerSigners } from './delivery/partner-signers';
+import { CallbackHttpClient } from './adapters/http/http-delivery';
+import { PartnerSigners } from './adapters/signing/partner-signers';
 import { deliverCallback } from './domain/deliver-callback';
 import { sendCallback, type SendCallbackDeps } from './domain/send-callback';
-import { PartnerBreakers, type BreakerState } from './isolation/circuit-breaker';
-import { CallbackRecords } from './kafka/callback-records';
-import type { CallbackTopics } from './kafka/disposition-writer';
+import { PartnerBreakers, type BreakerState } from './domain/circuit-breaker';
+import { CallbackRecords } from './entry/kafka/callback-records';
+import { DispositionWriter, type CallbackTopics } from './adapters/kafka/disposition-writer';
 import { createCallbackSenderMetrics } from './metrics';
-import { LatestVersions } from './ordering/latest-versions';
-import { versionMigrations, type VersionTables } from './ordering/version-table';
+import { LatestVersions } from './adapters/store/latest-versions';
+import { versionMigrations, type VersionTables } from './adapters/store/version-table';
 
 export { configSchema } from './config';
 
@@ -92,12 +92,14 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
     deadLetters: topic(TopicNames.callbackDlq),
     tiers: new RetryTiers((tier) => topic(retryTopicName(tier)), config.CALLBACK_RETRY_DELAYS_MS.length),
   };
+  const writer = new DispositionWriter({ codec: runtime.codec, logger: runtime.logger, metrics, topics, now: Date.now });
   const records = new CallbackRecords({
     codec: runtime.codec,
     logger: runtime.logger,
     metrics,
     topics,
     sendCallback: (request, history) => sendCallback(request, history, delivery),
+    writer,
     now: Date.now,
   });
   const member = new GroupMember({

@@ -1,10 +1,10 @@
 import { describeError } from '@hookstream/errors';
-import { isSsrfRefused } from '@hookstream/runtime';
+import { OutboundFailures, isSsrfRefused } from '@hookstream/runtime';
 import { type CallbackRequestValue } from '@hookstream/contract';
 import { type PartnerDirectory } from '@hookstream/partners';
-import type { AttemptResult, CallbackHttpClient } from '../delivery/http-delivery';
-import type { PartnerSigners } from '../delivery/partner-signers';
-import { CallbackSigningError, recordableExcerpt, recordableHeaders } from '../signing';
+import type { AttemptResult, CallbackHttpClient } from '../adapters/http/http-delivery';
+import type { PartnerSigners } from '../adapters/signing/partner-signers';
+import { CallbackSigningError, recordableExcerpt, recordableHeaders } from '../adapters/signing';
 
 /** A `callback-requests` record. */
 export type CallbackRequest = CallbackRequestValue;
@@ -16,7 +16,7 @@ export const DeliveryHeaders = {
   attempt: 'x-hookstream-attempt',
 } as const;
 
-/** The headers of the request an attempt made, secret-bearing values redacted (signing/recorded-headers.ts). */
+/** The headers of the request an attempt made, secret-bearing values redacted (adapters/signing/recorded-headers.ts). */
 export type RequestHeaders = Record<string, string>;
 
 /**
@@ -75,7 +75,7 @@ export async function deliverCallback(request: CallbackRequest, attempt: number,
       const signer = deps.signers.signerFor({ ...partner, outbound_auth: auth });
       signed = await signer.sign({ body: request.body, deliveryId: request.delivery_id, now: deps.now?.() ?? new Date() });
     } catch (error) {
-      if (isSsrfRefused(error)) return { kind: 'undeliverable', errorClass: 'SSRF_REFUSED', detail: describeError(error) };
+      if (isSsrfRefused(error)) return { kind: 'undeliverable', errorClass: OutboundFailures.ssrfRefused, detail: describeError(error) };
       if (error instanceof CallbackSigningError) {
         const errorClass = error.code.replace(/^HOOKSTREAM_/, '');
         return error.retryable
@@ -130,7 +130,8 @@ export async function deliverCallback(request: CallbackRequest, attempt: number,
           };
     case 'error':
       // A URL the SSRF guard refuses can never succeed as configured: no retries are burnt on it.
-      if (result.errorClass === 'SSRF_REFUSED') return { kind: 'undeliverable', errorClass: result.errorClass, detail: result.message };
+      if (result.errorClass === OutboundFailures.ssrfRefused)
+        return { kind: 'undeliverable', errorClass: result.errorClass, detail: result.message };
       return {
         kind: 'failed',
         httpStatus: null,

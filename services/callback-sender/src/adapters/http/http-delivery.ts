@@ -1,5 +1,5 @@
-import { errors, request, type Dispatcher } from 'undici';
-import { createSsrfGuardedAgent, isSsrfRefused, type SsrfPolicy } from '@hookstream/runtime';
+import { request, type Dispatcher } from 'undici';
+import { createSsrfGuardedAgent, outboundFailureOf, type OutboundFailure, type SsrfPolicy } from '@hookstream/runtime';
 import type { SignedCallback } from '../signing';
 import { ResponseExcerpt } from './response-excerpt';
 
@@ -12,16 +12,8 @@ export type AttemptResult =
   | { kind: 'response'; status: number; latencyMs: number; retryAfterMs?: number; responseExcerpt: string }
   | { kind: 'error'; errorClass: DeliveryErrorClass; message: string; latencyMs: number };
 
-export type DeliveryErrorClass =
-  | 'TIMEOUT'
-  | 'CONNECTION_REFUSED'
-  | 'CONNECTION_RESET'
-  | 'DNS_FAILURE'
-  | 'TLS_FAILURE'
-  | 'NETWORK_ERROR'
-  | 'INVALID_URL'
-  /** The URL resolves to an address the SSRF guard refuses: it can never succeed as configured. */
-  | 'SSRF_REFUSED';
+/** Why a POST got no answer: @hookstream/runtime's outbound failures, the names the document-fetcher records too. */
+export type DeliveryErrorClass = OutboundFailure;
 
 export interface CallbackHttpClientOptions {
   /** Longest wait for a connection, in ms. */
@@ -104,20 +96,9 @@ export class CallbackHttpClient {
 }
 
 function classify(error: unknown, timedOut: boolean): { errorClass: DeliveryErrorClass; message: string } {
-  const e = error as { code?: string; name?: string; message?: string; cause?: { code?: string } };
-  const code = e.code ?? e.cause?.code ?? '';
+  const e = error as { name?: string; message?: string };
   const message = `${e.name ?? 'Error'}: ${e.message ?? String(error)}`.slice(0, 300);
-  if (isSsrfRefused(error)) return { errorClass: 'SSRF_REFUSED', message };
-  if (timedOut || error instanceof errors.HeadersTimeoutError || error instanceof errors.BodyTimeoutError || e.name === 'TimeoutError') {
-    return { errorClass: 'TIMEOUT', message };
-  }
-  if (error instanceof errors.ConnectTimeoutError) return { errorClass: 'TIMEOUT', message };
-  if (code === 'ECONNREFUSED') return { errorClass: 'CONNECTION_REFUSED', message };
-  if (code === 'ECONNRESET' || code === 'EPIPE' || error instanceof errors.SocketError) return { errorClass: 'CONNECTION_RESET', message };
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return { errorClass: 'DNS_FAILURE', message };
-  if (/CERT|SSL|TLS/i.test(code)) return { errorClass: 'TLS_FAILURE', message };
-  if (error instanceof errors.InvalidArgumentError || code === 'ERR_INVALID_URL') return { errorClass: 'INVALID_URL', message };
-  return { errorClass: 'NETWORK_ERROR', message };
+  return { errorClass: outboundFailureOf(error, timedOut), message };
 }
 
 /** A Retry-After header (seconds, or an HTTP date) in ms; undefined when absent or unreadable. */

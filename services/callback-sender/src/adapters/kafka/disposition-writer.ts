@@ -16,9 +16,9 @@ import {
   type RetryHistory,
   type RetryTiers,
 } from '@hookstream/kafka';
-import type { CallbackRequest, RequestHeaders } from '../domain/deliver-callback';
-import type { Disposition } from '../domain/disposition';
-import type { CallbackSenderMetrics } from '../metrics';
+import type { CallbackRequest, RequestHeaders } from '../../domain/deliver-callback';
+import type { Disposition } from '../../domain/disposition';
+import type { CallbackSenderMetrics } from '../../metrics';
 
 /** Real topic names. */
 export interface CallbackTopics {

@@ -1,7 +1,8 @@
 import type { Dispatcher } from 'undici';
 import type { Partner, PartnerDirectory } from '@hookstream/partners';
 import type { SecretBox } from '@hookstream/runtime';
-import { BearerTokenFetcher, createCallbackSigner, type CallbackSigner } from '../signing';
+import { BearerTokenFetcher } from './bearer-token-fetcher';
+import { createCallbackSigner, type CallbackSigner } from './callback-signer';
 
 /**
  * One signer per partner revision, built on first use: secrets are decrypted once per revision

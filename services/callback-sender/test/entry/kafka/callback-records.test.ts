@@ -2,6 +2,7 @@ import { Registry } from '@hookstream/runtime';
 import { RetryTiers, type AvroCodec, type KafkaMessage } from '@hookstream/kafka';
 import pino from 'pino';
 import type { Disposition } from '../../../src/domain/disposition';
+import { DispositionWriter } from '../../../src/adapters/kafka/disposition-writer';
 import { CallbackRecords } from '../../../src/entry/kafka/callback-records';
 import { createCallbackSenderMetrics } from '../../../src/metrics';
 
@@ -11,7 +12,7 @@ function callbackRecords(sendCallback: () => Promise<Disposition>) {
     decode: (value: Buffer) => Promise.resolve(JSON.parse(value.toString('utf8')) as unknown),
     encode: () => Promise.resolve(Buffer.from('outcome')),
   } as unknown as AvroCodec;
-  return new CallbackRecords({
+  const options = {
     codec,
     logger: pino({ level: 'silent' }),
     metrics: createCallbackSenderMetrics(new Registry()),
@@ -21,9 +22,9 @@ function callbackRecords(sendCallback: () => Promise<Disposition>) {
       deadLetters: 'dlq',
       tiers: new RetryTiers((tier) => `retry-${tier}`, 8),
     },
-    sendCallback,
     now: Date.now,
-  });
+  };
+  return new CallbackRecords({ ...options, sendCallback, writer: new DispositionWriter(options) });
 }
 
 function requestRecord(headers: Record<string, string>): KafkaMessage {
