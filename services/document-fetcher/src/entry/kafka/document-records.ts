@@ -1,18 +1,18 @@
 /*
  * What the document-fetcher does with one record read from partner-events or a retry tier: decode
  * it, have each document retrieved (domain/fetch-document), and write what became of each
- * (disposition-writer). The Kafka machinery around it (concurrency, order per key, holding a tier
+ * (adapters/kafka/disposition-writer). The Kafka machinery around it (concurrency, order per key, holding a tier
  * record until due, commits) is @hookstream/kafka's GroupMember (concurrent mode, with tiers).
  */
-import { AvroInvalidError, describeError } from '@hookstream/errors';
+import { AvroInvalidError, ErrorCodes, describeError, hasErrorCode } from '@hookstream/errors';
 import { DocumentHeaders } from '@hookstream/contract';
 import { headerCount, originOf, retryHistoryOf, type AvroCodec, type ConsumedRecord, type OutputRecord } from '@hookstream/kafka';
 import { type Logger } from '@hookstream/runtime';
-import { documentRequestsOf, type DocumentRequest, type PartnerEvent } from '../domain/document-request';
-import type { DocumentDisposition } from '../domain/disposition';
-import type { RetrievalHistory } from '../domain/fetch-document';
-import type { DocumentFetcherMetrics } from '../metrics';
-import type { DispositionWriter, DocumentTopics } from './disposition-writer';
+import { documentRequestsOf, type DocumentRequest, type PartnerEvent } from '../../domain/document-request';
+import type { DocumentDisposition } from '../../domain/disposition';
+import type { RetrievalHistory } from '../../domain/fetch-document';
+import type { DocumentFetcherMetrics } from '../../metrics';
+import type { DispositionWriter, DocumentTopics } from '../../adapters/kafka/disposition-writer';
 
 export interface DocumentRecordsOptions {
   codec: AvroCodec;
@@ -71,12 +71,12 @@ export class DocumentRecords {
       if (!fresh) return [(await this.options.codec.decode(message.value, topic)) as DocumentRequest];
       return documentRequestsOf((await this.options.codec.decode(message.value, topic)) as PartnerEvent);
     } catch (error) {
-      if (!(error instanceof AvroInvalidError)) throw error; // the registry is down: the record is read again
+      if (!hasErrorCode(error, ErrorCodes.AVRO_INVALID)) throw error; // the registry is down: the record is read again
       this.options.logger.error(
         { topic, partition, offset: message.offset, err: describeError(error) },
         'undecodable record: dead-lettered',
       );
-      return { undecodable: this.options.writer.undecodable(record, error.message) };
+      return { undecodable: this.options.writer.undecodable(record, (error as Error).message) };
     }
   }
 }

@@ -1,6 +1,6 @@
 import { createLogger } from '@hookstream/runtime';
-import { freshStateDatabase, stopStateServer, type StateDatabase } from '../../../../test/helpers/state-database';
-import { RecordedDocuments, recordIdentity } from '../../src/store/recorded-documents';
+import { freshStateDatabase, stopStateServer, type StateDatabase } from '../../../../../test/helpers/state-database';
+import { RecordedDocuments, recordIdentity } from '../../../src/adapters/store/recorded-documents';
 
 /** The table of recorded documents on a real PostgreSQL: what the feed and the recorder write, what retention deletes. */
 let db: StateDatabase;

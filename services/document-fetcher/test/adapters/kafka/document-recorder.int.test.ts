@@ -4,13 +4,13 @@ import { AvroCodec, defaultSchemasDir } from '@hookstream/kafka';
 import { StoreUnavailableError } from '@hookstream/errors';
 import { createLogger } from '@hookstream/runtime';
 import { type PartnerDocumentValue } from '@hookstream/contract';
-import { testInfrastructure, waitFor } from '../../../../test/helpers/infrastructure';
-import { freshStateDatabase, stopStateServer, type StateDatabase } from '../../../../test/helpers/state-database';
-import { AppliedWait } from '../../src/kafka/applied-wait';
-import { DocumentRecorder } from '../../src/kafka/document-recorder';
-import { RecordedFeed } from '../../src/kafka/recorded-feed';
-import { RecordedDocuments } from '../../src/store/recorded-documents';
-import { DocumentsFixture, settledAt } from '../support/documents-fixture';
+import { testInfrastructure, waitFor } from '../../../../../test/helpers/infrastructure';
+import { freshStateDatabase, stopStateServer, type StateDatabase } from '../../../../../test/helpers/state-database';
+import { AppliedWait } from '../../../src/adapters/kafka/applied-wait';
+import { DocumentRecorder } from '../../../src/adapters/kafka/document-recorder';
+import { RecordedFeed } from '../../../src/entry/kafka/recorded-feed';
+import { RecordedDocuments } from '../../../src/adapters/store/recorded-documents';
+import { DocumentsFixture, settledAt } from '../../support/documents-fixture';
 
 /**
  * The recorder over real Kafka and real PostgreSQL: replicas share one database and one topic;

@@ -1,7 +1,7 @@
 /* The partner-documents record of a retrieval's final outcome (schemas/partner-document.avsc). */
 import type { PartnerDocumentValue } from '@hookstream/contract';
-import type { DocumentRequest } from '../domain/document-request';
-import type { FetchFailure } from '../domain/fetch-failure';
+import type { DocumentRequest } from '../../domain/document-request';
+import type { FetchFailure } from '../../domain/fetch-failure';
 import type { StoredDocument } from '../storage/document-storage';
 
 export type FinalOutcome = { stored: StoredDocument } | { failure: FetchFailure; afterRetries: boolean };

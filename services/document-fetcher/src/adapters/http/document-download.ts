@@ -11,7 +11,7 @@ import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { request, type Dispatcher } from 'undici';
 import { createSsrfGuardedAgent, type SsrfPolicy } from '@hookstream/runtime';
-import { FailureReasons, failureOf, httpFailure, type FetchFailure } from '../domain/fetch-failure';
+import { FailureReasons, failureOf, httpFailure, type FetchFailure } from '../../domain/fetch-failure';
 import type { SpooledDocument } from '../storage/document-storage';
 import type { Spool } from '../storage/spool';
 import { BodyTooLargeError, failureOfError } from './failure-of-error';

@@ -1,6 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
-import type { DocumentFetcherConfig } from '../config';
+import type { DocumentFetcherConfig } from '../../config';
 import type { DocumentStorage } from './document-storage';
 import { LocalDirectoryStorage } from './local-directory-storage';
 import { S3Storage } from './s3-storage';

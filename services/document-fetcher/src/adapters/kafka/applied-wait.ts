@@ -6,7 +6,7 @@
  * transaction open on the same partition holds that below records this lane's previous holder
  * committed after it began, and the wait would end without them. So each partition is first waited
  * on until its last stable offset passes that end (the open transactions below it decided, within
- * their timeout), then the partitions' applied offsets (kept by the feed, recorded-feed.ts) are
+ * their timeout), then the partitions' applied offsets (kept by the feed, entry/kafka/recorded-feed.ts) are
  * polled until they reach it.
  *
  * Why a probe as well: the feed's applied offset is the offset after the last record it applied,

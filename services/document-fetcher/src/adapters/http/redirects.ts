@@ -1,5 +1,5 @@
 /* Which URLs a retrieval may follow: http and https only, each redirect resolved against the URL it answered. */
-import { FailureReasons, failureOf, type FetchFailure } from '../domain/fetch-failure';
+import { FailureReasons, failureOf, type FetchFailure } from '../../domain/fetch-failure';
 
 /** Statuses whose Location the fetcher follows (each hop judged again by the SSRF guard when it connects). */
 export const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);

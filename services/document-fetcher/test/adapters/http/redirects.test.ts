@@ -1,4 +1,4 @@
-import { httpUrlOf, isFailure, redirectTarget } from '../../src/http/redirects';
+import { httpUrlOf, isFailure, redirectTarget } from '../../../src/adapters/http/redirects';
 
 describe('httpUrlOf', () => {
   test.each(['http://docs.example/a.pdf', 'HTTPS://docs.example/a.pdf?x=1'])('when %s is http or https, then it is a URL', (text) => {

@@ -1,5 +1,5 @@
 /*
- * Feeds the table of recorded documents (store/recorded-documents.ts) from partner-documents
+ * Feeds the table of recorded documents (adapters/store/recorded-documents.ts) from partner-documents
  * itself: a consumer group of the fetcher's own (`<group>-recorded`, its replicas sharing the
  * partitions), read_committed so an aborted transaction's records never count, each batch's
  * identities and its partition's applied offset written in one PostgreSQL transaction. Where a
@@ -20,7 +20,7 @@ import {
   type KafkaMessage,
 } from '@hookstream/kafka';
 import { type Logger } from '@hookstream/runtime';
-import type { RecordIdentity, RecordedDocuments } from '../store/recorded-documents';
+import type { RecordIdentity, RecordedDocuments } from '../../adapters/store/recorded-documents';
 
 export interface RecordedFeedOptions {
   kafka: Kafka;

@@ -4,8 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createLogger } from '@hookstream/runtime';
-import { LocalDirectoryStorage } from '../../src/storage/local-directory-storage';
-import { Spool } from '../../src/storage/spool';
+import { LocalDirectoryStorage } from '../../../src/adapters/storage/local-directory-storage';
+import { Spool } from '../../../src/adapters/storage/spool';
 
 let dir: string;
 beforeEach(() => (dir = mkdtempSync(path.join(os.tmpdir(), 'local-storage-'))));

@@ -16,10 +16,10 @@ import {
   type RetryTiers,
 } from '@hookstream/kafka';
 import { DocumentHeaders } from '@hookstream/contract';
-import type { DocumentDisposition } from '../domain/disposition';
-import type { DocumentRequest } from '../domain/document-request';
-import type { RetrievalHistory } from '../domain/fetch-document';
-import type { DocumentFetcherMetrics } from '../metrics';
+import type { DocumentDisposition } from '../../domain/disposition';
+import type { DocumentRequest } from '../../domain/document-request';
+import type { RetrievalHistory } from '../../domain/fetch-document';
+import type { DocumentFetcherMetrics } from '../../metrics';
 import type { DocumentRecorder } from './document-recorder';
 import { partnerDocumentValue, type FinalOutcome } from './partner-document-value';
 

@@ -3,7 +3,7 @@
  * the shared PostgreSQL store (DATABASE_URL), so a replica's heap holds nothing that grows with
  * history: one row per document recorded within the window (a few hundred bytes with its
  * indexes), the same for every replica, kept across restarts. recorded_documents is fed from the topic itself
- * (kafka/recorded-feed.ts), batch by batch with the partition's applied offset in the same
+ * (entry/kafka/recorded-feed.ts), batch by batch with the partition's applied offset in the same
  * transaction, so per partition it holds exactly the identities of the committed records below its
  * applied offset (a prefix of the topic), plus those the recorder inserts after its own commits.
  * Why that keeps "no document recorded twice": docs/documents.md#guarantees.
