@@ -1,19 +1,8 @@
 import { request, type Dispatcher } from 'undici';
-import { createSsrfGuardedAgent, outboundFailureOf, type OutboundFailure, type SsrfPolicy } from '@hookstream/runtime';
+import { createSsrfGuardedAgent, outboundFailureOf, type SsrfPolicy } from '@hookstream/runtime';
+import type { AttemptResult, DeliveryErrorClass } from '../../domain/deliver-callback';
 import type { SignedCallback } from '../signing';
 import { ResponseExcerpt } from './response-excerpt';
-
-/**
- * What one POST to a partner came to. Only a 200 is success (spec 4.1, 7.2). A response carries the
- * start of its body (response-excerpt.ts), empty when it had none. A body declared longer than
- * maxResponseBytes is dropped unread: its excerpt is what arrived with the headers, maybe nothing.
- */
-export type AttemptResult =
-  | { kind: 'response'; status: number; latencyMs: number; retryAfterMs?: number; responseExcerpt: string }
-  | { kind: 'error'; errorClass: DeliveryErrorClass; message: string; latencyMs: number };
-
-/** Why a POST got no answer: @hookstream/runtime's outbound failures, the names the document-fetcher records too. */
-export type DeliveryErrorClass = OutboundFailure;
 
 export interface CallbackHttpClientOptions {
   /** Longest wait for a connection, in ms. */
@@ -30,7 +19,7 @@ export interface CallbackHttpClientOptions {
  * POSTs signed callbacks with undici: one keep-alive pool per origin (undici's Agent), a connect
  * timeout, a total timeout per attempt (the endpoint's timeout_ms, covering headers and body),
  * and a cap on the response body read, so a partner streaming an endless answer cannot hold a
- * connection or memory. Never throws: every failure is an AttemptResult with a class.
+ * connection or memory. Never throws: every failure is an AttemptResult (domain/deliver-callback) with a class.
  */
 export class CallbackHttpClient {
   readonly dispatcher: Dispatcher;
