@@ -5,7 +5,7 @@
  */
 import { nextTierAfterFailure, type RetryHistory } from '@hookstream/kafka';
 import { type PartnerLimiter } from '@hookstream/runtime';
-import type { SpooledDocument, StoredDocument } from '../adapters/storage/document-storage';
+import type { SpooledDocument, StoredDocument } from './document';
 import type { DocumentDisposition } from './disposition';
 import type { DocumentRequest } from './document-request';
 import type { FetchFailure } from './fetch-failure';

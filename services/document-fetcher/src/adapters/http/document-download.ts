@@ -12,7 +12,7 @@ import { pipeline } from 'node:stream/promises';
 import { request, type Dispatcher } from 'undici';
 import { createSsrfGuardedAgent, type SsrfPolicy } from '@hookstream/runtime';
 import { FailureReasons, failureOf, httpFailure, type FetchFailure } from '../../domain/fetch-failure';
-import type { SpooledDocument } from '../storage/document-storage';
+import type { SpooledDocument } from '../../domain/document';
 import type { Spool } from '../storage/spool';
 import { BodyTooLargeError, failureOfError } from './failure-of-error';
 import { REDIRECT_STATUSES, httpUrlOf, isFailure, redirectTarget } from './redirects';

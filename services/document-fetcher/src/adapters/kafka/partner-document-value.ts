@@ -2,7 +2,7 @@
 import type { PartnerDocumentValue } from '@hookstream/contract';
 import type { DocumentRequest } from '../../domain/document-request';
 import type { FetchFailure } from '../../domain/fetch-failure';
-import type { StoredDocument } from '../storage/document-storage';
+import type { StoredDocument } from '../../domain/document';
 
 export type FinalOutcome = { stored: StoredDocument } | { failure: FetchFailure; afterRetries: boolean };
 

@@ -6,7 +6,8 @@
 import { access, link, mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { contentKey, type DocumentStorage, type SpooledDocument, type StoredDocument } from './document-storage';
+import type { SpooledDocument, StoredDocument } from '../../domain/document';
+import { contentKey, type DocumentStorage } from './document-storage';
 
 export class LocalDirectoryStorage implements DocumentStorage {
   readonly kind = 'local';

@@ -9,7 +9,8 @@ import { createReadStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { HeadBucketCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
-import { contentKey, type DocumentStorage, type SpooledDocument, type StoredDocument } from './document-storage';
+import type { SpooledDocument, StoredDocument } from '../../domain/document';
+import { contentKey, type DocumentStorage } from './document-storage';
 
 export interface S3StorageOptions {
   bucket: string;
