@@ -15,6 +15,7 @@ export {
 } from './config';
 export { errorBody, type ErrorBody } from './http/error-body';
 export { InFlightRequests } from './http/in-flight-requests';
+export { type OutboundFailure, OutboundFailures, outboundFailureOf } from './http/outbound-failure';
 export { checkReadiness, createOpsApp, createOpsRoutes, type ReadinessCheck } from './http/ops-routes';
 export { PartnerLimiter } from './http/partner-limiter';
 export { type RunningHttpServer, startHttpServer } from './http/server';

@@ -91,3 +91,11 @@ export const configSchema = serviceSchemaWithPort(8092)
   });
 
 export type CallbackSenderConfig = z.infer<typeof configSchema>;
+
+/**
+ * How long a policy version is kept after it was last read (adapters/store/latest-versions): a record
+ * can wait in the tiers for their delays' sum; twice that, and at least a day, covers replays.
+ */
+export function versionWindowMs(config: Pick<CallbackSenderConfig, 'CALLBACK_RETRY_DELAYS_MS'>): number {
+  return Math.max(2 * retryScheduleMs(config.CALLBACK_RETRY_DELAYS_MS), 24 * 3600_000);
+}

@@ -1,21 +1,19 @@
-import { GroupMember, RETRY_TIER_COUNT, RetryTiers, TopicNames, groupSessionOf, retryScheduleMs, retryTopicName } from '@hookstream/kafka';
+import { GroupMember, RETRY_TIER_COUNT, RetryTiers, TopicNames, groupSessionOf, retryTopicName } from '@hookstream/kafka';
 import { PartnerLimiter, SecretBox, openStateStore } from '@hookstream/runtime';
 import { createServiceRuntime, runService, watchBacklog } from '@hookstream/service';
-import { configSchema } from './config';
-import { CallbackHttpClient } from './delivery/http-delivery';
-import { PartnerSigners } from './delivery/partner-signers';
+import { configSchema, versionWindowMs } from './config';
+import { CallbackHttpClient } from './adapters/http/http-delivery';
+import { PartnerSigners } from './adapters/signing/partner-signers';
 import { deliverCallback } from './domain/deliver-callback';
 import { sendCallback, type SendCallbackDeps } from './domain/send-callback';
-import { PartnerBreakers, type BreakerState } from './isolation/circuit-breaker';
-import { CallbackRecords } from './kafka/callback-records';
-import type { CallbackTopics } from './kafka/disposition-writer';
-import { createCallbackSenderMetrics } from './metrics';
-import { LatestVersions } from './ordering/latest-versions';
-import { versionMigrations, type VersionTables } from './ordering/version-table';
+import { PartnerBreakers } from './domain/circuit-breaker';
+import { CallbackRecords } from './entry/kafka/callback-records';
+import { DispositionWriter, type CallbackTopics } from './adapters/kafka/disposition-writer';
+import { BREAKER_GAUGE, createCallbackSenderMetrics } from './metrics';
+import { LatestVersions } from './adapters/store/latest-versions';
+import { versionMigrations, type VersionTables } from './adapters/store/version-table';
 
 export { configSchema } from './config';
-
-const BREAKER_GAUGE: Record<BreakerState, number> = { closed: 0, half_open: 1, open: 2 };
 
 /**
  * Composition root of the callback-sender: callback requests and retry tiers in; each callback
@@ -71,8 +69,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
         logger: runtime.logger,
       }),
     logger: runtime.logger,
-    // A record can wait in the tiers for their delays' sum; twice that, and at least a day, covers replays.
-    windowMs: Math.max(2 * retryScheduleMs(config.CALLBACK_RETRY_DELAYS_MS), 24 * 3600_000),
+    windowMs: versionWindowMs(config),
   });
 
   const delivery: SendCallbackDeps = {
@@ -92,12 +89,14 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
     deadLetters: topic(TopicNames.callbackDlq),
     tiers: new RetryTiers((tier) => topic(retryTopicName(tier)), config.CALLBACK_RETRY_DELAYS_MS.length),
   };
+  const writer = new DispositionWriter({ codec: runtime.codec, logger: runtime.logger, metrics, topics, now: Date.now });
   const records = new CallbackRecords({
     codec: runtime.codec,
     logger: runtime.logger,
     metrics,
     topics,
     sendCallback: (request, history) => sendCallback(request, history, delivery),
+    writer,
     now: Date.now,
   });
   const member = new GroupMember({

@@ -1,4 +1,8 @@
 import { Counter, Gauge, Histogram, LATENCY_BUCKETS_SECONDS, type Registry } from '@hookstream/runtime';
+import type { BreakerState } from './domain/circuit-breaker';
+
+/** The value of hookstream_callback_circuit_state for each state of a partner's circuit. */
+export const BREAKER_GAUGE: Record<BreakerState, number> = { closed: 0, half_open: 1, open: 2 };
 
 /** The callback-sender's metrics (partner ids are the only per-tenant label, bounded by onboarding). */
 export function createCallbackSenderMetrics(registry: Registry) {

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { AUTH_METHODS, secretContext, type AuthMethod, type OutboundAuth } from '@hookstream/partners';
 import { SecretBox, generateKeyringValue, parseKeyring } from '@hookstream/runtime';
-import { createCallbackSigner, type SignedCallback } from '../src/signing';
+import { createCallbackSigner, type SignedCallback } from '../src/adapters/signing';
 
 /**
  * The verification snippets of docs/partners.md, run as partners would run them, against

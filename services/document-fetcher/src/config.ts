@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DOCUMENT_RETRY_TIER_COUNT } from '@hookstream/kafka';
+import { DOCUMENT_RETRY_TIER_COUNT, retryScheduleMs } from '@hookstream/kafka';
 import { consumerLagSetting, serviceSchemaWithPort, ssrfAllowSetting, stateStoreSettings } from '@hookstream/runtime';
 
 const positiveInt = z.coerce.number().int('must be a whole number').positive('must be greater than 0');
@@ -69,3 +69,11 @@ export const configSchema = serviceSchemaWithPort(8093)
   });
 
 export type DocumentFetcherConfig = z.infer<typeof configSchema>;
+
+/**
+ * How long the identities of recorded documents matter (entry/kafka/recorded-feed): a record can be
+ * read again while its retries wait, so twice the schedule, and at least a day.
+ */
+export function recordedWindowMs(config: Pick<DocumentFetcherConfig, 'DOCUMENT_RETRY_DELAYS_MS'>): number {
+  return Math.max(2 * retryScheduleMs(config.DOCUMENT_RETRY_DELAYS_MS), 24 * 3600_000);
+}

@@ -1,26 +1,18 @@
-import {
-  DOCUMENT_RETRY_TIER_COUNT,
-  GroupMember,
-  RetryTiers,
-  TopicNames,
-  documentRetryTopicName,
-  groupSessionOf,
-  retryScheduleMs,
-} from '@hookstream/kafka';
+import { DOCUMENT_RETRY_TIER_COUNT, GroupMember, RetryTiers, TopicNames, documentRetryTopicName, groupSessionOf } from '@hookstream/kafka';
 import { PartnerLimiter } from '@hookstream/runtime';
 import { createServiceRuntime, runService, watchBacklog } from '@hookstream/service';
-import { configSchema } from './config';
+import { configSchema, recordedWindowMs } from './config';
 import { fetchDocument, type FetchDocumentDeps } from './domain/fetch-document';
-import { DocumentDownload } from './http/document-download';
-import { DispositionWriter, type DocumentTopics } from './kafka/disposition-writer';
-import { DocumentRecorder } from './kafka/document-recorder';
-import { DocumentRecords } from './kafka/document-records';
-import { AppliedWait } from './kafka/applied-wait';
-import { RecordedFeed } from './kafka/recorded-feed';
-import { RecordedDocuments } from './store/recorded-documents';
+import { DocumentDownload } from './adapters/http/document-download';
+import { DispositionWriter, type DocumentTopics } from './adapters/kafka/disposition-writer';
+import { DocumentRecorder } from './adapters/kafka/document-recorder';
+import { DocumentRecords } from './entry/kafka/document-records';
+import { AppliedWait } from './adapters/kafka/applied-wait';
+import { RecordedFeed } from './entry/kafka/recorded-feed';
+import { RecordedDocuments } from './adapters/store/recorded-documents';
 import { createDocumentFetcherMetrics } from './metrics';
-import { Spool } from './storage/spool';
-import { storageFromConfig } from './storage/storage-from-config';
+import { Spool } from './adapters/storage/spool';
+import { storageFromConfig } from './adapters/storage/storage-from-config';
 
 export { configSchema } from './config';
 
@@ -81,8 +73,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
     topic: topics.documents,
     groupId: `${groupId}-recorded`,
     session: groupSessionOf(config),
-    // A record can be read again while its retries wait: twice the schedule, and at least a day.
-    windowMs: Math.max(2 * retryScheduleMs(config.DOCUMENT_RETRY_DELAYS_MS), 24 * 3600_000),
+    windowMs: recordedWindowMs(config),
   });
   const applied = new AppliedWait({ kafka, recorded, topic: topics.documents });
   const recorder = new DocumentRecorder({

@@ -1,7 +1,10 @@
 import { TopicNames, groupSessionOf } from '@hookstream/kafka';
 import { createServiceRuntime, runService, watchBacklog } from '@hookstream/service';
+import { PolicyStatusOutputs } from './adapters/kafka/policy-status-outputs';
 import { configSchema } from './config';
-import { PolicyStatusProcessor } from './kafka/policy-status-processor';
+import { FanOutPolicyEvent } from './domain/fan-out-policy-event';
+import { PolicyStatusProcessor } from './entry/kafka/policy-status-processor';
+import { PolicyStatusRecords } from './entry/kafka/policy-status-records';
 import { createPolicyStatusMetrics } from './metrics';
 
 export { configSchema } from './config';
@@ -22,20 +25,33 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
   const metrics = createPolicyStatusMetrics(runtime.metrics);
   // A topic prefix (several deployments on one cluster) separates groups and transactional ids too.
   const groupId = `${config.TOPIC_PREFIX}${config.POLICY_CONSUMER_GROUP}`;
+  const topics = {
+    policyStatus: topic(TopicNames.policyStatus),
+    callbackRequests: topic(TopicNames.callbackRequests),
+    deadLetters: topic(TopicNames.policyStatusDlq),
+  };
+  const logger = runtime.logger.child({ module: 'policy-status-processor' });
+  const fanOut = new FanOutPolicyEvent({
+    partners: runtime.partners,
+    metrics,
+    unknownPartnerGraceMs: config.UNKNOWN_PARTNER_GRACE_MS,
+    now: Date.now,
+  });
   const processor = new PolicyStatusProcessor({
     kafka: runtime.kafka,
-    codec: runtime.codec,
     partners: runtime.partners,
     logger: runtime.logger,
     metrics,
-    topics: {
-      policyStatus: topic(TopicNames.policyStatus),
-      callbackRequests: topic(TopicNames.callbackRequests),
-      deadLetters: topic(TopicNames.policyStatusDlq),
-    },
+    topics,
     groupId,
     session: groupSessionOf(config),
-    unknownPartnerGraceMs: config.UNKNOWN_PARTNER_GRACE_MS,
+    recordsFor: (maxWriteBytes) =>
+      new PolicyStatusRecords({
+        codec: runtime.codec,
+        policyStatusTopic: topics.policyStatus,
+        fanOut,
+        outputs: new PolicyStatusOutputs({ codec: runtime.codec, logger, metrics, topics, maxWriteBytes, now: Date.now }),
+      }),
   });
   runtime.startInBackground('policy-status-processor', processor, () => processor.joined);
   watchBacklog(runtime, { groups: [{ groupId, topics: [topic(TopicNames.policyStatus)] }], deadLetterTopic: TopicNames.policyStatusDlq });

@@ -1,10 +1,8 @@
 import { describeError } from '@hookstream/errors';
-import { isSsrfRefused } from '@hookstream/runtime';
+import { OutboundFailures, isSsrfRefused, type OutboundFailure } from '@hookstream/runtime';
 import { type CallbackRequestValue } from '@hookstream/contract';
-import { type PartnerDirectory } from '@hookstream/partners';
-import type { AttemptResult, CallbackHttpClient } from '../delivery/http-delivery';
-import type { PartnerSigners } from '../delivery/partner-signers';
-import { CallbackSigningError, recordableExcerpt, recordableHeaders } from '../signing';
+import { type Partner, type PartnerDirectory } from '@hookstream/partners';
+import { CallbackSigningError, recordableExcerpt, recordableHeaders, type CallbackSigner, type SignedCallback } from '../adapters/signing';
 
 /** A `callback-requests` record. */
 export type CallbackRequest = CallbackRequestValue;
@@ -16,7 +14,7 @@ export const DeliveryHeaders = {
   attempt: 'x-hookstream-attempt',
 } as const;
 
-/** The headers of the request an attempt made, secret-bearing values redacted (signing/recorded-headers.ts). */
+/** The headers of the request an attempt made, secret-bearing values redacted (adapters/signing/recorded-headers.ts). */
 export type RequestHeaders = Record<string, string>;
 
 /**
@@ -44,10 +42,24 @@ export type DeliveryOutcome =
   /** Not attempted: the partner's circuit opened while the record waited for a concurrency slot. */
   | { kind: 'circuit-open' };
 
+/**
+ * What one POST to a partner came to. Only a 200 is success (spec 4.1, 7.2). A response carries the
+ * start of its body (adapters/http/response-excerpt.ts), empty when it had none. A body declared longer than
+ * maxResponseBytes is dropped unread: its excerpt is what arrived with the headers, maybe nothing.
+ */
+export type AttemptResult =
+  | { kind: 'response'; status: number; latencyMs: number; retryAfterMs?: number; responseExcerpt: string }
+  | { kind: 'error'; errorClass: DeliveryErrorClass; message: string; latencyMs: number };
+
+/** Why a POST got no answer: @hookstream/runtime's outbound failures, the names the document-fetcher records too. */
+export type DeliveryErrorClass = OutboundFailure;
+
 export interface DeliverCallbackDeps {
   partners: PartnerDirectory;
-  signers: PartnerSigners;
-  http: CallbackHttpClient;
+  /** Each partner's signer (adapters/signing/partner-signers). */
+  signers: { signerFor(partner: Partner & { outbound_auth: NonNullable<Partner['outbound_auth']> }): CallbackSigner };
+  /** POSTs a signed callback; never throws (adapters/http/http-delivery). */
+  http: { post(url: string, signed: SignedCallback, timeoutMs: number): Promise<AttemptResult> };
   /** How long a record for a partner not (yet) in partner-config waits for it: covers a partner onboarded a moment ago. */
   unknownPartnerGraceMs: number;
   now?: () => Date;
@@ -75,7 +87,7 @@ export async function deliverCallback(request: CallbackRequest, attempt: number,
       const signer = deps.signers.signerFor({ ...partner, outbound_auth: auth });
       signed = await signer.sign({ body: request.body, deliveryId: request.delivery_id, now: deps.now?.() ?? new Date() });
     } catch (error) {
-      if (isSsrfRefused(error)) return { kind: 'undeliverable', errorClass: 'SSRF_REFUSED', detail: describeError(error) };
+      if (isSsrfRefused(error)) return { kind: 'undeliverable', errorClass: OutboundFailures.ssrfRefused, detail: describeError(error) };
       if (error instanceof CallbackSigningError) {
         const errorClass = error.code.replace(/^HOOKSTREAM_/, '');
         return error.retryable
@@ -130,7 +142,8 @@ export async function deliverCallback(request: CallbackRequest, attempt: number,
           };
     case 'error':
       // A URL the SSRF guard refuses can never succeed as configured: no retries are burnt on it.
-      if (result.errorClass === 'SSRF_REFUSED') return { kind: 'undeliverable', errorClass: result.errorClass, detail: result.message };
+      if (result.errorClass === OutboundFailures.ssrfRefused)
+        return { kind: 'undeliverable', errorClass: result.errorClass, detail: result.message };
       return {
         kind: 'failed',
         httpStatus: null,

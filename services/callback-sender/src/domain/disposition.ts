@@ -1,4 +1,4 @@
-/* What became of one callback record: the use case's answer (send-callback.ts), written by kafka/disposition-writer.ts. */
+/* What became of one callback record: the use case's answer (send-callback.ts), written by adapters/kafka/disposition-writer.ts. */
 import type { RequestHeaders } from './deliver-callback';
 
 /**

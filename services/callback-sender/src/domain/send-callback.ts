@@ -6,8 +6,7 @@
 import { nextTierAfterFailure, retryScheduleMs, tierAtLeast, type RetryHistory } from '@hookstream/kafka';
 import { type PartnerDirectory } from '@hookstream/partners';
 import { type PartnerLimiter } from '@hookstream/runtime';
-import type { CircuitBreaker, PartnerBreakers } from '../isolation/circuit-breaker';
-import type { LatestVersions } from '../ordering/latest-versions';
+import type { CircuitBreaker, PartnerBreakers } from './circuit-breaker';
 import type { CallbackRequest, DeliveryOutcome } from './deliver-callback';
 import type { Disposition } from './disposition';
 
@@ -17,7 +16,10 @@ export interface SendCallbackDeps {
   /** Each endpoint's ordering mode (latest-wins unless NONE). */
   partners: Pick<PartnerDirectory, 'get'>;
   /** The newest version emitted per partner, endpoint and policy (latest-wins). */
-  versions: Pick<LatestVersions, 'isSuperseded'>;
+  versions: {
+    /** Whether a newer version than `version` was emitted for this endpoint and policy; rejects when the store cannot say (adapters/store/latest-versions). */
+    isSuperseded(partnerId: string, endpointId: string, policyNumber: string, version: number): Promise<boolean>;
+  };
   /** Each partner's circuit. */
   breakers: Pick<PartnerBreakers, 'for'>;
   /** Each partner's concurrency limit: an attempt runs in one of its slots. */
@@ -89,7 +91,7 @@ export async function sendCallback(request: CallbackRequest, history: RetryHisto
         requestHeaders: null,
       };
     case 'failed': {
-      // Counted as a failure or not by what it was (isolation/attempt-verdict): a quick error answer to a first attempt is not.
+      // Counted as a failure or not by what it was (attempt-verdict.ts): a quick error answer to a first attempt is not.
       breaker.recordAttempt(outcome, attempt);
       const lastError = outcome.httpStatus !== null ? `HTTP ${outcome.httpStatus}` : `${outcome.errorClass}: ${outcome.detail}`;
       // A partner's Retry-After is a lower bound: the retry goes to the first tier whose delay covers it.

@@ -1,7 +1,7 @@
 import type { CallbackRequest, DeliveryOutcome } from '../../src/domain/deliver-callback';
 import type { RetryHistory } from '@hookstream/kafka';
 import { sendCallback, type SendCallbackDeps } from '../../src/domain/send-callback';
-import { CircuitBreaker } from '../../src/isolation/circuit-breaker';
+import { CircuitBreaker } from '../../src/domain/circuit-breaker';
 
 const request: CallbackRequest = {
   delivery_id: 'd-1',

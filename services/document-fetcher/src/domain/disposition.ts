@@ -1,5 +1,5 @@
-/* What became of one retrieval: the use case's answer (fetch-document.ts), written by kafka/disposition-writer.ts. */
-import type { StoredDocument } from '../storage/document-storage';
+/* What became of one retrieval: the use case's answer (fetch-document.ts), written by adapters/kafka/disposition-writer.ts. */
+import type { StoredDocument } from './document';
 import type { FetchFailure } from './fetch-failure';
 
 export type DocumentDisposition =

@@ -5,7 +5,7 @@
  */
 import { nextTierAfterFailure, type RetryHistory } from '@hookstream/kafka';
 import { type PartnerLimiter } from '@hookstream/runtime';
-import type { SpooledDocument, StoredDocument } from '../storage/document-storage';
+import type { SpooledDocument, StoredDocument } from './document';
 import type { DocumentDisposition } from './disposition';
 import type { DocumentRequest } from './document-request';
 import type { FetchFailure } from './fetch-failure';
@@ -20,9 +20,9 @@ export interface FetchDocumentDeps {
   isRecorded: (documentId: string, replay: number) => Promise<boolean>;
   /** Each partner's share of the fetcher: a retrieval runs in one of its partner's slots. */
   limiter: Pick<PartnerLimiter, 'run'>;
-  /** GETs the URL into the spool (http/document-download.ts). */
+  /** GETs the URL into the spool (adapters/http/document-download.ts). */
   retrieve: (url: string) => Promise<{ kind: 'retrieved'; document: SpooledDocument } | { kind: 'failed'; failure: FetchFailure }>;
-  /** Stores a spooled body under its content address (storage/). Throws when the store is unavailable. */
+  /** Stores a spooled body under its content address (adapters/storage/). Throws when the store is unavailable. */
   store: (document: SpooledDocument) => Promise<StoredDocument>;
   /** The retry tiers' delays, in ms. */
   retryDelaysMs: readonly number[];

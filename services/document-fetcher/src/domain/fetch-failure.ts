@@ -1,25 +1,34 @@
 /* Why a document could not be retrieved, and whether trying again later may help. */
+import { OutboundFailures } from '@hookstream/runtime';
 
-/** Failure codes, as partner-documents' failure_reason and the failures metric's `reason` label carry them. */
+/**
+ * Failure codes, as partner-documents' failure_reason and the failures metric's `reason` label carry
+ * them. A request that got no answer is named as every outbound request is (@hookstream/runtime's
+ * OutboundFailures, the callback-sender's error classes too).
+ */
 export const FailureReasons = {
   /** The body is, or says it is, over DOCUMENT_MAX_BYTES. */
   tooLarge: 'TOO_LARGE',
   /** No connection within the connect timeout, or the whole retrieval over the total timeout (a slow-drip body). */
-  timeout: 'TIMEOUT',
+  timeout: OutboundFailures.timeout,
   /** An HTTP answer other than 200 (http_status says which). */
   httpStatus: 'HTTP_STATUS',
-  /** Refused, reset or otherwise broken connections. */
-  connectionFailed: 'CONNECTION_FAILED',
-  dnsFailure: 'DNS_FAILURE',
-  tlsFailure: 'TLS_FAILURE',
+  /** The host refused the connection. */
+  connectionRefused: OutboundFailures.connectionRefused,
+  /** The connection was reset or closed under the request. */
+  connectionReset: OutboundFailures.connectionReset,
+  /** Anything else that broke on the wire. */
+  networkError: OutboundFailures.networkError,
+  dnsFailure: OutboundFailures.dnsFailure,
+  tlsFailure: OutboundFailures.tlsFailure,
   /** The host is, or resolves to, an address the SSRF guard refuses (a redirect's too). */
-  ssrfRefused: 'SSRF_REFUSED',
+  ssrfRefused: OutboundFailures.ssrfRefused,
   /** The URL, or a redirect's Location, is not http or https. */
   unsupportedScheme: 'UNSUPPORTED_SCHEME',
   /** More than DOCUMENT_MAX_REDIRECTS redirects. */
   tooManyRedirects: 'TOO_MANY_REDIRECTS',
   /** Not a URL, or a redirect without a usable Location. */
-  invalidUrl: 'INVALID_URL',
+  invalidUrl: OutboundFailures.invalidUrl,
 } as const;
 
 export type FailureReason = (typeof FailureReasons)[keyof typeof FailureReasons];
@@ -27,7 +36,7 @@ export type FailureReason = (typeof FailureReasons)[keyof typeof FailureReasons]
 /** One failed retrieval. */
 export interface FetchFailure {
   reason: FailureReason;
-  /** True when the same retrieval may succeed later (timeouts, 5xx, 408, 429, connection errors). */
+  /** True when the same retrieval may succeed later (timeouts, 5xx, 408, 429, connection and network errors). */
   retryable: boolean;
   /** The last HTTP status, when the failure is an HTTP answer. */
   httpStatus: number | null;
@@ -45,7 +54,9 @@ export function isRetryableStatus(status: number): boolean {
 
 const RETRYABLE: ReadonlySet<FailureReason> = new Set([
   FailureReasons.timeout,
-  FailureReasons.connectionFailed,
+  FailureReasons.connectionRefused,
+  FailureReasons.connectionReset,
+  FailureReasons.networkError,
   FailureReasons.dnsFailure,
   FailureReasons.tlsFailure,
 ]);

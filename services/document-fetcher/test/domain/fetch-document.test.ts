@@ -2,7 +2,7 @@ import { PartnerLimiter } from '@hookstream/runtime';
 import { fetchDocument, type FetchDocumentDeps } from '../../src/domain/fetch-document';
 import { failureOf, httpFailure, type FetchFailure } from '../../src/domain/fetch-failure';
 import type { DocumentRequest } from '../../src/domain/document-request';
-import type { SpooledDocument } from '../../src/storage/document-storage';
+import type { SpooledDocument } from '../../src/domain/document';
 
 /** The retrieval's past after `attempts` failed attempts, never replayed. */
 const history = (attempts: number) => ({ attempts, skips: 0, firstFailureAt: attempts > 0 ? 1 : null, replay: 0 });

@@ -22,7 +22,9 @@ describe('isRetryableStatus', () => {
 describe('failureOf', () => {
   test.each([
     [FailureReasons.timeout, true],
-    [FailureReasons.connectionFailed, true],
+    [FailureReasons.connectionRefused, true],
+    [FailureReasons.connectionReset, true],
+    [FailureReasons.networkError, true],
     [FailureReasons.dnsFailure, true],
     [FailureReasons.tlsFailure, true],
     [FailureReasons.tooLarge, false],

@@ -1,4 +1,5 @@
-import { buildCallbackBody, CallbackBodyError, type CallbackRequestValue, type PolicyStatusEventValue } from '@hookstream/contract';
+import { ErrorCodes, hasErrorCode } from '@hookstream/errors';
+import { buildCallbackBody, type CallbackRequestValue, type PolicyStatusEventValue } from '@hookstream/contract';
 import { endpointWants, type Partner } from '@hookstream/partners';
 import { deliveryIdFor } from './delivery-id';
 
@@ -35,7 +36,9 @@ export function planCallbacks(event: PolicyStatusEventValue, partner: Partner | 
   try {
     body = buildCallbackBody(policy, partner.body_mapping);
   } catch (error) {
-    if (error instanceof CallbackBodyError) return { kind: 'dead-letter', errorClass: 'BODY_BUILD_FAILED', reason: error.message };
+    if (hasErrorCode(error, ErrorCodes.CALLBACK_BODY_INVALID)) {
+      return { kind: 'dead-letter', errorClass: 'BODY_BUILD_FAILED', reason: (error as Error).message };
+    }
     throw error;
   }
   return {
