@@ -32,6 +32,7 @@ const EXIT_CODE_OF_ERROR: ReadonlyMap<ErrorCode, number> = new Map<ErrorCode, nu
   [ErrorCodes.OPERATOR_INPUT_INVALID, ExitCodes.REFUSED],
   [ErrorCodes.POLICY_EVENT_INVALID, ExitCodes.REFUSED],
   [ErrorCodes.PARTNER_CHANGE_REFUSED, ExitCodes.REFUSED],
+  [ErrorCodes.REPLAY_REFUSED, ExitCodes.REFUSED],
   [ErrorCodes.ENTITY_NOT_FOUND, ExitCodes.NOT_FOUND],
   [ErrorCodes.INTERRUPTED, ExitCodes.INTERRUPTED],
 ]);

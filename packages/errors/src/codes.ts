@@ -180,6 +180,11 @@ export const ERROR_CATALOGUE = {
     retryable: false,
     when: 'A command or a change names a partner, operator or API key that does not exist (CLI exit 3, API 404).',
   },
+  REPLAY_REFUSED: {
+    code: 'HOOKSTREAM_REPLAY_REFUSED',
+    retryable: false,
+    when: 'A dead-letter command or request names what is not there (an id no dead letter has, an offset beyond the topic): CLI exit 2, API 409.',
+  },
   SIGNING_CONFIG_INVALID: {
     code: 'HOOKSTREAM_SIGNING_CONFIG_INVALID',
     retryable: false,

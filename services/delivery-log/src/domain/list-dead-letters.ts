@@ -6,8 +6,10 @@
 import { letterJson, readAudit, readDeadLetters, type DlqTopicChoice, type Selection } from '@hookstream/dead-letters';
 import type { DeadLetterSessions } from '../adapters/kafka/dead-letter-sessions';
 
-export async function listDeadLetters(sessions: DeadLetterSessions, topic: DlqTopicChoice, selection: Selection, limit: number) {
+/** `selectionOf` runs once the topic's session is open: a topic that cannot be reached answers 503 before a filter is judged. */
+export async function listDeadLetters(sessions: DeadLetterSessions, topic: DlqTopicChoice, selectionOf: () => Selection, limit: number) {
   const session = await sessions.of(topic);
+  const selection = selectionOf();
   const [{ selected }, audit] = await Promise.all([readDeadLetters(session, selection, { keepRecords: false }), readAudit(session)]);
   const newest = selected.slice(-limit).reverse();
   return {

@@ -21,7 +21,7 @@ export function adminDlqRoutes(deadLetters: DeadLetterSessions, lanes: ReplayLan
 
   router.get('/dead-letters', async (req, res) => {
     const query = parseInput(DeadLetterListQuery, req.query, 'query');
-    res.json(await listDeadLetters(deadLetters, query.topic, selectionOf(query, 'query'), query.limit));
+    res.json(await listDeadLetters(deadLetters, query.topic, () => selectionOf(query, 'query'), query.limit));
   });
 
   router.post('/dead-letters/replay', express.json({ limit: '64kb', type: () => true }), async (req: Request, res) => {

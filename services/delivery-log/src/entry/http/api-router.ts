@@ -128,7 +128,7 @@ export function refusalOf(error: unknown, log: (cause: 'unavailable' | 'unstorab
   if (FIELD_PROBLEM_CODES.some((code) => hasErrorCode(error, code))) return invalidInput('body', e?.problems ?? []);
   if (hasErrorCode(error, ErrorCodes.ENTITY_NOT_FOUND)) return notFound(e?.kind ?? 'such thing');
   // ReplayRefused (@hookstream/dead-letters): an operator's replay refused as a whole.
-  if (hasErrorCode(error, ErrorCodes.USAGE_INVALID)) return new Refusal(ErrorCodes.CONFLICT, e?.message ?? 'refused');
+  if (hasErrorCode(error, ErrorCodes.REPLAY_REFUSED)) return new Refusal(ErrorCodes.CONFLICT, e?.message ?? 'refused');
   if (hasErrorCode(error, ErrorCodes.PARTNER_CHANGE_REFUSED)) {
     return e?.kind === 'rate_limited'
       ? new Refusal(ErrorCodes.TOO_MANY_REQUESTS, e.message ?? 'refused', { retryAfterSeconds: e.retryAfterSeconds })
