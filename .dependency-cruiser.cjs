@@ -33,6 +33,14 @@ module.exports = {
       to: { path: '^services/[^/]+/', pathNot: '^services/$1/' },
     },
     {
+      name: 'domain-uses-no-adapter',
+      comment:
+        "A service's domain holds its use cases and rules: it declares what it needs of an adapter (an interface) and is handed it; it imports neither adapters/ nor entry/.",
+      severity: 'error',
+      from: { path: '^services/([^/]+)/src/domain/' },
+      to: { path: '^services/$1/src/(adapters|entry)/', dependencyTypesNot: ['type-only'] },
+    },
+    {
       name: 'no-cli-internals',
       comment: "Import the CLI's public entry (@hookstream/cli/stack), not its sources.",
       severity: 'error',

@@ -7,6 +7,7 @@ import { IssuedCredentials } from './adapters/store/issued-credentials';
 import { PortalTokens } from './adapters/signing/portal-tokens';
 import { ConsoleSessions } from './adapters/signing/console-sessions';
 import { DeliveryResender } from './domain/resend-delivery';
+import { resendStore } from './adapters/store/resend-store';
 import { DeadLetterSessions } from './adapters/kafka/dead-letter-sessions';
 import { ReplayLanes } from './adapters/kafka/replay-lanes';
 import { Pruner } from './adapters/store/pruner';
@@ -120,7 +121,9 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
     issuedCredentials,
     // Console sessions are signed with the portal token keys, for another audience.
     sessions: new ConsoleSessions(config.HOOKSTREAM_PORTAL_TOKEN_KEYS, issuedCredentials),
-    resender: new DeliveryResender(store.db, await deadLetters.of('callback'), lanes, { perHour: config.DELIVERY_LOG_RESENDS_PER_HOUR }),
+    resender: new DeliveryResender(resendStore(store.db, config.DELIVERY_LOG_RESENDS_PER_HOUR), await deadLetters.of('callback'), lanes, {
+      perHour: config.DELIVERY_LOG_RESENDS_PER_HOUR,
+    }),
     lanes,
     changes,
     audit,

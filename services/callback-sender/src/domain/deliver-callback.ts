@@ -1,8 +1,10 @@
-import { describeError } from '@hookstream/errors';
+import { describeError, hasErrorCode, type HookstreamError } from '@hookstream/errors';
 import { OutboundFailures, isSsrfRefused, type OutboundFailure } from '@hookstream/runtime';
 import { type CallbackRequestValue } from '@hookstream/contract';
 import { type Partner, type PartnerDirectory } from '@hookstream/partners';
-import { CallbackSigningError, recordableExcerpt, recordableHeaders, type CallbackSigner, type SignedCallback } from '../adapters/signing';
+import type { CallbackSigner, SignedCallback } from '../adapters/signing';
+import { recordableExcerpt, recordableHeaders } from './recorded-headers';
+import { SIGNING_FAILURES } from './signing-failures';
 
 /** A `callback-requests` record. */
 export type CallbackRequest = CallbackRequestValue;
@@ -88,19 +90,21 @@ export async function deliverCallback(request: CallbackRequest, attempt: number,
       signed = await signer.sign({ body: request.body, deliveryId: request.delivery_id, now: deps.now?.() ?? new Date() });
     } catch (error) {
       if (isSsrfRefused(error)) return { kind: 'undeliverable', errorClass: OutboundFailures.ssrfRefused, detail: describeError(error) };
-      if (error instanceof CallbackSigningError) {
-        const errorClass = error.code.replace(/^HOOKSTREAM_/, '');
-        return error.retryable
+      const code = SIGNING_FAILURES.find((failure) => hasErrorCode(error, failure));
+      if (code) {
+        const { message, retryable } = error as HookstreamError;
+        const errorClass = code.replace(/^HOOKSTREAM_/, '');
+        return retryable
           ? {
               kind: 'failed',
               httpStatus: null,
               errorClass,
-              detail: error.message,
+              detail: message,
               latencyMs: null,
               responseExcerpt: null,
               requestHeaders: null,
             }
-          : { kind: 'undeliverable', errorClass, detail: error.message };
+          : { kind: 'undeliverable', errorClass, detail: message };
       }
       return { kind: 'undeliverable', errorClass: 'SIGNING_FAILED', detail: describeError(error) };
     }

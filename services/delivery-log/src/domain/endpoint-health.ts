@@ -1,18 +1,22 @@
 /*
- * How a partner's endpoints are doing (adapters/store/queries/endpoint-health.ts): for the partner
- * itself, in its own scope; for an operator, of a partner the log knows, else 404.
+ * How a partner's endpoints are doing: for the partner itself, in its own scope; for an operator, of
+ * a partner the log knows, else 404.
  */
 import { NotFoundError } from '@hookstream/errors';
-import type { DeliveryLogDb } from '../adapters/store/tables';
-import { endpointHealth } from '../adapters/store/queries/endpoint-health';
-import { partnerKnown } from '../adapters/store/queries/partner-queries';
+import type { PartnerHealth } from '../adapters/store/queries/endpoint-health';
 
-export async function partnerEndpointHealth(db: DeliveryLogDb, partnerId: string | undefined) {
-  if (!partnerId || !(await partnerKnown(db, partnerId))) throw new NotFoundError('partner', 'no partner with that id');
-  return endpointHealth(db, partnerId);
+/** What endpoint health needs of the log's store (adapters/store/queries/endpoint-health.ts implements it). */
+export interface EndpointHealthStore {
+  partnerKnown(partnerId: string): Promise<boolean>;
+  endpointHealth(partnerId: string): Promise<PartnerHealth>;
+}
+
+export async function partnerEndpointHealth(store: EndpointHealthStore, partnerId: string | undefined): Promise<PartnerHealth> {
+  if (!partnerId || !(await store.partnerKnown(partnerId))) throw new NotFoundError('partner', 'no partner with that id');
+  return store.endpointHealth(partnerId);
 }
 
 /** The partner's own endpoints (the partner API: the caller is the partner, so it is known). */
-export function ownEndpointHealth(db: DeliveryLogDb, partnerId: string) {
-  return endpointHealth(db, partnerId);
+export function ownEndpointHealth(store: EndpointHealthStore, partnerId: string): Promise<PartnerHealth> {
+  return store.endpointHealth(partnerId);
 }

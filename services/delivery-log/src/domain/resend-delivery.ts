@@ -7,10 +7,10 @@
  */
 import { ErrorCodes, NotFoundError, Refusal } from '@hookstream/errors';
 import { DeadLetterReplay, type DlqSession, type ReplayDecision } from '@hookstream/dead-letters';
-import type { DeliveryLogDb } from '../adapters/store/tables';
-import { callbackDeadLettersOf, deliveryStateOf, type DeadLetterPlace } from '../adapters/store/queries/resend-queries';
+import type { DeliveryState } from '../adapters/store/tables';
+import type { DeadLetterPlace } from '../adapters/store/queries/resend-queries';
 import type { ReplayLanes } from '../adapters/kafka/replay-lanes';
-import { ResendReservations } from '../adapters/store/resend-reservations';
+import type { Reservation } from '../adapters/store/resend-reservations';
 
 export interface ResendSettings {
   /** Resends one partner may make in an hour (reserved in the log's store as they are accepted, so across replicas). */
@@ -27,20 +27,27 @@ export interface Resent {
 /** The audit's operator name of a partner's own resends. */
 export const partnerOperator = (partnerId: string) => `partner:${partnerId}`;
 
-export class DeliveryResender {
-  private readonly reservations: ResendReservations;
+/** What a resend needs of the log's store (adapters/store/resend-store.ts implements it on PostgreSQL). */
+export interface ResendStore {
+  /** The delivery's state, if it is the partner's; undefined when the partner has no such delivery. */
+  deliveryStateOf(partnerId: string, deliveryId: string): Promise<DeliveryState | undefined>;
+  /** Where the delivery's callback dead letters are. */
+  callbackDeadLettersOf(deliveryId: string): Promise<DeadLetterPlace[]>;
+  /** A place for one resend within the partner's resends of the hour, or when one frees. */
+  reserve(partnerId: string, deliveryId: string, now: Date): Promise<Reservation>;
+  release(reservationId: string): Promise<void>;
+}
 
+export class DeliveryResender {
   constructor(
-    private readonly db: DeliveryLogDb,
+    private readonly store: ResendStore,
     private readonly session: DlqSession,
     private readonly lanes: ReplayLanes,
     private readonly settings: ResendSettings,
-  ) {
-    this.reservations = new ResendReservations(db, settings.perHour);
-  }
+  ) {}
 
   async resend(partnerId: string, deliveryId: string, reason: string, now = new Date()): Promise<Resent> {
-    const state = await deliveryStateOf(this.db, partnerId, deliveryId);
+    const state = await this.store.deliveryStateOf(partnerId, deliveryId);
     if (!state) throw new NotFoundError('delivery', 'no delivery with that id');
     if (state === 'superseded') {
       throw new Refusal(
@@ -48,11 +55,11 @@ export class DeliveryResender {
         'superseded: a newer status of this policy was delivered to this endpoint first, so it is not sent again',
       );
     }
-    const letters = await callbackDeadLettersOf(this.db, deliveryId);
+    const letters = await this.store.callbackDeadLettersOf(deliveryId);
     if (state !== 'dead_lettered' || letters.length === 0) {
       throw new Refusal(ErrorCodes.CONFLICT, `only a dead-lettered delivery can be resent; this one is ${state}`);
     }
-    const reservation = await this.reservations.reserve(partnerId, deliveryId, now);
+    const reservation = await this.store.reserve(partnerId, deliveryId, now);
     if (!reservation.reserved) {
       throw new Refusal(
         ErrorCodes.TOO_MANY_REQUESTS,
@@ -65,7 +72,7 @@ export class DeliveryResender {
     } catch (error) {
       // The partner pays only for resends that happened: a refused or failed one gives its place back.
       // Should that fail too, the place is lost until it leaves the hour; the refusal is what to answer.
-      await this.reservations.release(reservation.reservationId).catch(() => undefined);
+      await this.store.release(reservation.reservationId).catch(() => undefined);
       throw error;
     }
   }

@@ -1,6 +1,5 @@
 export { createCallbackSigner, type CallbackSigner, type CallbackSignerOptions } from './callback-signer';
 export type { SignInput, SignedCallback } from './signed-callback';
-export { REDACTED, recordableExcerpt, recordableHeaders } from './recorded-headers';
 export {
   BearerTokenFetcher,
   DEFAULT_TOKEN_LIFETIME_SECONDS,
@@ -8,4 +7,4 @@ export {
   type BearerTokenFetcherOptions,
 } from './bearer-token-fetcher';
 export { MAX_TOKEN_RESPONSE_BYTES } from './token-request';
-export { CallbackSigningError, CallbackSigningErrorCodes, type CallbackSigningErrorCode } from './signing-error';
+export { CallbackSigningError, type CallbackSigningErrorCode } from './signing-error';

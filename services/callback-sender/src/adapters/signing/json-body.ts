@@ -1,4 +1,5 @@
-import { CallbackSigningError, CallbackSigningErrorCodes } from './signing-error';
+import { ErrorCodes } from '@hookstream/errors';
+import { CallbackSigningError } from './signing-error';
 
 /** Reading a JSON text as an object and adding a field to it without touching its other bytes. */
 
@@ -14,10 +15,10 @@ export function parseJsonObject(body: string, why: string): JsonObject {
   try {
     parsed = JSON.parse(body);
   } catch (cause) {
-    throw new CallbackSigningError(CallbackSigningErrorCodes.SIGNATURE_INPUT_INVALID, `${why}, but the body is not JSON`, { cause });
+    throw new CallbackSigningError(ErrorCodes.SIGNATURE_INPUT_INVALID, `${why}, but the body is not JSON`, { cause });
   }
   if (!isJsonObject(parsed)) {
-    throw new CallbackSigningError(CallbackSigningErrorCodes.SIGNATURE_INPUT_INVALID, `${why}, but the body is not a JSON object`);
+    throw new CallbackSigningError(ErrorCodes.SIGNATURE_INPUT_INVALID, `${why}, but the body is not a JSON object`);
   }
   return parsed;
 }
@@ -28,10 +29,7 @@ export function parseJsonObject(body: string, why: string): JsonObject {
  */
 export function appendTopLevelField(body: string, parsed: JsonObject, name: string, value: string): string {
   if (Object.hasOwn(parsed, name)) {
-    throw new CallbackSigningError(
-      CallbackSigningErrorCodes.SIGNATURE_INPUT_INVALID,
-      `the body already has a field "${name}", where the signature goes`,
-    );
+    throw new CallbackSigningError(ErrorCodes.SIGNATURE_INPUT_INVALID, `the body already has a field "${name}", where the signature goes`);
   }
   // JSON.parse accepted the text as an object, so its last character other than JSON whitespace is "}".
   const closingBrace = body.trimEnd().length - 1;

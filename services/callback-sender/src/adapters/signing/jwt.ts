@@ -3,7 +3,8 @@ import { SignJWT, type JWTPayload } from 'jose';
 import type { OutboundAuth } from '@hookstream/partners';
 import type { AuthSecrets } from './reveal-secret';
 import { jsonCallback, type SignAttempt } from './signed-callback';
-import { CallbackSigningError, CallbackSigningErrorCodes } from './signing-error';
+import { ErrorCodes } from '@hookstream/errors';
+import { CallbackSigningError } from './signing-error';
 
 type BearerJwtAuth = Extract<OutboundAuth, { method: 'BEARER_JWT' }>;
 
@@ -39,7 +40,7 @@ function parseExtraClaims(json: string | null, partnerId: string): JWTPayload {
   }
   if (typeof claims !== 'object' || claims === null || Array.isArray(claims)) {
     throw new CallbackSigningError(
-      CallbackSigningErrorCodes.SIGNING_CONFIG_INVALID,
+      ErrorCodes.SIGNING_CONFIG_INVALID,
       `partner "${partnerId}": outbound_auth.extra_claims_json is not a JSON object`,
       { details: { partnerId, field: 'extra_claims_json' } },
     );

@@ -1,6 +1,7 @@
 import { secretContext } from '@hookstream/partners';
 import { type EncryptedSecret, type SecretBox } from '@hookstream/runtime';
-import { CallbackSigningError, CallbackSigningErrorCodes } from './signing-error';
+import { ErrorCodes } from '@hookstream/errors';
+import { CallbackSigningError } from './signing-error';
 
 /** The plaintext of a partner's outbound-auth secrets, each named by its field as in `secretFields`. */
 export interface AuthSecrets {
@@ -16,11 +17,10 @@ export function authSecrets(secrets: SecretBox, partnerId: string): AuthSecrets 
     try {
       return secrets.decrypt(secret, secretContext(partnerId, field));
     } catch (cause) {
-      throw new CallbackSigningError(
-        CallbackSigningErrorCodes.SIGNING_CONFIG_INVALID,
-        `partner "${partnerId}": outbound_auth.${field} does not decrypt`,
-        { cause, details: { partnerId, field } },
-      );
+      throw new CallbackSigningError(ErrorCodes.SIGNING_CONFIG_INVALID, `partner "${partnerId}": outbound_auth.${field} does not decrypt`, {
+        cause,
+        details: { partnerId, field },
+      });
     }
   };
   return {
@@ -37,7 +37,7 @@ export function authSecrets(secrets: SecretBox, partnerId: string): AuthSecrets 
 export function checkHeaderValue(partnerId: string, field: string, value: string): string {
   if (/[\r\n\0]/.test(value)) {
     throw new CallbackSigningError(
-      CallbackSigningErrorCodes.SIGNING_CONFIG_INVALID,
+      ErrorCodes.SIGNING_CONFIG_INVALID,
       `partner "${partnerId}": outbound_auth.${field} cannot be sent in a header (it holds a line break or NUL)`,
       { details: { partnerId, field } },
     );

@@ -1,16 +1,9 @@
-import { ErrorCodes, HookstreamError } from '@hookstream/errors';
+import { HookstreamError } from '@hookstream/errors';
 
-/** The codes of the callback signing layer (entries of the one ErrorCodes list). */
-export const CallbackSigningErrorCodes = {
-  SIGNING_CONFIG_INVALID: ErrorCodes.SIGNING_CONFIG_INVALID,
-  SIGNATURE_INPUT_INVALID: ErrorCodes.SIGNATURE_INPUT_INVALID,
-  TOKEN_FETCH_FAILED: ErrorCodes.TOKEN_FETCH_FAILED,
-} as const;
+import type { SIGNING_FAILURES } from '../../domain/signing-failures';
 
-export type CallbackSigningErrorCode = (typeof CallbackSigningErrorCodes)[keyof typeof CallbackSigningErrorCodes];
-
-/** Only TOKEN_FETCH_FAILED may succeed on a later attempt; the others need the partner record or body fixed. */
-const RETRYABLE: ReadonlySet<CallbackSigningErrorCode> = new Set([CallbackSigningErrorCodes.TOKEN_FETCH_FAILED]);
+/** The codes a signing failure carries (of the one list: only TOKEN_FETCH_FAILED is retryable there). */
+export type CallbackSigningErrorCode = (typeof SIGNING_FAILURES)[number];
 
 /**
  * Thrown when a callback cannot be signed. Messages and details name fields and HTTP statuses,
@@ -20,6 +13,6 @@ export class CallbackSigningError extends HookstreamError {
   declare readonly code: CallbackSigningErrorCode;
 
   constructor(code: CallbackSigningErrorCode, message: string, options: { cause?: unknown; details?: Record<string, unknown> } = {}) {
-    super(code, message, { ...options, retryable: RETRYABLE.has(code) });
+    super(code, message, options);
   }
 }

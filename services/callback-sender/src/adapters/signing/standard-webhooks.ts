@@ -3,7 +3,8 @@ import { StandardWebhooksHeaders, standardWebhooksSignedString } from '@hookstre
 import { type OutboundAuth } from '@hookstream/partners';
 import type { AuthSecrets } from './reveal-secret';
 import { jsonCallback, type SignAttempt } from './signed-callback';
-import { CallbackSigningError, CallbackSigningErrorCodes } from './signing-error';
+import { ErrorCodes } from '@hookstream/errors';
+import { CallbackSigningError } from './signing-error';
 
 type StandardWebhooksAuth = Extract<OutboundAuth, { method: 'STANDARD_WEBHOOKS' }>;
 
@@ -32,7 +33,7 @@ function signingKey(secret: string, partnerId: string): KeyObject {
   // Buffer.from(…, 'base64') skips characters it does not know: check the alphabet first.
   if (!/^[A-Za-z0-9+/]+={0,2}$/.test(encoded)) {
     throw new CallbackSigningError(
-      CallbackSigningErrorCodes.SIGNING_CONFIG_INVALID,
+      ErrorCodes.SIGNING_CONFIG_INVALID,
       `partner "${partnerId}": outbound_auth.secret is not whsec_ followed by base64`,
       { details: { partnerId, field: 'secret' } },
     );

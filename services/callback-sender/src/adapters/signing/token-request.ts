@@ -1,6 +1,7 @@
 import { request, type Dispatcher } from 'undici';
 import { valueAtPath } from '@hookstream/contract';
-import { CallbackSigningError, CallbackSigningErrorCodes } from './signing-error';
+import { ErrorCodes } from '@hookstream/errors';
+import { CallbackSigningError } from './signing-error';
 
 /** The partner's token request, secrets included: built once, held only by its fetcher. */
 export interface TokenRequest {
@@ -40,7 +41,7 @@ export async function requestToken(
 ): Promise<FetchedToken> {
   const { partnerId } = tokenRequest;
   const fail: Fail = (reason, status, cause) =>
-    new CallbackSigningError(CallbackSigningErrorCodes.TOKEN_FETCH_FAILED, `partner "${partnerId}": token fetch failed: ${reason}`, {
+    new CallbackSigningError(ErrorCodes.TOKEN_FETCH_FAILED, `partner "${partnerId}": token fetch failed: ${reason}`, {
       cause,
       details: { partnerId, status },
     });

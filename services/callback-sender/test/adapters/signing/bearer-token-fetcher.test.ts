@@ -1,16 +1,15 @@
+import { recordableHeaders } from '../../../src/domain/recorded-headers';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { inspect } from 'node:util';
 import { Agent, type Dispatcher } from 'undici';
 import { SecretBox, generateKeyringValue, parseKeyring } from '@hookstream/runtime';
-import { isRetryable } from '@hookstream/errors';
+import { isRetryable, ErrorCodes } from '@hookstream/errors';
 import { secretContext } from '@hookstream/partners';
 import {
   BearerTokenFetcher,
-  CallbackSigningErrorCodes,
   MAX_TOKEN_RESPONSE_BYTES,
   createCallbackSigner,
-  recordableHeaders,
   type BearerFetchedAuth,
   type CallbackSigningError,
 } from '../../../src/adapters/signing';
@@ -223,7 +222,7 @@ describe('BEARER_FETCHED: failures are TOKEN_FETCH_FAILED, retryable, without se
   ])('when the endpoint gives %s, then signing fails saying so', async (_what, answer, message) => {
     endpoint.answer = answer;
     const error = await fetchError(signerWith().sign(attempt));
-    expect(error).toMatchObject({ code: CallbackSigningErrorCodes.TOKEN_FETCH_FAILED, retryable: true });
+    expect(error).toMatchObject({ code: ErrorCodes.TOKEN_FETCH_FAILED, retryable: true });
     expect(isRetryable(error)).toBe(true);
     expect(error.message).toMatch(/^partner "acme": token fetch failed: /);
     expect(error.message).toMatch(message);
@@ -236,7 +235,7 @@ describe('BEARER_FETCHED: failures are TOKEN_FETCH_FAILED, retryable, without se
     const started = Date.now();
     const error = await fetchError(signerWith(auth(), { tokenFetcher }).sign(attempt));
     expect(Date.now() - started).toBeLessThan(5_000);
-    expect(error).toMatchObject({ code: CallbackSigningErrorCodes.TOKEN_FETCH_FAILED, retryable: true });
+    expect(error).toMatchObject({ code: ErrorCodes.TOKEN_FETCH_FAILED, retryable: true });
     expect(error.message).toMatch(/no answer within 200 ms$/);
     expectNoSecrets(error);
   });
@@ -247,7 +246,7 @@ describe('BEARER_FETCHED: failures are TOKEN_FETCH_FAILED, retryable, without se
     const port = (closed.address() as AddressInfo).port;
     await new Promise((resolve) => closed.close(resolve));
     const error = await fetchError(signerWith(auth({ token_url: `http://127.0.0.1:${port}/token` })).sign(attempt));
-    expect(error).toMatchObject({ code: CallbackSigningErrorCodes.TOKEN_FETCH_FAILED, retryable: true });
+    expect(error).toMatchObject({ code: ErrorCodes.TOKEN_FETCH_FAILED, retryable: true });
     expect(error.message).toMatch(/request failed \(ECONNREFUSED\)$/);
     expectNoSecrets(error);
   });
@@ -255,7 +254,7 @@ describe('BEARER_FETCHED: failures are TOKEN_FETCH_FAILED, retryable, without se
   test('when a fetch failed, then the next callback tries again (failures are not cached)', async () => {
     endpoint.answer = (_req, res, count) => (count === 1 ? json(res, 503, {}) : json(res, 200, { access_token: 'tok-ok' }));
     const signer = signerWith();
-    await expect(signer.sign(attempt)).rejects.toMatchObject({ code: CallbackSigningErrorCodes.TOKEN_FETCH_FAILED });
+    await expect(signer.sign(attempt)).rejects.toMatchObject({ code: ErrorCodes.TOKEN_FETCH_FAILED });
     expect((await signer.sign(attempt)).headers.authorization).toBe('Bearer tok-ok');
   });
 });

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { inspect } from 'node:util';
 import { SecretBox, generateKeyringValue, parseKeyring } from '@hookstream/runtime';
-import { isRetryable } from '@hookstream/errors';
+import { isRetryable, ErrorCodes } from '@hookstream/errors';
 import { secretContext, type OutboundAuth } from '@hookstream/partners';
-import { CallbackSigningErrorCodes, createCallbackSigner, type CallbackSigningError } from '../../../src/adapters/signing';
+import { createCallbackSigner, type CallbackSigningError } from '../../../src/adapters/signing';
 
 const PARTNER = 'acme';
 const box = new SecretBox(parseKeyring(generateKeyringValue('k1'), 'HOOKSTREAM_SECRETS_KEYS', 32, 32));
@@ -76,7 +76,7 @@ describe('createCallbackSigner', () => {
       } catch (thrown) {
         error = thrown as CallbackSigningError;
       }
-      expect(error).toMatchObject({ code: CallbackSigningErrorCodes.SIGNING_CONFIG_INVALID, retryable: false });
+      expect(error).toMatchObject({ code: ErrorCodes.SIGNING_CONFIG_INVALID, retryable: false });
       expect(isRetryable(error)).toBe(false);
       expect(error?.message).toMatch(/^partner "other-partner": outbound_auth\.\w+ does not decrypt$/);
       expect(`${error?.message} ${JSON.stringify(error?.details)}`).not.toContain(PLAIN);
@@ -87,7 +87,7 @@ describe('createCallbackSigner', () => {
     const otherBox = new SecretBox(parseKeyring(`k9:${randomBytes(32).toString('base64')}`, 'HOOKSTREAM_SECRETS_KEYS', 32, 32));
     expect(() => createCallbackSigner({ partnerId: PARTNER, auth: auths[0]!, secrets: otherBox })).toThrow(
       expect.objectContaining({
-        code: CallbackSigningErrorCodes.SIGNING_CONFIG_INVALID,
+        code: ErrorCodes.SIGNING_CONFIG_INVALID,
         details: { partnerId: PARTNER, field: 'api_key' },
       }),
     );

@@ -1,7 +1,8 @@
+import { ErrorCodes } from '@hookstream/errors';
 import { decodeProtectedHeader, jwtVerify } from 'jose';
 import { SecretBox, generateKeyringValue, parseKeyring } from '@hookstream/runtime';
 import { secretContext, type JwtAlgorithm, type OutboundAuth } from '@hookstream/partners';
-import { CallbackSigningErrorCodes, createCallbackSigner } from '../../../src/adapters/signing';
+import { createCallbackSigner } from '../../../src/adapters/signing';
 
 const PARTNER = 'acme';
 const box = new SecretBox(parseKeyring(generateKeyringValue('k1'), 'HOOKSTREAM_SECRETS_KEYS', 32, 32));
@@ -67,6 +68,6 @@ describe('BEARER_JWT signing (spec 5.1)', () => {
   test.each(['[1]', 'not json', '"text"'])('when extra_claims_json is %p, then the signer is refused as SIGNING_CONFIG_INVALID', (json) => {
     const create = () =>
       createCallbackSigner({ partnerId: PARTNER, auth: { ...auth('HS256'), extra_claims_json: json } as OutboundAuth, secrets: box });
-    expect(create).toThrow(expect.objectContaining({ code: CallbackSigningErrorCodes.SIGNING_CONFIG_INVALID }));
+    expect(create).toThrow(expect.objectContaining({ code: ErrorCodes.SIGNING_CONFIG_INVALID }));
   });
 });

@@ -1,7 +1,8 @@
+import { ErrorCodes } from '@hookstream/errors';
 import { createHash } from 'node:crypto';
 import { SecretBox, generateKeyringValue, parseKeyring } from '@hookstream/runtime';
 import { secretContext, type Md5Part } from '@hookstream/partners';
-import { CallbackSigningErrorCodes, createCallbackSigner } from '../../../src/adapters/signing';
+import { createCallbackSigner } from '../../../src/adapters/signing';
 
 const PARTNER = 'travelco';
 const box = new SecretBox(parseKeyring(generateKeyringValue('k1'), 'HOOKSTREAM_SECRETS_KEYS', 32, 32));
@@ -91,7 +92,7 @@ describe('MD5 signing (spec 5.1)', () => {
     ['already holding the digest field', '{"Sign":"x"}', /already has a field "Sign"/],
   ])('when the body is %s, then signing fails with SIGNATURE_INPUT_INVALID, not retryable', async (_what, body, message) => {
     const error = await sign(signerFor(contract, 'BODY_FIELD'), body).catch((e: unknown) => e);
-    expect(error).toMatchObject({ code: CallbackSigningErrorCodes.SIGNATURE_INPUT_INVALID, retryable: false });
+    expect(error).toMatchObject({ code: ErrorCodes.SIGNATURE_INPUT_INVALID, retryable: false });
     expect((error as Error).message).toMatch(message);
   });
 });

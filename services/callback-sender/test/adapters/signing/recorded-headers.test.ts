@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { SecretBox, generateKeyringValue, parseKeyring } from '@hookstream/runtime';
 import { secretContext, type OutboundAuth } from '@hookstream/partners';
-import { REDACTED, createCallbackSigner, recordableExcerpt, recordableHeaders } from '../../../src/adapters/signing';
+import { createCallbackSigner } from '../../../src/adapters/signing';
+import { REDACTED, recordableExcerpt, recordableHeaders } from '../../../src/domain/recorded-headers';
 
 /**
  * What of a signed callback's headers may be recorded: each signer declares its secret-bearing

@@ -1,8 +1,9 @@
+import { recordableHeaders } from '../../../src/domain/recorded-headers';
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { SecretBox, generateKeyringValue, parseKeyring } from '@hookstream/runtime';
 import { SecretPlaceholders, signedStringOfRequest } from '@hookstream/contract';
 import { publicOutboundAuth, secretContext, type OutboundAuth } from '@hookstream/partners';
-import { createCallbackSigner, recordableHeaders, type SignedCallback } from '../../../src/adapters/signing';
+import { createCallbackSigner, type SignedCallback } from '../../../src/adapters/signing';
 
 /**
  * The signed string the delivery log shows a partner (@hookstream/contract's signedStringOfRequest, rebuilt from

@@ -1,8 +1,9 @@
+import { ErrorCodes } from '@hookstream/errors';
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { SecretBox, generateKeyringValue, parseKeyring } from '@hookstream/runtime';
 import { secretContext } from '@hookstream/partners';
-import { CallbackSigningErrorCodes, createCallbackSigner } from '../../../src/adapters/signing';
+import { createCallbackSigner } from '../../../src/adapters/signing';
 
 const PARTNER = 'acme';
 const box = new SecretBox(parseKeyring(generateKeyringValue('k1'), 'HOOKSTREAM_SECRETS_KEYS', 32, 32));
@@ -55,7 +56,7 @@ describe('STANDARD_WEBHOOKS signing', () => {
 
   test('when the secret is not whsec_ and base64, then the signer is refused without showing it', () => {
     const create = () => signerWith('whsec_not base64!');
-    expect(create).toThrow(expect.objectContaining({ code: CallbackSigningErrorCodes.SIGNING_CONFIG_INVALID }));
+    expect(create).toThrow(expect.objectContaining({ code: ErrorCodes.SIGNING_CONFIG_INVALID }));
     expect(create).toThrow(/outbound_auth\.secret is not whsec_ followed by base64$/);
   });
 });

@@ -1,6 +1,7 @@
+import { ErrorCodes } from '@hookstream/errors';
 import { SecretBox, generateKeyringValue, parseKeyring } from '@hookstream/runtime';
 import { secretContext } from '@hookstream/partners';
-import { CallbackSigningErrorCodes, createCallbackSigner } from '../../../src/adapters/signing';
+import { createCallbackSigner } from '../../../src/adapters/signing';
 
 const PARTNER = 'acme';
 const box = new SecretBox(parseKeyring(generateKeyringValue('k1'), 'HOOKSTREAM_SECRETS_KEYS', 32, 32));
@@ -58,7 +59,7 @@ describe('API_KEY, BEARER_STATIC and BASIC signing (spec 5.1)', () => {
     } catch (thrown) {
       error = thrown;
     }
-    expect(error).toMatchObject({ code: CallbackSigningErrorCodes.SIGNING_CONFIG_INVALID, retryable: false });
+    expect(error).toMatchObject({ code: ErrorCodes.SIGNING_CONFIG_INVALID, retryable: false });
     expect((error as Error).message).toMatch(/outbound_auth\.token cannot be sent in a header/);
     expect((error as Error).message).not.toContain('X-Evil');
   });

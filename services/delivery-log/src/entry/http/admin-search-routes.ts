@@ -12,6 +12,7 @@ import { AuditListQuery } from './schemas/admin-schemas';
 import { logRoutes } from './log-routes';
 import { operatorOf } from './auth/operator-auth';
 import { idParam, pageFilter, parseInput } from './request-input';
+import { endpointHealthStore } from '../../adapters/store/endpoint-health-store';
 
 export function adminSearchRoutes(db: DeliveryLogDb): Router {
   const router = Router();
@@ -19,7 +20,7 @@ export function adminSearchRoutes(db: DeliveryLogDb): Router {
   router.use(logRoutes(db, { partnerOf: (_req, named) => named, acrossPartners: true }));
 
   router.get('/partners/:partnerId/endpoints', async (req, res) => {
-    res.json({ data: await partnerEndpointHealth(db, idParam(req.params.partnerId)) });
+    res.json({ data: await partnerEndpointHealth(endpointHealthStore(db), idParam(req.params.partnerId)) });
   });
 
   router.get('/audit', async (req, res) => {

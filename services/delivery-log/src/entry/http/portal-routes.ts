@@ -20,6 +20,7 @@ import { idParam, parseInput } from './request-input';
 import { KeyRotationBody, NoQuery, ResendBody } from './schemas/schemas';
 import type { DeliveryResender } from '../../domain/resend-delivery';
 import type { ReplayLanes } from '../../adapters/kafka/replay-lanes';
+import { endpointHealthStore } from '../../adapters/store/endpoint-health-store';
 
 export interface PortalDeps {
   db: DeliveryLogDb;
@@ -47,7 +48,7 @@ export function portalRoutes({ db, resender, changes, keyRotationOverlapHours }:
 
   router.get('/endpoints', async (req, res) => {
     parseInput(NoQuery, req.query, 'query');
-    res.json({ data: await read(req, (scoped) => ownEndpointHealth(scoped, partnerOf(req))) });
+    res.json({ data: await read(req, (scoped) => ownEndpointHealth(endpointHealthStore(scoped), partnerOf(req))) });
   });
 
   router.post('/api-keys/rotate', express.json({ limit: '16kb', type: () => true }), async (req, res) => {

@@ -1,4 +1,4 @@
-import type { SignedCallback } from './signed-callback';
+import type { SignedCallback } from '../adapters/signing/signed-callback';
 
 /** What a secret-bearing header's value is recorded as. */
 export const REDACTED = '[redacted]';

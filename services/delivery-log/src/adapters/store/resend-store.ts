@@ -1,0 +1,15 @@
+/* The resend's store (domain/resend-delivery.ts ResendStore) on the log's PostgreSQL database. */
+import type { ResendStore } from '../../domain/resend-delivery';
+import { callbackDeadLettersOf, deliveryStateOf } from './queries/resend-queries';
+import { ResendReservations } from './resend-reservations';
+import type { DeliveryLogDb } from './tables';
+
+export function resendStore(db: DeliveryLogDb, perHour: number): ResendStore {
+  const reservations = new ResendReservations(db, perHour);
+  return {
+    deliveryStateOf: (partnerId, deliveryId) => deliveryStateOf(db, partnerId, deliveryId),
+    callbackDeadLettersOf: (deliveryId) => callbackDeadLettersOf(db, deliveryId),
+    reserve: (partnerId, deliveryId, now) => reservations.reserve(partnerId, deliveryId, now),
+    release: (reservationId) => reservations.release(reservationId),
+  };
+}
