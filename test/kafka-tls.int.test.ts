@@ -4,7 +4,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { defaultCacheDir, ensureKafka, requireJava, startBroker } from '@hookstream/cli/stack';
-import { createKafkaClient, waitForKafkaReady, type Kafka, type KafkaSecurity } from '@hookstream/kafka';
+import { createKafkaClient, waitForKafkaReady, type Kafka } from '@hookstream/kafka';
+
+/** TLS and SASL to the brokers, as the client takes them. */
+type KafkaSecurity = NonNullable<Parameters<typeof createKafkaClient>[0]['security']>;
 import { createLogger, freePort } from '@hookstream/runtime';
 import { createTopics, uniqueName, waitFor } from './helpers/infrastructure';
 

@@ -1,3 +1,4 @@
+// @hookstream/contract: the interface contract's records (README.md). What other packages use, and nothing else.
 export { CallbackRequestHeaders, type CallbackRequestValue } from './callbacks/callback-request';
 export { EmittedPolicyVersions } from './callbacks/emitted-versions';
 export { SecretPlaceholders, signedStringOfRequest } from './callbacks/signed-request';

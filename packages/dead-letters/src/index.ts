@@ -1,3 +1,4 @@
+// @hookstream/dead-letters: read, explain, select, replay and count dead letters (README.md). What other packages use, and nothing else.
 export { readAudit } from './audit/audit-reader';
 export { type AuditEntry } from './audit/audit-trail';
 export { DeadLetterDepth, deadLetterGauges } from './depth/dead-letter-depth';

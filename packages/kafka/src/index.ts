@@ -1,3 +1,4 @@
+// @hookstream/kafka: the Kafka runtime (README.md). What other packages use, and nothing else: add a name only when another package needs it.
 export { AvroCodec, valueSubject } from './avro/registry-codec';
 export { defaultSchemasDir, readSchemaFile } from './avro/schema-files';
 export { createKafkaClient, Kafka, registerKafkaRequestCounter, sizeLibuvThreadPool } from './client';
@@ -24,7 +25,7 @@ export {
 export { RetryTiers } from './retry-tiers/retry-tiers';
 export { nextTierAfterFailure, retryScheduleMs, tierAtLeast } from './retry-tiers/tier-schedule';
 export { isKafkaClientError, isRetryableKafkaError } from './retryable';
-export { kafkaSecurity, type KafkaSecurity } from './security';
+export { kafkaSecurity } from './security';
 export { clusterReplicationFactor, ensureTopics } from './topic-admin';
 export { TopicReader } from './topic-reader';
 export {

@@ -1,3 +1,4 @@
+// @hookstream/partners: partners and operators, and every change to them with its audit (README.md). What other packages use, and nothing else.
 export { type Actor, type AdminAuditEntry, cliActor } from './admin/audit-entry';
 export { AuditedWriter } from './admin/audited-writer';
 export { OperatorChanges } from './admin/operator-changes';

@@ -1,3 +1,4 @@
+// @hookstream/runtime: what runs a Hookstream process before any Kafka (README.md). What other packages use, and nothing else.
 export { sleep, sleepUnlessAborted, untilAborted, withTimeout } from './async';
 export {
   apiKeyPeppersSetting,
