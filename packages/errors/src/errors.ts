@@ -119,7 +119,8 @@ export class Refusal extends HookstreamError {
 
   constructor(code: RefusalCode, message: string, options: RefusalOptions = {}) {
     const httpStatus = options.httpStatus ?? factsOf(code)?.httpStatus ?? 500;
-    super(code, message, { retryable: httpStatus === 503 || httpStatus === 429, details: { httpStatus } });
+    // Whether a retry may help is the code's (the list), whatever status a route answers it with.
+    super(code, message, { details: { httpStatus } });
     this.httpStatus = httpStatus;
     this.retryAfterSeconds = options.retryAfterSeconds;
     this.fields = options.fields ?? [];

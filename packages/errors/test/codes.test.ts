@@ -44,6 +44,7 @@ describe('the one list of error codes', () => {
     expect([unavailable.httpStatus, unavailable.retryable, unavailable.retryAfterSeconds]).toEqual([503, true, 5]);
     const tooLarge = new Refusal(ErrorCodes.INVALID_PAYLOAD, 'the body is too large', { httpStatus: 413 });
     expect([tooLarge.httpStatus, tooLarge.retryable, tooLarge.code]).toEqual([413, false, 'INVALID_PAYLOAD_VALIDATION_ERR']);
+    expect(new Refusal(ErrorCodes.INTERNAL, 'unexpected').retryable).toBe(true);
     expect(factsOf('INVALID_API_KEY_ERR')?.httpStatus).toBe(401);
     expect(factsOf('nothing of ours')).toBeUndefined();
   });
