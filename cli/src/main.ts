@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { ErrorCodes, HookstreamError, describeError, hasErrorCode } from '@hookstream/errors';
 import { routeProcessWarnings } from '@hookstream/runtime';
+import { sizeLibuvThreadPool } from '@hookstream/kafka';
 import { demoPartnerCommand } from './commands/demo-partner';
 import { dlqCommand } from './commands/dlq';
 import { operatorsCommand } from './commands/operators';
@@ -30,6 +31,7 @@ export function buildProgram(): Command {
 
 /** Runs the CLI. Expected failures print one clear message (no stack trace) and set a non-zero exit code. */
 export async function main(argv: string[]): Promise<void> {
+  sizeLibuvThreadPool(); // before anything uses libuv's pool: its size is read once (packages/kafka client.ts)
   routeProcessWarnings((warning) => process.stderr.write(`hookstream: warning: ${warning.message}\n`));
   toleratePipeClosedByReader();
   const program = buildProgram().exitOverride();

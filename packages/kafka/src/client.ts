@@ -41,7 +41,8 @@ const LIBUV_THREADS = 16;
  * them. libuv reads UV_THREADPOOL_SIZE once, when its pool is first used (the uv_once in libuv's
  * threadpool.c), not when the binding loads; and a pino logger's first line already uses it (its
  * asynchronous write). So whoever makes a client calls this before anything else: the service
- * runtime first of all, and the Kafka constructor for the other makers (the CLI, benchmarks).
+ * runtime and the CLI first of all, and the Kafka constructor for the other makers (benchmarks,
+ * tests), where it helps only if nothing used the pool before.
  * Measured (docs/architecture.md, "The Kafka runtime"): called first, 16 threads; a client made
  * after one line logged, 4. A size set in the environment wins. It used to run on import of this
  * module, which changed process.env for anything that merely imported the package.

@@ -128,16 +128,16 @@ export class ConsumerLagMonitor {
         for (const p of partitions) committed.set(`${topic}/${p.partition}`, BigInt(p.offset));
       }
       for (const topic of topics) {
-        // One partition at a time: the probe reads through one consumer, and a firstRecord assigns it
-        // the partition it reads. Asked all at once, each call took the others' assignment away, and
-        // all but one lagging partition waited out the probe's 5 s and reported an age of 0
-        // (test/consumer-lag-statistics.int.test.ts: three of four partitions, before this).
-        for (const { partition, low, end } of await this.probe.bounds(topic)) {
-          const position = consumerPosition(committed.get(`${topic}/${partition}`) ?? -1n, low);
-          // A partition read to its end needs no fetch; one behind (or behind only a marker) does.
-          const oldest = position < end ? await this.probe.firstRecord(topic, partition, position, end) : undefined;
-          reports.push({ groupId, topic, partition, ...partitionLag(end, oldest, this.now()) });
-        }
+        const partitions = (await this.probe.bounds(topic)).map(({ partition, low, end }) => ({
+          partition,
+          from: consumerPosition(committed.get(`${topic}/${partition}`) ?? -1n, low),
+          end,
+        }));
+        // A partition read to its end needs no fetch; those behind (or behind only a marker) are read
+        // together, through one assignment (firstRecords).
+        const oldest = await this.probe.firstRecords(topic, partitions);
+        for (const { partition, end } of partitions)
+          reports.push({ groupId, topic, partition, ...partitionLag(end, oldest.get(partition), this.now()) });
       }
     }
     return reports;

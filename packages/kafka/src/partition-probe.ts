@@ -19,8 +19,8 @@ const FIRST_RECORD_TIMEOUT_MS = 5_000;
 
 export class PartitionProbe {
   private consumer: PartitionConsumer | undefined;
-  /** Where the consumer reached the end of the partition it was last assigned (markers and aborted records included). */
-  private endReached: bigint | undefined;
+  /** The partitions of the current firstRecords() that the consumer read to their end (markers and aborted records included). */
+  private endsReached: { topic: string; partitions: Set<number> } = { topic: '', partitions: new Set() };
 
   constructor(
     private readonly kafka: Kafka,
@@ -38,22 +38,46 @@ export class PartitionProbe {
    * there is none (only transaction markers or aborted records lie between).
    */
   async firstRecord(topic: string, partition: number, from: bigint, end: bigint): Promise<FirstRecord | undefined> {
-    if (from >= end) return undefined;
+    return (await this.firstRecords(topic, [{ partition, from, end }])).get(partition);
+  }
+
+  /**
+   * firstRecord() for several partitions of `topic`, read together: one assignment of them all and
+   * one deadline. (One consumer holds one assignment: partitions asked one by one would wait out
+   * their fetches in turn, and asked at once through firstRecord() each would take the others'
+   * assignment away.)
+   */
+  async firstRecords(
+    topic: string,
+    wanted: ReadonlyArray<{ partition: number; from: bigint; end: bigint }>,
+  ): Promise<Map<number, FirstRecord | undefined>> {
+    const found = new Map<number, FirstRecord | undefined>();
+    const open = new Map<number, { from: bigint; end: bigint }>();
+    for (const { partition, from, end } of wanted) {
+      if (from >= end) found.set(partition, undefined);
+      else open.set(partition, { from, end });
+    }
+    if (open.size === 0) return found;
     return this.guarded(async (consumer) => {
-      this.endReached = undefined;
-      consumer.assign([{ topic, partition, offset: from }]);
+      this.endsReached = { topic, partitions: new Set() };
+      consumer.assign([...open].map(([partition, { from }]) => ({ topic, partition, offset: from })));
       try {
         const deadline = Date.now() + FIRST_RECORD_TIMEOUT_MS;
-        while (Date.now() < deadline) {
-          const [first] = await consumer.consume(1);
-          if (first) {
-            const offset = BigInt(first.message.offset);
-            return offset < end ? { offset, timestamp: Number(first.message.timestamp) } : undefined;
+        while (open.size > 0 && Date.now() < deadline) {
+          for (const { partition, message } of await consumer.consume(500)) {
+            const asked = open.get(partition);
+            if (!asked) continue; // a later record of a partition already answered
+            const offset = BigInt(message.offset);
+            found.set(partition, offset < asked.end ? { offset, timestamp: Number(message.timestamp) } : undefined);
+            open.delete(partition);
           }
-          if (this.endReached !== undefined) return undefined;
+          // Read to its end with no record: only markers or aborted records lay between.
+          for (const partition of this.endsReached.partitions) if (open.delete(partition)) found.set(partition, undefined);
         }
         // Records lie between but none came in time: lag in records stands, its age is unknown (now).
-        return { offset: from, timestamp: Date.now() };
+        const now = Date.now();
+        for (const [partition, { from }] of open) found.set(partition, { offset: from, timestamp: now });
+        return found;
       } finally {
         consumer.assign([]);
       }
@@ -73,7 +97,9 @@ export class PartitionProbe {
         const consumer = this.kafka.partitionConsumer({
           maxWaitMs: 100,
           readUncommitted: this.options.readUncommitted ?? false,
-          onEnd: (_topic, _partition, offset) => (this.endReached = offset),
+          onEnd: (topic, partition) => {
+            if (topic === this.endsReached.topic) this.endsReached.partitions.add(partition);
+          },
         });
         await consumer.connect();
         this.consumer = consumer;
