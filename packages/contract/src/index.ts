@@ -1,5 +1,5 @@
 // @hookstream/contract: the interface contract's records (README.md). What other packages use, and nothing else.
-export { CallbackRequestHeaders, type CallbackRequestValue } from './callbacks/callback-request';
+export { CallbackRequestHeaders, type CallbackRequestValue, type CallbackTrigger, CallbackTriggers } from './callbacks/callback-request';
 export { EmittedPolicyVersions } from './callbacks/emitted-versions';
 export { SecretPlaceholders, signedStringOfRequest } from './callbacks/signed-request';
 export {

@@ -11,6 +11,7 @@ import { CallbackRecords } from './entry/kafka/callback-records';
 import { DispositionWriter, type CallbackTopics } from './adapters/kafka/disposition-writer';
 import { BREAKER_GAUGE, createCallbackSenderMetrics } from './metrics';
 import { LatestVersions } from './adapters/store/latest-versions';
+import { RetryNowDeliveries } from './adapters/store/retry-now-deliveries';
 import { versionMigrations, type VersionTables } from './adapters/store/version-table';
 
 export { configSchema } from './config';
@@ -58,7 +59,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
     (partner, state) => metrics.breakerState.set({ partner }, BREAKER_GAUGE[state]),
   );
   const limiter = new PartnerLimiter({ perPartner: config.SENDER_PARTNER_CONCURRENCY });
-  const versions = new LatestVersions({
+  const versions: LatestVersions = new LatestVersions({
     openStore: () =>
       openStateStore<VersionTables>({
         url: config.DATABASE_URL,
@@ -70,11 +71,15 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
       }),
     logger: runtime.logger,
     windowMs: versionWindowMs(config),
+    // The deliveries retried now share the versions' store and window: their rows are swept with them.
+    sweepAlso: (cutoff) => retriesNow.sweep(cutoff),
   });
+  const retriesNow: RetryNowDeliveries = new RetryNowDeliveries(() => versions.db());
 
   const delivery: SendCallbackDeps = {
     partners,
     versions,
+    retriesNow,
     breakers,
     limiter,
     deliver: (request, attempt) =>
@@ -95,7 +100,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
     logger: runtime.logger,
     metrics,
     topics,
-    sendCallback: (request, history) => sendCallback(request, history, delivery),
+    sendCallback: (request, history, read) => sendCallback(request, history, delivery, read),
     writer,
     now: Date.now,
   });

@@ -14,7 +14,18 @@ export interface CallbackRequestValue {
   /** The exact JSON text sent to the partner (before an MD5 body-field signature is added). */
   body: string;
   created_at: number;
+  /** What asked for it besides a policy status change (CallbackTriggers); null or absent for one of those. */
+  trigger?: CallbackTrigger | null;
 }
+
+/**
+ * Why a callback was asked for other than by a policy status change (schemas/callback-request.avsc):
+ * RETRY_NOW, one more attempt of a failing delivery now (same delivery id, one attempt, no tier or
+ * dead letter of its own); TEST, a sample callback to try an endpoint (never ordered, retried or
+ * dead-lettered).
+ */
+export const CallbackTriggers = { retryNow: 'RETRY_NOW', test: 'TEST' } as const;
+export type CallbackTrigger = (typeof CallbackTriggers)[keyof typeof CallbackTriggers];
 
 /**
  * Kafka headers of every callback-requests record (besides its Avro value): partner, endpoint and
@@ -30,4 +41,6 @@ export const CallbackRequestHeaders = {
    * replay reads the count there (and refuses past DLQ_MAX_REPLAYS unless --force).
    */
   replayCount: 'hookstream-replay-count',
+  /** Only on a retry now or a test: the value's trigger, so the sender's version record can leave a test out without decoding it. */
+  trigger: 'hookstream-trigger',
 } as const;

@@ -49,6 +49,10 @@ export interface CallbackOutcome {
    * records written before the field existed.
    */
   request_headers_json: string | null;
+  /** The request's trigger (RETRY_NOW, TEST); null for a policy status change's, and absent or null in records written before the field existed. */
+  trigger?: string | null;
+  /** When a FAILED_ATTEMPT's or SKIPPED_CIRCUIT_OPEN's retry is due (epoch ms); null otherwise, absent or null in older records. */
+  next_attempt_at?: number | null;
 }
 
 /**

@@ -88,6 +88,17 @@ export class CircuitBreaker {
     return true;
   }
 
+  /**
+   * An attempt a person asked for (a retry now) goes whatever the state and is the probe: an open
+   * circuit turns half open, so what the attempt comes to (recordAttempt) closes or re-opens it.
+   * A partner's operator who fixed its endpoint need not wait out openMs to find out.
+   */
+  probeNow(): void {
+    if (this.#state !== 'open') return;
+    this.#until = this.#options.now() + this.#options.openMs;
+    this.#transition('half_open');
+  }
+
   /** Reports an attempt (number `attempt`, 1 = the event's first) by what it came to: see attempt-verdict. */
   recordAttempt(outcome: JudgedAttempt, attempt: number): AttemptVerdict {
     const verdict = attemptVerdict(outcome, attempt, this.#options.slowAnswerMs);

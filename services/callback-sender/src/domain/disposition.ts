@@ -35,4 +35,19 @@ export type Disposition =
       responseExcerpt: string | null;
       requestHeaders: RequestHeaders | null;
     }
-  | { kind: 'superseded'; attempts: number };
+  | { kind: 'superseded'; attempts: number }
+  /**
+   * The one attempt a retry now or a test makes, failed: only its outcome is written (no tier, no
+   * dead letter; a retry now's delivery keeps the record already waiting in its tier).
+   */
+  | {
+      kind: 'attempted';
+      attempt: number;
+      httpStatus: number | null;
+      errorClass: string;
+      latencyMs: number | null;
+      responseExcerpt: string | null;
+      requestHeaders: RequestHeaders | null;
+    }
+  /** A tier's record not sent: a retry now of its delivery was delivered after its last attempt (or its first wait). */
+  | { kind: 'already-delivered'; attempts: number };

@@ -9,8 +9,23 @@ import { type PartnerLimiter } from '@hookstream/runtime';
 import type { CircuitBreaker, PartnerBreakers } from './circuit-breaker';
 import type { CallbackRequest, DeliveryOutcome } from './deliver-callback';
 import type { Disposition } from './disposition';
+import { sendRequestedAttempt } from './requested-attempt';
 
 export type { Disposition } from './disposition';
+
+/** The deliveries a retry now delivered (adapters/store/retry-now-deliveries.ts, in the state store). */
+export interface RetryNowDeliveries {
+  /** Whether a retry now of this delivery was delivered after `since` (epoch ms); rejects when the store cannot say. */
+  deliveredSince(deliveryId: string, since: number): Promise<boolean>;
+  /** Records that a retry now of this delivery was delivered at `at`; rejects when the store cannot. */
+  recordDelivered(deliveryId: string, at: number): Promise<void>;
+}
+
+/** Where the record was read: a retry tier's record says since when it has waited there (see sendCallback). */
+export interface ReadFrom {
+  /** Epoch ms of the record's last failed attempt, or of its first wait when none failed; undefined when not read from a tier. */
+  waitingSince?: number;
+}
 
 export interface SendCallbackDeps {
   /** Each endpoint's ordering mode (latest-wins unless NONE). */
@@ -20,6 +35,8 @@ export interface SendCallbackDeps {
     /** Whether a newer version than `version` was emitted for this endpoint and policy; rejects when the store cannot say (adapters/store/latest-versions). */
     isSuperseded(partnerId: string, endpointId: string, policyNumber: string, version: number): Promise<boolean>;
   };
+  /** The deliveries a retry now delivered: a tier's record asks before it is sent. */
+  retriesNow: RetryNowDeliveries;
   /** Each partner's circuit. */
   breakers: Pick<PartnerBreakers, 'for'>;
   /** Each partner's concurrency limit: an attempt runs in one of its slots. */
@@ -44,8 +61,11 @@ async function isSuperseded(r: CallbackRequest, deps: SendCallbackDeps): Promise
 }
 
 /**
- * Handles one callback record (spec 4.1, 7.2, 8), whether fresh or from a retry tier:
- * 1. superseded by a newer version for its endpoint → SUPERSEDED, not sent;
+ * Handles one callback record (spec 4.1, 7.2, 8), whether fresh or from a retry tier. A retry now or
+ * a test makes one attempt of its own (requested-attempt.ts). Otherwise:
+ * 1. superseded by a newer version for its endpoint → SUPERSEDED, not sent; a tier's record whose
+ *    delivery a retry now delivered since it waits there → ALREADY_DELIVERED, not sent (only tier
+ *    records ask: the first send pays nothing);
  * 2. the partner's circuit is open → back to a retry tier without an attempt (no retry is used
  *    up; see skip());
  * 3. otherwise one attempt, in one of the partner's slots (the circuit looked at again once the
@@ -53,8 +73,17 @@ async function isSuperseded(r: CallbackRequest, deps: SendCallbackDeps): Promise
  *    tier whose delay covers the partner's Retry-After on 429/503), after the last tier → dead letter; a failure
  *    that can never succeed as configured → dead letter at once.
  */
-export async function sendCallback(request: CallbackRequest, history: RetryHistory, deps: SendCallbackDeps): Promise<Disposition> {
+export async function sendCallback(
+  request: CallbackRequest,
+  history: RetryHistory,
+  deps: SendCallbackDeps,
+  read: ReadFrom = {},
+): Promise<Disposition> {
+  if (request.trigger) return sendRequestedAttempt(request, history.attempts, deps, () => isSuperseded(request, deps));
   if (await isSuperseded(request, deps)) return { kind: 'superseded', attempts: history.attempts };
+  if (read.waitingSince !== undefined && (await deps.retriesNow.deliveredSince(request.delivery_id, read.waitingSince))) {
+    return { kind: 'already-delivered', attempts: history.attempts };
+  }
   const breaker = deps.breakers.for(request.partner_id);
   const skipped = () => skip(history, breaker, deps);
   if (!breaker.tryAcquire()) return skipped();

@@ -54,7 +54,7 @@ export class DispositionWriter extends TieredDispositionWriter<CallbackSenderMet
     const { message } = record;
     const partner = request.partner_id;
     const now = this.options.now();
-    const outcome = (kind: string, attempt: number, facts: AttemptFacts): Promise<OutputRecord> =>
+    const outcome = (kind: string, attempt: number, facts: AttemptFacts, nextAttemptAt: number | null = null): Promise<OutputRecord> =>
       this.options.codec
         .encode(topics.outcomes, {
           delivery_id: request.delivery_id,
@@ -72,6 +72,8 @@ export class DispositionWriter extends TieredDispositionWriter<CallbackSenderMet
           tier: topics.tiers.tierOf(record.topic) ?? 0,
           response_excerpt: facts.responseExcerpt,
           request_headers_json: facts.requestHeaders === null ? null : JSON.stringify(facts.requestHeaders),
+          trigger: request.trigger ?? null,
+          next_attempt_at: nextAttemptAt,
         })
         .then((value) => ({ topic: topics.outcomes, message: { key: request.policy_number, value } }));
     const observe = (latencyMs: number | null) => latencyMs !== null && metrics.attemptSeconds.observe({ partner }, latencyMs / 1000);
@@ -84,6 +86,14 @@ export class DispositionWriter extends TieredDispositionWriter<CallbackSenderMet
       case 'superseded':
         metrics.superseded.inc({ partner });
         return Promise.all([outcome('SUPERSEDED', d.attempts, NO_REQUEST)]);
+      case 'already-delivered':
+        metrics.attempts.inc({ partner, outcome: 'already_delivered' });
+        return Promise.all([outcome('ALREADY_DELIVERED', d.attempts, NO_REQUEST)]);
+      case 'attempted':
+        // A retry now's or a test's one attempt, failed: its outcome and nothing else (requested-attempt.ts).
+        observe(d.latencyMs);
+        metrics.attempts.inc({ partner, outcome: 'failed' });
+        return Promise.all([outcome('FAILED_ATTEMPT', d.attempt, d)]);
       case 'retry': {
         const headers: IHeaders = {
           // A skipped delivery keeps its last failure's headers: only an attempt records one.
@@ -112,8 +122,8 @@ export class DispositionWriter extends TieredDispositionWriter<CallbackSenderMet
         }
         return Promise.all([
           d.skipped
-            ? outcome('SKIPPED_CIRCUIT_OPEN', d.attempts + 1, { ...NO_REQUEST, errorClass: d.errorClass })
-            : outcome('FAILED_ATTEMPT', d.attempts, d),
+            ? outcome('SKIPPED_CIRCUIT_OPEN', d.attempts + 1, { ...NO_REQUEST, errorClass: d.errorClass }, d.dueAt)
+            : outcome('FAILED_ATTEMPT', d.attempts, d, d.dueAt),
           Promise.resolve(this.asRead(topics.tiers.topicOf(d.tier), record, headers)),
         ]);
       }

@@ -43,7 +43,7 @@
  */
 import { setImmediate } from 'node:timers';
 import { sql } from 'kysely';
-import { CallbackRequestHeaders } from '@hookstream/contract';
+import { CallbackRequestHeaders, CallbackTriggers } from '@hookstream/contract';
 import { StoreUnavailableError, describeError } from '@hookstream/errors';
 import { asStoreError, type Logger, type StateStore } from '@hookstream/runtime';
 import { type IHeaders, type KafkaMessage } from '@hookstream/kafka';
@@ -57,6 +57,8 @@ export interface LatestVersionsOptions {
   windowMs: number;
   /** How often old rows are deleted, in ms. Default 60,000. */
   sweepIntervalMs?: number;
+  /** Also swept with the versions, with the same cutoff (retry-now-deliveries.ts); resolves with how many rows it deleted. */
+  sweepAlso?: (cutoff: number) => Promise<number>;
   /** Rows deleted per statement by a sweep (it repeats until fewer are left). Default 1,000. */
   sweepBatchSize?: number;
   now?: () => number;
@@ -119,6 +121,8 @@ export class LatestVersions {
   async recordBatch(messages: readonly KafkaMessage[]): Promise<void> {
     const newest = new Map<string, { partnerId: string; endpointId: string; policyNumber: string; version: number }>();
     for (const message of messages) {
+      // A test is never ordered against real callbacks (domain/requested-attempt.ts).
+      if (headerText(message.headers, CallbackRequestHeaders.trigger) === CallbackTriggers.test) continue;
       const entry = versionOf(message);
       if (!entry) continue;
       const key = keyOf(entry.partnerId, entry.endpointId, entry.policyNumber);
@@ -154,7 +158,8 @@ export class LatestVersions {
 
   /** Deletes the rows not seen within the window, in statements of sweepBatchSize rows; resolves with how many. */
   async sweep(now = this.now()): Promise<number> {
-    const run = this.sweeping.then(() => this.deleteSeenBefore(now - this.options.windowMs));
+    const cutoff = now - this.options.windowMs;
+    const run = this.sweeping.then(async () => (await this.deleteSeenBefore(cutoff)) + (await (this.options.sweepAlso?.(cutoff) ?? 0)));
     this.sweeping = run.then(
       () => undefined,
       () => undefined,
@@ -206,7 +211,8 @@ export class LatestVersions {
     return new Map(result.rows.map((r) => [keyOf(r.partner_id, r.endpoint_id, r.policy_number), Number(r.version)]));
   }
 
-  private db() {
+  /** The open store's database; throws StoreUnavailableError while it is not open. */
+  db() {
     // Stopped, or not yet open: as unavailable, so a record in flight is read again rather than judged.
     if (!this.store) throw new StoreUnavailableError('the state store is not open');
     return this.store.db;

@@ -16,8 +16,16 @@ export interface LatestPolicyVersionTable {
   seen_at: number;
 }
 
+/** A delivery a retry now delivered (retry-now-deliveries.ts): its record waiting in a tier sends nothing. */
+export interface RetryNowDeliveryTable {
+  delivery_id: string;
+  /** When the retry now was delivered, epoch ms (kept for the same window as the versions). */
+  delivered_at: number;
+}
+
 export interface VersionTables {
   latest_policy_version: LatestPolicyVersionTable;
+  retry_now_delivery: RetryNowDeliveryTable;
 }
 
 export const versionMigrations: Record<string, Migration> = {
@@ -34,6 +42,16 @@ export const versionMigrations: Record<string, Migration> = {
         )`.execute(db);
       // The retention sweep deletes the oldest rows in bounded batches: without it each batch would scan the table.
       await sql`create index latest_policy_version_seen_at on latest_policy_version (seen_at)`.execute(db);
+    },
+  },
+  '002_retry_now_delivery': {
+    up: async (db: Kysely<unknown>) => {
+      await sql`
+        create table retry_now_delivery (
+          delivery_id text primary key,
+          delivered_at bigint not null
+        )`.execute(db);
+      await sql`create index retry_now_delivery_delivered_at on retry_now_delivery (delivered_at)`.execute(db);
     },
   },
 };
