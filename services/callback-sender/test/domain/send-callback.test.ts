@@ -25,6 +25,7 @@ function deps(outcome: DeliveryOutcome, overrides: Partial<SendCallbackDeps> = {
   const d: SendCallbackDeps = {
     partners: { get: () => undefined },
     versions: { isSuperseded: () => Promise.resolve(false) },
+    retriesNow: { deliveredSince: () => Promise.resolve(false), recordDelivered: () => Promise.resolve() },
     breakers: { for: () => breaker },
     limiter: { run: (_partnerId, task) => task() },
     deliver: (_r, n) => {
