@@ -2,6 +2,7 @@
 export { sleep, sleepUnlessAborted, untilAborted, withTimeout } from './async';
 export {
   apiKeyPeppersSetting,
+  callbackRetryDelaysSetting,
   consumerLagSetting,
   kafkaSettingsSchema,
   loadConfig,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { RETRY_TIER_COUNT, retryScheduleMs } from '@hookstream/kafka';
-import { consumerLagSetting, secretsKeysSetting, serviceSchemaWithPort, stateStoreSettings, ssrfAllowSetting } from '@hookstream/runtime';
+import { callbackRetryDelaysSetting, consumerLagSetting, secretsKeysSetting, serviceSchemaWithPort, stateStoreSettings, ssrfAllowSetting } from '@hookstream/runtime';
 
 const positiveInt = z.coerce.number().int('must be a whole number').positive('must be greater than 0');
 
@@ -13,21 +13,8 @@ export const configSchema = serviceSchemaWithPort(8092)
     ...stateStoreSettings,
     /** Address ranges callback and token URLs may resolve to despite the SSRF guard (@hookstream/runtime's ssrfAllowSetting). Default none. */
     ...ssrfAllowSetting,
-    /**
-     * Delay of each retry tier in ms, comma-separated, one per tier (spec 8: up to 8 retries,
-     * exponential backoff). Default 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, 6 h: about 10 h 42 min in all.
-     */
-    CALLBACK_RETRY_DELAYS_MS: z
-      .string()
-      .default('5000,30000,120000,600000,1800000,3600000,10800000,21600000')
-      .transform((value, ctx) => {
-        const delays = value.split(',').map((part) => Number(part.trim()));
-        if (delays.length !== RETRY_TIER_COUNT || delays.some((d) => !Number.isInteger(d) || d < 0)) {
-          ctx.addIssue({ code: 'custom', message: `must list ${RETRY_TIER_COUNT} whole numbers of milliseconds, one per retry tier` });
-          return z.NEVER;
-        }
-        return delays;
-      }),
+    /** Delay of each retry tier in ms (@hookstream/runtime's callbackRetryDelaysSetting; the delivery log reads the same). */
+    ...callbackRetryDelaysSetting(RETRY_TIER_COUNT),
     /** Consumer group of the replicas. Default hookstream-callback-sender. */
     SENDER_CONSUMER_GROUP: z.string().min(1).default('hookstream-callback-sender'),
     /** Longest wait for a TCP/TLS connection to a partner, in ms (the endpoint's timeout_ms bounds the whole attempt). Default 5000. */

@@ -1,6 +1,8 @@
 import { z } from 'zod';
+import { RETRY_TIER_COUNT } from '@hookstream/kafka';
 import {
   apiKeyPeppersSetting,
+  callbackRetryDelaysSetting,
   consumerLagSetting,
   portalTokenKeysSetting,
   secretsKeysSetting,
@@ -38,6 +40,10 @@ export const configSchema = serviceSchemaWithOpsPort(8094, 9094).extend({
   DLQ_MAX_REPLAYS: positiveInt.default(5),
   /** How long a partner's other API keys keep working after it rotates its key through the partner API, in hours. Default 24. */
   DELIVERY_LOG_KEY_ROTATION_OVERLAP_HOURS: z.coerce.number().min(0).max(720).default(24),
+  /** The callback-sender's retry tiers (set it as the sender's): what a failing delivery's schedule shows is left. */
+  ...callbackRetryDelaysSetting(RETRY_TIER_COUNT),
+  /** Test events one partner may send in a minute through the partner API. Default 10. */
+  DELIVERY_LOG_TEST_EVENTS_PER_MINUTE: positiveInt.max(1000).default(10),
   /** Consumer group of the projection's replicas. Default hookstream-delivery-log. */
   DELIVERY_LOG_GROUP: z.string().min(1).default('hookstream-delivery-log'),
 });

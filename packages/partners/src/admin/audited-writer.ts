@@ -10,6 +10,8 @@ export interface ChangedRecord {
   topic: string;
   key: string;
   value: Record<string, unknown>;
+  /** Kafka headers of the record, if it has any. */
+  headers?: Record<string, string>;
 }
 
 /** How long a change's transaction may stay open: a replica killed inside one holds read_committed readers of its topics at most this long. */
@@ -134,7 +136,7 @@ export class AuditedWriter {
     const encoded = await Promise.all(
       records.map(async (r) => ({
         topic: topic(r.topic),
-        messages: [{ key: r.key, value: await this.codec.encode(topic(r.topic), r.value) }],
+        messages: [{ key: r.key, value: await this.codec.encode(topic(r.topic), r.value), ...(r.headers ? { headers: r.headers } : {}) }],
       })),
     );
     const auditValue = await this.codec.encode(auditTopic, audit);

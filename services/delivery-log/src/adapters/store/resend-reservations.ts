@@ -1,5 +1,6 @@
 /*
- * The hourly limit of a partner's resends (DELIVERY_LOG_RESENDS_PER_HOUR), kept by the partner API
+ * The hourly limit of a partner's resends and retries now (DELIVERY_LOG_RESENDS_PER_HOUR; one limit
+ * for both), and the per-minute limit of its test events (kind test-event), kept by the partner API
  * itself: a resend takes a place before it is replayed and gives it back when it does not happen.
  * Counting the replays the projection reads back instead lets requests through while the log lags
  * behind, and lets concurrent ones all pass. Each reservation is counted and written in one
@@ -17,39 +18,46 @@ const LOCK_CLASS = 0x7e5e;
 
 export type Reservation = { reserved: true; reservationId: string } | { reserved: false; retryAfterSeconds: number };
 
+/** Which limit a reservation counts in: a partner's resends and retries now (by the hour), or its test events (by the minute). */
+export type ReservationKind = 'resend' | 'test-event';
+
 export class ResendReservations {
   constructor(
     private readonly db: DeliveryLogDb,
-    /** Resends one partner may make in an hour. */
-    private readonly perHour: number,
+    /** Reservations one partner may hold within the window. */
+    private readonly perWindow: number,
+    private readonly kind: ReservationKind = 'resend',
+    /** The window they are counted in, ms; at most an hour (the pruner deletes older rows). Default an hour. */
+    private readonly windowMs = HOUR_MS,
   ) {}
 
   /** A place for one resend of `deliveryId`, or when one frees when the partner has had its resends of the hour. */
   reserve(partnerId: string, deliveryId: string, now: Date): Promise<Reservation> {
     return this.db.transaction().execute(async (trx) => {
       // Released at commit: whoever waited counts this reservation too.
-      await sql`select pg_advisory_xact_lock(${LOCK_CLASS}::integer, ${lockKeyOf(partnerId)}::integer)`.execute(trx);
-      // The perHour-th newest of the hour: if there is one, the limit is reached until it leaves the hour.
+      await sql`select pg_advisory_xact_lock(${LOCK_CLASS}::integer, ${lockKeyOf(partnerId, this.kind)}::integer)`.execute(trx);
+      // The perWindow-th newest of the window: if there is one, the limit is reached until it leaves the window.
       const limiting = await trx
         .selectFrom('resend_reservations')
         .select('reserved_at')
         .where('partner_id', '=', partnerId)
-        .where('reserved_at', '>', new Date(now.getTime() - HOUR_MS))
+        .where('kind', '=', this.kind)
+        .where('reserved_at', '>', new Date(now.getTime() - this.windowMs))
         .orderBy('reserved_at', 'desc')
-        .offset(this.perHour - 1)
+        .offset(this.perWindow - 1)
         .limit(1)
         .executeTakeFirst();
       if (limiting) {
-        const freesAt = limiting.reserved_at.getTime() + HOUR_MS;
+        const freesAt = limiting.reserved_at.getTime() + this.windowMs;
         // At most an hour: a concurrent request that took its place after this one's `now` may have
         // reserved a moment later than `now` (the lock orders them, not their clocks).
         const seconds = Math.ceil((freesAt - now.getTime()) / 1000);
-        return { reserved: false, retryAfterSeconds: Math.min(HOUR_MS / 1000, Math.max(1, seconds)) };
+        return { reserved: false, retryAfterSeconds: Math.min(this.windowMs / 1000, Math.max(1, seconds)) };
       }
       const reservationId = randomUUID();
       await trx
         .insertInto('resend_reservations')
-        .values({ reservation_id: reservationId, partner_id: partnerId, delivery_id: deliveryId, reserved_at: now })
+        .values({ reservation_id: reservationId, partner_id: partnerId, delivery_id: deliveryId, reserved_at: now, kind: this.kind })
         .execute();
       return { reserved: true, reservationId };
     });
@@ -62,6 +70,10 @@ export class ResendReservations {
 }
 
 /** The partner's half of the lock's key: any stable 32-bit number of its id (two partners sharing one only wait for each other). */
-function lockKeyOf(partnerId: string): number {
-  return createHash('sha256').update(partnerId).digest().readInt32BE(0);
+function lockKeyOf(partnerId: string, kind: ReservationKind): number {
+  // A resend's key is the partner's alone, as before the kinds: replicas of either version lock alike.
+  return createHash('sha256')
+    .update(kind === 'resend' ? partnerId : `${kind}\n${partnerId}`)
+    .digest()
+    .readInt32BE(0);
 }

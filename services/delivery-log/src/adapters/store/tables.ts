@@ -54,6 +54,10 @@ export interface DeliveriesTable {
   last_error_class: string | null;
   dead_lettered_at: Timestamp | null;
   replay_count: Generated<number>;
+  /** A test event's delivery (migration 0011). */
+  test: Generated<boolean>;
+  /** While failing: when its next attempt is due (migration 0011). */
+  next_attempt_at: Timestamp | null;
 }
 
 export interface DeliveryAttemptsTable {
@@ -75,6 +79,10 @@ export interface DeliveryAttemptsTable {
   /** Null for outcomes that made no request, and in rows projected before migration 0004. */
   request_headers: NullableJson<RequestHeaders>;
   recorded_at: Timestamp;
+  /** The request's trigger: RETRY_NOW, TEST; null for a policy status change's (and before migration 0011). */
+  trigger: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The retry's due time of a FAILED_ATTEMPT or SKIPPED_CIRCUIT_OPEN that went to a tier (migration 0011). */
+  next_attempt_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 }
 
 export interface DeadLettersTable {
@@ -189,6 +197,8 @@ export interface ResendReservationsTable {
   partner_id: string;
   delivery_id: string;
   reserved_at: Timestamp;
+  /** Which limit it counts in: resend (resends and retries now, by the hour) or test-event (by the minute); migration 0011. */
+  kind: Generated<string>;
 }
 
 /** A console session or portal link the API signed (issued-credentials.ts); the API's own, not projected. */

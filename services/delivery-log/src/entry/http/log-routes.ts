@@ -11,6 +11,7 @@ import { listRejectedWebhooks } from '../../adapters/store/queries/rejected-webh
 import { findWebhook, listWebhooks } from '../../adapters/store/queries/webhook-queries';
 import { AdminDeliveryListQuery, AdminRejectedWebhookListQuery, AdminWebhookListQuery } from './schemas/admin-schemas';
 import { notFound } from './refusals';
+import { retryScheduleOf } from '../../domain/retry-schedule';
 import { idParam, pageFilter, parseInput } from './request-input';
 import { DeliveryListQuery } from './schemas/schemas';
 import { RejectedWebhookListQuery, WebhookListQuery } from './schemas/webhook-schemas';
@@ -22,6 +23,8 @@ export interface LogScope {
   partnerOf: (req: Request, named: string | undefined) => string | undefined;
   /** Whether the list queries take partner_id (the operator API's). */
   acrossPartners: boolean;
+  /** The sender's retry tiers' delays, in ms (CALLBACK_RETRY_DELAYS_MS): a failing delivery's schedule left. */
+  retryDelaysMs: readonly number[];
   /** Runs a request's query: in the caller's partner scope for the partner API (adapters/store/partner-scope.ts); default, on the store as it is. */
   read?: <T>(req: Request, query: (db: DeliveryLogDb) => Promise<T>) => Promise<T>;
 }
@@ -44,6 +47,7 @@ export function logRoutes(db: DeliveryLogDb, scope: LogScope): Router {
       ...(query.status ? { state: query.status } : {}),
       ...(query.policy_number ? { policyNumber: query.policy_number } : {}),
       ...(query.endpoint_id ? { endpointId: query.endpoint_id } : {}),
+      test: query.test === 'true',
       ...pageFilter(query),
     };
     const page = await read(req, (db) => listDeliveries(db, filter));
@@ -54,7 +58,7 @@ export function logRoutes(db: DeliveryLogDb, scope: LogScope): Router {
     const id = idParam(req.params.deliveryId);
     const delivery = id && (await read(req, (db) => findDelivery(db, id, scope.partnerOf(req, undefined))));
     if (!delivery) throw notFound('delivery');
-    res.json({ data: delivery });
+    res.json({ data: { ...delivery, retry_schedule: retryScheduleOf(delivery, scope.retryDelaysMs) } });
   });
 
   router.get('/webhooks', async (req, res) => {

@@ -8,6 +8,9 @@
  * - pending: nothing tried yet, or replayed (resent) since its last attempt and dead letter;
  * - dead_lettered: dead-lettered since its last attempt (or its last attempt was the last retry);
  * - failing: its last attempt failed (or was held by an open circuit) and retries remain.
+ * An ALREADY_DELIVERED outcome (a tier's record a retry now made obsolete) is no attempt and never
+ * the latest: it leaves a delivered delivery delivered. A failing delivery's next attempt is the due
+ * time its latest tier decision gave (a retry now's failure has none: the tier record keeps its own).
  */
 import { TopicNames } from '@hookstream/kafka';
 import { sql, type Transaction } from 'kysely';
@@ -25,6 +28,7 @@ export async function summarizeDeliveries(trx: Transaction<DeliveryLogTables>, d
       last_error_class = s.last_error_class,
       dead_lettered_at = s.dead_lettered_at,
       replay_count = s.replay_count,
+      next_attempt_at = case when s.last_outcome in ('FAILED_ATTEMPT', 'SKIPPED_CIRCUIT_OPEN') then s.next_attempt_at end,
       state = case
         when s.last_outcome = 'DELIVERED' then 'delivered'
         when s.last_outcome = 'SUPERSEDED' then 'superseded'
@@ -54,11 +58,14 @@ export async function summarizeDeliveries(trx: Transaction<DeliveryLogTables>, d
         (select count(*) from replays r
           where r.subject_id = d2.delivery_id and r.source_topic = ${TopicNames.callbackDlq} and r.outcome = 'replayed')::integer as replay_count,
         (select max(r.replayed_at) from replays r
-          where r.subject_id = d2.delivery_id and r.source_topic = ${TopicNames.callbackDlq} and r.outcome = 'replayed') as replayed_at
+          where r.subject_id = d2.delivery_id and r.source_topic = ${TopicNames.callbackDlq} and r.outcome = 'replayed') as replayed_at,
+        (select a.next_attempt_at from delivery_attempts a
+          where a.delivery_id = d2.delivery_id and a.trigger is null and a.outcome <> 'ALREADY_DELIVERED'
+          order by a.recorded_at desc, a.source_partition desc, a.source_offset desc limit 1) as next_attempt_at
       from deliveries d2
       left join lateral (
         select a.recorded_at, a.outcome, a.error_class from delivery_attempts a
-        where a.delivery_id = d2.delivery_id
+        where a.delivery_id = d2.delivery_id and a.outcome <> 'ALREADY_DELIVERED'
         order by a.recorded_at desc, a.source_partition desc, a.source_offset desc limit 1
       ) la on true
       where d2.delivery_id = any(${deliveryIds})

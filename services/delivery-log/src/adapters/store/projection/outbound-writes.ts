@@ -11,9 +11,14 @@ import { insertChunked, lastByKey } from './batch-rows';
 type Trx = Transaction<DeliveryLogTables>;
 type FactOf<K extends Fact['kind']> = Extract<Fact, { kind: K }>;
 
-/** A delivery's row from its request: what was sent and when it was made. */
+/**
+ * A delivery's row from its request: what was sent and when it was made. A retry now's request is
+ * the delivery's own again (the API built it from this row): it makes the row only where the log has
+ * none yet and changes nothing of one it has (its state and attempts come from the outcomes).
+ */
 export async function writeDeliveries(trx: Trx, requests: CallbackRequestValue[]): Promise<void> {
-  const rows: Insertable<DeliveriesTable>[] = lastByKey(requests, (r) => r.delivery_id).map((r) => ({
+  const retriedNow = requests.filter((r) => r.trigger === 'RETRY_NOW');
+  const rowOf = (r: CallbackRequestValue): Insertable<DeliveriesTable> => ({
     delivery_id: r.delivery_id,
     partner_id: r.partner_id,
     endpoint_id: r.endpoint_id,
@@ -24,7 +29,19 @@ export async function writeDeliveries(trx: Trx, requests: CallbackRequestValue[]
     body: r.body,
     created_at: new Date(r.created_at),
     state: 'pending',
-  }));
+    test: r.trigger === 'TEST',
+  });
+  await insertChunked(lastByKey(retriedNow, (r) => r.delivery_id).map(rowOf), (chunk) =>
+    trx
+      .insertInto('deliveries')
+      .values(chunk)
+      .onConflict((oc) => oc.column('delivery_id').doNothing())
+      .execute(),
+  );
+  const rows = lastByKey(
+    requests.filter((r) => r.trigger !== 'RETRY_NOW'),
+    (r) => r.delivery_id,
+  ).map(rowOf);
   await insertChunked(rows, (chunk) =>
     trx
       .insertInto('deliveries')
@@ -51,6 +68,7 @@ export async function writeAttempts(trx: Trx, facts: FactOf<'attempt'>[]): Promi
     policy_version: o.policy_version,
     created_at: new Date(o.recorded_at),
     state: 'pending',
+    test: o.trigger === 'TEST',
   }));
   await insertChunked(stubs, (chunk) =>
     trx
@@ -76,6 +94,8 @@ export async function writeAttempts(trx: Trx, facts: FactOf<'attempt'>[]): Promi
     // Records from before the sender wrote the tier: attempt n came from tier n - 1 unless a circuit was open.
     tier: o.tier ?? o.attempt - 1,
     recorded_at: new Date(o.recorded_at),
+    trigger: o.trigger ?? null,
+    next_attempt_at: o.next_attempt_at == null ? null : new Date(o.next_attempt_at),
   }));
   await insertChunked(rows, (chunk) =>
     trx

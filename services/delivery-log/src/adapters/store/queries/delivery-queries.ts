@@ -14,6 +14,8 @@ export interface DeliveryFilter {
   state?: DeliveryState;
   policyNumber?: string;
   endpointId?: string;
+  /** Test events only (true) or real deliveries only (false); both when undefined. */
+  test?: boolean;
   /** Made at or after. */
   from?: Date;
   /** Made before. */
@@ -38,6 +40,8 @@ const SUMMARY_COLUMNS = [
   'last_error_class',
   'dead_lettered_at',
   'replay_count',
+  'test',
+  'next_attempt_at',
 ] as const;
 
 const ATTEMPT_COLUMNS = [
@@ -50,6 +54,8 @@ const ATTEMPT_COLUMNS = [
   'response_excerpt',
   'request_headers',
   'recorded_at',
+  'trigger',
+  'next_attempt_at',
 ] as const;
 const REPLAY_COLUMNS = ['replay_id', 'operator', 'reason', 'outcome', 'detail', 'replayed_at'] as const;
 
@@ -72,6 +78,7 @@ export async function listDeliveries(db: DeliveryLogDb, filter: DeliveryFilter):
   if (filter.state !== undefined) query = query.where('state', '=', filter.state);
   if (filter.policyNumber !== undefined) query = query.where('policy_number', '=', filter.policyNumber);
   if (filter.endpointId !== undefined) query = query.where('endpoint_id', '=', filter.endpointId);
+  if (filter.test !== undefined) query = query.where('test', '=', filter.test);
   if (filter.from !== undefined) query = query.where('created_at', '>=', filter.from);
   if (filter.to !== undefined) query = query.where('created_at', '<', filter.to);
   const cursor = filter.cursor;

@@ -7,6 +7,7 @@ import { DELIVERY_STATES } from '../../../adapters/store/tables';
 import { decodeCursor } from '../../../adapters/store/queries/page';
 import { isStorableTime, TIME_RANGE_MESSAGE } from '../../../adapters/store/storable-values';
 import { Verification } from './verification-schema';
+import { RetrySchedule } from './retry-schemas';
 
 export const timestamp = z.iso.datetime({ offset: true }).meta({ description: 'RFC 3339 date-time', example: '2026-11-25T10:00:00Z' });
 
@@ -43,6 +44,10 @@ export const DeliveryListQuery = z.strictObject({
   status: DeliveryState.optional(),
   policy_number: z.string().min(1).max(100).optional(),
   endpoint_id: z.string().min(1).max(100).optional(),
+  test: z.enum(['true', 'false']).default('false').meta({
+    description:
+      'false (default): real deliveries only; true: only test events (POST /endpoints/{endpoint_id}/test). Tests are kept out of the default list so that its states (failing …) are those of real callbacks',
+  }),
   ...pageQuery,
 });
 
@@ -77,6 +82,10 @@ export const DeliverySummary = z
     last_error_class: z.string().nullable(),
     dead_lettered_at: timestamp.nullable(),
     replay_count: z.number().int().meta({ description: 'Times it was resent from the dead letters' }),
+    test: z.boolean().meta({ description: 'A test event (POST /endpoints/{endpoint_id}/test): a sample, never retried or dead-lettered' }),
+    next_attempt_at: timestamp.nullable().meta({
+      description: 'While failing: when its next attempt is due (the retry tier it waits in); null otherwise',
+    }),
   })
   .meta({ id: 'DeliverySummary' });
 
@@ -84,7 +93,14 @@ export const DeliveryAttempt = z
   .object({
     attempt: z.number().int().meta({ description: '1 is the first send; n the (n-1)th retry. A resend starts again at 1' }),
     tier: z.number().int().meta({ description: 'Retry tier the request was read from: 0 for the first send (or a resend), n for retry n' }),
-    outcome: z.enum(['DELIVERED', 'FAILED_ATTEMPT', 'DEAD_LETTERED', 'SUPERSEDED', 'SKIPPED_CIRCUIT_OPEN']),
+    outcome: z.enum(['DELIVERED', 'FAILED_ATTEMPT', 'DEAD_LETTERED', 'SUPERSEDED', 'SKIPPED_CIRCUIT_OPEN', 'ALREADY_DELIVERED']).meta({
+      description:
+        'ALREADY_DELIVERED: not sent, a retry now of this delivery was delivered after this retry was scheduled (the retry ends there)',
+    }),
+    trigger: z.enum(['RETRY_NOW', 'TEST']).nullable().meta({
+      description: 'RETRY_NOW: the attempt a retry now asked for; TEST: a test event; null for the scheduled sends',
+    }),
+    next_attempt_at: timestamp.nullable().meta({ description: 'For a failure that went to a retry tier: when that retry is due' }),
     http_status: z.number().int().nullable(),
     error_class: z.string().nullable(),
     latency_ms: z.number().nullable(),
@@ -128,6 +144,7 @@ export const DeliveryDetail = DeliverySummary.extend({
     description:
       'How to verify its callbacks; null while your outbound auth is not known to the log (none configured, or not seen since it began keeping it)',
   }),
+  retry_schedule: RetrySchedule.nullable().meta({ description: 'While failing: the retries left; null otherwise' }),
 }).meta({ id: 'DeliveryDetail' });
 
 /** A page of a list: its items and the cursor of the next page. */

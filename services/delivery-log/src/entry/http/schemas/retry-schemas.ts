@@ -1,0 +1,51 @@
+/* What a retry now and a test event take and answer (portal-routes.ts, admin routes), and a failing delivery's schedule. */
+import { z } from 'zod';
+
+const timestamp = z.iso.datetime({ offset: true }).meta({ description: 'RFC 3339 date-time', example: '2026-11-25T10:00:00Z' });
+
+export const RetrySchedule = z
+  .object({
+    next_attempt_at: timestamp.meta({ description: 'When the next attempt is due' }),
+    next_attempt: z.number().int().meta({ description: 'The number the next attempt will have' }),
+    retries_left: z.number().int().meta({ description: 'Attempts left before the delivery is dead-lettered, the next one included' }),
+    later_delays_ms: z.array(z.number().int()).meta({
+      description: 'The waits between the retries after the next one, in ms, in order (the configured retry tiers)',
+    }),
+    ends_at: timestamp.meta({ description: 'When the last retry is due if every one fails (Retry-After answers may push it later)' }),
+  })
+  .meta({ id: 'RetrySchedule' });
+
+export const RetryBody = z
+  .strictObject({
+    reason: z.string().trim().min(1).max(500).optional().meta({ description: 'Why, for the audit (default: retried now from the API)' }),
+  })
+  .meta({ id: 'RetryRequest' });
+
+export const RetryAccepted = z
+  .object({
+    delivery_id: z.string().meta({ description: 'The same delivery: the partner receives it under this id again' }),
+    retry_id: z.string().meta({ description: 'The audit id of this retry now' }),
+  })
+  .meta({ id: 'RetryAccepted' });
+
+export const TestEventBody = z
+  .strictObject({
+    status: z.enum(['POLICY_ISSUING', 'POLICY_ACTIVE', 'POLICY_CANCELLED']).meta({ description: 'The policy status the sample callback carries' }),
+  })
+  .meta({ id: 'TestEventRequest' });
+
+export const TestEventResult = z
+  .object({
+    delivery_id: z.string().meta({ description: 'test_… : the test delivery, in the log with test: true' }),
+    endpoint_id: z.string(),
+    policy_number: z.string().meta({ description: 'The sample policy number (TEST-…)' }),
+    status: z.string(),
+    answered: z.boolean().meta({ description: 'false: the attempt was not in the log in time (202); poll GET /deliveries/{delivery_id}' }),
+    outcome: z.enum(['DELIVERED', 'FAILED_ATTEMPT']).nullable(),
+    http_status: z.number().int().nullable(),
+    latency_ms: z.number().nullable(),
+    error_class: z.string().nullable(),
+    response_excerpt: z.string().nullable(),
+    request_headers: z.record(z.string(), z.string()).nullable(),
+  })
+  .meta({ id: 'TestEventResult' });
