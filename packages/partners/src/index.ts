@@ -1,5 +1,5 @@
 // @hookstream/partners: partners and operators, and every change to them with its audit (README.md). What other packages use, and nothing else.
-export { type Actor, type AdminAuditEntry, cliActor } from './admin/audit-entry';
+export { type Actor, type AdminAuditEntry, type AuditedChange, cliActor } from './admin/audit-entry';
 export { AuditedWriter } from './admin/audited-writer';
 export { OperatorChanges } from './admin/operator-changes';
 export { PartnerChanges } from './admin/partner-changes';

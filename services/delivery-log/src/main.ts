@@ -1,6 +1,6 @@
 import { ApiKeyHasher, AuditedWriter, OperatorDirectory, PartnerChanges, policyBodyFieldPaths } from '@hookstream/partners';
 import { ConsumerLagMonitor, TopicNames, defaultSchemasDir, consumerLagGauges, groupSessionOf } from '@hookstream/kafka';
-import { SecretBox } from '@hookstream/runtime';
+import { SecretBox, sleep } from '@hookstream/runtime';
 import { createServiceRuntime, runService } from '@hookstream/service';
 import { apiRouter } from './entry/http/api-router';
 import { IssuedCredentials } from './adapters/store/issued-credentials';
@@ -15,6 +15,13 @@ import { configSchema } from './config';
 import { createDeliveryLogMetrics } from './metrics';
 import { DeliveryLogProjection } from './entry/kafka/projection';
 import { openStore, type StoreLocation } from './adapters/store/database';
+import { DeliveryRetrier } from './domain/retry-delivery';
+import { sendTestEvent } from './domain/send-test-event';
+import { retryStore } from './adapters/store/retry-store';
+import { ResendReservations } from './adapters/store/resend-reservations';
+import { testAttemptOf } from './adapters/store/queries/test-event-queries';
+import { RequestedCallbacks } from './adapters/kafka/requested-callbacks';
+import { readSamplePolicy } from './adapters/storage/sample-policy';
 
 export { configSchema } from './config';
 
@@ -111,6 +118,18 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
     maxReplays: config.DLQ_MAX_REPLAYS,
   });
   const lanes = new ReplayLanes();
+  const requested = new RequestedCallbacks(audit);
+  const testEvents = {
+    partners: runtime.partners,
+    samplePolicy: readSamplePolicy(defaultSchemasDir(env)),
+    reservations: new ResendReservations(store.db, config.DELIVERY_LOG_TEST_EVENTS_PER_MINUTE, 'test-event', 60_000),
+    callbacks: requested,
+    attemptOf: (deliveryId: string, partnerId: string) => testAttemptOf(store.db, deliveryId, partnerId),
+    perMinute: config.DELIVERY_LOG_TEST_EVENTS_PER_MINUTE,
+    // The sender's pick-up and the projection's lag, on top of the endpoint's own timeout.
+    graceMs: 5_000,
+    sleep,
+  };
   // Every session and portal link signed, in the store all replicas share: revocable everywhere at once.
   const issuedCredentials = new IssuedCredentials(store.db);
   const api = apiRouter({
@@ -125,6 +144,9 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
       perHour: config.DELIVERY_LOG_RESENDS_PER_HOUR,
     }),
     lanes,
+    retrier: new DeliveryRetrier(retryStore(store.db, config.DELIVERY_LOG_RESENDS_PER_HOUR), requested, config.DELIVERY_LOG_RESENDS_PER_HOUR),
+    sendTestEvent: (partnerId, endpointId, status) => sendTestEvent(testEvents, partnerId, endpointId, status),
+    retryDelaysMs: config.CALLBACK_RETRY_DELAYS_MS,
     changes,
     audit,
     keyRotationOverlapHours: config.DELIVERY_LOG_KEY_ROTATION_OVERLAP_HOURS,

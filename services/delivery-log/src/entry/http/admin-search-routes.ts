@@ -14,10 +14,10 @@ import { operatorOf } from './auth/operator-auth';
 import { idParam, pageFilter, parseInput } from './request-input';
 import { endpointHealthStore } from '../../adapters/store/endpoint-health-store';
 
-export function adminSearchRoutes(db: DeliveryLogDb): Router {
+export function adminSearchRoutes(db: DeliveryLogDb, retryDelaysMs: readonly number[]): Router {
   const router = Router();
   // Deliveries, webhooks and refused webhooks of the partner the query names, or of every partner.
-  router.use(logRoutes(db, { partnerOf: (_req, named) => named, acrossPartners: true }));
+  router.use(logRoutes(db, { partnerOf: (_req, named) => named, acrossPartners: true, retryDelaysMs }));
 
   router.get('/partners/:partnerId/endpoints', async (req, res) => {
     res.json({ data: await partnerEndpointHealth(endpointHealthStore(db), idParam(req.params.partnerId)) });

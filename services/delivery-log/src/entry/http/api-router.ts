@@ -11,6 +11,7 @@ import type { DeliveryLogDb } from '../../adapters/store/tables';
 import { adminDlqRoutes } from './admin-dlq-routes';
 import { adminPartnerRoutes, type AdminPartnerDeps } from './admin-partner-routes';
 import { adminSearchRoutes } from './admin-search-routes';
+import { adminRetryRoutes } from './retry-routes';
 import { deliveryLogOpenApi } from './openapi/openapi';
 import { authenticateOperator } from './auth/operator-auth';
 import { authenticatePartner } from './auth/partner-auth';
@@ -62,7 +63,8 @@ export function apiRouter(options: ApiOptions): { router: Router; notFound: Requ
     ADMIN_BASE,
     unlessDraining,
     authenticateOperator(options.operators, options.sessions),
-    adminSearchRoutes(options.db),
+    adminSearchRoutes(options.db, options.retryDelaysMs),
+    adminRetryRoutes(options.retrier),
     adminPartnerRoutes(options),
     adminDlqRoutes(options.deadLetters, options.lanes),
   );

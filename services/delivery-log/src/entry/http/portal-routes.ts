@@ -1,6 +1,6 @@
 /*
  * The partner API (/api/portal/v1): a partner's own deliveries, each with every attempt, a resend
- * of a dead-lettered one, its own inbound webhooks with their documents and those refused, its
+ * of a dead-lettered one, a retry now of a failing one and test events (retry-routes.ts), its own inbound webhooks with their documents and those refused, its
  * endpoints' health, and the rotation of its own API key (with the key, not with a portal link). The
  * caller's partner id (partner-auth.ts) scopes every query, so another partner's id answers 404
  * exactly as an unknown one does; the reads also run in the caller's partner scope
@@ -21,9 +21,12 @@ import { KeyRotationBody, NoQuery, ResendBody } from './schemas/schemas';
 import type { DeliveryResender } from '../../domain/resend-delivery';
 import type { ReplayLanes } from '../../adapters/kafka/replay-lanes';
 import { endpointHealthStore } from '../../adapters/store/endpoint-health-store';
+import { portalRetryRoutes, type RetryRoutesDeps } from './retry-routes';
 
-export interface PortalDeps {
+export interface PortalDeps extends RetryRoutesDeps {
   db: DeliveryLogDb;
+  /** The sender's retry tiers' delays (a failing delivery's schedule left). */
+  retryDelaysMs: readonly number[];
   resender: DeliveryResender;
   lanes: ReplayLanes;
   changes: PartnerChanges;
@@ -31,12 +34,14 @@ export interface PortalDeps {
   keyRotationOverlapHours: number;
 }
 
-export function portalRoutes({ db, resender, changes, keyRotationOverlapHours }: PortalDeps): Router {
+export function portalRoutes(deps: PortalDeps): Router {
+  const { db, resender, changes, keyRotationOverlapHours, retryDelaysMs } = deps;
   const router = Router();
   const partnerOf = (req: Request) => partnerCallerOf(req.res!.locals).partnerId;
   // Deliveries, webhooks and refused webhooks, the caller's own.
   const read = <T>(req: Request, query: (scoped: DeliveryLogDb) => Promise<T>) => inPartnerScope(db, partnerOf(req), query);
-  router.use(logRoutes(db, { partnerOf, acrossPartners: false, read }));
+  router.use(logRoutes(db, { partnerOf, acrossPartners: false, read, retryDelaysMs }));
+  router.use(portalRetryRoutes(deps));
 
   router.post('/deliveries/:deliveryId/resend', express.json({ limit: '16kb', type: () => true }), async (req, res) => {
     const id = idParam(req.params.deliveryId);

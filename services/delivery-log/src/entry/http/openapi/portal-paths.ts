@@ -20,7 +20,7 @@ import {
 } from '../schemas/schemas';
 import { RejectedWebhookListQuery, RejectedWebhookPage, WebhookAnswer, WebhookListQuery, WebhookPage } from '../schemas/webhook-schemas';
 
-const partnerRefusals = {
+export const partnerRefusals = {
   '401': refusal('No x-api-key or portal token, or one that is unknown, revoked or expired', [ErrorCodes.INVALID_API_KEY]),
   '429': refusal('Too many requests from this partner (or, on a write, too many of its kind); retry after Retry-After', [
     ErrorCodes.TOO_MANY_REQUESTS,
@@ -29,12 +29,12 @@ const partnerRefusals = {
 };
 const listRefusals = { ...partnerRefusals, ...badQuery };
 /** A write made with the console's session cookie without its x-csrf-token. */
-const csrfRefusal = {
+export const csrfRefusal = {
   '403': refusal('Signed in by the console’s cookie, from another origin or without its x-csrf-token', [ErrorCodes.FORBIDDEN]),
 };
-const oneRefusals = { ...partnerRefusals, '404': refusal('No such id among the caller’s own', [ErrorCodes.NOT_FOUND]) };
+export const oneRefusals = { ...partnerRefusals, '404': refusal('No such id among the caller’s own', [ErrorCodes.NOT_FOUND]) };
 
-const operation = (summary: string, operation: Omit<ZodOpenApiOperationObject, 'summary'>): ZodOpenApiOperationObject => ({
+export const operation = (summary: string, operation: Omit<ZodOpenApiOperationObject, 'summary'>): ZodOpenApiOperationObject => ({
   summary,
   tags: ['partner'],
   security: [{ partnerApiKey: [] }, { portalToken: [] }],

@@ -1,0 +1,59 @@
+/*
+ * Retry now and test events: POST /deliveries/{id}/retry on both APIs (a partner's own deliveries,
+ * or any for an operator), POST /endpoints/{id}/test on the partner API. Thin: decode, one use case
+ * (domain/retry-delivery.ts, domain/send-test-event.ts), answer.
+ */
+import express, { Router, type Request } from 'express';
+import type { DeliveryRetrier } from '../../domain/retry-delivery';
+import type { TestEventResult, TestStatus } from '../../domain/send-test-event';
+import { partnerOperator } from '../../domain/resend-delivery';
+import { partnerCallerOf } from './auth/partner-auth';
+import { operatorActor, operatorOf } from './auth/operator-auth';
+import { notFound } from './refusals';
+import { idParam, parseInput } from './request-input';
+import { RetryBody, TestEventBody } from './schemas/retry-schemas';
+
+const body = express.json({ limit: '16kb', type: () => true });
+
+export interface RetryRoutesDeps {
+  retrier: DeliveryRetrier;
+  /** Sends a test event (domain/send-test-event.ts, wired in main.ts). */
+  sendTestEvent: (partnerId: string, endpointId: string, status: TestStatus) => Promise<TestEventResult>;
+}
+
+export function portalRetryRoutes({ retrier, sendTestEvent }: RetryRoutesDeps): Router {
+  const router = Router();
+  const partnerOf = (req: Request) => partnerCallerOf(req.res!.locals).partnerId;
+
+  router.post('/deliveries/:deliveryId/retry', body, async (req, res) => {
+    const id = idParam(req.params.deliveryId);
+    const input = parseInput(RetryBody, req.body ?? {}, 'body');
+    if (!id) throw notFound('delivery');
+    const partnerId = partnerOf(req);
+    const actor = { type: 'partner' as const, id: partnerId, name: partnerOperator(partnerId) };
+    res.status(202).json({ data: await retrier.retry(actor, partnerId, id, input.reason ?? 'retried now from the partner API') });
+  });
+
+  router.post('/endpoints/:endpointId/test', body, async (req, res) => {
+    const id = idParam(req.params.endpointId);
+    const input = parseInput(TestEventBody, req.body ?? {}, 'body');
+    if (!id) throw notFound('endpoint');
+    const result = await sendTestEvent(partnerOf(req), id, input.status);
+    // 202: sent, its attempt not in the log in time; the delivery id says where to look.
+    res.status(result.answered ? 200 : 202).json({ data: result });
+  });
+
+  return router;
+}
+
+export function adminRetryRoutes(retrier: DeliveryRetrier): Router {
+  const router = Router();
+  router.post('/deliveries/:deliveryId/retry', body, async (req, res) => {
+    const id = idParam(req.params.deliveryId);
+    const input = parseInput(RetryBody, req.body ?? {}, 'body');
+    if (!id) throw notFound('delivery');
+    const actor = operatorActor(operatorOf(res.locals));
+    res.status(202).json({ data: await retrier.retry(actor, undefined, id, input.reason ?? 'retried now from the operator API') });
+  });
+  return router;
+}
