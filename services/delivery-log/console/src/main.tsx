@@ -21,6 +21,7 @@ import { KeysPage } from './pages/keys';
 import { PartnerFormPage } from './pages/partner-form';
 import { PartnerPage, PartnersPage } from './pages/partners';
 import { SignInPage } from './pages/sign-in';
+import { TestEventPage } from './pages/test-event';
 import { WebhookPage, WebhooksPage } from './pages/webhooks';
 
 const SESSION_ENDED = 'Your session ended; sign in again.';
@@ -118,6 +119,8 @@ function View({ session, route }: { session: Session; route: Route }) {
       return <HealthPage session={session} partnerId={route.params.get('partner_id')} />;
     case 'keys':
       return session.kind === 'partner' ? <KeysPage /> : <NotHere />;
+    case 'test-event':
+      return session.kind === 'partner' ? <TestEventPage /> : <NotHere />;
     case 'dead-letters':
       return operator ? <DeadLettersPage session={session} route={route} /> : <NotHere />;
     case 'audit':

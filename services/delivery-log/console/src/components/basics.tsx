@@ -16,6 +16,7 @@ const STATE_TONES: Record<string, string> = {
   FAILED: 'bad',
   superseded: 'muted',
   SUPERSEDED: 'muted',
+  ALREADY_DELIVERED: 'muted',
 };
 
 export function Badge({ value }: { value: string }) {

@@ -8,7 +8,10 @@ export function Header({ session, onSignedOut }: { session: Session; onSignedOut
     ['webhooks', 'Webhooks'],
     ['health', 'Endpoint health'],
     ...(session.kind === 'partner'
-      ? ([['keys', 'API key']] as Array<[string, string]>)
+      ? ([
+          ['test-event', 'Send a test event'],
+          ['keys', 'API key'],
+        ] as Array<[string, string]>)
       : ([
           ['dead-letters', 'Dead letters'],
           ['partners', 'Partners'],

@@ -26,12 +26,17 @@ export function DeliveriesPage({ session, route }: { session: Session; route: Ro
     { name: 'to', label: 'To', type: 'datetime-local' },
   ];
   const filters = Object.fromEntries(fields.map((f) => [f.name, route.params.get(f.name) ?? undefined]));
-  const url = `${apiBase(session)}/deliveries${query({ ...filters, from: isoOf(filters['from']), to: isoOf(filters['to']), limit: 50 })}`;
+  // Test events are listed apart (the API's default leaves them out), so the states are those of real callbacks.
+  const tests = route.params.get('test') === 'true';
+  const url = `${apiBase(session)}/deliveries${query({ ...filters, from: isoOf(filters['from']), to: isoOf(filters['to']), test: tests ? 'true' : undefined, limit: 50 })}`;
   const pages = usePages<Delivery>(url, (items) => items.some((d) => d.state === 'pending' || d.state === 'failing'));
   return (
     <>
       <h1>Deliveries</h1>
-      <p class="lead">Every policy status sent to {session.kind === 'partner' ? 'your endpoints' : 'partners'}, newest first.</p>
+      <p class="lead">
+        {tests ? 'Test events' : 'Every policy status'} sent to {session.kind === 'partner' ? 'your endpoints' : 'partners'}, newest first.{' '}
+        <a href={tests ? link('deliveries') : `${link('deliveries')}?test=true`}>{tests ? 'Show real deliveries' : 'Show test events'}</a>
+      </p>
       <Filters segments={['deliveries']} fields={fields} values={filters} />
       <Failure error={pages.error} />
       {pages.live && (
@@ -60,6 +65,7 @@ export function DeliveriesPage({ session, route }: { session: Session; route: Ro
               <tr key={d.delivery_id}>
                 <td>
                   <a href={link('deliveries', d.delivery_id)}>{d.policy_number}</a> <span class="muted">v{d.policy_version}</span>
+                  {d.test && <span class="badge badge-neutral">test</span>}
                 </td>
                 <td>{d.policy_status ?? '–'}</td>
                 {session.kind === 'operator' && <td>{d.partner_id}</td>}

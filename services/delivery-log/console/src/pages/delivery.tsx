@@ -12,7 +12,8 @@ import { Badge, Facts, Failure, Section } from '../components/basics';
 import { Verification } from '../components/verification';
 import { ms, pretty, when } from '../format';
 import { link } from '../router';
-import { useApi } from '../use-api';
+import { LIVE_INTERVAL_MS, useApi } from '../use-api';
+import { AttemptNote, RetryNowButton, RetryOutcome, RetrySchedule, retryResult } from '../components/retry-now';
 
 type Delivery = z.infer<typeof DeliveryAnswer>['data'];
 
@@ -20,12 +21,17 @@ export function DeliveryPage({ session, deliveryId }: { session: Session; delive
   const url = `${apiBase(session)}/deliveries/${encodeURIComponent(deliveryId)}`;
   // After a resend the delivery is followed until it moves on from what it was then (the log learns of it within a second or so).
   const [resentFrom, setResentFrom] = useState<{ attempts: number } | undefined>(undefined);
+  // After a retry now, the attempts there were then: it is followed closely until its own attempt is in (retry-now.tsx).
+  const [retriedFrom, setRetriedFrom] = useState<number | undefined>(undefined);
+  const following = (d: Delivery) => retriedFrom !== undefined && retryResult(d.attempts, retriedFrom) === undefined;
   const { data, error, reload, live } = useApi<{ data: Delivery }>(
     url,
     (d) =>
       d.data.state === 'pending' ||
       d.data.state === 'failing' ||
+      following(d.data) ||
       (resentFrom !== undefined && d.data.attempts.length <= resentFrom.attempts),
+    retriedFrom !== undefined ? 500 : LIVE_INTERVAL_MS,
   );
   if (error) return <Failure error={error} />;
   if (!data) return <p>Loading…</p>;
@@ -34,6 +40,7 @@ export function DeliveryPage({ session, deliveryId }: { session: Session; delive
     <>
       <h1>
         Delivery of {d.policy_number} <span class="muted">v{d.policy_version}</span> <Badge value={d.state} />
+        {d.test && <span class="badge badge-neutral">test event</span>}
       </h1>
       {live && (
         <p class="live" aria-live="polite">
@@ -63,6 +70,18 @@ export function DeliveryPage({ session, deliveryId }: { session: Session; delive
             ['Resent', `${d.replay_count} times`],
           ]}
         />
+        <RetrySchedule delivery={d} />
+        {d.state === 'failing' && !following(d) && (
+          <RetryNowButton
+            session={session}
+            delivery={d}
+            onAsked={() => {
+              setRetriedFrom(d.attempts.length);
+              void reload();
+            }}
+          />
+        )}
+        {retriedFrom !== undefined && <RetryOutcome result={retryResult(d.attempts, retriedFrom)} />}
         {d.state === 'dead_lettered' && (
           <Resend
             session={session}
@@ -88,7 +107,7 @@ export function DeliveryPage({ session, deliveryId }: { session: Session; delive
             <li key={i}>
               <div class="timeline-head">
                 <Badge value={a.outcome} /> <strong>attempt {a.attempt}</strong> <span class="muted">tier {a.tier}</span>{' '}
-                <time dateTime={a.recorded_at}>{when(a.recorded_at)}</time>
+                <time dateTime={a.recorded_at}>{when(a.recorded_at)}</time> <AttemptNote attempt={a} />
               </div>
               <Facts
                 rows={[

@@ -1,0 +1,107 @@
+/*
+ * A partner sends a test event: a sample callback of the status it chooses to one of its endpoints,
+ * signed exactly as real ones; the endpoint's answer is shown at once (status, time, the start of its
+ * body, the headers sent), and the test is in the log, marked as one, never retried.
+ */
+import { useState } from 'preact/hooks';
+import type { z } from 'zod';
+import type { EndpointsHealth } from '../../../src/entry/http/schemas/schemas';
+import { sendTestEvent, type TestEvent } from '../api/retry-now';
+import { Badge, Facts, Failure, Section } from '../components/basics';
+import { SelectField } from '../components/select-field';
+import { formText } from '../form-text';
+import { ms, pretty } from '../format';
+import { link } from '../router';
+import { useApi } from '../use-api';
+
+type Health = z.infer<typeof EndpointsHealth>;
+
+const STATUSES: Array<[string, string]> = [
+  ['POLICY_ACTIVE', 'Policy active'],
+  ['POLICY_ISSUING', 'Policy issuing'],
+  ['POLICY_CANCELLED', 'Policy cancelled'],
+];
+
+export function TestEventPage() {
+  const { data, error: loadError } = useApi<{ data: Health }>('/api/portal/v1/endpoints');
+  const [result, setResult] = useState<TestEvent | undefined>(undefined);
+  const [error, setError] = useState<Error | undefined>(undefined);
+  const [busy, setBusy] = useState(false);
+  const endpoints = (data?.data.endpoints ?? []).filter((e) => e.url !== null);
+  const send = async (event: Event) => {
+    event.preventDefault();
+    const form = event.currentTarget;
+    setBusy(true);
+    setError(undefined);
+    setResult(undefined);
+    try {
+      setResult(await sendTestEvent(formText(form, 'endpoint'), formText(form, 'status')));
+    } catch (failure) {
+      setError(failure as Error);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <>
+      <h1>Send a test event</h1>
+      <p class="lead">
+        A sample callback (policy number TEST-…, your body mapping, signed exactly as real ones) goes to the endpoint you choose; its answer
+        shows here. It is in your deliveries as a test event, and never retried.
+      </p>
+      <Failure error={loadError} />
+      {!data && !loadError && <p>Loading your endpoints…</p>}
+      {data && (
+        <Section title="Test event">
+          <form class="inline-form" onSubmit={(e) => void send(e)}>
+            <label>
+              <span>Endpoint</span>
+              <SelectField name="endpoint" initial={endpoints[0]?.endpoint_id ?? ''} options={endpoints.map((e) => [e.endpoint_id, `${e.endpoint_id} (${e.url})`])} />
+            </label>
+            <label>
+              <span>Status</span>
+              <SelectField name="status" initial="POLICY_ACTIVE" options={STATUSES} />
+            </label>
+            <button type="submit" disabled={busy || endpoints.length === 0} aria-busy={busy}>
+              {busy ? 'Sending…' : 'Send test event'}
+            </button>
+          </form>
+          {endpoints.length === 0 && <p class="empty">You have no callback endpoint to test.</p>}
+          <Failure error={error} />
+          {result && <TestAnswer result={result} />}
+        </Section>
+      )}
+    </>
+  );
+}
+
+function TestAnswer({ result }: { result: TestEvent }) {
+  const delivery = <a href={link('deliveries', result.delivery_id)}>{result.policy_number}</a>;
+  if (!result.answered)
+    return (
+      <p class="note" role="status">
+        Sent; its answer is not in yet. Follow it in the log: {delivery}.
+      </p>
+    );
+  return (
+    <div role="status" data-testid="test-answer" class={result.outcome === 'DELIVERED' ? 'ok' : 'failure'}>
+      <p>
+        <Badge value={result.outcome ?? 'FAILED_ATTEMPT'} />{' '}
+        {result.outcome === 'DELIVERED' ? 'Your endpoint took it' : 'Your endpoint did not take it'}: {delivery}
+      </p>
+      <Facts
+        rows={[
+          ['HTTP status', result.http_status ?? '–'],
+          ['Latency', ms(result.latency_ms)],
+          ['Error', result.error_class ?? '–'],
+        ]}
+      />
+      {result.response_excerpt !== null && result.response_excerpt !== '' && (
+        <details open>
+          <summary>Answer (first 1,024 bytes)</summary>
+          <pre>{pretty(result.response_excerpt)}</pre>
+        </details>
+      )}
+    </div>
+  );
+}
