@@ -10,7 +10,7 @@
  */
 import type { Page } from 'playwright-core';
 import { OutboundFixture, retryTierDelays, uniquePartnerId } from '../../../../test/helpers/outbound-fixture';
-import { DELIVERY_LOG_ENTRY, policyEvent, startService, type RunningService } from '../../../../test/helpers/outbound';
+import { DELIVERY_LOG_ENTRY, policyEvent, startService, type Receiver, type RunningService } from '../../../../test/helpers/outbound';
 import { openBrowser, type TestBrowser, type WatchedPage } from '../../../../test/helpers/browser';
 import { waitFor } from '../../../../test/helpers/infrastructure';
 import { runCli } from '../../../../test/helpers/processes';
@@ -25,6 +25,8 @@ export class ConsoleStack {
   /** Partner C's endpoint answers nothing while this holds. */
   holding = true;
   fixture!: OutboundFixture;
+  /** Partner A's endpoint: every request it got. */
+  receiverA!: Receiver;
   log!: RunningService;
   ingressUrl!: string;
   keyA!: string;
@@ -34,15 +36,21 @@ export class ConsoleStack {
   private readonly opened: WatchedPage[] = [];
 
   /** Starts everything; `events` are published once it runs (each a policy number of A, B or C). */
-  static async open(name: string, events: Array<['A' | 'B' | 'C', string]>): Promise<ConsoleStack> {
+  static async open(
+    name: string,
+    events: Array<['A' | 'B' | 'C', string]>,
+    /** The retry tiers' delays (default 50 ms each: a failing delivery is dead-lettered within a second). */
+    retryDelaysMs = retryTierDelays(50),
+  ): Promise<ConsoleStack> {
     const stack = new ConsoleStack();
-    await stack.start(name, events);
+    await stack.start(name, events, retryDelaysMs);
     return stack;
   }
 
-  private async start(name: string, events: Array<['A' | 'B' | 'C', string]>): Promise<void> {
-    this.fixture = await OutboundFixture.open(name, { retryDelaysMs: retryTierDelays(50), breaker: { failures: 1000, openMs: 100 } });
+  private async start(name: string, events: Array<['A' | 'B' | 'C', string]>, retryDelaysMs: number[]): Promise<void> {
+    this.fixture = await OutboundFixture.open(name, { retryDelaysMs, breaker: { failures: 1000, openMs: 100 } });
     const broken = await this.fixture.receiver((request) => (this.fixedPolicies.has(String(request.body['policy_number'])) ? 200 : 503));
+    this.receiverA = broken;
     const fine = await this.fixture.receiver(() => 200);
     const slow = await this.fixture.receiver(() => (this.holding ? 'hang' : 200));
     this.keyA = await this.fixture.partners.create(this.partnerA, {
@@ -70,6 +78,11 @@ export class ConsoleStack {
     this.operatorToken = operator['token'] as string;
     const partnerOf = { A: this.partnerA, B: this.partnerB, C: this.partnerC };
     await this.fixture.events.publish(events.map(([who, policy]) => policyEvent(partnerOf[who], {}, { policy_number: policy })));
+  }
+
+  /** Publishes policy events of partner A, one per policy number. */
+  publishA(...policies: string[]): Promise<void> {
+    return this.fixture.events.publish(policies.map((policy) => policyEvent(this.partnerA, {}, { policy_number: policy })));
   }
 
   async close(): Promise<void> {
