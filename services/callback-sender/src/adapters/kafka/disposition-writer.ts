@@ -87,7 +87,7 @@ export class DispositionWriter extends TieredDispositionWriter<CallbackSenderMet
         metrics.superseded.inc({ partner });
         return Promise.all([outcome('SUPERSEDED', d.attempts, NO_REQUEST)]);
       case 'already-delivered':
-        metrics.attempts.inc({ partner, outcome: 'already_delivered' });
+        // No attempt (the failure share counts attempts): the outcome on callback-outcomes is its record.
         return Promise.all([outcome('ALREADY_DELIVERED', d.attempts, NO_REQUEST)]);
       case 'attempted':
         // A retry now's or a test's one attempt, failed: its outcome and nothing else (requested-attempt.ts).
