@@ -1,6 +1,13 @@
 import { z } from 'zod';
 import { RETRY_TIER_COUNT, retryScheduleMs } from '@hookstream/kafka';
-import { callbackRetryDelaysSetting, consumerLagSetting, secretsKeysSetting, serviceSchemaWithPort, stateStoreSettings, ssrfAllowSetting } from '@hookstream/runtime';
+import {
+  callbackRetryDelaysSetting,
+  consumerLagSetting,
+  secretsKeysSetting,
+  serviceSchemaWithPort,
+  stateStoreSettings,
+  ssrfAllowSetting,
+} from '@hookstream/runtime';
 
 const positiveInt = z.coerce.number().int('must be a whole number').positive('must be greater than 0');
 

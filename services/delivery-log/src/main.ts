@@ -144,7 +144,11 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
       perHour: config.DELIVERY_LOG_RESENDS_PER_HOUR,
     }),
     lanes,
-    retrier: new DeliveryRetrier(retryStore(store.db, config.DELIVERY_LOG_RESENDS_PER_HOUR), requested, config.DELIVERY_LOG_RESENDS_PER_HOUR),
+    retrier: new DeliveryRetrier(
+      retryStore(store.db, config.DELIVERY_LOG_RESENDS_PER_HOUR),
+      requested,
+      config.DELIVERY_LOG_RESENDS_PER_HOUR,
+    ),
     sendTestEvent: (partnerId, endpointId, status) => sendTestEvent(testEvents, partnerId, endpointId, status),
     retryDelaysMs: config.CALLBACK_RETRY_DELAYS_MS,
     changes,

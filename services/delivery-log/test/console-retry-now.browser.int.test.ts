@@ -77,7 +77,10 @@ test('Retry now delivers a failing delivery under its own id, and the retry wait
   const fixedAt = Date.now();
   await p.getByRole('button', { name: 'Retry now' }).click();
   await p.getByRole('status').getByText('Retried now: delivered (HTTP 200).').waitFor({ timeout: 30_000 });
-  await p.getByRole('heading', { name: /Delivery of P-RETRY-1/ }).getByText('delivered').waitFor();
+  await p
+    .getByRole('heading', { name: /Delivery of P-RETRY-1/ })
+    .getByText('delivered')
+    .waitFor();
   const delivered = await detail(id);
   expect(delivered.delivery_id).toBe(id);
   expect(delivered.attempts.filter((a) => a.outcome === 'DELIVERED')).toEqual([
@@ -152,7 +155,9 @@ test('a retry now of a delivery that is not failing is refused with the reason',
     body: '{}',
   });
   expect(response.status).toBe(409);
-  expect(((await response.json()) as { message: string }).message).toMatch(/only a failing delivery can be retried now; this one is delivered/);
+  expect(((await response.json()) as { message: string }).message).toMatch(
+    /only a failing delivery can be retried now; this one is delivered/,
+  );
 });
 
 test('the figure: retry now (POST) to DELIVERED in the log', async () => {

@@ -92,7 +92,10 @@ function refuseUnlessFailing(delivery: RetriableDelivery): asserts delivery is R
     case 'failing':
       break;
     case 'superseded':
-      throw new Refusal(ErrorCodes.CONFLICT, 'superseded: a newer status of this policy was delivered to this endpoint first, so it is not sent again');
+      throw new Refusal(
+        ErrorCodes.CONFLICT,
+        'superseded: a newer status of this policy was delivered to this endpoint first, so it is not sent again',
+      );
     case 'dead_lettered':
       throw new Refusal(ErrorCodes.CONFLICT, 'only a failing delivery can be retried now; this one is dead-lettered: resend it instead');
     default:

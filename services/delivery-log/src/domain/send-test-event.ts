@@ -56,7 +56,12 @@ export interface TestEventDeps {
   now?: () => number;
 }
 
-export async function sendTestEvent(deps: TestEventDeps, partnerId: string, endpointId: string, status: TestStatus): Promise<TestEventResult> {
+export async function sendTestEvent(
+  deps: TestEventDeps,
+  partnerId: string,
+  endpointId: string,
+  status: TestStatus,
+): Promise<TestEventResult> {
   const now = deps.now ?? Date.now;
   const partner = deps.partners.get(partnerId);
   const endpoint = partner?.callback_endpoints.find((e) => e.endpoint_id === endpointId);

@@ -31,8 +31,11 @@ function setup(delivery: RetriableDelivery | undefined, places = 1, writeFails =
   let taken = 0;
   const store: RetryStore = {
     deliveryOf: (id, partnerId) =>
-      Promise.resolve(delivery && delivery.delivery_id === id && (partnerId === undefined || partnerId === delivery.partner_id) ? delivery : undefined),
-    reserve: () => Promise.resolve(taken < places ? { reserved: true, reservationId: `r-${++taken}` } : { reserved: false, retryAfterSeconds: 1200 }),
+      Promise.resolve(
+        delivery && delivery.delivery_id === id && (partnerId === undefined || partnerId === delivery.partner_id) ? delivery : undefined,
+      ),
+    reserve: () =>
+      Promise.resolve(taken < places ? { reserved: true, reservationId: `r-${++taken}` } : { reserved: false, retryAfterSeconds: 1200 }),
     release: (id) => {
       released.push(id);
       return Promise.resolve();
@@ -72,7 +75,11 @@ describe('retry now', () => {
         },
         attempts: 3,
         actor: partner,
-        change: expect.objectContaining({ action: 'delivery.retry-now', subject: { type: 'partner', id: 'acme' }, reason: 'endpoint fixed' }),
+        change: expect.objectContaining({
+          action: 'delivery.retry-now',
+          subject: { type: 'partner', id: 'acme' },
+          reason: 'endpoint fixed',
+        }),
       },
     ]);
   });
@@ -84,7 +91,10 @@ describe('retry now', () => {
     ['superseded', /superseded: a newer status/],
   ] as const)('a delivery %s is refused with 409 and the reason, nothing written', async (state, reason) => {
     const { retrier, written } = setup({ ...failing, state });
-    await expect(retrier.retry(partner, 'acme', 'd-1', 'x')).rejects.toMatchObject({ httpStatus: 409, message: expect.stringMatching(reason) });
+    await expect(retrier.retry(partner, 'acme', 'd-1', 'x')).rejects.toMatchObject({
+      httpStatus: 409,
+      message: expect.stringMatching(reason),
+    });
     expect(written).toEqual([]);
   });
 
@@ -128,7 +138,11 @@ describe('the schedule left', () => {
       {
         state: 'failing',
         next_attempt_at: next,
-        attempts: [attempt(1, 'FAILED_ATTEMPT', null, new Date(0)), attempt(2, 'FAILED_ATTEMPT', null, next), attempt(3, 'FAILED_ATTEMPT', 'RETRY_NOW', null)],
+        attempts: [
+          attempt(1, 'FAILED_ATTEMPT', null, new Date(0)),
+          attempt(2, 'FAILED_ATTEMPT', null, next),
+          attempt(3, 'FAILED_ATTEMPT', 'RETRY_NOW', null),
+        ],
       },
       DELAYS,
     );

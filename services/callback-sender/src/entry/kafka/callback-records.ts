@@ -6,7 +6,15 @@
  * GroupMember (concurrent mode, with tiers).
  */
 import { AvroInvalidError, ErrorCodes, describeError, hasErrorCode } from '@hookstream/errors';
-import { RetryHeaders, headerText, retryHistoryOf, type AvroCodec, type ConsumedRecord, type OutputRecord, type RetryHistory } from '@hookstream/kafka';
+import {
+  RetryHeaders,
+  headerText,
+  retryHistoryOf,
+  type AvroCodec,
+  type ConsumedRecord,
+  type OutputRecord,
+  type RetryHistory,
+} from '@hookstream/kafka';
 import { type Logger } from '@hookstream/runtime';
 import type { CallbackRequest } from '../../domain/deliver-callback';
 import type { Disposition } from '../../domain/disposition';

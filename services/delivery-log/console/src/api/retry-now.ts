@@ -8,8 +8,11 @@ export type TestEvent = z.infer<typeof TestEventResult>;
 /** Asks for one more attempt of a failing delivery now: a partner its own, an operator any. */
 export async function retryNow(session: Session, deliveryId: string): Promise<z.infer<typeof RetryAccepted>> {
   const reason = 'retried now from the console';
-  return (await api.post<{ data: z.infer<typeof RetryAccepted> }>(`${apiBase(session)}/deliveries/${encodeURIComponent(deliveryId)}/retry`, { reason }))
-    .data;
+  return (
+    await api.post<{ data: z.infer<typeof RetryAccepted> }>(`${apiBase(session)}/deliveries/${encodeURIComponent(deliveryId)}/retry`, {
+      reason,
+    })
+  ).data;
 }
 
 /** Sends a sample callback of `status` to one of the partner's endpoints; resolves with its attempt (answered false: not in the log in time). */

@@ -56,7 +56,11 @@ export function TestEventPage() {
           <form class="inline-form" onSubmit={(e) => void send(e)}>
             <label>
               <span>Endpoint</span>
-              <SelectField name="endpoint" initial={endpoints[0]?.endpoint_id ?? ''} options={endpoints.map((e) => [e.endpoint_id, `${e.endpoint_id} (${e.url})`])} />
+              <SelectField
+                name="endpoint"
+                initial={endpoints[0]?.endpoint_id ?? ''}
+                options={endpoints.map((e) => [e.endpoint_id, `${e.endpoint_id} (${e.url})`])}
+              />
             </label>
             <label>
               <span>Status</span>

@@ -23,7 +23,11 @@ export class RequestedCallbacks implements RequestedCallbacksPort {
       ...(request.trigger ? { [CallbackRequestHeaders.trigger]: request.trigger } : {}),
     };
     const record = { ...request, trigger: request.trigger ?? null } as unknown as Record<string, unknown>;
-    const entry = await this.audit.write([{ topic: TopicNames.callbackRequests, key: request.policy_number, value: record, headers }], actor, change);
+    const entry = await this.audit.write(
+      [{ topic: TopicNames.callbackRequests, key: request.policy_number, value: record, headers }],
+      actor,
+      change,
+    );
     return entry.audit_id;
   }
 }

@@ -11,7 +11,7 @@ import { partnerCallerOf } from './auth/partner-auth';
 import { operatorActor, operatorOf } from './auth/operator-auth';
 import { notFound } from './refusals';
 import { idParam, parseInput } from './request-input';
-import { RetryBody, TestEventBody } from './schemas/retry-schemas';
+import { AdminRetryBody, RetryBody, TestEventBody } from './schemas/retry-schemas';
 
 const body = express.json({ limit: '16kb', type: () => true });
 
@@ -50,10 +50,10 @@ export function adminRetryRoutes(retrier: DeliveryRetrier): Router {
   const router = Router();
   router.post('/deliveries/:deliveryId/retry', body, async (req, res) => {
     const id = idParam(req.params.deliveryId);
-    const input = parseInput(RetryBody, req.body ?? {}, 'body');
+    const input = parseInput(AdminRetryBody, req.body ?? {}, 'body');
     if (!id) throw notFound('delivery');
     const actor = operatorActor(operatorOf(res.locals));
-    res.status(202).json({ data: await retrier.retry(actor, undefined, id, input.reason ?? 'retried now from the operator API') });
+    res.status(202).json({ data: await retrier.retry(actor, undefined, id, input.reason) });
   });
   return router;
 }

@@ -5,7 +5,7 @@ import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import { badBody, json, refusal } from './openapi-parts';
 import { ADMIN_BASE, PORTAL_BASE } from '../paths';
 import { one } from '../schemas/schemas';
-import { RetryAccepted, RetryBody, TestEventBody, TestEventResult } from '../schemas/retry-schemas';
+import { AdminRetryBody, RetryAccepted, RetryBody, TestEventBody, TestEventResult } from '../schemas/retry-schemas';
 import { csrfRefusal, oneRefusals, operation, partnerRefusals } from './portal-paths';
 import { notFound, operation as adminOperation, writeRefusals } from './admin-parts';
 
@@ -15,7 +15,9 @@ const retryDescription =
   'and sends nothing once this attempt was delivered (its outcome ALREADY_DELIVERED); if this attempt fails, the schedule goes on. ' +
   'Counted with resends in the partner’s hourly limit (429 past it) and audited. 409 with the reason unless the delivery is failing.';
 const RetryAnswer = one(RetryAccepted, 'RetryAnswer');
-const conflict = { '409': refusal('Not failing (pending, delivered, dead-lettered, superseded): the message says why', [ErrorCodes.CONFLICT]) };
+const conflict = {
+  '409': refusal('Not failing (pending, delivered, dead-lettered, superseded): the message says why', [ErrorCodes.CONFLICT]),
+};
 const deliveryPath = { path: z.object({ deliveryId: z.string() }) };
 
 export const portalRetryPaths: ZodOpenApiPathsObject = {
@@ -66,13 +68,15 @@ export const adminRetryPaths: ZodOpenApiPathsObject = {
       operationId: 'adminRetryDelivery',
       description: `${retryDescription} The operator is the audit's actor; the partner's hourly limit counts it too.`,
       requestParams: deliveryPath,
-      requestBody: { required: false, ...json(RetryBody) },
+      requestBody: { required: true, ...json(AdminRetryBody) },
       responses: {
         '202': { description: 'Queued: the attempt follows within seconds', ...json(RetryAnswer) },
         ...writeRefusals,
         ...notFound('delivery'),
         ...conflict,
-        '429': refusal('The partner’s resends and retries of the hour are used up; retry after Retry-After', [ErrorCodes.TOO_MANY_REQUESTS]),
+        '429': refusal('The partner’s resends and retries of the hour are used up; retry after Retry-After', [
+          ErrorCodes.TOO_MANY_REQUESTS,
+        ]),
       },
     }),
   },

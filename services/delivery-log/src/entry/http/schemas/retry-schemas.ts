@@ -21,6 +21,11 @@ export const RetryBody = z
   })
   .meta({ id: 'RetryRequest' });
 
+/** An operator's write always names its reason (docs/operator-api.md). */
+export const AdminRetryBody = z
+  .strictObject({ reason: z.string().trim().min(1).max(500).meta({ description: 'Why, for the audit' }) })
+  .meta({ id: 'AdminRetryRequest' });
+
 export const RetryAccepted = z
   .object({
     delivery_id: z.string().meta({ description: 'The same delivery: the partner receives it under this id again' }),
@@ -30,7 +35,9 @@ export const RetryAccepted = z
 
 export const TestEventBody = z
   .strictObject({
-    status: z.enum(['POLICY_ISSUING', 'POLICY_ACTIVE', 'POLICY_CANCELLED']).meta({ description: 'The policy status the sample callback carries' }),
+    status: z
+      .enum(['POLICY_ISSUING', 'POLICY_ACTIVE', 'POLICY_CANCELLED'])
+      .meta({ description: 'The policy status the sample callback carries' }),
   })
   .meta({ id: 'TestEventRequest' });
 
