@@ -12,7 +12,7 @@
  */
 import type { CallbackRequest, DeliveryOutcome } from './deliver-callback';
 import type { Disposition } from './disposition';
-import type { SendCallbackDeps } from './send-callback';
+import type { SendCallbackDeps } from './send-callback-deps';
 
 export async function sendRequestedAttempt(
   request: CallbackRequest,
