@@ -212,6 +212,10 @@ test("another partner's key or token finds none of a partner's deliveries or web
     // It names no other partner's id and answers only the caller's own new key, so it has nothing of
     // A's to leak; called, it would rotate B's key. A partner rotating its own key has its own test.
     'post /api/portal/v1/api-keys/rotate': "rotates the caller's own key",
+    // An endpoint id names one of the caller's own endpoints (another partner's of the same name is not
+    // reachable by it); called, it would send B a test event. Its 404 for an endpoint not the caller's:
+    // test/retry/send-test-event.test.ts.
+    'post /api/portal/v1/endpoints/{endpointId}/test': "sends a test event to the caller's own endpoint",
   };
   expect(operations.map((o) => `${o.method} ${o.route}`)).toEqual(expect.arrayContaining(Object.keys(notWalked)));
   for (const credentials of [stack.asB(), { authorization: `Bearer ${tokenB}` }]) {
