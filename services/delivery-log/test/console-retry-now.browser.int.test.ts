@@ -32,7 +32,7 @@ interface Delivery {
   state: string;
   test: boolean;
   attempts: Attempt[];
-  retry_schedule: { retries_left: number; next_attempt: number } | null;
+  retry_schedule: { retries_left: number; next_attempt: number; next_attempt_at: string } | null;
 }
 
 beforeAll(async () => {
@@ -145,6 +145,24 @@ test('a partner sends a test event of a chosen status to its endpoint and sees t
     `/api/admin/v1/deliveries?partner_id=${stack.partnerA}&test=true`,
   );
   expect(tests.data).toEqual([expect.objectContaining({ delivery_id: testId, test: true })]);
+}, 120_000);
+
+test('a retry now that fails says so with its HTTP status, and the schedule goes on as it was', async () => {
+  await stack.publishA('P-RETRY-2');
+  const { delivery_id: id } = await deliveryIn('P-RETRY-2', 'failing');
+  const before = (await detail(id)).retry_schedule;
+  const p = await stack.page();
+  await p.goto(`/console/#/portal?token=${encodeURIComponent(await stack.portalToken())}`);
+  await p.getByRole('heading', { name: 'Deliveries' }).waitFor();
+  await p.goto(`/console/#/deliveries/${id}`);
+  await p.getByRole('button', { name: 'Retry now' }).click();
+  await p.getByRole('status').getByText('The retry now failed: HTTP 503. The scheduled retries go on.').waitFor({ timeout: 30_000 });
+  const after = await detail(id);
+  expect(after.state).toBe('failing');
+  expect(after.attempts.at(-1)).toMatchObject({ outcome: 'FAILED_ATTEMPT', trigger: 'RETRY_NOW', http_status: 503, attempt: 2 });
+  expect(after.retry_schedule).toEqual(before);
+  // The button is back for another try.
+  await p.getByRole('button', { name: 'Retry now' }).waitFor();
 }, 120_000);
 
 test('a retry now of a delivery that is not failing is refused with the reason', async () => {
