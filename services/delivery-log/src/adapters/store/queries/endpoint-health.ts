@@ -87,6 +87,8 @@ export async function endpointHealth(db: DeliveryLogDb, partnerId: string, now =
       .where('partner_id', '=', partnerId)
       .where('recorded_at', '>=', dayAgo)
       .where('outcome', 'in', [...SENDS, 'DEAD_LETTERED', 'SKIPPED_CIRCUIT_OPEN'])
+      // A test event's send goes whatever the circuit and tells it nothing: it says nothing of the circuit either.
+      .where((eb) => eb.or([eb('trigger', 'is', null), eb('trigger', '!=', 'TEST')]))
       .orderBy('recorded_at', 'desc')
       .limit(1)
       .executeTakeFirst(),
