@@ -87,8 +87,9 @@ export class DispositionWriter extends TieredDispositionWriter<CallbackSenderMet
         metrics.superseded.inc({ partner });
         return Promise.all([outcome('SUPERSEDED', d.attempts, NO_REQUEST)]);
       case 'already-delivered':
-        // No attempt (the failure share counts attempts): the outcome on callback-outcomes is its record.
-        return Promise.all([outcome('ALREADY_DELIVERED', d.attempts, NO_REQUEST)]);
+        // No attempt (the failure share counts attempts): the outcome on callback-outcomes is its record,
+        // numbered as the attempt it did not make (as a skip is).
+        return Promise.all([outcome('ALREADY_DELIVERED', d.attempts + 1, NO_REQUEST)]);
       case 'attempted':
         // A retry now's or a test's one attempt, failed: its outcome and nothing else (requested-attempt.ts).
         observe(d.latencyMs);
