@@ -13,6 +13,7 @@
  */
 import { screenshot } from '../../../test/helpers/browser';
 import { waitFor } from '../../../test/helpers/infrastructure';
+import { policyEvent } from '../../../test/helpers/outbound';
 import { ConsoleStack } from './support/console-stack';
 
 let stack: ConsoleStack;
@@ -164,6 +165,35 @@ test('a retry now that fails says so with its HTTP status, and the schedule goes
   // The button is back for another try.
   await p.getByRole('button', { name: 'Retry now' }).waitFor();
 }, 120_000);
+
+test('a retry now of an older status of a policy a newer status was emitted for is superseded, not sent', async () => {
+  await stack.publishA('P-ORDER-1');
+  const { delivery_id: older } = await deliveryIn('P-ORDER-1', 'failing');
+  await stack.fixture.events.publish([
+    policyEvent(stack.partnerA, { version: 2 }, { policy_number: 'P-ORDER-1', status: 'POLICY_CANCELLED' }),
+  ]);
+  await waitFor(
+    async () =>
+      (await detail(older)).state === 'failing' &&
+      (await stack.api<{ data: unknown[] }>('GET', `/api/admin/v1/deliveries?partner_id=${stack.partnerA}&policy_number=P-ORDER-1`)).data
+        .length === 2,
+    'the newer status in the log',
+  );
+  stack.fixedPolicies.add('P-ORDER-1');
+  const sent = stack.receiverA.requests.length;
+  const response = await fetch(`${stack.log.url}/api/portal/v1/deliveries/${older}/retry`, {
+    method: 'POST',
+    headers: { 'x-api-key': stack.keyA, 'content-type': 'application/json' },
+    body: '{}',
+  });
+  expect(response.status).toBe(202);
+  const after = await waitFor(async () => {
+    const d = await detail(older);
+    return d.state === 'superseded' ? d : undefined;
+  }, 'the retry now superseded');
+  expect(after.attempts.at(-1)).toMatchObject({ outcome: 'SUPERSEDED', trigger: 'RETRY_NOW' });
+  expect(stack.receiverA.requests.slice(sent).filter((r) => r.headers['x-hookstream-delivery-id'] === older)).toEqual([]);
+});
 
 test('a retry now of a delivery that is not failing is refused with the reason', async () => {
   const { delivery_id: id } = await deliveryIn('P-RETRY-1', 'delivered');
