@@ -96,7 +96,7 @@ test("an attempt not in the log within the endpoint's timeout and the grace answ
 test('an endpoint not the partner’s is 404; a disabled partner 409; past the minute’s limit 429, nothing written', async () => {
   await expect(sendTestEvent(deps(answered).d, 'acme', 'other', 'POLICY_ACTIVE')).rejects.toBeInstanceOf(NotFoundError);
   await expect(sendTestEvent(deps(answered).d, 'globex', 'main', 'POLICY_ACTIVE')).rejects.toBeInstanceOf(NotFoundError);
-  const disabled = deps(answered, 1, [{ ...partner, status: 'DISABLED' } as Partner]);
+  const disabled = deps(answered, 1, [{ ...partner, status: 'DISABLED' }]);
   await expect(sendTestEvent(disabled.d, 'acme', 'main', 'POLICY_ACTIVE')).rejects.toMatchObject({ httpStatus: 409 });
   const limited = deps(answered, 0);
   await expect(sendTestEvent(limited.d, 'acme', 'main', 'POLICY_ACTIVE')).rejects.toMatchObject({ httpStatus: 429, retryAfterSeconds: 42 });
