@@ -1,7 +1,5 @@
 /** The audit trail: who changed what and why, from the operator API, the partner API or the CLI. */
-import type { z } from 'zod';
-import type { AuditRecord } from '../../../src/entry/http/schemas/admin-schemas';
-import { query, type Session } from '../api';
+import { client, filtersAs, type Session } from '../api';
 import { Failure } from '../components/basics';
 import { Filters, type FilterField } from '../components/filters';
 import { LoadMore, usePages } from '../components/pages';
@@ -16,7 +14,11 @@ const FIELDS: FilterField[] = [
 
 export function AuditPage({ route }: { session: Session; route: Route }) {
   const filters = Object.fromEntries(FIELDS.map((f) => [f.name, route.params.get(f.name) ?? undefined]));
-  const pages = usePages<z.infer<typeof AuditRecord>>(`/api/admin/v1/audit${query({ ...filters, limit: 50 })}`);
+  const pages = usePages(
+    (cursor) =>
+      client.GET('/api/admin/v1/audit', { params: { query: { ...filtersAs('/api/admin/v1/audit', filters), limit: 50, cursor } } }),
+    [filters],
+  );
   return (
     <>
       <h1>Audit trail</h1>

@@ -4,7 +4,7 @@
  * reason, which the audit trail records.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { api, query, type Session } from '../api';
+import { client, filtersAs, write, type Schema, type Session } from '../api';
 import { Badge, Failure, Section } from '../components/basics';
 import { Filters, type FilterField } from '../components/filters';
 import { when } from '../format';
@@ -12,39 +12,13 @@ import { formText } from '../form-text';
 import { link, type Route } from '../router';
 import { useApi } from '../use-api';
 
-interface DeadLetter {
-  partition: number;
-  offset: string;
-  dead_lettered_at: string;
-  partner_id: string | null;
-  policy_number: string | null;
-  delivery_id: string | null;
-  event_id: string | null;
-  attempts: number | null;
-  last_http_status: number | null;
-  error_class: string | null;
-  reason: string | null;
-  replayed: boolean;
-}
-
-interface ReplayAnswer {
-  dry_run: boolean;
-  replay_id: string | null;
-  counts: Record<string, number>;
-  decisions: Array<{
-    outcome: string;
-    detail: string;
-    delivery_id: string | null;
-    event_id: string | null;
-    partner_id: string | null;
-    policy_number: string | null;
-  }>;
-}
+type ReplayAnswer = Schema<'ReplayAnswer'>;
+type ReplayRequest = Schema<'ReplayRequest'>;
 
 /** A dry run: the selection's request as it was sent (bounded by its time), and its answer. */
 interface DryRun {
   selectionKey: string;
-  request: Record<string, string>;
+  request: ReplayRequest;
   answer: ReplayAnswer;
 }
 
@@ -60,8 +34,9 @@ const FIELDS: FilterField[] = [
 export function DeadLettersPage({ session, route }: { session: Session; route: Route }) {
   const filters = Object.fromEntries(FIELDS.map((f) => [f.name, route.params.get(f.name) ?? undefined]));
   const selection = { ...filters, topic: filters['topic'] ?? 'callback' };
-  const { data, error, reload } = useApi<{ topic: string; selected: number; not_replayed: number; dead_letters: DeadLetter[] }>(
-    `/api/admin/v1/dead-letters${query(selection)}`,
+  const { data, error, reload } = useApi(
+    () => client.GET('/api/admin/v1/dead-letters', { params: { query: filtersAs('/api/admin/v1/dead-letters', selection) } }),
+    [selection],
   );
   const request = Object.fromEntries(Object.entries(selection).filter(([, v]) => v !== undefined)) as Record<string, string>;
   const selectionKey = JSON.stringify(request);
@@ -78,7 +53,6 @@ export function DeadLettersPage({ session, route }: { session: Session; route: R
   }, [selectionKey]);
   const plan = dryRun?.selectionKey === selectionKey ? dryRun : undefined;
 
-  const replayUrl = '/api/admin/v1/dead-letters/replay';
   const attempt = async (work: () => Promise<void>) => {
     setBusy(true);
     setFailure(undefined);
@@ -93,14 +67,15 @@ export function DeadLettersPage({ session, route }: { session: Session; route: R
   // Bounded by the dry run's time: a dead letter that comes after it is not replayed unseen.
   const runDry = () =>
     attempt(async () => {
-      const bounded = { ...request, until: new Date().toISOString() };
-      const answer = await api.post<ReplayAnswer>(replayUrl, { ...bounded, dry_run: true });
+      // The address's filters as the replay's selection: the API checks them as it checks the list's.
+      const bounded = { ...(request as ReplayRequest), until: new Date().toISOString() };
+      const answer = await write(client.POST('/api/admin/v1/dead-letters/replay', { body: { ...bounded, dry_run: true } }));
       setDryRun({ selectionKey, request: bounded, answer });
     });
   // The replay sends the dry run's own request, not the filters as they are now.
   const replay = (done: DryRun, reason: string) =>
     attempt(async () => {
-      setResult(await api.post<ReplayAnswer>(replayUrl, { ...done.request, dry_run: false, reason }));
+      setResult(await write(client.POST('/api/admin/v1/dead-letters/replay', { body: { ...done.request, dry_run: false, reason } })));
       setDryRun(undefined);
       void reload();
     });

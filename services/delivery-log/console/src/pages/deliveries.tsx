@@ -3,16 +3,14 @@
  * filters in the URL (so a filtered view can be shared), updating by itself while any delivery
  * shown is still pending or retrying.
  */
-import type { z } from 'zod';
-import type { DeliveryPage } from '../../../src/entry/http/schemas/schemas';
-import { apiBase, query, type Session } from '../api';
+import { client, filtersAs, type Schema, type Session } from '../api';
 import { Badge, Failure } from '../components/basics';
 import { Filters, type FilterField } from '../components/filters';
 import { LoadMore, PausedNote, usePages } from '../components/pages';
 import { when } from '../format';
 import { link, type Route } from '../router';
 
-type Delivery = z.infer<typeof DeliveryPage>['data'][number];
+type Delivery = Schema<'DeliverySummary'>;
 
 const STATES = ['pending', 'failing', 'delivered', 'dead_lettered', 'superseded'];
 
@@ -26,8 +24,15 @@ export function DeliveriesPage({ session, route }: { session: Session; route: Ro
     { name: 'to', label: 'To', type: 'datetime-local' },
   ];
   const filters = Object.fromEntries(fields.map((f) => [f.name, route.params.get(f.name) ?? undefined]));
-  const url = `${apiBase(session)}/deliveries${query({ ...filters, from: isoOf(filters['from']), to: isoOf(filters['to']), limit: 50 })}`;
-  const pages = usePages<Delivery>(url, (items) => items.some((d) => d.state === 'pending' || d.state === 'failing'));
+  const asked = { ...filters, from: isoOf(filters['from']), to: isoOf(filters['to']), limit: 50 };
+  const pages = usePages(
+    (cursor) =>
+      session.kind === 'partner'
+        ? client.GET('/api/portal/v1/deliveries', { params: { query: { ...filtersAs('/api/portal/v1/deliveries', asked), cursor } } })
+        : client.GET('/api/admin/v1/deliveries', { params: { query: { ...filtersAs('/api/admin/v1/deliveries', asked), cursor } } }),
+    [session.kind, asked],
+    (items: Delivery[]) => items.some((d) => d.state === 'pending' || d.state === 'failing'),
+  );
   return (
     <>
       <h1>Deliveries</h1>

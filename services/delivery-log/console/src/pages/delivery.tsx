@@ -5,23 +5,24 @@
  * when it is refused.
  */
 import { useState } from 'preact/hooks';
-import type { z } from 'zod';
-import type { DeliveryAnswer } from '../../../src/entry/http/schemas/schemas';
-import { api, apiBase, type Session } from '../api';
+import { client, write, type Schema, type Session } from '../api';
 import { Badge, Facts, Failure, Section } from '../components/basics';
 import { Verification } from '../components/verification';
 import { ms, pretty, when } from '../format';
 import { link } from '../router';
 import { useApi } from '../use-api';
 
-type Delivery = z.infer<typeof DeliveryAnswer>['data'];
+type Delivery = Schema<'DeliveryDetail'>;
 
 export function DeliveryPage({ session, deliveryId }: { session: Session; deliveryId: string }) {
-  const url = `${apiBase(session)}/deliveries/${encodeURIComponent(deliveryId)}`;
   // After a resend the delivery is followed until it moves on from what it was then (the log learns of it within a second or so).
   const [resentFrom, setResentFrom] = useState<{ attempts: number } | undefined>(undefined);
-  const { data, error, reload, live } = useApi<{ data: Delivery }>(
-    url,
+  const { data, error, reload, live } = useApi(
+    () =>
+      session.kind === 'partner'
+        ? client.GET('/api/portal/v1/deliveries/{deliveryId}', { params: { path: { deliveryId } } })
+        : client.GET('/api/admin/v1/deliveries/{deliveryId}', { params: { path: { deliveryId } } }),
+    [session.kind, deliveryId],
     (d) =>
       d.data.state === 'pending' ||
       d.data.state === 'failing' ||
@@ -138,14 +139,18 @@ function Resend({ session, delivery, onDone }: { session: Session; delivery: Del
     setError(undefined);
     try {
       if (session.kind === 'partner') {
-        await api.post(`/api/portal/v1/deliveries/${encodeURIComponent(delivery.delivery_id)}/resend`, reason ? { reason } : {});
+        await write(
+          client.POST('/api/portal/v1/deliveries/{deliveryId}/resend', {
+            params: { path: { deliveryId: delivery.delivery_id } },
+            body: reason ? { reason } : {},
+          }),
+        );
       } else {
-        await api.post('/api/admin/v1/dead-letters/replay', {
-          topic: 'callback',
-          delivery_id: [delivery.delivery_id],
-          dry_run: false,
-          reason: reason || 'replayed from the console',
-        });
+        await write(
+          client.POST('/api/admin/v1/dead-letters/replay', {
+            body: { topic: 'callback', delivery_id: [delivery.delivery_id], dry_run: false, reason: reason || 'replayed from the console' },
+          }),
+        );
       }
       onDone();
     } catch (failure) {

@@ -3,16 +3,14 @@
  * 95th percentile of their latency over the last hour and day, an hour-by-hour chart of the day,
  * and the partner's circuit as the sender last recorded it.
  */
-import type { z } from 'zod';
-import type { EndpointsHealth } from '../../../src/entry/http/schemas/schemas';
-import type { Session } from '../api';
+import { client, type Schema, type Session } from '../api';
 import { Facts, Failure, Section } from '../components/basics';
 import { Filters } from '../components/filters';
 import { HourlyChart } from '../components/hourly-chart';
 import { ms, percent, when } from '../format';
 import { useApi } from '../use-api';
 
-type Health = z.infer<typeof EndpointsHealth>;
+type Health = Schema<'EndpointsHealth'>;
 
 /**
  * How often the page asks again, while it is on screen: its figures are over an hour and a day,
@@ -23,18 +21,23 @@ const HEALTH_INTERVAL_MS = 30_000;
 const CIRCUIT_TONES: Record<Health['circuit_state'], string> = { open: 'bad', closed: 'good', unknown: 'neutral' };
 
 export function HealthPage({ session, partnerId }: { session: Session; partnerId: string | null }) {
-  const url =
-    session.kind === 'partner'
-      ? '/api/portal/v1/endpoints'
-      : partnerId
-        ? `/api/admin/v1/partners/${encodeURIComponent(partnerId)}/endpoints`
-        : null;
-  const { data, error } = useApi<{ data: Health }>(url, () => true, HEALTH_INTERVAL_MS);
+  const chosen = session.kind === 'partner' || partnerId !== null;
+  const { data, error } = useApi(
+    !chosen
+      ? null
+      : () =>
+          session.kind === 'partner' || !partnerId
+            ? client.GET('/api/portal/v1/endpoints')
+            : client.GET('/api/admin/v1/partners/{partnerId}/endpoints', { params: { path: { partnerId } } }),
+    [session.kind, partnerId],
+    () => true,
+    HEALTH_INTERVAL_MS,
+  );
   const chooser =
     session.kind === 'operator' ? (
       <Filters segments={['health']} fields={[{ name: 'partner_id', label: 'Partner' }]} values={{ partner_id: partnerId ?? undefined }} />
     ) : null;
-  if (!url)
+  if (!chosen)
     return (
       <>
         <h1>Endpoint health</h1>

@@ -7,7 +7,7 @@
  * each save answers the partner as it now is, whose revision the next save is made to.
  */
 import { useState } from 'preact/hooks';
-import { api } from '../api';
+import { client, write, type Schema } from '../api';
 import { Failure, Section } from '../components/basics';
 import { CopyField } from '../components/copy-field';
 import { fieldNotes, fieldProblemsOf, RefusalBanner } from '../components/field-problems';
@@ -20,7 +20,9 @@ import { link } from '../router';
 import { useApi } from '../use-api';
 
 export function PartnerFormPage({ partnerId }: { partnerId: string | null }) {
-  const existing = useApi<{ data: PartnerView }>(partnerId ? `/api/admin/v1/partners/${encodeURIComponent(partnerId)}` : null);
+  const existing = useApi(partnerId ? () => client.GET('/api/admin/v1/partners/{partnerId}', { params: { path: { partnerId } } }) : null, [
+    partnerId,
+  ]);
   if (partnerId && !existing.data) return existing.error ? <Failure error={existing.error} /> : <p>Loading…</p>;
   return <PartnerForm current={existing.data?.data} />;
 }
@@ -69,20 +71,21 @@ function PartnerForm({ current: loaded }: { current: PartnerView | undefined }) 
     setSaved(false);
     try {
       if (current) {
-        const { data } = await api.patch<{ data: PartnerView }>(`/api/admin/v1/partners/${encodeURIComponent(current.partner_id)}`, {
-          reason,
-          changes: spec,
-          revision: current.revision,
-        });
+        // The form's spec, as the CLI's file: the API checks it and names each field at fault.
+        const changes = spec as Schema<'PartnerUpdateRequest'>['changes'];
+        const { data } = await write(
+          client.PATCH('/api/admin/v1/partners/{partnerId}', {
+            params: { path: { partnerId: current.partner_id } },
+            body: { reason, changes, revision: current.revision },
+          }),
+        );
         setCurrent(data);
         // The ids given to endpoints added in this change, for the next save to keep.
         setEndpoints(endpointRows(data));
         setSaved(true);
       } else {
-        const { data } = await api.post<{ data: { partner_id: string; api_key: string } }>('/api/admin/v1/partners', {
-          reason,
-          partner: spec,
-        });
+        const partner = spec as Schema<'PartnerCreateRequest'>['partner'];
+        const { data } = await write(client.POST('/api/admin/v1/partners', { body: { reason, partner } }));
         setCreated(data);
       }
     } catch (error) {

@@ -3,36 +3,19 @@
  * those issued (portal-links.tsx), disable or enable) and the onboarding form (partner-form.tsx).
  */
 import { useState } from 'preact/hooks';
-import { api, type Session } from '../api';
+import { client, write, type Schema, type Session } from '../api';
 import { Badge, Facts, Failure, Section } from '../components/basics';
 import { CopyField } from '../components/copy-field';
 import { formText } from '../form-text';
 import { when } from '../format';
 import { link } from '../router';
 import { useApi } from '../use-api';
-import { PortalLinks, type PortalLinkView } from './portal-links';
+import { PortalLinks } from './portal-links';
 
-export interface PartnerView {
-  partner_id: string;
-  name: string;
-  status: 'ACTIVE' | 'DISABLED';
-  revision: number;
-  updated_at: string;
-  callback_endpoints: Array<{
-    endpoint_id: string;
-    url: string;
-    timeout_ms: number;
-    statuses: string[];
-    product_codes: string[];
-    ordering: string;
-  }>;
-  outbound_auth?: { method: string } & Record<string, unknown>;
-  body: { shape: string; rules: unknown[]; absent_fields: string };
-  api_keys: Array<{ key_id: string; prefix: string; created_at: string; expires_at: string | null; revoked_at: string | null }>;
-}
+export type PartnerView = Schema<'Partner'>;
 
 export function PartnersPage({ session }: { session: Session }) {
-  const { data, error } = useApi<{ data: PartnerView[] }>('/api/admin/v1/partners');
+  const { data, error } = useApi(() => client.GET('/api/admin/v1/partners'), []);
   const writer = session.kind === 'operator' && session.role === 'operator';
   return (
     <>
@@ -80,8 +63,9 @@ export function PartnersPage({ session }: { session: Session }) {
 }
 
 export function PartnerPage({ session, partnerId }: { session: Session; partnerId: string }) {
-  const { data, error, reload } = useApi<{ data: PartnerView }>(`/api/admin/v1/partners/${encodeURIComponent(partnerId)}`);
-  const links = useApi<{ data: PortalLinkView[] }>(`/api/admin/v1/partners/${encodeURIComponent(partnerId)}/portal-tokens`);
+  const path = { params: { path: { partnerId } } };
+  const { data, error, reload } = useApi(() => client.GET('/api/admin/v1/partners/{partnerId}', path), [partnerId]);
+  const links = useApi(() => client.GET('/api/admin/v1/partners/{partnerId}/portal-tokens', path), [partnerId]);
   const writer = session.kind === 'operator' && session.role === 'operator';
   // A link issued, a partner disabled: both lists change.
   const reloadBoth = () => {
@@ -157,14 +141,16 @@ function PartnerActions({ partner, onDone }: { partner: PartnerView; onDone: () 
       setError(failure as Error);
     }
   };
-  const base = `/api/admin/v1/partners/${encodeURIComponent(partner.partner_id)}`;
+  const path = { partnerId: partner.partner_id };
   return (
     <Section title="Actions">
       <Failure error={error} />
       <form
         class="inline-form"
         onSubmit={act(async (reason) => {
-          const { data } = await api.post<{ data: { token: string } }>(`${base}/portal-tokens`, { reason, ttl_minutes: 24 * 60 });
+          const { data } = await write(
+            client.POST('/api/admin/v1/partners/{partnerId}/portal-tokens', { params: { path }, body: { reason, ttl_minutes: 24 * 60 } }),
+          );
           setLink(`${location.origin}/console/#/portal?token=${encodeURIComponent(data.token)}`);
         })}
       >
@@ -179,10 +165,12 @@ function PartnerActions({ partner, onDone }: { partner: PartnerView; onDone: () 
         class="inline-form"
         onSubmit={act(async (reason, form) => {
           const overlapHours = Number(formText(form, 'overlap_hours'));
-          const { data } = await api.post<{ data: { key_id: string; api_key: string } }>(`${base}/api-keys/rotate`, {
-            reason,
-            overlap_hours: overlapHours,
-          });
+          const { data } = await write(
+            client.POST('/api/admin/v1/partners/{partnerId}/api-keys/rotate', {
+              params: { path },
+              body: { reason, overlap_hours: overlapHours },
+            }),
+          );
           setNewKey(data);
         })}
       >
@@ -200,7 +188,12 @@ function PartnerActions({ partner, onDone }: { partner: PartnerView; onDone: () 
       <form
         class="inline-form"
         onSubmit={act(async (reason) => {
-          await api.post(`${base}/${partner.status === 'ACTIVE' ? 'disable' : 'enable'}`, { reason });
+          const init = { params: { path }, body: { reason } };
+          await write(
+            partner.status === 'ACTIVE'
+              ? client.POST('/api/admin/v1/partners/{partnerId}/disable', init)
+              : client.POST('/api/admin/v1/partners/{partnerId}/enable', init),
+          );
         })}
       >
         <label>

@@ -4,20 +4,12 @@
  * link itself is never shown again: a link is named by the start of its id.
  */
 import { useState } from 'preact/hooks';
-import { api } from '../api';
+import { client, write, type Schema } from '../api';
 import { Failure, Section } from '../components/basics';
 import { formText } from '../form-text';
 import { when } from '../format';
 
-export interface PortalLinkView {
-  token_id: string;
-  issued_by: string | null;
-  issued_at: string;
-  expires_at: string;
-  revoked_at: string | null;
-  revoked_by: string | null;
-  revoke_reason: string | null;
-}
+export type PortalLinkView = Schema<'PortalLink'>;
 
 const nameOf = (link: PortalLinkView) => link.token_id.slice(0, 8);
 
@@ -32,8 +24,12 @@ export function PortalLinks(props: { partnerId: string; links: PortalLinkView[];
     event.preventDefault();
     const reason = formText(event.currentTarget, 'reason');
     try {
-      const path = `/api/admin/v1/partners/${encodeURIComponent(props.partnerId)}/portal-tokens/${encodeURIComponent(link.token_id)}`;
-      await api.post(`${path}/revoke`, { reason });
+      await write(
+        client.POST('/api/admin/v1/partners/{partnerId}/portal-tokens/{tokenId}/revoke', {
+          params: { path: { partnerId: props.partnerId, tokenId: link.token_id } },
+          body: { reason },
+        }),
+      );
       setError(undefined);
       props.onDone();
     } catch (failure) {

@@ -3,9 +3,7 @@
  * answered as the first time: replayed) and the ones refused (with the contract's error code, the
  * fields at fault and the message the partner was answered).
  */
-import type { z } from 'zod';
-import type { RejectedWebhookPage, WebhookAnswer, WebhookPage as WebhookPageSchema } from '../../../src/entry/http/schemas/webhook-schemas';
-import { apiBase, query, type Session } from '../api';
+import { client, filtersAs, type Schema, type Session } from '../api';
 import { Badge, Facts, Failure, Section } from '../components/basics';
 import { Filters, type FilterField } from '../components/filters';
 import { LoadMore, usePages } from '../components/pages';
@@ -14,8 +12,8 @@ import { link, type Route } from '../router';
 import { useApi } from '../use-api';
 import { isoOf } from './deliveries';
 
-type Webhook = z.infer<typeof WebhookPageSchema>['data'][number];
-type Rejected = z.infer<typeof RejectedWebhookPage>['data'][number];
+type Webhook = Schema<'WebhookSummary'>;
+type Rejected = Schema<'RejectedWebhook'>;
 
 /** What each refusal's error code means for the partner (the contract's codes). */
 const ERROR_MEANINGS: Record<string, string> = {
@@ -35,7 +33,7 @@ export function WebhooksPage({ session, route }: { session: Session; route: Rout
     { name: 'to', label: 'To', type: 'datetime-local' as const },
   ];
   const filters = Object.fromEntries(fields.map((f) => [f.name, route.params.get(f.name) ?? undefined]));
-  const params = query({ ...filters, from: isoOf(filters['from']), to: isoOf(filters['to']), limit: 50 });
+  const asked = { ...filters, from: isoOf(filters['from']), to: isoOf(filters['to']), limit: 50 };
   return (
     <>
       <h1>Inbound webhooks</h1>
@@ -48,17 +46,23 @@ export function WebhooksPage({ session, route }: { session: Session; route: Rout
         </a>
       </nav>
       <Filters segments={['webhooks']} fields={fields} values={filters} />
-      {refused ? (
-        <RefusedList url={`${apiBase(session)}/rejected-webhooks${params}`} operator={session.kind === 'operator'} />
-      ) : (
-        <AcceptedList url={`${apiBase(session)}/webhooks${params}`} operator={session.kind === 'operator'} />
-      )}
+      {refused ? <RefusedList session={session} asked={asked} /> : <AcceptedList session={session} asked={asked} />}
     </>
   );
 }
 
-function AcceptedList({ url, operator }: { url: string; operator: boolean }) {
-  const pages = usePages<Webhook>(url);
+/** A list's filters and page size, as the address gives them. */
+type Asked = Record<string, string | number | undefined>;
+
+function AcceptedList({ session, asked }: { session: Session; asked: Asked }) {
+  const operator = session.kind === 'operator';
+  const pages = usePages(
+    (cursor) =>
+      operator
+        ? client.GET('/api/admin/v1/webhooks', { params: { query: { ...filtersAs('/api/admin/v1/webhooks', asked), cursor } } })
+        : client.GET('/api/portal/v1/webhooks', { params: { query: { ...filtersAs('/api/portal/v1/webhooks', asked), cursor } } }),
+    [operator, asked],
+  );
   return (
     <>
       <Failure error={pages.error} />
@@ -129,8 +133,19 @@ function Answered({ webhook }: { webhook: Webhook }) {
   );
 }
 
-function RefusedList({ url, operator }: { url: string; operator: boolean }) {
-  const pages = usePages<Rejected>(url);
+function RefusedList({ session, asked }: { session: Session; asked: Asked }) {
+  const operator = session.kind === 'operator';
+  const pages = usePages<Rejected>(
+    (cursor) =>
+      operator
+        ? client.GET('/api/admin/v1/rejected-webhooks', {
+            params: { query: { ...filtersAs('/api/admin/v1/rejected-webhooks', asked), cursor } },
+          })
+        : client.GET('/api/portal/v1/rejected-webhooks', {
+            params: { query: { ...filtersAs('/api/portal/v1/rejected-webhooks', asked), cursor } },
+          }),
+    [operator, asked],
+  );
   return (
     <>
       <Failure error={pages.error} />
@@ -180,7 +195,13 @@ function RefusedList({ url, operator }: { url: string; operator: boolean }) {
 }
 
 export function WebhookPage({ session, webhookId }: { session: Session; webhookId: string }) {
-  const { data, error } = useApi<z.infer<typeof WebhookAnswer>>(`${apiBase(session)}/webhooks/${encodeURIComponent(webhookId)}`);
+  const { data, error } = useApi(
+    () =>
+      session.kind === 'partner'
+        ? client.GET('/api/portal/v1/webhooks/{webhookId}', { params: { path: { webhookId } } })
+        : client.GET('/api/admin/v1/webhooks/{webhookId}', { params: { path: { webhookId } } }),
+    [session.kind, webhookId],
+  );
   if (error) return <Failure error={error} />;
   if (!data) return <p>Loading…</p>;
   const w = data.data;
