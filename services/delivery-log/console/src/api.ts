@@ -46,10 +46,14 @@ const sessionMiddleware: Middleware = {
     if (request.method !== 'GET') request.headers.set('x-csrf-token', csrfToken);
     return request;
   },
-  onResponse({ response, schemaPath }) {
+  async onResponse({ response, schemaPath }) {
     if (response.status === 401 && schemaPath !== SIGN_IN) {
       csrfToken = '';
-      announceSessionEnded();
+      const body = (await response
+        .clone()
+        .json()
+        .catch(() => ({}))) as { error_code?: string };
+      announceSessionEnded(body.error_code === 'PARTNER_DISABLED_ERR' ? 'partner_disabled' : 'ended');
     }
     return response;
   },

@@ -1466,7 +1466,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description No x-api-key or portal token, or one that is unknown, revoked or expired (error_code INVALID_API_KEY_ERR) */
+            /** @description No x-api-key or portal token, or one that is unknown, revoked or expired; a session or portal token of a partner since disabled is told so (error_code INVALID_API_KEY_ERR, PARTNER_DISABLED_ERR) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1515,7 +1515,7 @@ export interface operations {
                     "application/json": components["schemas"]["DeliveryAnswer"];
                 };
             };
-            /** @description No x-api-key or portal token, or one that is unknown, revoked or expired (error_code INVALID_API_KEY_ERR) */
+            /** @description No x-api-key or portal token, or one that is unknown, revoked or expired; a session or portal token of a partner since disabled is told so (error_code INVALID_API_KEY_ERR, PARTNER_DISABLED_ERR) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1586,7 +1586,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description No x-api-key or portal token, or one that is unknown, revoked or expired (error_code INVALID_API_KEY_ERR) */
+            /** @description No x-api-key or portal token, or one that is unknown, revoked or expired; a session or portal token of a partner since disabled is told so (error_code INVALID_API_KEY_ERR, PARTNER_DISABLED_ERR) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1689,7 +1689,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description No x-api-key or portal token, or one that is unknown, revoked or expired (error_code INVALID_API_KEY_ERR) */
+            /** @description No x-api-key or portal token, or one that is unknown, revoked or expired; a session or portal token of a partner since disabled is told so (error_code INVALID_API_KEY_ERR, PARTNER_DISABLED_ERR) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1738,7 +1738,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookAnswer"];
                 };
             };
-            /** @description No x-api-key or portal token, or one that is unknown, revoked or expired (error_code INVALID_API_KEY_ERR) */
+            /** @description No x-api-key or portal token, or one that is unknown, revoked or expired; a session or portal token of a partner since disabled is told so (error_code INVALID_API_KEY_ERR, PARTNER_DISABLED_ERR) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1813,7 +1813,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description No x-api-key or portal token, or one that is unknown, revoked or expired (error_code INVALID_API_KEY_ERR) */
+            /** @description No x-api-key or portal token, or one that is unknown, revoked or expired; a session or portal token of a partner since disabled is told so (error_code INVALID_API_KEY_ERR, PARTNER_DISABLED_ERR) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1869,7 +1869,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description No x-api-key or portal token, or one that is unknown, revoked or expired (error_code INVALID_API_KEY_ERR) */
+            /** @description No x-api-key or portal token, or one that is unknown, revoked or expired; a session or portal token of a partner since disabled is told so (error_code INVALID_API_KEY_ERR, PARTNER_DISABLED_ERR) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1929,7 +1929,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description No x-api-key or portal token, or one that is unknown, revoked or expired (error_code INVALID_API_KEY_ERR) */
+            /** @description No x-api-key or portal token, or one that is unknown, revoked or expired; a session or portal token of a partner since disabled is told so (error_code INVALID_API_KEY_ERR, PARTNER_DISABLED_ERR) */
             401: {
                 headers: {
                     [name: string]: unknown;
