@@ -6,6 +6,10 @@
 import { useEffect, useState } from 'preact/hooks';
 import { client, filtersAs, write, type Schema, type Session } from '../api';
 import { Badge, Failure, Section } from '../components/basics';
+import { BusyButton } from '../components/busy-button';
+import { Code } from '../components/code';
+import { useConfirm } from '../components/confirm';
+import { ListState } from '../components/list-state';
 import { Filters, type FilterField } from '../components/filters';
 import { when } from '../format';
 import { formText } from '../form-text';
@@ -80,6 +84,7 @@ export function DeadLettersPage({ session, route }: { session: Session; route: R
       void reload();
     });
   const writer = session.kind === 'operator' && session.role === 'operator';
+  const confirm = useConfirm();
   return (
     <>
       <h1>Dead letters</h1>
@@ -90,48 +95,57 @@ export function DeadLettersPage({ session, route }: { session: Session; route: R
           {data.selected} selected in <code>{data.topic}</code>, {data.not_replayed} not replayed (newest {data.dead_letters.length} shown).
         </p>
       )}
-      <div class="table-wrap">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Dead-lettered</th>
-              <th scope="col">Partner</th>
-              <th scope="col">Policy</th>
-              <th scope="col">Why</th>
-              <th scope="col">Attempts</th>
-              <th scope="col">Replayed</th>
-            </tr>
-          </thead>
-          <tbody>
-            {data?.dead_letters.map((l) => (
-              <tr key={`${l.partition}:${l.offset}`}>
-                <td>{when(l.dead_lettered_at)}</td>
-                <td>{l.partner_id ?? '?'}</td>
-                <td>
-                  {l.delivery_id ? (
-                    <a href={link('deliveries', l.delivery_id)}>{l.policy_number ?? l.delivery_id}</a>
-                  ) : (
-                    (l.policy_number ?? l.event_id)
-                  )}
-                </td>
-                <td>
-                  <code>{l.error_class ?? '?'}</code> {l.last_http_status ? `(last answer ${l.last_http_status})` : ''}
-                  <div class="muted">{l.reason}</div>
-                </td>
-                <td class="num">{l.attempts ?? '–'}</td>
-                <td>{l.replayed ? 'yes' : 'no'}</td>
+      <ListState
+        loading={data === undefined}
+        failed={error !== undefined}
+        count={data?.dead_letters.length ?? 0}
+        what="dead letters"
+        empty="No dead letters match."
+      >
+        <div class="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Dead-lettered</th>
+                <th scope="col">Partner</th>
+                <th scope="col">Policy</th>
+                <th scope="col">Why</th>
+                <th scope="col">Attempts</th>
+                <th scope="col">Replayed</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
-        {data?.dead_letters.length === 0 && <p class="empty">No dead letters match.</p>}
-      </div>
+            </thead>
+            <tbody>
+              {data?.dead_letters.map((l) => (
+                <tr key={`${l.partition}:${l.offset}`}>
+                  <td>{when(l.dead_lettered_at)}</td>
+                  <td>{l.partner_id ?? '?'}</td>
+                  <td>
+                    {l.delivery_id ? (
+                      <a href={link('deliveries', l.delivery_id)}>{l.policy_number ?? l.delivery_id}</a>
+                    ) : (
+                      (l.policy_number ?? l.event_id)
+                    )}
+                  </td>
+                  <td>
+                    <Code kind="error-class" code={l.error_class ?? '?'} />{' '}
+                    {l.last_http_status ? `(last answer ${l.last_http_status})` : ''}
+                    <div class="muted">{l.reason}</div>
+                  </td>
+                  <td class="num">{l.attempts ?? '–'}</td>
+                  <td>{l.replayed ? 'yes' : 'no'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </ListState>
       {writer && (
         <Section title="Replay the selected dead letters">
           <p>First a dry run: it says what would be replayed and what skipped, and writes nothing.</p>
-          <button type="button" disabled={busy} onClick={() => void runDry()}>
+          <BusyButton type="button" busy={busy} busyLabel="Asking…" onClick={() => void runDry()}>
             Dry run
-          </button>
+          </BusyButton>
+          {confirm.dialog}
           <Failure error={failure} />
           {plan && <Decisions answer={plan.answer} />}
           {plan && (plan.answer.counts['replayed'] ?? 0) > 0 && (
@@ -139,16 +153,29 @@ export function DeadLettersPage({ session, route }: { session: Session; route: R
               class="inline-form"
               onSubmit={(event) => {
                 event.preventDefault();
-                void replay(plan, formText(event.currentTarget, 'reason'));
+                const reason = formText(event.currentTarget, 'reason');
+                const count = plan.answer.counts['replayed'] ?? 0;
+                void confirm
+                  .ask({
+                    title: `Replay ${count} dead ${count === 1 ? 'letter' : 'letters'}?`,
+                    body: (
+                      <p>
+                        They are queued again and sent to the partners’ endpoints from the first try, as the dry run listed; the replay is
+                        audited with your reason. It cannot be undone.
+                      </p>
+                    ),
+                    action: `Replay ${count}`,
+                  })
+                  .then((yes) => (yes ? replay(plan, reason) : undefined));
               }}
             >
               <label>
                 <span>Reason (required, for the audit trail)</span>
                 <input name="reason" required placeholder="partner fixed its endpoint" />
               </label>
-              <button type="submit" disabled={busy}>
+              <BusyButton busy={busy} busyLabel="Replaying…">
                 Replay {plan.answer.counts['replayed']}
-              </button>
+              </BusyButton>
             </form>
           )}
           {result && (
@@ -178,8 +205,7 @@ function Decisions({ answer }: { answer: ReplayAnswer }) {
       <ul class="decisions">
         {answer.decisions.map((d, i) => (
           <li key={i}>
-            <Badge value={d.outcome === 'replayed' ? 'delivered' : d.outcome === 'failed' ? 'FAILED' : 'superseded'} /> {d.outcome}:{' '}
-            {d.partner_id} {d.policy_number} <code>{d.delivery_id ?? d.event_id}</code>
+            <Badge kind="replay" value={d.outcome} /> {d.partner_id} {d.policy_number} <code>{d.delivery_id ?? d.event_id}</code>
             {d.detail && <span class="muted"> — {d.detail}</span>}
           </li>
         ))}

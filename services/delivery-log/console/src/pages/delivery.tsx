@@ -7,10 +7,14 @@
 import { useState } from 'preact/hooks';
 import { client, write, type Schema, type Session } from '../api';
 import { Badge, Facts, Failure, Section } from '../components/basics';
+import { BusyButton, useAction } from '../components/busy-button';
+import { Code, glossaryHref } from '../components/code';
+import { useConfirm } from '../components/confirm';
 import { Verification } from '../components/verification';
 import { ms, pretty, when } from '../format';
 import { link } from '../router';
 import { useApi } from '../use-api';
+import { PolicyVersion } from './deliveries';
 
 type Delivery = Schema<'DeliveryDetail'>;
 
@@ -29,12 +33,15 @@ export function DeliveryPage({ session, deliveryId }: { session: Session; delive
       (resentFrom !== undefined && d.data.attempts.length <= resentFrom.attempts),
   );
   if (error) return <Failure error={error} />;
-  if (!data) return <p>Loading…</p>;
+  if (!data) return <p role="status">Loading the delivery…</p>;
   const d = data.data;
+  // Resent, and the log has not seen it move yet: shown as queued, never as the dead letter it was (with its Resend again).
+  const queued = resentFrom !== undefined && d.state === 'dead_lettered' && d.attempts.length <= resentFrom.attempts;
   return (
     <>
       <h1>
-        Delivery of {d.policy_number} <span class="muted">v{d.policy_version}</span> <Badge value={d.state} />
+        Delivery of {d.policy_number} <PolicyVersion version={d.policy_version} />{' '}
+        {queued ? <Badge kind="state" value="pending" label="queued again" /> : <Badge kind="state" value={d.state} />}
       </h1>
       {live && (
         <p class="live" aria-live="polite">
@@ -59,12 +66,12 @@ export function DeliveryPage({ session, deliveryId }: { session: Session; delive
             ['Created', when(d.created_at)],
             ['Sends', d.attempt_count],
             ['Last HTTP status', d.last_http_status ?? '–'],
-            ['Last error', d.last_error_class ?? '–'],
+            ['Last error', <Code kind="error-class" code={d.last_error_class} />],
             ['Dead-lettered', when(d.dead_lettered_at)],
             ['Resent', `${d.replay_count} times`],
           ]}
         />
-        {d.state === 'dead_lettered' && (
+        {d.state === 'dead_lettered' && !queued && (
           <Resend
             session={session}
             delivery={d}
@@ -88,14 +95,17 @@ export function DeliveryPage({ session, deliveryId }: { session: Session; delive
           {d.attempts.map((a, i) => (
             <li key={i}>
               <div class="timeline-head">
-                <Badge value={a.outcome} /> <strong>attempt {a.attempt}</strong> <span class="muted">tier {a.tier}</span>{' '}
+                <Badge kind="outcome" value={a.outcome} /> <strong>attempt {a.attempt}</strong>{' '}
+                <a class="muted" href={glossaryHref('term', 'retry')}>
+                  {a.tier === 0 ? 'first try' : `retry ${a.tier}`}
+                </a>{' '}
                 <time dateTime={a.recorded_at}>{when(a.recorded_at)}</time>
               </div>
               <Facts
                 rows={[
                   ['HTTP status', a.http_status ?? '–'],
                   ['Latency', ms(a.latency_ms)],
-                  ['Error', a.error_class ?? '–'],
+                  ['Error', <Code kind="error-class" code={a.error_class} />],
                 ]}
               />
               {a.response_excerpt !== null && a.response_excerpt !== '' && (
@@ -130,15 +140,30 @@ export function DeliveryPage({ session, deliveryId }: { session: Session; delive
 
 function Resend({ session, delivery, onDone }: { session: Session; delivery: Delivery; onDone: () => void }) {
   const [reason, setReason] = useState('');
-  const [error, setError] = useState<Error | undefined>(undefined);
-  const [busy, setBusy] = useState(false);
+  const action = useAction();
+  const confirm = useConfirm();
   const viewer = session.kind === 'operator' && session.role !== 'operator';
+  const partner = session.kind === 'partner';
   const submit = async (event: Event) => {
     event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      if (session.kind === 'partner') {
+    if (action.busy) return;
+    // An operator's replay re-queues a partner's callback on its behalf: asked first.
+    if (
+      !partner &&
+      !(await confirm.ask({
+        title: `Replay the delivery of ${delivery.policy_number}?`,
+        body: (
+          <p>
+            It is sent to {delivery.partner_id}’s endpoint {delivery.endpoint_id} again from the first try, and audited with your reason.
+          </p>
+        ),
+        action: 'Replay',
+        danger: false,
+      }))
+    )
+      return;
+    await action.run(async () => {
+      if (partner) {
         await write(
           client.POST('/api/portal/v1/deliveries/{deliveryId}/resend', {
             params: { path: { deliveryId: delivery.delivery_id } },
@@ -153,23 +178,20 @@ function Resend({ session, delivery, onDone }: { session: Session; delivery: Del
         );
       }
       onDone();
-    } catch (failure) {
-      setError(failure as Error);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   if (viewer) return null;
   return (
     <form class="inline-form" onSubmit={submit}>
+      {confirm.dialog}
       <label>
         <span>Reason (for the audit trail)</span>
         <input name="reason" value={reason} onInput={(e) => setReason(e.currentTarget.value)} placeholder="endpoint fixed" />
       </label>
-      <button type="submit" disabled={busy}>
-        {session.kind === 'partner' ? 'Resend' : 'Replay'}
-      </button>
-      <Failure error={error} />
+      <BusyButton busy={action.busy} busyLabel={partner ? 'Resending…' : 'Replaying…'}>
+        {partner ? 'Resend' : 'Replay'}
+      </BusyButton>
+      <Failure error={action.error} />
     </form>
   );
 }

@@ -3,22 +3,19 @@
  * 95th percentile of their latency over the last hour and day, an hour-by-hour chart of the day,
  * and the partner's circuit as the sender last recorded it.
  */
-import { client, type Schema, type Session } from '../api';
-import { Facts, Failure, Section } from '../components/basics';
+import { client, type Session } from '../api';
+import { Badge, Facts, Failure, Section } from '../components/basics';
+import { glossaryHref } from '../components/code';
 import { Filters } from '../components/filters';
 import { HourlyChart } from '../components/hourly-chart';
 import { ms, percent, when } from '../format';
 import { useApi } from '../use-api';
-
-type Health = Schema<'EndpointsHealth'>;
 
 /**
  * How often the page asks again, while it is on screen: its figures are over an hour and a day,
  * so they hardly move in seconds, and each answer is computed over a day of attempts.
  */
 const HEALTH_INTERVAL_MS = 30_000;
-
-const CIRCUIT_TONES: Record<Health['circuit_state'], string> = { open: 'bad', closed: 'good', unknown: 'neutral' };
 
 export function HealthPage({ session, partnerId }: { session: Session; partnerId: string | null }) {
   const chosen = session.kind === 'partner' || partnerId !== null;
@@ -46,14 +43,17 @@ export function HealthPage({ session, partnerId }: { session: Session; partnerId
       </>
     );
   if (error) return <Failure error={error} />;
-  if (!data) return <p>Loading…</p>;
+  if (!data) return <p role="status">Loading the endpoints’ health…</p>;
   const h = data.data;
   return (
     <>
       <h1>Endpoint health</h1>
       {chooser}
       <p>
-        Circuit: <span class={`badge badge-${CIRCUIT_TONES[h.circuit_state]}`}>{h.circuit_state}</span>
+        Circuit: <Badge kind="circuit" value={h.circuit_state} />{' '}
+        <a class="muted" href={glossaryHref('circuit', h.circuit_state)}>
+          what is this?
+        </a>
         {h.circuit_as_of && <span class="muted"> as of {when(h.circuit_as_of)}</span>}
         {h.circuit_state === 'open' && <span> — requests are paused after repeated failures; one probe is sent before they resume.</span>}
       </p>

@@ -5,6 +5,7 @@
 import { useState } from 'preact/hooks';
 import { client, write, type Schema } from '../api';
 import { Failure, Section } from '../components/basics';
+import { BusyButton } from '../components/busy-button';
 import { CopyField } from '../components/copy-field';
 import { formText } from '../form-text';
 import { when } from '../format';
@@ -15,6 +16,7 @@ export function KeysPage() {
   const [busy, setBusy] = useState(false);
   const rotate = async (event: Event) => {
     event.preventDefault();
+    if (busy) return;
     const reason = formText(event.currentTarget, 'reason');
     setBusy(true);
     try {
@@ -39,9 +41,9 @@ export function KeysPage() {
             <span>Reason (for the audit trail)</span>
             <input name="reason" placeholder="yearly rotation" />
           </label>
-          <button type="submit" disabled={busy}>
+          <BusyButton busy={busy} busyLabel="Rotating…">
             Rotate key
-          </button>
+          </BusyButton>
         </form>
         <Failure error={error} />
         {rotated && (

@@ -6,9 +6,11 @@
  * outbound auth unless it is replaced in full. A change is sent with the revision it was made to;
  * each save answers the partner as it now is, whose revision the next save is made to.
  */
-import { useState } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
 import { client, write, type Schema } from '../api';
 import { Failure, Section } from '../components/basics';
+import { BusyButton } from '../components/busy-button';
+import { useFocusProblem } from '../components/focus-problem';
 import { CopyField } from '../components/copy-field';
 import { fieldNotes, fieldProblemsOf, RefusalBanner } from '../components/field-problems';
 import { SelectField } from '../components/select-field';
@@ -52,10 +54,14 @@ function PartnerForm({ current: loaded }: { current: PartnerView | undefined }) 
     'reason',
   ];
   const placement = fieldProblemsOf(failure, fields);
+  const form = useRef<HTMLFormElement>(null);
+  useFocusProblem(failure, form);
+  const [busy, setBusy] = useState(false);
   const { problem, described } = fieldNotes(placement);
 
   const submit = async (event: Event) => {
     event.preventDefault();
+    if (busy) return;
     const target = event.currentTarget;
     const text = (name: string) => formText(target, name);
     const spec: Record<string, unknown> = {
@@ -69,6 +75,7 @@ function PartnerForm({ current: loaded }: { current: PartnerView | undefined }) 
     const reason = text('reason');
     setFailure(undefined);
     setSaved(false);
+    setBusy(true);
     try {
       if (current) {
         // The form's spec, as the CLI's file: the API checks it and names each field at fault.
@@ -90,6 +97,8 @@ function PartnerForm({ current: loaded }: { current: PartnerView | undefined }) 
       }
     } catch (error) {
       setFailure(error as Error);
+    } finally {
+      setBusy(false);
     }
   };
 
@@ -106,7 +115,7 @@ function PartnerForm({ current: loaded }: { current: PartnerView | undefined }) 
   return (
     <>
       <h1>{current ? `Change ${current.name}` : 'Onboard a partner'}</h1>
-      <form class="partner-form" onSubmit={submit} noValidate>
+      <form class="partner-form" onSubmit={submit} noValidate ref={form}>
         <RefusalBanner failure={failure} placement={placement} />
         {saved && (
           <p class="ok" role="status">
@@ -188,7 +197,9 @@ function PartnerForm({ current: loaded }: { current: PartnerView | undefined }) 
           <input name="reason" required {...described('reason')} />
         </label>
         {problem('reason')}
-        <button type="submit">{current ? 'Save changes' : 'Onboard'}</button>
+        <BusyButton busy={busy} busyLabel={current ? 'Saving…' : 'Onboarding…'}>
+          {current ? 'Save changes' : 'Onboard'}
+        </BusyButton>
       </form>
     </>
   );

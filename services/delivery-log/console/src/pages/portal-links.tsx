@@ -3,9 +3,10 @@
  * (by whom, why), and for a writer a revocation of each live one with its reason (audited). The
  * link itself is never shown again: a link is named by the start of its id.
  */
-import { useState } from 'preact/hooks';
 import { client, write, type Schema } from '../api';
 import { Failure, Section } from '../components/basics';
+import { BusyButton, useAction } from '../components/busy-button';
+import { useConfirm } from '../components/confirm';
 import { formText } from '../form-text';
 import { when } from '../format';
 
@@ -19,26 +20,30 @@ function stateOf(link: PortalLinkView): string {
 }
 
 export function PortalLinks(props: { partnerId: string; links: PortalLinkView[]; writer: boolean; onDone: () => void }) {
-  const [error, setError] = useState<Error | undefined>(undefined);
-  const revoke = (link: PortalLinkView) => async (event: Event) => {
-    event.preventDefault();
-    const reason = formText(event.currentTarget, 'reason');
-    try {
-      await write(
-        client.POST('/api/admin/v1/partners/{partnerId}/portal-tokens/{tokenId}/revoke', {
-          params: { path: { partnerId: props.partnerId, tokenId: link.token_id } },
-          body: { reason },
+  const action = useAction();
+  const confirm = useConfirm();
+  const revoke = (link: PortalLinkView) =>
+    action.submit(
+      async (form) => {
+        await write(
+          client.POST('/api/admin/v1/partners/{partnerId}/portal-tokens/{tokenId}/revoke', {
+            params: { path: { partnerId: props.partnerId, tokenId: link.token_id } },
+            body: { reason: formText(form, 'reason') },
+          }),
+        );
+        props.onDone();
+      },
+      () =>
+        confirm.ask({
+          title: `Revoke portal link ${nameOf(link)}?`,
+          body: <p>It stops opening the console at once, and the sessions opened with it end. A new link can be issued.</p>,
+          action: 'Revoke link',
         }),
-      );
-      setError(undefined);
-      props.onDone();
-    } catch (failure) {
-      setError(failure as Error);
-    }
-  };
+    );
   return (
     <Section title="Portal links">
-      <Failure error={error} />
+      {confirm.dialog}
+      <Failure error={action.error} />
       {props.links.length === 0 && <p class="muted">None issued.</p>}
       <ul>
         {props.links.map((link) => (
@@ -50,9 +55,9 @@ export function PortalLinks(props: { partnerId: string; links: PortalLinkView[];
                   <span>Why portal link {nameOf(link)} is revoked (audited)</span>
                   <input name="reason" required placeholder="link shared by mistake" />
                 </label>
-                <button type="submit" class="danger">
+                <BusyButton busy={action.busy} busyLabel="Revoking…" class="danger">
                   Revoke
-                </button>
+                </BusyButton>
               </form>
             )}
           </li>
