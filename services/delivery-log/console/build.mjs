@@ -1,5 +1,5 @@
 // Builds the console into ../dist/web: one bundle of the Preact app (esbuild: TypeScript and JSX
-// in, minified ES2022 out, no CDN at run time), its stylesheet, the page and its icon. Run by `npm run build`.
+// in, minified ES2022 out, no CDN at run time), its stylesheet, and the page (its icon inline). Run by `npm run build`.
 import { build } from 'esbuild';
 import { copyFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -22,5 +22,5 @@ await build({
   legalComments: 'linked',
   logLevel: 'warning',
 });
-for (const file of ['index.html', 'favicon.svg']) copyFileSync(path.join(here, file), path.join(out, file));
+copyFileSync(path.join(here, 'index.html'), path.join(out, 'index.html'));
 console.log(`console built into ${path.relative(process.cwd(), out)} in ${Date.now() - started} ms`);

@@ -215,7 +215,7 @@ test('an operator issues a portal link on the partner’s page, sees it listed, 
 
   const reason = p.getByLabel(/Why portal link .* is revoked/);
   await reason.fill('sent to the wrong address');
-  await p.getByRole('button', { name: 'Revoke' }).click();
+  await p.getByRole('button', { name: 'Revoke', exact: true }).click();
   await p.getByRole('dialog').getByRole('button', { name: 'Revoke link' }).click();
   await p.getByText(/revoked .* sent to the wrong address/).waitFor();
   expect(await reason.count()).toBe(0);

@@ -1,10 +1,11 @@
 /**
  * The console's manners, in a real Chromium against the real pipeline: the first Tab reaches a skip
- * link to the view; the page declares an icon that is served (no 404 on a load); on a phone
+ * link to the view; the page's icon is inline (no request for it, no 404 on a load); on a phone
  * (390×844) the deliveries are cards with nothing wider than the screen and a policy number on one
  * line; a partner is disabled only once the operator confirms (Escape and Cancel leave it active,
  * focus back on the button), and its open session then says that the insurer disabled the account;
- * the glossary explains a code the lists show. Screenshots of docs/console.md are taken here.
+ * a key is revoked only once confirmed; the glossary explains a code the lists show. Screenshots of
+ * docs/console.md are taken here.
  */
 import type { Page } from 'playwright-core';
 import { screenshot } from '../../../test/helpers/browser';
@@ -33,10 +34,12 @@ const focusedText = (p: Page) =>
       (globalThis as unknown as { document: { activeElement: { textContent: string } | null } }).document.activeElement?.textContent ?? '',
   );
 
-test('the first Tab reaches "Skip to main content", which moves focus to the view; the page’s icon is served, nothing answers 404', async () => {
+test('the first Tab reaches "Skip to main content", which moves focus to the view; the page’s icon is inline, nothing answers 404', async () => {
   const p = await stack.page();
   await stack.signInAsOperator(p);
   const notFound: string[] = [];
+  const requested: string[] = [];
+  p.on('request', (request) => requested.push(request.url()));
   p.on('response', (response) => {
     if (response.status() === 404) notFound.push(response.url());
   });
@@ -50,11 +53,10 @@ test('the first Tab reaches "Skip to main content", which moves focus to the vie
   await p.locator('#content h1:focus').getByText('Deliveries').waitFor();
   expect(p.url()).toContain('#/deliveries');
 
+  // The icon is inline: the browser asks the server for none (no /favicon.ico, which would answer 404).
   const icon = await p.locator('link[rel="icon"]').getAttribute('href');
-  expect(icon).toBeTruthy();
-  const served = await p.request.get(new URL(icon!, p.url()).toString());
-  expect(served.status()).toBe(200);
-  expect(served.headers()['content-type']).toContain('image/svg+xml');
+  expect(icon).toMatch(/^data:image\/svg\+xml,/);
+  expect(requested.filter((url) => /favicon|\.ico$/.test(url))).toEqual([]);
   expect(notFound).toEqual([]);
 });
 
@@ -156,4 +158,37 @@ test('disabling a partner is confirmed first (Escape and Cancel leave it active)
     'partner A enabled again',
     10_000,
   );
+});
+
+test('revoking an API key is confirmed first: Cancel keeps it working, Revoke key refuses it', async () => {
+  const rotated = await stack.api<{ data: { key_id: string; api_key: string } }>(
+    'POST',
+    `/api/admin/v1/partners/${stack.partnerA}/api-keys/rotate`,
+    { reason: 'second key (console test)', overlap_hours: 24 },
+  );
+  const { key_id: keyId, api_key: apiKey } = rotated.data;
+  const opens = async () => (await fetch(`${stack.log.url}/api/portal/v1/deliveries`, { headers: { 'x-api-key': apiKey } })).status;
+  await waitFor(async () => ((await opens()) === 200 ? true : undefined), 'the new key opening the partner API', 15_000);
+
+  const p = await stack.page();
+  await stack.signInAsOperator(p);
+  await p.goto(`/console/#/partners/${stack.partnerA}`);
+  const reason = p.getByLabel(`Why key ${keyId} is revoked (audited)`);
+  await reason.fill('leaked in a log (console test)');
+  const form = p.locator('form', { has: reason });
+  const dialog = p.getByRole('dialog', { name: `Revoke API key ${keyId}?` });
+  await form.getByRole('button', { name: 'Revoke key' }).click();
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  await dialog.waitFor({ state: 'detached' });
+  expect(await opens()).toBe(200);
+
+  await form.getByRole('button', { name: 'Revoke key' }).click();
+  await dialog.getByRole('button', { name: 'Revoke key' }).click();
+  // The new state: the key listed as revoked, with no form to revoke it again; the key refused.
+  await p
+    .locator('li', { hasText: keyId })
+    .getByText(/— revoked \d{4}-/)
+    .waitFor();
+  expect(await reason.count()).toBe(0);
+  await waitFor(async () => ((await opens()) === 401 ? true : undefined), 'the revoked key refused', 15_000);
 });

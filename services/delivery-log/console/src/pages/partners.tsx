@@ -13,6 +13,7 @@ import { formText } from '../form-text';
 import { when } from '../format';
 import { link } from '../router';
 import { useApi } from '../use-api';
+import { ApiKeys } from './api-keys';
 import { PortalLinks } from './portal-links';
 
 export type PartnerView = Schema<'Partner'>;
@@ -121,16 +122,7 @@ export function PartnerPage({ session, partnerId }: { session: Session; partnerI
           ))}
         </ul>
       </Section>
-      <Section title="Inbound API keys">
-        <ul>
-          {p.api_keys.map((k) => (
-            <li key={k.key_id}>
-              <code>{k.key_id}</code> {k.prefix} created {when(k.created_at)}
-              {k.revoked_at ? ` — revoked ${when(k.revoked_at)}` : k.expires_at ? ` — expires ${when(k.expires_at)}` : ''}
-            </li>
-          ))}
-        </ul>
-      </Section>
+      <ApiKeys partner={p} writer={writer} onDone={reloadBoth} />
       {writer && <PartnerActions partner={p} onDone={reloadBoth} />}
       <PortalLinks partnerId={p.partner_id} links={links.data?.data ?? []} writer={writer} onDone={reloadBoth} />
     </>
