@@ -6,9 +6,15 @@
  *   const confirm = useConfirm();
  *   const submit = async () => { if (!(await confirm.ask({ title, body, action: 'Disable' }))) return; … };
  *   return <>{confirm.dialog}<form onSubmit={submit}>…</form></>;
+ *
+ * or, for a button alone (no form), ConfirmButton: asks, then runs the request with the button busy.
+ *
+ *   <ConfirmButton question={{ title, body, action: 'Revoke' }} busyLabel="Revoking…" onConfirm={() => write(…)}>Revoke</ConfirmButton>
  */
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { Failure } from './basics';
+import { BusyButton, useAction } from './busy-button';
 
 export interface Question {
   title: string;
@@ -75,5 +81,32 @@ function ConfirmDialog({ question, onAnswer }: { question: Question; onAnswer: (
         </button>
       </p>
     </dialog>
+  );
+}
+
+/** A button that asks `question` first, then runs `onConfirm` with itself busy; its refusal is shown beside it. */
+export function ConfirmButton(props: {
+  question: Question;
+  busyLabel: string;
+  onConfirm: () => Promise<unknown>;
+  children: ComponentChildren;
+  class?: string;
+}) {
+  const confirm = useConfirm();
+  const action = useAction();
+  const click = async () => {
+    if (action.busy || !(await confirm.ask(props.question))) return;
+    await action.run(async () => {
+      await props.onConfirm();
+    });
+  };
+  return (
+    <>
+      {confirm.dialog}
+      <BusyButton type="button" busy={action.busy} busyLabel={props.busyLabel} class={props.class ?? 'danger'} onClick={() => void click()}>
+        {props.children}
+      </BusyButton>
+      <Failure error={action.error} />
+    </>
   );
 }
