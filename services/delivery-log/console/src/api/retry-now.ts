@@ -1,21 +1,21 @@
-/* The console's calls for a retry now and a test event (POST /deliveries/{id}/retry, POST /endpoints/{id}/test), on api.ts's helper. */
-import type { z } from 'zod';
-import type { RetryAccepted, TestEventResult } from '../../../src/entry/http/schemas/retry-schemas';
-import { api, apiBase, type Session } from '../api';
+/* The console's calls for a retry now and a test event (POST /deliveries/{id}/retry, POST /endpoints/{id}/test), on api.ts's typed client. */
+import { client, write, type Schema, type Session } from '../api';
 
-export type TestEvent = z.infer<typeof TestEventResult>;
+export type TestEvent = Schema<'TestEventResult'>;
 
-/** Asks for one more attempt of a failing delivery now: a partner its own, an operator any. */
-export async function retryNow(session: Session, deliveryId: string): Promise<z.infer<typeof RetryAccepted>> {
+/** Asks for one more attempt of a failing delivery now: a partner its own, an operator any (with the reason its writes name). */
+export async function retryNow(session: Session, deliveryId: string): Promise<Schema<'RetryAccepted'>> {
   const reason = 'retried now from the console';
-  return (
-    await api.post<{ data: z.infer<typeof RetryAccepted> }>(`${apiBase(session)}/deliveries/${encodeURIComponent(deliveryId)}/retry`, {
-      reason,
-    })
-  ).data;
+  const params = { path: { deliveryId } };
+  const answer =
+    session.kind === 'partner'
+      ? await write(client.POST('/api/portal/v1/deliveries/{deliveryId}/retry', { params, body: { reason } }))
+      : await write(client.POST('/api/admin/v1/deliveries/{deliveryId}/retry', { params, body: { reason } }));
+  return answer.data;
 }
 
 /** Sends a sample callback of `status` to one of the partner's endpoints; resolves with its attempt (answered false: not in the log in time). */
-export async function sendTestEvent(endpointId: string, status: string): Promise<TestEvent> {
-  return (await api.post<{ data: TestEvent }>(`/api/portal/v1/endpoints/${encodeURIComponent(endpointId)}/test`, { status })).data;
+export async function sendTestEvent(endpointId: string, status: Schema<'TestEventRequest'>['status']): Promise<TestEvent> {
+  return (await write(client.POST('/api/portal/v1/endpoints/{endpointId}/test', { params: { path: { endpointId } }, body: { status } })))
+    .data;
 }

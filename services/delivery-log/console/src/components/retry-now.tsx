@@ -5,20 +5,15 @@
  * what it came to (delivered, or failed with its HTTP status: the schedule goes on). Also how the
  * attempts timeline marks a retry now's attempt, a test's, and a retry that found the delivery done.
  */
-import { useState } from 'preact/hooks';
-import type { z } from 'zod';
-import type { DeliveryDetail } from '../../../src/entry/http/schemas/schemas';
 import { retryNow } from '../api/retry-now';
-import type { Session } from '../api';
+import type { Schema, Session } from '../api';
 import { Failure } from './basics';
+import { glossaryHref } from './code';
+import { BusyButton, useAction } from './busy-button';
+import { Time } from './time';
 
-type Delivery = z.infer<typeof DeliveryDetail>;
+type Delivery = Schema<'DeliveryDetail'>;
 type Attempt = Delivery['attempts'][number];
-
-/** A time with its zone: "28 Nov 2026, 10:04:05 UTC". */
-export function zoned(iso: string): string {
-  return new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'long' });
-}
 
 /** How far off a moment is, in plain words: "in 4 min", "in 20 s", "due now". */
 export function fromNow(iso: string, now = Date.now()): string {
@@ -51,8 +46,8 @@ export function RetrySchedule({ delivery }: { delivery: Delivery }) {
   const later = schedule.later_delays_ms.reduce((sum, d) => sum + d, 0);
   return (
     <p class="note" data-testid="retry-schedule">
-      Next attempt at <time dateTime={schedule.next_attempt_at}>{zoned(schedule.next_attempt_at)}</time> (
-      {fromNow(schedule.next_attempt_at)}); {schedule.retries_left} {schedule.retries_left === 1 ? 'retry' : 'retries'} left
+      Next attempt at <Time at={schedule.next_attempt_at} /> ({fromNow(schedule.next_attempt_at)}); {schedule.retries_left}{' '}
+      {schedule.retries_left === 1 ? 'retry' : 'retries'} left
       {later > 0 ? ` over ${span(later)} more` : ''}.
     </p>
   );
@@ -63,27 +58,19 @@ export function RetrySchedule({ delivery }: { delivery: Delivery }) {
  * attempts it has now. A viewer (an operator who only reads) gets none.
  */
 export function RetryNowButton({ session, delivery, onAsked }: { session: Session; delivery: Delivery; onAsked: () => void }) {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<Error | undefined>(undefined);
+  const action = useAction();
   if (session.kind === 'operator' && session.role !== 'operator') return null;
-  const ask = async () => {
-    setBusy(true);
-    setError(undefined);
-    try {
+  const ask = () =>
+    void action.run(async () => {
       await retryNow(session, delivery.delivery_id);
       onAsked();
-    } catch (failure) {
-      setError(failure as Error);
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
   return (
     <div class="inline-form">
-      <button type="button" disabled={busy} aria-busy={busy} onClick={() => void ask()}>
-        {busy ? 'Retrying…' : 'Retry now'}
-      </button>
-      <Failure error={error} />
+      <BusyButton type="button" busy={action.busy} busyLabel="Retrying…" onClick={ask}>
+        Retry now
+      </BusyButton>
+      <Failure error={action.error} />
     </div>
   );
 }
@@ -113,7 +100,17 @@ export function RetryOutcome({ result }: { result: Attempt | undefined }) {
 /** What the timeline says beside an attempt besides its outcome. */
 export function AttemptNote({ attempt }: { attempt: Attempt }) {
   if (attempt.outcome === 'ALREADY_DELIVERED') return <span class="muted">not sent: delivered already by a retry now</span>;
-  if (attempt.trigger === 'RETRY_NOW') return <span class="badge badge-neutral">retry now</span>;
-  if (attempt.trigger === 'TEST') return <span class="badge badge-neutral">test</span>;
+  if (attempt.trigger === 'RETRY_NOW')
+    return (
+      <a class="badge badge-neutral" href={glossaryHref('term', 'retry-now')}>
+        retry now
+      </a>
+    );
+  if (attempt.trigger === 'TEST')
+    return (
+      <a class="badge badge-neutral" href={glossaryHref('term', 'test-event')}>
+        test
+      </a>
+    );
   return null;
 }

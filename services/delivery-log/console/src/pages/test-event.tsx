@@ -4,44 +4,33 @@
  * body, the headers sent), and the test is in the log, marked as one, never retried.
  */
 import { useState } from 'preact/hooks';
-import type { z } from 'zod';
-import type { EndpointsHealth } from '../../../src/entry/http/schemas/schemas';
+import { client, type Schema } from '../api';
 import { sendTestEvent, type TestEvent } from '../api/retry-now';
 import { Badge, Facts, Failure, Section } from '../components/basics';
+import { BusyButton, useAction } from '../components/busy-button';
 import { SelectField } from '../components/select-field';
 import { formText } from '../form-text';
 import { ms, pretty } from '../format';
 import { link } from '../router';
 import { useApi } from '../use-api';
 
-type Health = z.infer<typeof EndpointsHealth>;
+type Status = Schema<'TestEventRequest'>['status'];
 
-const STATUSES: Array<[string, string]> = [
+const STATUSES: Array<[Status, string]> = [
   ['POLICY_ACTIVE', 'Policy active'],
   ['POLICY_ISSUING', 'Policy issuing'],
   ['POLICY_CANCELLED', 'Policy cancelled'],
 ];
 
 export function TestEventPage() {
-  const { data, error: loadError } = useApi<{ data: Health }>('/api/portal/v1/endpoints');
+  const { data, error: loadError } = useApi(() => client.GET('/api/portal/v1/endpoints'), []);
   const [result, setResult] = useState<TestEvent | undefined>(undefined);
-  const [error, setError] = useState<Error | undefined>(undefined);
-  const [busy, setBusy] = useState(false);
+  const action = useAction();
   const endpoints = (data?.data.endpoints ?? []).filter((e) => e.url !== null);
-  const send = async (event: Event) => {
-    event.preventDefault();
-    const form = event.currentTarget;
-    setBusy(true);
-    setError(undefined);
+  const send = action.submit(async (form) => {
     setResult(undefined);
-    try {
-      setResult(await sendTestEvent(formText(form, 'endpoint'), formText(form, 'status')));
-    } catch (failure) {
-      setError(failure as Error);
-    } finally {
-      setBusy(false);
-    }
-  };
+    setResult(await sendTestEvent(formText(form, 'endpoint'), formText(form, 'status') as Status));
+  });
   return (
     <>
       <h1>Send a test event</h1>
@@ -53,7 +42,7 @@ export function TestEventPage() {
       {!data && !loadError && <p>Loading your endpoints…</p>}
       {data && (
         <Section title="Test event">
-          <form class="inline-form" onSubmit={(e) => void send(e)}>
+          <form class="inline-form" onSubmit={send}>
             <label>
               <span>Endpoint</span>
               <SelectField
@@ -66,12 +55,12 @@ export function TestEventPage() {
               <span>Status</span>
               <SelectField name="status" initial="POLICY_ACTIVE" options={STATUSES} />
             </label>
-            <button type="submit" disabled={busy || endpoints.length === 0} aria-busy={busy}>
-              {busy ? 'Sending…' : 'Send test event'}
-            </button>
+            <BusyButton busy={action.busy} busyLabel="Sending…" disabled={endpoints.length === 0}>
+              Send test event
+            </BusyButton>
           </form>
           {endpoints.length === 0 && <p class="empty">You have no callback endpoint to test.</p>}
-          <Failure error={error} />
+          <Failure error={action.error} />
           {result && <TestAnswer result={result} />}
         </Section>
       )}
@@ -90,7 +79,7 @@ function TestAnswer({ result }: { result: TestEvent }) {
   return (
     <div role="status" data-testid="test-answer" class={result.outcome === 'DELIVERED' ? 'ok' : 'failure'}>
       <p>
-        <Badge value={result.outcome ?? 'FAILED_ATTEMPT'} />{' '}
+        <Badge kind="outcome" value={result.outcome ?? 'FAILED_ATTEMPT'} />{' '}
         {result.outcome === 'DELIVERED' ? 'Your endpoint took it' : 'Your endpoint did not take it'}: {delivery}
       </p>
       <Facts
