@@ -97,6 +97,11 @@ export function RetryOutcome({ result }: { result: Attempt | undefined }) {
   );
 }
 
+/** A test event's failed send: never retried, so not "failed, will retry". */
+export function testFailed(attempt: Attempt): boolean {
+  return attempt.trigger === 'TEST' && attempt.outcome === 'FAILED_ATTEMPT';
+}
+
 /** What the timeline says beside an attempt besides its outcome. */
 export function AttemptNote({ attempt }: { attempt: Attempt }) {
   if (attempt.outcome === 'ALREADY_DELIVERED') return <span class="muted">not sent: delivered already by a retry now</span>;

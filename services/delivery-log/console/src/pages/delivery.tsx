@@ -15,7 +15,7 @@ import { ms, pretty, when } from '../format';
 import { link } from '../router';
 import { LIVE_INTERVAL_MS, useApi } from '../use-api';
 import { PolicyVersion } from './deliveries';
-import { AttemptNote, RetryNowButton, RetryOutcome, RetrySchedule, retryResult } from '../components/retry-now';
+import { AttemptNote, RetryNowButton, RetryOutcome, RetrySchedule, retryResult, testFailed } from '../components/retry-now';
 
 type Delivery = Schema<'DeliveryDetail'>;
 
@@ -114,7 +114,8 @@ export function DeliveryPage({ session, deliveryId }: { session: Session; delive
           {d.attempts.map((a, i) => (
             <li key={i}>
               <div class="timeline-head">
-                <Badge kind="outcome" value={a.outcome} /> <strong>attempt {a.attempt}</strong>{' '}
+                <Badge kind="outcome" value={a.outcome} label={testFailed(a) ? 'failed, not retried' : undefined} />{' '}
+                <strong>attempt {a.attempt}</strong>{' '}
                 <a class="muted" href={glossaryHref('term', 'retry')}>
                   {a.tier === 0 ? 'first try' : `retry ${a.tier}`}
                 </a>{' '}

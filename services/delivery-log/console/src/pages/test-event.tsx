@@ -79,7 +79,12 @@ function TestAnswer({ result }: { result: TestEvent }) {
   return (
     <div role="status" data-testid="test-answer" class={result.outcome === 'DELIVERED' ? 'ok' : 'failure'}>
       <p>
-        <Badge kind="outcome" value={result.outcome ?? 'FAILED_ATTEMPT'} />{' '}
+        {/* "failed, will retry" would not be true: a test is sent once. */}
+        <Badge
+          kind="outcome"
+          value={result.outcome ?? 'FAILED_ATTEMPT'}
+          label={result.outcome === 'DELIVERED' ? 'delivered' : 'failed'}
+        />{' '}
         {result.outcome === 'DELIVERED' ? 'Your endpoint took it' : 'Your endpoint did not take it'}: {delivery}
       </p>
       <Facts
