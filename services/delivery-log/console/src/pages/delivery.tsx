@@ -116,9 +116,14 @@ export function DeliveryPage({ session, deliveryId }: { session: Session; delive
               <div class="timeline-head">
                 <Badge kind="outcome" value={a.outcome} label={testFailed(a) ? 'failed, not retried' : undefined} />{' '}
                 <strong>attempt {a.attempt}</strong>{' '}
-                <a class="muted" href={glossaryHref('term', 'retry')}>
-                  {a.tier === 0 ? 'first try' : `retry ${a.tier}`}
-                </a>{' '}
+                {/* A retry now or a test is read from no tier: its own mark says what it was (AttemptNote). */}
+                {a.trigger === null && (
+                  <>
+                    <a class="muted" href={glossaryHref('term', 'retry')}>
+                      {a.tier === 0 ? 'first try' : `retry ${a.tier}`}
+                    </a>{' '}
+                  </>
+                )}
                 <time dateTime={a.recorded_at}>{when(a.recorded_at)}</time> <AttemptNote attempt={a} />
               </div>
               <Facts
