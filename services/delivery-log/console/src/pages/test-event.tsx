@@ -8,6 +8,7 @@ import { client, type Schema } from '../api';
 import { sendTestEvent, type TestEvent } from '../api/retry-now';
 import { Badge, Facts, Failure, Section } from '../components/basics';
 import { BusyButton, useAction } from '../components/busy-button';
+import { Code } from '../components/code';
 import { SelectField } from '../components/select-field';
 import { formText } from '../form-text';
 import { ms, pretty } from '../format';
@@ -91,7 +92,7 @@ function TestAnswer({ result }: { result: TestEvent }) {
         rows={[
           ['HTTP status', result.http_status ?? '–'],
           ['Latency', ms(result.latency_ms)],
-          ['Error', result.error_class ?? '–'],
+          ['Error', <Code kind="error-class" code={result.error_class} />],
         ]}
       />
       {result.response_excerpt !== null && result.response_excerpt !== '' && (
