@@ -2,8 +2,8 @@
 // one source file: `java Verify.java case.json`. Each method takes the request's headers with
 // lower-case names and the body's exact bytes as received (read them raw, before any JSON
 // parsing), and returns true only for a request Hookstream signed with what you agreed. The
-// blocks between "--- METHOD ---" lines are the ones docs/verifying.md and the console show;
-// they use the small JSON reader at the end (Json.parse) where a body or a token is read.
+// blocks between "--- METHOD ---" lines are the ones docs/verifying.md and the console show; each
+// needs COMMON, and MD5 and BEARER_JWT the small JSON reader at the end (Json) or a JSON library.
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -19,6 +19,9 @@ import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
 public class Verify {
+  // --- COMMON ---
+  // imports: java.nio.charset.StandardCharsets, java.security.MessageDigest, java.time.Instant,
+  // java.util.*, java.util.HexFormat, javax.crypto.Mac, javax.crypto.spec.SecretKeySpec
   static final java.nio.charset.Charset UTF8 = StandardCharsets.UTF_8;
 
   /** Equal in constant time (equals() leaks, by its timing, how much of a guess was right). */
@@ -32,6 +35,7 @@ public class Verify {
     for (byte[] part : parts) mac.update(part);
     return mac.doFinal();
   }
+  // --- end ---
 
   // --- HMAC_SHA256 ---
   // keyHeader, timestampHeader, signatureHeader: the header names agreed with you (any case).

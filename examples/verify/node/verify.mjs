@@ -2,9 +2,11 @@
 // Each function takes the request's headers with lower-case names (as Node's req.headers has them)
 // and the body's exact bytes as received (a Buffer: read it raw, before any JSON parsing), and
 // returns true only for a request Hookstream signed with what you agreed. The blocks between
-// "--- METHOD ---" lines are the ones docs/verifying.md and the console show.
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+// "--- METHOD ---" lines are the ones docs/verifying.md and the console show; each needs COMMON.
 import { readFileSync } from 'node:fs';
+
+// --- COMMON ---
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 
 /** Equal in constant time (a plain === leaks, by its timing, how much of a guess was right). */
 function same(a, b) {
@@ -12,6 +14,7 @@ function same(a, b) {
   const y = Buffer.from(String(b), 'utf8');
   return x.length === y.length && timingSafeEqual(x, y);
 }
+// --- end ---
 
 // --- HMAC_SHA256 ---
 // keyHeader, timestampHeader, signatureHeader: the header names agreed with you (any case).

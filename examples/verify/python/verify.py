@@ -3,15 +3,18 @@
 Each function takes the request's headers as a dict with lower-case names and the body's exact
 bytes as received (read them raw, before any JSON parsing), and returns True only for a request
 Hookstream signed with what you agreed. The blocks between "--- METHOD ---" lines are the ones
-docs/verifying.md and the console show.
+docs/verifying.md and the console show; each needs COMMON.
 """
+import sys
+
+# --- COMMON ---
 import base64
 import hashlib
 import hmac
 import json
-import sys
 import time
 from datetime import datetime
+# --- end ---
 
 
 # --- HMAC_SHA256 ---

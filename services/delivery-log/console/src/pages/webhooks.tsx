@@ -149,7 +149,11 @@ function RefusedList({ url, operator }: { url: string; operator: boolean }) {
           <tbody>
             {pages.items.map((r) => (
               <tr key={r.rejection_id}>
-                <td>{when(r.received_at)}</td>
+                <td>
+                  <a href={link('refused-webhooks', r.rejection_id)} title="Open the request as it arrived">
+                    {when(r.received_at)}
+                  </a>
+                </td>
                 {operator && <td>{r.partner_id}</td>}
                 <td>
                   <span class="badge badge-bad">{r.http_status}</span> <code>{r.error_code}</code>
