@@ -17,13 +17,17 @@ export interface InboundRejectionValue {
   transaction_number: string | null;
   payload_fingerprint: string | null;
   ingress_instance: string | null;
-  /** Each field the answer named, with its message (empty in records written before). */
-  problems: { field: string; message: string }[];
-  /** The headers as received, credentials "[redacted]" (empty in records written before). */
-  request_headers: { name: string; value: string }[];
-  headers_truncated: boolean;
-  /** The body's first 16 KiB as UTF-8 text; null when none was read (and in records written before). */
-  body: string | null;
-  body_size: number | null;
-  body_truncated: boolean;
+  /*
+   * The request as it arrived. Optional here because a writer may leave them out: Avro writes
+   * their defaults (empty, null, false), which is also what records written before them read as.
+   */
+  /** Each field the answer named, with its message. */
+  problems?: { field: string; message: string }[];
+  /** The headers as received, credentials "[redacted]". */
+  request_headers?: { name: string; value: string }[];
+  headers_truncated?: boolean;
+  /** The body's first 16 KiB as UTF-8 text; null when none was read. */
+  body?: string | null;
+  body_size?: number | null;
+  body_truncated?: boolean;
 }
