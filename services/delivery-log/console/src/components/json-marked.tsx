@@ -3,7 +3,7 @@
  * names it: documents[0].url, request_id) is at fault is wrapped, with its key, in a <mark> that
  * names the field and says what is wrong with it, so the eye finds it in a long body.
  */
-import type { ComponentChildren } from 'preact';
+import { Fragment, type ComponentChildren } from 'preact';
 
 /** Paths at fault, each with its message. */
 export type FaultMarks = ReadonlyMap<string, string>;
@@ -27,29 +27,29 @@ function Value({ value, path, depth, marks }: { value: unknown; path: string; de
     return (
       <>
         {'[\n'}
-        {value.map((item, i) => (
-          <>
+        {(value as unknown[]).map((item: unknown, i) => (
+          <Fragment key={i}>
             {pad(depth + 1)}
             <Member label={null} value={item} path={childPath(path, i)} depth={depth + 1} marks={marks} />
             {i < value.length - 1 ? ',\n' : '\n'}
-          </>
+          </Fragment>
         ))}
         {`${pad(depth)}]`}
       </>
     );
   }
   if (typeof value === 'object' && value !== null) {
-    const entries = Object.entries(value);
+    const entries: Array<[string, unknown]> = Object.entries(value as Record<string, unknown>);
     if (entries.length === 0) return '{}';
     return (
       <>
         {'{\n'}
         {entries.map(([key, item], i) => (
-          <>
+          <Fragment key={key}>
             {pad(depth + 1)}
             <Member label={key} value={item} path={childPath(path, key)} depth={depth + 1} marks={marks} />
             {i < entries.length - 1 ? ',\n' : '\n'}
-          </>
+          </Fragment>
         ))}
         {`${pad(depth)}}`}
       </>
