@@ -31,18 +31,12 @@ async function signInWithKey(p: Page, key: string): Promise<void> {
   await p.getByRole('heading', { name: 'Deliveries' }).waitFor();
 }
 
-/** Reloads the page until `ready` finds what the projection has not written yet. */
-async function reloadUntil(p: Page, ready: () => Promise<boolean>, what: string): Promise<void> {
-  await waitFor(
-    async () => {
-      if (await ready()) return true;
-      await p.reload();
-      await p.waitForLoadState('networkidle');
-      return (await ready()) || undefined;
-    },
-    what,
-    30_000,
-  );
+/**
+ * Waits, through the operator API, until the log has projected what a page will show: a page
+ * reloaded while its requests are in flight would abort them, which the page checks count as failures.
+ */
+function projected<T>(read: () => Promise<T | undefined>, what: string): Promise<T> {
+  return waitFor(read, what, 30_000);
 }
 
 test('a refused webhook opened: the request as it arrived, credentials [redacted], the field at fault marked in the body', async () => {
@@ -55,11 +49,20 @@ test('a refused webhook opened: the request as it arrived, credentials [redacted
   const answer = await postWebhook(stack.ingressUrl, stack.keyA, refused, { cookie: 'sid=not-for-us', 'x-trace-id': 'trace-open-1' });
   expect(answer.status).toBe(400);
 
+  await projected(async () => {
+    const page = await stack.api<{ data: unknown[] }>(
+      'GET',
+      `/api/admin/v1/rejected-webhooks?partner_id=${stack.partnerA}&request_id=REJ-OPEN-1`,
+    );
+    return page.data[0];
+  }, 'the refusal in the log');
+
   const p = await stack.page();
   await signInWithKey(p, stack.keyA);
-  await p.goto('/console/#/webhooks?view=refused');
+  await p.getByRole('link', { name: 'Webhooks' }).click();
+  await p.getByRole('link', { name: 'Refused' }).click();
   const row = p.locator('tbody tr', { hasText: 'REJ-OPEN-1' });
-  await reloadUntil(p, async () => (await row.count()) > 0, 'the refused webhook listed');
+  await row.waitFor();
   await row.getByRole('link').first().click();
   await p.getByRole('heading', { name: 'Refused webhook' }).waitFor();
 
@@ -102,15 +105,21 @@ test('the signature each attempt carried is shown, equal to what the endpoint re
   const received = String(request!.headers['x-signature']);
   expect(received).toMatch(/^[A-Za-z0-9+/]{43}=$/);
 
+  await projected(async () => {
+    const page = await stack.api<{ data: Array<{ delivery_id: string; state: string }> }>(
+      'GET',
+      `/api/admin/v1/deliveries?partner_id=${partnerD}&status=delivered`,
+    );
+    return page.data[0];
+  }, 'the delivery delivered in the log');
+
   const p = await stack.page();
   await signInWithKey(p, keyD);
-  const link = p.getByRole('link', { name: 'P-SIGNED-1' });
-  await reloadUntil(p, async () => (await link.count()) > 0, 'the delivery listed');
-  await link.click();
+  await p.getByRole('link', { name: 'P-SIGNED-1' }).click();
   await p.getByRole('heading', { name: /Delivery of P-SIGNED-1/ }).waitFor();
   const verifying = p.getByRole('region', { name: 'Verifying it' });
   const signature = verifying.locator('.signature-list li[data-attempt="1"] input');
-  await reloadUntil(p, async () => (await signature.count()) > 0, 'the attempt with its headers');
+  await signature.waitFor();
   expect(await signature.inputValue()).toBe(received);
   // The credential stays redacted among the headers; the signature is shown there too.
   expect(await verifying.getByText('[redacted]').count()).toBe(1);

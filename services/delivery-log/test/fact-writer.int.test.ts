@@ -25,12 +25,12 @@ const request: CallbackRequestValue = {
   created_at: T0,
 };
 let offset = 0;
-/** The headers the sender records of a send: an HMAC_SHA256 partner's key and signature are redacted at the source. */
+/** The headers the sender records of a send: an HMAC_SHA256 partner's key is redacted at the source, its signature kept. */
 const sentHeaders = (n: number, at: number) => ({
   'content-type': 'application/json',
   'X-API-Key': '[redacted]',
   'X-Timestamp': new Date(at).toISOString(),
-  'X-Signature': '[redacted]',
+  'X-Signature': `c2lnbmF0dXJlIG9mIHNlbmQg${n}=`,
   'x-hookstream-attempt': String(n),
 });
 const attempt = (n: number, outcome: string, http_status: number | null, at: number): Fact => ({
