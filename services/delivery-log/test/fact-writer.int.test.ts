@@ -210,7 +210,7 @@ for (const [name, store] of storesUnderTest()) {
       ]) {
         expect(everything).not.toContain(secret);
       }
-      expect(everything).not.toMatch(/X-(API-Key|Signature)":"(?!\[redacted\])/);
+      expect(everything).not.toMatch(/X-API-Key":"(?!\[redacted\])/);
     });
 
     test("a dead letter whose last attempts got no answer keeps the partner's last HTTP status", async () => {
@@ -370,6 +370,13 @@ for (const [name, store] of storesUnderTest()) {
           request_id: 'req-9',
           transaction_number: null,
           payload_fingerprint: 'e'.repeat(64),
+          // A record without the request as it arrived (written before those fields): none kept.
+          problems: [],
+          request_headers: [],
+          headers_truncated: false,
+          body: null,
+          body_size: null,
+          body_truncated: false,
         },
       ]);
       // The position identifies the record: the same content at another offset is another record.
