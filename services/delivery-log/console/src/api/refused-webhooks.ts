@@ -1,11 +1,13 @@
 /** The console's calls about refused webhooks: one opened, with its request as it arrived. */
-import type { z } from 'zod';
-import type { RejectedWebhookAnswer } from '../../../src/entry/http/schemas/webhook-schemas';
-import { apiBase, type Session } from '../api';
+import { client, type Schema, type Session } from '../api';
 
-export type RefusedWebhook = z.infer<typeof RejectedWebhookAnswer>['data'];
+export type RefusedWebhook = Schema<'RejectedWebhookDetail'>;
 
-/** Where one refused webhook is read: the partner's own, or (operators) any partner's. */
-export function refusedWebhookUrl(session: Session, rejectionId: string): string {
-  return `${apiBase(session)}/rejected-webhooks/${encodeURIComponent(rejectionId)}`;
+/** Reads one refused webhook: the partner's own, or (operators) any partner's; for useApi. */
+export function refusedWebhookCall(session: Session, rejectionId: string) {
+  const params = { params: { path: { rejectionId } } };
+  return () =>
+    session.kind === 'partner'
+      ? client.GET('/api/portal/v1/rejected-webhooks/{rejectionId}', params)
+      : client.GET('/api/admin/v1/rejected-webhooks/{rejectionId}', params);
 }

@@ -4,11 +4,11 @@
  * own code computes over the signed string shown beside it, and so finds a wrong secret or a body
  * changed on the way.
  */
-import type { z } from 'zod';
-import type { DeliveryAnswer } from '../../../src/entry/http/schemas/schemas';
+import type { Schema } from '../api';
+import { when } from '../format';
 import { CopyField } from './copy-field';
 
-type Attempt = z.infer<typeof DeliveryAnswer>['data']['attempts'][number];
+type Attempt = Schema<'DeliveryAttempt'>;
 
 /** The value of `name` among an attempt's recorded headers, in any case. */
 function headerOf(attempt: Attempt, name: string): string | undefined {
@@ -34,7 +34,7 @@ export function AttemptSignatures({ attempts, header }: { attempts: Attempt[]; h
       <ul class="signature-list">
         {signed.map(({ attempt, value }, i) => (
           <li key={i} data-attempt={attempt.attempt}>
-            <CopyField label={`Attempt ${attempt.attempt} (tier ${attempt.tier}), ${attempt.recorded_at}`} value={value} />
+            <CopyField label={`Attempt ${attempt.attempt} (tier ${attempt.tier}), ${when(attempt.recorded_at)}`} value={value} />
           </li>
         ))}
       </ul>

@@ -4,13 +4,12 @@
  * that verifies it, and the request headers as sent (credentials redacted by the sender before
  * they were ever recorded; signatures kept).
  */
-import type { z } from 'zod';
-import type { DeliveryAnswer } from '../../../src/entry/http/schemas/schemas';
+import type { Schema } from '../api';
 import { AttemptSignatures } from './attempt-signatures';
 import { Section } from './basics';
 import { VerifySnippets } from './verify-snippets';
 
-type Delivery = z.infer<typeof DeliveryAnswer>['data'];
+type Delivery = Schema<'DeliveryDetail'>;
 
 export function Verification({ delivery }: { delivery: Delivery }) {
   const v = delivery.verification;

@@ -3,16 +3,17 @@
  * it, and the request as it arrived: its headers (credentials shown as [redacted]: the ingress never
  * kept them) and its body pretty-printed with each field at fault marked.
  */
-import { refusedWebhookUrl, type RefusedWebhook } from '../api/refused-webhooks';
+import { refusedWebhookCall, type RefusedWebhook } from '../api/refused-webhooks';
 import type { Session } from '../api';
 import { Facts, Failure, Section } from '../components/basics';
+import { Code } from '../components/code';
 import { MarkedJson, pathsOf } from '../components/json-marked';
-import { when } from '../format';
+import { Time } from '../components/time';
 import { link } from '../router';
 import { useApi } from '../use-api';
 
 export function RefusedWebhookPage({ session, rejectionId }: { session: Session; rejectionId: string }) {
-  const { data, error } = useApi<{ data: RefusedWebhook }>(refusedWebhookUrl(session, rejectionId));
+  const { data, error } = useApi(refusedWebhookCall(session, rejectionId), [session.kind, rejectionId]);
   if (error) return <Failure error={error} />;
   if (!data) return <p aria-busy="true">Loading the refused webhook…</p>;
   const r = data.data;
@@ -29,11 +30,11 @@ export function RefusedWebhookPage({ session, rejectionId }: { session: Session;
         <Facts
           rows={[
             ...(session.kind === 'operator' ? ([['Partner', r.partner_id]] as Array<[string, string]>) : []),
-            ['Received', when(r.received_at)],
+            ['Received', <Time at={r.received_at} />],
             [
               'Answered',
               <>
-                <span class="badge badge-bad">{r.http_status}</span> <code>{r.error_code}</code>
+                <span class="badge badge-bad">{r.http_status}</span> <Code kind="error-code" code={r.error_code} />
               </>,
             ],
             ['Message', r.message],
