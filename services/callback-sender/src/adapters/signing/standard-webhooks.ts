@@ -12,7 +12,7 @@ type StandardWebhooksAuth = Extract<OutboundAuth, { method: 'STANDARD_WEBHOOKS' 
  * Standard Webhooks (https://www.standardwebhooks.com/): webhook-id = the delivery id (the same
  * on every retry, as the standard wants), webhook-timestamp = unix seconds of the attempt,
  * webhook-signature = "v1," + Base64(HMAC-SHA256(key, id + "." + timestamp + "." + body))
- * (standardWebhooksSignedString). Only the signature is secret-bearing.
+ * (standardWebhooksSignedString). Nothing is secret-bearing: the signature is recorded.
  */
 export function createStandardWebhooksSigner(auth: StandardWebhooksAuth, secrets: AuthSecrets): SignAttempt {
   const key = signingKey(secrets.reveal('secret', auth.secret), secrets.partnerId);
@@ -22,7 +22,7 @@ export function createStandardWebhooksSigner(auth: StandardWebhooksAuth, secrets
     const signature = createHmac('sha256', key).update(signed, 'utf8').digest('base64');
     return jsonCallback(Buffer.from(body, 'utf8'), {
       plain: { [StandardWebhooksHeaders.id]: deliveryId, [StandardWebhooksHeaders.timestamp]: timestamp },
-      secret: { [StandardWebhooksHeaders.signature]: `v1,${signature}` },
+      signature: { [StandardWebhooksHeaders.signature]: `v1,${signature}` },
     });
   };
 }
