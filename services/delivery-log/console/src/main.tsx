@@ -15,6 +15,8 @@ import { useViewHeading } from './view-heading';
 import { AuditPage } from './pages/audit';
 import { DeadLettersPage } from './pages/dead-letters';
 import { DeliveriesPage } from './pages/deliveries';
+import { FailingEndpointsPage } from './pages/failing-endpoints';
+import { RecoverPage } from './pages/recover';
 import { DeliveryPage } from './pages/delivery';
 import { HealthPage } from './pages/health';
 import { KeysPage } from './pages/keys';
@@ -116,6 +118,10 @@ function View({ session, route }: { session: Session; route: Route }) {
       return second ? <WebhookPage session={session} webhookId={second} /> : <WebhooksPage session={session} route={route} />;
     case 'health':
       return <HealthPage session={session} partnerId={route.params.get('partner_id')} />;
+    case 'recover':
+      return session.kind === 'partner' ? <RecoverPage /> : <NotHere />;
+    case 'failing-endpoints':
+      return operator ? <FailingEndpointsPage /> : <NotHere />;
     case 'keys':
       return session.kind === 'partner' ? <KeysPage /> : <NotHere />;
     case 'dead-letters':

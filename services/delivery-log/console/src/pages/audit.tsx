@@ -1,18 +1,25 @@
-/** The audit trail: who changed what and why, from the operator API, the partner API or the CLI. */
+/**
+ * The audit trail: who changed what and why, from the operator API, the partner API or the CLI.
+ * Times carry their zone; each record's detail opens in full, its times written as times. The actor
+ * filter takes the actor as the trail shows it (partner:ux-test) or its bare id (ux-test).
+ */
 import type { z } from 'zod';
 import type { AuditRecord } from '../../../src/entry/http/schemas/admin-schemas';
 import { query, type Session } from '../api';
 import { Failure } from '../components/basics';
+import { AuditDetail } from '../components/audit-detail';
 import { Filters, type FilterField } from '../components/filters';
 import { LoadMore, usePages } from '../components/pages';
-import { when } from '../format';
 import type { Route } from '../router';
+import { zoned } from '../zoned-time';
 
 const FIELDS: FilterField[] = [
-  { name: 'actor_id', label: 'Actor id' },
-  { name: 'subject_id', label: 'Subject id' },
+  { name: 'actor_id', label: 'Actor (as shown, or its id)' },
+  { name: 'subject_id', label: 'Subject id (a partner, operator or replay)', type: 'partner' },
   { name: 'action', label: 'Action' },
 ];
+
+const ACTOR_KINDS: Record<string, string> = { operator: 'an operator', partner: 'the partner itself', cli: 'the command line' };
 
 export function AuditPage({ route }: { session: Session; route: Route }) {
   const filters = Object.fromEntries(FIELDS.map((f) => [f.name, route.params.get(f.name) ?? undefined]));
@@ -22,8 +29,9 @@ export function AuditPage({ route }: { session: Session; route: Route }) {
       <h1>Audit trail</h1>
       <Filters segments={['audit']} fields={FIELDS} values={filters} />
       <Failure error={pages.error} />
+      {pages.loading && pages.items.length === 0 && <p aria-busy="true">Loading…</p>}
       <div class="table-wrap">
-        <table>
+        <table class="audit">
           <thead>
             <tr>
               <th scope="col">When</th>
@@ -37,9 +45,17 @@ export function AuditPage({ route }: { session: Session; route: Route }) {
           <tbody>
             {pages.items.map((a) => (
               <tr key={a.audit_id}>
-                <td>{when(a.at)}</td>
+                <td>{zoned(a.at)}</td>
                 <td>
-                  {a.actor_name} <span class="muted">({a.actor_type})</span>
+                  {a.actor_name}
+                  <div class="muted">
+                    {ACTOR_KINDS[a.actor_type] ?? a.actor_type}
+                    {a.actor_name !== a.actor_id && (
+                      <>
+                        , id <code>{a.actor_id}</code>
+                      </>
+                    )}
+                  </div>
                 </td>
                 <td>
                   <code>{a.action}</code>
@@ -49,13 +65,13 @@ export function AuditPage({ route }: { session: Session; route: Route }) {
                 </td>
                 <td>{a.reason}</td>
                 <td>
-                  <code class="detail">{JSON.stringify(a.detail)}</code>
+                  <AuditDetail detail={a.detail} />
                 </td>
               </tr>
             ))}
           </tbody>
         </table>
-        {pages.items.length === 0 && !pages.loading && <p class="empty">Nothing audited yet.</p>}
+        {pages.items.length === 0 && !pages.loading && <p class="empty">Nothing audited matches.</p>}
       </div>
       <LoadMore pages={pages} />
     </>

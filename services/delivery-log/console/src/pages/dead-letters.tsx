@@ -1,16 +1,21 @@
 /*
- * Dead letters by topic, as `hookstream dlq list` shows them, and their replay: first a dry run
- * that says what would be replayed and what skipped (and why), then the replay itself with a
- * reason, which the audit trail records.
+ * Dead letters by topic, as `hookstream dlq list` shows them, and their replay: of every dead letter
+ * the filters select (a time range among them), or of the rows chosen one by one. First a dry run
+ * says what would be replayed and what skipped (and why), writing nothing; then the replay itself,
+ * with a reason and confirmed, replays what the dry run showed, and the audit trail records it.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { api, query, type Session } from '../api';
-import { Badge, Failure, Section } from '../components/basics';
+import { query, type Session } from '../api';
+import { replay, type ReplayAnswer } from '../api/operator-views';
+import { Failure, Section } from '../components/basics';
+import { ConfirmStep } from '../components/confirm-step';
 import { Filters, type FilterField } from '../components/filters';
-import { when } from '../format';
+import { ReplayDecisions } from '../components/replay-decisions';
 import { formText } from '../form-text';
 import { link, type Route } from '../router';
 import { useApi } from '../use-api';
+import { zoned } from '../zoned-time';
+import { isoOf } from './deliveries';
 
 interface DeadLetter {
   partition: number;
@@ -27,58 +32,53 @@ interface DeadLetter {
   replayed: boolean;
 }
 
-interface ReplayAnswer {
-  dry_run: boolean;
-  replay_id: string | null;
-  counts: Record<string, number>;
-  decisions: Array<{
-    outcome: string;
-    detail: string;
-    delivery_id: string | null;
-    event_id: string | null;
-    partner_id: string | null;
-    policy_number: string | null;
-  }>;
-}
-
-/** A dry run: the selection's request as it was sent (bounded by its time), and its answer. */
+/** A dry run: the request as it was sent (bounded by its time), what it was of, and its answer. */
 interface DryRun {
   selectionKey: string;
-  request: Record<string, string>;
+  request: Record<string, unknown>;
   answer: ReplayAnswer;
 }
 
 const FIELDS: FilterField[] = [
   { name: 'topic', label: 'Topic', options: ['callback', 'policy-status', 'documents'] },
-  { name: 'partner_id', label: 'Partner' },
+  { name: 'partner_id', label: 'Partner', type: 'partner' },
+  { name: 'since', label: 'Dead-lettered from', type: 'datetime-local' },
+  { name: 'until', label: 'Dead-lettered before', type: 'datetime-local' },
   { name: 'error_class', label: 'Error class' },
   { name: 'last_status', label: 'Last HTTP status' },
   { name: 'policy_number', label: 'Policy number' },
   { name: 'delivery_id', label: 'Delivery id' },
 ];
 
+const coordinates = (l: Pick<DeadLetter, 'partition' | 'offset'>) => `${l.partition}:${l.offset}`;
+
 export function DeadLettersPage({ session, route }: { session: Session; route: Route }) {
   const filters = Object.fromEntries(FIELDS.map((f) => [f.name, route.params.get(f.name) ?? undefined]));
-  const selection = { ...filters, topic: filters['topic'] ?? 'callback' };
+  const selection = { ...filters, topic: filters['topic'] ?? 'callback', since: isoOf(filters['since']), until: isoOf(filters['until']) };
   const { data, error, reload } = useApi<{ topic: string; selected: number; not_replayed: number; dead_letters: DeadLetter[] }>(
     `/api/admin/v1/dead-letters${query(selection)}`,
   );
   const request = Object.fromEntries(Object.entries(selection).filter(([, v]) => v !== undefined)) as Record<string, string>;
-  const selectionKey = JSON.stringify(request);
+  const [chosen, setChosen] = useState<string[]>([]);
+  const filtersKey = JSON.stringify(request);
+  const selectionKey = JSON.stringify([request, chosen]);
   const [dryRun, setDryRun] = useState<DryRun | undefined>(undefined);
+  const [confirming, setConfirming] = useState<{ run: DryRun; reason: string } | undefined>(undefined);
   const [result, setResult] = useState<ReplayAnswer | undefined>(undefined);
   const [failure, setFailure] = useState<Error | undefined>(undefined);
   const [busy, setBusy] = useState(false);
-  // A dry run stands for the selection it was made of only. Changed filters drop it (and the last
-  // replay's result), so "Replay" is only ever offered right after a dry run of what it replays; a
-  // dry run answered after the filters changed is not shown for the new ones either.
+  // Other filters are other rows: none stays chosen.
+  useEffect(() => setChosen([]), [filtersKey]);
+  // A dry run stands for the selection it was made of only. Changed filters or rows drop it (and the
+  // last replay's result), so a replay is only ever offered right after a dry run of what it replays;
+  // a dry run answered after the selection changed is not shown for the new one either.
   useEffect(() => {
     setDryRun(undefined);
+    setConfirming(undefined);
     setResult(undefined);
   }, [selectionKey]);
   const plan = dryRun?.selectionKey === selectionKey ? dryRun : undefined;
 
-  const replayUrl = '/api/admin/v1/dead-letters/replay';
   const attempt = async (work: () => Promise<void>) => {
     setBusy(true);
     setFailure(undefined);
@@ -90,26 +90,38 @@ export function DeadLettersPage({ session, route }: { session: Session; route: R
       setBusy(false);
     }
   };
-  // Bounded by the dry run's time: a dead letter that comes after it is not replayed unseen.
+  // The rows chosen, by their coordinates; else the filters, bounded by the dry run's time (a dead
+  // letter that comes after it is not replayed unseen).
   const runDry = () =>
     attempt(async () => {
-      const bounded = { ...request, until: new Date().toISOString() };
-      const answer = await api.post<ReplayAnswer>(replayUrl, { ...bounded, dry_run: true });
+      const now = new Date().toISOString();
+      const bounded =
+        chosen.length > 0
+          ? { topic: request['topic'], letters: chosen }
+          : { ...request, until: request['until'] && request['until'] < now ? request['until'] : now };
+      const answer = await replay({ ...bounded, dry_run: true });
       setDryRun({ selectionKey, request: bounded, answer });
     });
-  // The replay sends the dry run's own request, not the filters as they are now.
-  const replay = (done: DryRun, reason: string) =>
+  // The replay sends the dry run's own request, not the selection as it is now.
+  const execute = (done: DryRun, reason: string) =>
     attempt(async () => {
-      setResult(await api.post<ReplayAnswer>(replayUrl, { ...done.request, dry_run: false, reason }));
+      setResult(await replay({ ...done.request, dry_run: false, reason }));
       setDryRun(undefined);
+      setConfirming(undefined);
+      setChosen([]);
       void reload();
     });
+  const toggle = (key: string) => setChosen((now) => (now.includes(key) ? now.filter((k) => k !== key) : [...now, key]));
+  const shown = data?.dead_letters ?? [];
+  const allChosen = shown.length > 0 && shown.every((l) => chosen.includes(coordinates(l)));
   const writer = session.kind === 'operator' && session.role === 'operator';
+  const replaying = plan?.answer.counts['replayed'] ?? 0;
   return (
     <>
       <h1>Dead letters</h1>
       <Filters segments={['dead-letters']} fields={FIELDS} values={filters} />
       <Failure error={error} />
+      {!data && !error && <p aria-busy="true">Loading…</p>}
       {data && (
         <p>
           {data.selected} selected in <code>{data.topic}</code>, {data.not_replayed} not replayed (newest {data.dead_letters.length} shown).
@@ -119,6 +131,16 @@ export function DeadLettersPage({ session, route }: { session: Session; route: R
         <table>
           <thead>
             <tr>
+              {writer && (
+                <th scope="col">
+                  <input
+                    type="checkbox"
+                    aria-label="Choose every row shown"
+                    checked={allChosen}
+                    onChange={() => setChosen(allChosen ? [] : shown.map(coordinates))}
+                  />
+                </th>
+              )}
               <th scope="col">Dead-lettered</th>
               <th scope="col">Partner</th>
               <th scope="col">Policy</th>
@@ -128,9 +150,19 @@ export function DeadLettersPage({ session, route }: { session: Session; route: R
             </tr>
           </thead>
           <tbody>
-            {data?.dead_letters.map((l) => (
-              <tr key={`${l.partition}:${l.offset}`}>
-                <td>{when(l.dead_lettered_at)}</td>
+            {shown.map((l) => (
+              <tr key={coordinates(l)}>
+                {writer && (
+                  <td>
+                    <input
+                      type="checkbox"
+                      aria-label={`Choose ${l.policy_number ?? l.event_id ?? coordinates(l)} (${coordinates(l)})`}
+                      checked={chosen.includes(coordinates(l))}
+                      onChange={() => toggle(coordinates(l))}
+                    />
+                  </td>
+                )}
+                <td>{zoned(l.dead_lettered_at)}</td>
                 <td>{l.partner_id ?? '?'}</td>
                 <td>
                   {l.delivery_id ? (
@@ -152,63 +184,57 @@ export function DeadLettersPage({ session, route }: { session: Session; route: R
         {data?.dead_letters.length === 0 && <p class="empty">No dead letters match.</p>}
       </div>
       {writer && (
-        <Section title="Replay the selected dead letters">
-          <p>First a dry run: it says what would be replayed and what skipped, and writes nothing.</p>
-          <button type="button" disabled={busy} onClick={() => void runDry()}>
-            Dry run
+        <Section title={chosen.length > 0 ? `Replay the ${chosen.length} chosen` : 'Replay the selected dead letters'}>
+          <p>
+            {chosen.length > 0
+              ? `The ${chosen.length} dead letter${chosen.length === 1 ? '' : 's'} you chose. `
+              : 'Every dead letter the filters select (the time range too), up to now. '}
+            First a dry run: it says what would be replayed and what skipped, and writes nothing. Dead letters replayed before, or replayed
+            the most times allowed, are skipped; superseded ones are never replayed.
+          </p>
+          <button type="button" disabled={busy} aria-busy={busy && !plan} onClick={() => void runDry()}>
+            {busy && !plan ? 'Dry run…' : 'Dry run'}
           </button>
           <Failure error={failure} />
-          {plan && <Decisions answer={plan.answer} />}
-          {plan && (plan.answer.counts['replayed'] ?? 0) > 0 && (
+          {plan && <ReplayDecisions answer={plan.answer} />}
+          {plan && replaying > 0 && !confirming && (
             <form
               class="inline-form"
               onSubmit={(event) => {
                 event.preventDefault();
-                void replay(plan, formText(event.currentTarget, 'reason'));
+                setConfirming({ run: plan, reason: formText(event.currentTarget, 'reason') });
               }}
             >
               <label>
                 <span>Reason (required, for the audit trail)</span>
-                <input name="reason" required placeholder="partner fixed its endpoint" />
+                <input name="reason" required maxLength={500} placeholder="partner fixed its endpoint" />
               </label>
-              <button type="submit" disabled={busy}>
-                Replay {plan.answer.counts['replayed']}
-              </button>
+              <button type="submit">Replay {replaying}</button>
             </form>
+          )}
+          {confirming && (
+            <ConfirmStep
+              confirm={`Yes, replay ${replaying}`}
+              busy={busy}
+              onConfirm={() => void execute(confirming.run, confirming.reason)}
+              onCancel={() => setConfirming(undefined)}
+            >
+              <p>
+                Replay {replaying} dead letter{replaying === 1 ? '' : 's'} now, as “{confirming.reason}”? Each is queued again and sent from
+                its first attempt; this cannot be undone.
+              </p>
+            </ConfirmStep>
           )}
           {result && (
             <div class="ok" role="status">
               <p>
                 Replayed: run <code>{result.replay_id}</code>. It is in the <a href={link('audit')}>audit trail</a>.
               </p>
-              <Decisions answer={result} />
+              <ReplayDecisions answer={result} />
             </div>
           )}
         </Section>
       )}
-    </>
-  );
-}
-
-function Decisions({ answer }: { answer: ReplayAnswer }) {
-  return (
-    <>
-      <p>
-        {answer.dry_run ? 'Would do: ' : 'Done: '}
-        {Object.entries(answer.counts)
-          .filter(([, n]) => n > 0)
-          .map(([outcome, n]) => `${n} ${outcome}`)
-          .join(', ') || 'nothing selected'}
-      </p>
-      <ul class="decisions">
-        {answer.decisions.map((d, i) => (
-          <li key={i}>
-            <Badge value={d.outcome === 'replayed' ? 'delivered' : d.outcome === 'failed' ? 'FAILED' : 'superseded'} /> {d.outcome}:{' '}
-            {d.partner_id} {d.policy_number} <code>{d.delivery_id ?? d.event_id}</code>
-            {d.detail && <span class="muted"> — {d.detail}</span>}
-          </li>
-        ))}
-      </ul>
     </>
   );
 }
