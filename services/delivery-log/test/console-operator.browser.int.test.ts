@@ -116,6 +116,7 @@ test('an operator dry-runs, then replays a dead letter, and finds the replay in 
   await p.getByLabel('Reason (required, for the audit trail)').fill('partner is back (console test)');
   const replaySent = p.waitForRequest((r) => r.url().endsWith('/dead-letters/replay'));
   await p.getByRole('button', { name: 'Replay 1' }).click();
+  await p.getByRole('alertdialog').getByRole('button', { name: 'Yes, replay 1' }).click();
   // The replay is the dry run's own request, with its reason.
   expect((await replaySent).postDataJSON()).toEqual({ ...dryRunSelection, dry_run: false, reason: 'partner is back (console test)' });
   await p.getByText(/Replayed: run/).waitFor();

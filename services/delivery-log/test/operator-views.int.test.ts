@@ -118,9 +118,8 @@ test('partners by part of their id, whatever its case; policy and transaction nu
     data: Delivery[];
     next_cursor: string;
   };
-  const second = (
-    await stack.api.get(`/api/admin/v1/deliveries?policy_number=p-b-&limit=3&cursor=${first.next_cursor}`, stack.asOperator)
-  ).json as { data: Delivery[]; next_cursor: string | null };
+  const second = (await stack.api.get(`/api/admin/v1/deliveries?policy_number=p-b-&limit=3&cursor=${first.next_cursor}`, stack.asOperator))
+    .json as { data: Delivery[]; next_cursor: string | null };
   expect([...first.data, ...second.data].map((d) => d.policy_number).sort()).toEqual(['P-B-1', 'P-B-2', 'P-B-3', 'P-B-4', 'P-B-5']);
   expect(second.next_cursor).toBeNull();
   expect((await stack.api.get(`/api/portal/v1/deliveries?policy_number=${'P'.repeat(101)}`, stack.asC())).status).toBe(400);
@@ -191,7 +190,9 @@ test('a partner recovers its dead letters since a time: a dry run first, then re
     60_000,
   );
   const untouched = await deliveries('/api/portal/v1/deliveries?policy_number=p-c', stack.asC());
-  expect(untouched.filter((d) => done.not_resent.some((n) => n.delivery_id === d.delivery_id)).map((d) => d.replay_count)).toEqual([0, 0, 0]);
+  expect(untouched.filter((d) => done.not_resent.some((n) => n.delivery_id === d.delivery_id)).map((d) => d.replay_count)).toEqual([
+    0, 0, 0,
+  ]);
   // Audited under the partner as the trail shows it, found by that name and by its id.
   const audited = await waitFor(
     async () => {

@@ -69,14 +69,14 @@ export function DeadLettersPage({ session, route }: { session: Session; route: R
   const [busy, setBusy] = useState(false);
   // Other filters are other rows: none stays chosen.
   useEffect(() => setChosen([]), [filtersKey]);
-  // A dry run stands for the selection it was made of only. Changed filters or rows drop it (and the
-  // last replay's result), so a replay is only ever offered right after a dry run of what it replays;
+  // A dry run stands for the selection it was made of only. Changed filters or rows drop it, so a replay is only ever offered right after a dry run of what it replays;
   // a dry run answered after the selection changed is not shown for the new one either.
   useEffect(() => {
     setDryRun(undefined);
     setConfirming(undefined);
-    setResult(undefined);
   }, [selectionKey]);
+  // The last replay's result stays until other filters are applied (the rows it replayed are unchosen after it).
+  useEffect(() => setResult(undefined), [filtersKey]);
   const plan = dryRun?.selectionKey === selectionKey ? dryRun : undefined;
 
   const attempt = async (work: () => Promise<void>) => {
