@@ -5,13 +5,19 @@
  * failed sends in the last hour, then in the last day.
  *
  * Cost: one pass over the last day's attempts through their time index (delivery_attempts_time),
- * the deliveries still dead-lettered through a partial index (deliveries_dead_lettered, a small
- * part of the table), and the newest record per partner and per endpoint among those same rows.
+ * counted in one hash aggregate; the deliveries still dead-lettered through a partial index
+ * (deliveries_dead_lettered, a small part of the table); then an index lookup per endpoint for its
+ * partner's circuit (the newest record, through delivery_attempts_partner_time) and one per
+ * endpoint of the page for its last send. No sort of the day's attempts.
  */
 import { sql } from 'kysely';
 import type { DeliveryLogDb } from '../tables';
 
 const HOUR_MS = 3600_000;
+/** Outcomes of an actual send (endpoint-health.ts's SENDS). */
+const SENDS = ['DELIVERED', 'FAILED_ATTEMPT'];
+/** The records the circuit is judged by (endpoint-health.ts): the sends, dead-letterings and circuit-open skips. */
+const RECORDED = [...SENDS, 'DEAD_LETTERED', 'SKIPPED_CIRCUIT_OPEN'];
 
 export interface FailingEndpoint {
   partner_id: string;
@@ -68,29 +74,19 @@ export async function failingEndpoints(
   const dayAgo = new Date(now.getTime() - 24 * HOUR_MS);
   const hourAgo = new Date(now.getTime() - HOUR_MS);
   const partner = page.partnerId === undefined ? sql`true` : sql`partner_id = ${page.partnerId}`;
+  const sends = sql.join(SENDS.map((o) => sql.lit(o)));
+  const recorded = sql.join(RECORDED.map((o) => sql.lit(o)));
   const { rows } = await sql<Row>`
-    with day as (
-      select partner_id, endpoint_id, outcome, http_status, error_class, recorded_at
-      from delivery_attempts
-      where recorded_at >= ${dayAgo} and recorded_at <= ${now} and partner_id is not null and ${partner}
-        and outcome in ('DELIVERED', 'FAILED_ATTEMPT', 'DEAD_LETTERED', 'SKIPPED_CIRCUIT_OPEN')
-    ),
-    sends as (
+    with sends as (
       select partner_id, endpoint_id,
-        count(*) filter (where recorded_at >= ${hourAgo} and outcome in ('DELIVERED', 'FAILED_ATTEMPT')) as hour_sends,
+        count(*) filter (where recorded_at >= ${hourAgo} and outcome in (${sends})) as hour_sends,
         count(*) filter (where recorded_at >= ${hourAgo} and outcome = 'DELIVERED') as hour_delivered,
         count(*) filter (where recorded_at >= ${hourAgo} and outcome = 'FAILED_ATTEMPT') as hour_failed,
         count(*) filter (where outcome = 'FAILED_ATTEMPT') as day_failed
-      from day where endpoint_id is not null group by partner_id, endpoint_id
-    ),
-    last_send as (
-      select distinct on (partner_id, endpoint_id) partner_id, endpoint_id, http_status, error_class, recorded_at
-      from day where endpoint_id is not null and outcome in ('DELIVERED', 'FAILED_ATTEMPT')
-      order by partner_id, endpoint_id, recorded_at desc
-    ),
-    circuit as (
-      select distinct on (partner_id) partner_id, outcome, error_class
-      from day order by partner_id, recorded_at desc
+      from delivery_attempts
+      where recorded_at >= ${dayAgo} and recorded_at <= ${now} and partner_id is not null and endpoint_id is not null and ${partner}
+        and outcome in (${recorded})
+      group by partner_id, endpoint_id
     ),
     waiting as (
       select partner_id, endpoint_id, count(*) as waiting, min(dead_lettered_at) as oldest_waiting
@@ -103,18 +99,32 @@ export async function failingEndpoints(
         coalesce(s.hour_failed, 0) as hour_failed, coalesce(s.day_failed, 0) as day_failed,
         coalesce(w.waiting, 0) as waiting, w.oldest_waiting
       from sends s full join waiting w on w.partner_id = s.partner_id and w.endpoint_id = s.endpoint_id
+    ),
+    ranked as (
+      select f.*, c.outcome as circuit_outcome, c.error_class as circuit_error_class, count(*) over () as total
+      from failing f
+      -- The partner's newest record of the day, backwards through its (partner_id, recorded_at) index.
+      left join lateral (
+        select a.outcome, a.error_class from delivery_attempts a
+        where a.partner_id = f.partner_id and a.recorded_at >= ${dayAgo} and a.recorded_at <= ${now} and a.outcome in (${recorded})
+        order by a.recorded_at desc limit 1
+      ) c on true
+      where f.waiting > 0 or f.day_failed > 0 or ${circuitOpen(sql.ref('c.outcome'), sql.ref('c.error_class'))}
+      order by f.waiting desc, f.hour_failed desc, f.day_failed desc, f.partner_id, f.endpoint_id
+      limit ${page.limit} offset ${page.offset}
     )
-    select f.*, p.name as partner_name, p.endpoints,
-      l.http_status as last_http_status, l.error_class as last_error_class, l.recorded_at as last_attempt_at,
-      c.outcome as circuit_outcome, c.error_class as circuit_error_class,
-      count(*) over () as total
-    from failing f
-    left join last_send l on l.partner_id = f.partner_id and l.endpoint_id = f.endpoint_id
-    left join circuit c on c.partner_id = f.partner_id
-    left join partners p on p.partner_id = f.partner_id
-    where f.waiting > 0 or f.day_failed > 0 or ${circuitOpen(sql.ref('c.outcome'), sql.ref('c.error_class'))}
-    order by f.waiting desc, f.hour_failed desc, f.day_failed desc, f.partner_id, f.endpoint_id
-    limit ${page.limit} offset ${page.offset}`.execute(db);
+    -- The last send of each endpoint of the page only.
+    select r.*, p.name as partner_name, p.endpoints,
+      l.http_status as last_http_status, l.error_class as last_error_class, l.recorded_at as last_attempt_at
+    from ranked r
+    left join lateral (
+      select a.http_status, a.error_class, a.recorded_at from delivery_attempts a
+      where a.partner_id = r.partner_id and a.endpoint_id = r.endpoint_id and a.recorded_at >= ${dayAgo} and a.recorded_at <= ${now}
+        and a.outcome in (${sends})
+      order by a.recorded_at desc limit 1
+    ) l on true
+    left join partners p on p.partner_id = r.partner_id
+    order by r.waiting desc, r.hour_failed desc, r.day_failed desc, r.partner_id, r.endpoint_id`.execute(db);
   return {
     total: Number(rows[0]?.total ?? 0),
     items: rows.map((row) => {
