@@ -96,7 +96,7 @@ export class DeadLetterRecovery {
     };
     if (waiting.length === 0) return answer;
     // What the replay would decide for each, as a single resend's plan (nothing written).
-    const plan = await this.decide(partnerId, waiting, request.reason, true, async () => undefined);
+    const plan = await this.decide(partnerId, waiting, request.reason, true, () => undefined);
     const resendable = waiting.filter((w) => plan.get(w.delivery_id)?.outcome === 'replayed');
     for (const w of waiting) {
       const decision = plan.get(w.delivery_id);
@@ -137,7 +137,7 @@ export class DeadLetterRecovery {
         reserved.map((r) => r.waiting),
         reason,
         false,
-        async (id) => {
+        (id) => {
           replayId = id;
         },
       );
@@ -170,7 +170,7 @@ export class DeadLetterRecovery {
     deliveries: WaitingDelivery[],
     reason: string,
     dryRun: boolean,
-    ran: (replayId: string) => Promise<void>,
+    ran: (replayId: string) => void,
   ): Promise<Map<string, ReplayDecision>> {
     const oldest = Math.min(...deliveries.map((d) => d.letter.dead_lettered_at.getTime()));
     const selection = {
@@ -190,7 +190,7 @@ export class DeadLetterRecovery {
       let decisions: readonly ReplayDecision[] = replay.prepared.decisions;
       if (!dryRun && decisions.some((d) => d.outcome === 'replayed')) {
         decisions = (await replay.execute()).decisions;
-        await ran(replay.prepared.run.replayId);
+        ran(replay.prepared.run.replayId);
       }
       return new Map(decisions.filter((d) => d.letter.deliveryId !== null).map((d) => [d.letter.deliveryId!, d]));
     } finally {

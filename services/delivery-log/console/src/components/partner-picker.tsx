@@ -85,7 +85,7 @@ export function PartnerPicker({
         placeholder="part of an id or name"
         value={value}
         onInput={(event) => {
-          onChange((event.currentTarget as HTMLInputElement).value);
+          onChange(event.currentTarget.value);
           setOpen(true);
         }}
         onFocus={() => setOpen(true)}

@@ -60,8 +60,9 @@ export function DeadLettersPage({ session, route }: { session: Session; route: R
   );
   const request = Object.fromEntries(Object.entries(selection).filter(([, v]) => v !== undefined)) as Record<string, string>;
   const [chosen, setChosen] = useState<string[]>([]);
+  const [force, setForce] = useState(false);
   const filtersKey = JSON.stringify(request);
-  const selectionKey = JSON.stringify([request, chosen]);
+  const selectionKey = JSON.stringify([request, chosen, force]);
   const [dryRun, setDryRun] = useState<DryRun | undefined>(undefined);
   const [confirming, setConfirming] = useState<{ run: DryRun; reason: string } | undefined>(undefined);
   const [result, setResult] = useState<ReplayAnswer | undefined>(undefined);
@@ -95,10 +96,12 @@ export function DeadLettersPage({ session, route }: { session: Session; route: R
   const runDry = () =>
     attempt(async () => {
       const now = new Date().toISOString();
-      const bounded =
-        chosen.length > 0
+      const bounded = {
+        ...(chosen.length > 0
           ? { topic: request['topic'], letters: chosen }
-          : { ...request, until: request['until'] && request['until'] < now ? request['until'] : now };
+          : { ...request, until: request['until'] && request['until'] < now ? request['until'] : now }),
+        ...(force ? { force: true } : {}),
+      };
       const answer = await replay({ ...bounded, dry_run: true });
       setDryRun({ selectionKey, request: bounded, answer });
     });
@@ -190,8 +193,12 @@ export function DeadLettersPage({ session, route }: { session: Session; route: R
               ? `The ${chosen.length} dead letter${chosen.length === 1 ? '' : 's'} you chose. `
               : 'Every dead letter the filters select (the time range too), up to now. '}
             First a dry run: it says what would be replayed and what skipped, and writes nothing. Dead letters replayed before, or replayed
-            the most times allowed, are skipped; superseded ones are never replayed.
+            the most times allowed, are skipped unless you tick the box below; superseded ones are never replayed.
           </p>
+          <label class="check">
+            <input type="checkbox" checked={force} onChange={(e) => setForce(e.currentTarget.checked)} /> Replay also what was replayed
+            before or replayed the most times allowed
+          </label>
           <button type="button" disabled={busy} aria-busy={busy && !plan} onClick={() => void runDry()}>
             {busy && !plan ? 'Dry run…' : 'Dry run'}
           </button>
