@@ -3,7 +3,8 @@
 export function when(iso: string | null | undefined): string {
   if (!iso) return '–';
   const date = new Date(iso);
-  return date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
+  // With its zone (timeStyle long): a time read aloud or pasted into a ticket is not ambiguous.
+  return date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'long' });
 }
 
 export function ms(value: number | null | undefined): string {
