@@ -95,20 +95,21 @@ export class DeadLetterRecovery {
       not_resent: [],
     };
     if (waiting.length === 0) return answer;
-    // What the replay would decide for each, as a single resend's plan (nothing written).
-    const plan = await this.decide(partnerId, waiting, request.reason, true, () => undefined);
-    const resendable = waiting.filter((w) => plan.get(w.delivery_id)?.outcome === 'replayed');
-    for (const w of waiting) {
-      const decision = plan.get(w.delivery_id);
-      if (decision && decision.outcome !== 'replayed') answer.not_resent.push({ ...itemOf(w), ...refusalOf(decision) });
-    }
-    if (dryRun) {
+    // The plan and the resend take their turn with the topic's other replays (replay-lanes.ts), as a resend does.
+    return this.lanes.run('callback', async () => {
+      // What the replay would decide for each, as a single resend's plan (nothing written).
+      const plan = await this.decide(partnerId, waiting, request.reason, true, () => undefined);
+      const resendable = waiting.filter((w) => plan.get(w.delivery_id)?.outcome === 'replayed');
+      for (const w of waiting) {
+        const decision = plan.get(w.delivery_id);
+        if (decision?.outcome !== 'replayed') answer.not_resent.push({ ...itemOf(w), ...(decision ? refusalOf(decision) : notFound) });
+      }
+      if (!dryRun) return this.resend(partnerId, resendable, request.reason, answer, now);
       resendable.forEach((w, i) =>
         i < left ? answer.resent.push({ ...itemOf(w), replay_id: null }) : answer.not_resent.push({ ...itemOf(w), ...hourlyLimit(left) }),
       );
       return answer;
-    }
-    return this.lanes.run('callback', () => this.resend(partnerId, resendable, request.reason, answer, now));
+    });
   }
 
   /** Takes a place of the hour for each, in order, until the limit refuses one; replays those; gives back the places of any not replayed. */
@@ -155,7 +156,7 @@ export class DeadLetterRecovery {
       await this.store.release(reservationId).catch(() => undefined);
       answer.not_resent.push({
         ...itemOf(waiting),
-        ...(decision ? refusalOf(decision) : { reason: 'cannot_resend' as const, message: 'its dead letter was not found; retry later' }),
+        ...(decision ? refusalOf(decision) : notFound),
       });
     }
     return answer;
@@ -205,6 +206,8 @@ const itemOf = (w: WaitingDelivery): RecoveryItem => ({
   policy_number: w.policy_number,
   dead_lettered_at: w.dead_lettered_at,
 });
+
+const notFound = { reason: 'cannot_resend' as const, message: 'its dead letter was not found in the topic; retry later' };
 
 const hourlyLimit = (left: number) => ({
   reason: 'hourly_limit' as const,
