@@ -120,11 +120,11 @@ test("an operator replays two of A's dead letters chosen row by row: a dry run f
   await p.getByLabel('Reason (required, for the audit trail)').fill('A fixed two policies (console test)');
   await p.getByRole('button', { name: 'Replay 2' }).click();
   // Nothing is sent before it is confirmed.
-  const dialog = p.getByRole('alertdialog');
-  await dialog.getByText(/Replay 2 dead letters now/).waitFor();
+  const dialog = p.getByRole('dialog', { name: 'Replay 2 dead letters?' });
+  await dialog.getByText(/A fixed two policies \(console test\)/).waitFor();
   await screenshot(p, 'replay-selected');
   const replaySent = p.waitForRequest((r) => r.url().endsWith('/dead-letters/replay'));
-  await dialog.getByRole('button', { name: 'Yes, replay 2' }).click();
+  await dialog.getByRole('button', { name: 'Replay 2' }).click();
   expect((await replaySent).postDataJSON()).toEqual({
     topic: 'callback',
     letters: dryRun.letters,
@@ -159,13 +159,11 @@ test('partner D recovers its dead letters since a time: the dry run counts them,
   await p.getByRole('button', { name: 'Dry run' }).click();
   await p.getByText(/^2 dead-lettered since .*: 2 would be resent now, 0 not\./).waitFor();
   await p.getByLabel('Reason (optional, for the audit trail)').fill('endpoint back (console test)');
-  await p.getByRole('button', { name: 'Resend 2…' }).click();
-  await p
-    .getByRole('alertdialog')
-    .getByText(/Resend 2 deliveries to your endpoint now/)
-    .waitFor();
+  await p.getByRole('button', { name: 'Resend 2' }).click();
+  const dialog = p.getByRole('dialog', { name: 'Resend 2 deliveries?' });
+  await dialog.getByText(/counts against your resends of the hour/).waitFor();
   await screenshot(p, 'recover');
-  await p.getByRole('button', { name: 'Yes, resend 2' }).click();
+  await dialog.getByRole('button', { name: 'Resend 2' }).click();
   await p.getByText(/^Resent 2\./).waitFor();
   expect(await p.locator('.ok .badge', { hasText: 'resent' }).count()).toBe(2);
   const delivered = await inState(partnerD, 'delivered', 2);

@@ -1,17 +1,10 @@
 /*
- * What a replay of dead letters decided, in plain words: a dry run's "would replay" (nothing was
- * replayed yet, so nothing is badged as replayed), the replay's "replayed", and why any was skipped.
+ * What a replay of dead letters decided, in plain words (glossary.ts): a dry run's "would replay"
+ * (nothing was replayed yet, so nothing is badged as replayed), the replay's "replayed", and why any
+ * was skipped, without the command line's flags.
  */
 import type { ReplayAnswer } from '../api/operator-views';
-
-/** Each outcome in words, for a dry run and for the replay done. */
-const OUTCOMES: Record<string, { planned: string; done: string; tone: string }> = {
-  replayed: { planned: 'would replay', done: 'replayed', tone: 'good' },
-  'skipped-superseded': { planned: 'skip: superseded', done: 'skipped: superseded', tone: 'muted' },
-  'skipped-already-replayed': { planned: 'skip: replayed before', done: 'skipped: replayed before', tone: 'muted' },
-  'skipped-replay-limit': { planned: 'skip: replayed too often', done: 'skipped: replayed too often', tone: 'muted' },
-  failed: { planned: 'cannot replay', done: 'failed', tone: 'bad' },
-};
+import { Badge } from './basics';
 
 /** The count's words as the summary says them: "1 replayed", "2 skipped (replayed before)". */
 const COUNT_WORDS: Record<string, string> = {
@@ -37,18 +30,17 @@ export function ReplayDecisions({ answer }: { answer: ReplayAnswer }) {
           .join(', ') || 'nothing selected'}
       </p>
       <ul class="decisions">
-        {answer.decisions.map((d) => {
-          const words = OUTCOMES[d.outcome] ?? { planned: d.outcome, done: d.outcome, tone: 'neutral' };
-          return (
-            <li key={`${d.partition}:${d.offset}`}>
-              <span class={`badge badge-${answer.dry_run ? (d.outcome === 'replayed' ? 'neutral' : words.tone) : words.tone}`}>
-                {answer.dry_run ? words.planned : words.done}
-              </span>{' '}
-              {d.partner_id} {d.policy_number} <code>{d.delivery_id ?? d.event_id}</code>
-              {d.detail && <span class="muted"> — {detailInWords(d.detail)}</span>}
-            </li>
-          );
-        })}
+        {answer.decisions.map((d) => (
+          <li key={`${d.partition}:${d.offset}`}>
+            {answer.dry_run && d.outcome === 'replayed' ? (
+              <span class="badge badge-neutral">would replay</span>
+            ) : (
+              <Badge kind="replay" value={d.outcome} />
+            )}{' '}
+            {d.partner_id} {d.policy_number} <code>{d.delivery_id ?? d.event_id}</code>
+            {d.detail && <span class="muted"> — {detailInWords(d.detail)}</span>}
+          </li>
+        ))}
       </ul>
     </>
   );

@@ -5,37 +5,25 @@
  * with a reason and confirmed, replays what the dry run showed, and the audit trail records it.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { query, type Session } from '../api';
-import { replay, type ReplayAnswer } from '../api/operator-views';
+import { client, filtersAs, type Session } from '../api';
+import { replay, type ReplayAnswer, type ReplayRequest } from '../api/operator-views';
 import { Failure, Section } from '../components/basics';
-import { ConfirmStep } from '../components/confirm-step';
+import { BusyButton } from '../components/busy-button';
+import { Code } from '../components/code';
+import { useConfirm } from '../components/confirm';
 import { Filters, type FilterField } from '../components/filters';
+import { ListState } from '../components/list-state';
 import { ReplayDecisions } from '../components/replay-decisions';
+import { when } from '../format';
 import { formText } from '../form-text';
 import { link, type Route } from '../router';
 import { useApi } from '../use-api';
-import { zoned } from '../zoned-time';
 import { isoOf } from './deliveries';
-
-interface DeadLetter {
-  partition: number;
-  offset: string;
-  dead_lettered_at: string;
-  partner_id: string | null;
-  policy_number: string | null;
-  delivery_id: string | null;
-  event_id: string | null;
-  attempts: number | null;
-  last_http_status: number | null;
-  error_class: string | null;
-  reason: string | null;
-  replayed: boolean;
-}
 
 /** A dry run: the request as it was sent (bounded by its time), what it was of, and its answer. */
 interface DryRun {
   selectionKey: string;
-  request: Record<string, unknown>;
+  request: ReplayRequest;
   answer: ReplayAnswer;
 }
 
@@ -50,13 +38,14 @@ const FIELDS: FilterField[] = [
   { name: 'delivery_id', label: 'Delivery id' },
 ];
 
-const coordinates = (l: Pick<DeadLetter, 'partition' | 'offset'>) => `${l.partition}:${l.offset}`;
+const coordinates = (l: { partition: number; offset: string }) => `${l.partition}:${l.offset}`;
 
 export function DeadLettersPage({ session, route }: { session: Session; route: Route }) {
   const filters = Object.fromEntries(FIELDS.map((f) => [f.name, route.params.get(f.name) ?? undefined]));
   const selection = { ...filters, topic: filters['topic'] ?? 'callback', since: isoOf(filters['since']), until: isoOf(filters['until']) };
-  const { data, error, reload } = useApi<{ topic: string; selected: number; not_replayed: number; dead_letters: DeadLetter[] }>(
-    `/api/admin/v1/dead-letters${query(selection)}`,
+  const { data, error, reload } = useApi(
+    () => client.GET('/api/admin/v1/dead-letters', { params: { query: filtersAs('/api/admin/v1/dead-letters', selection) } }),
+    [selection],
   );
   const request = Object.fromEntries(Object.entries(selection).filter(([, v]) => v !== undefined)) as Record<string, string>;
   const [chosen, setChosen] = useState<string[]>([]);
@@ -64,42 +53,41 @@ export function DeadLettersPage({ session, route }: { session: Session; route: R
   const filtersKey = JSON.stringify(request);
   const selectionKey = JSON.stringify([request, chosen, force]);
   const [dryRun, setDryRun] = useState<DryRun | undefined>(undefined);
-  const [confirming, setConfirming] = useState<{ run: DryRun; reason: string } | undefined>(undefined);
   const [result, setResult] = useState<ReplayAnswer | undefined>(undefined);
   const [failure, setFailure] = useState<Error | undefined>(undefined);
-  const [busy, setBusy] = useState(false);
+  const [busy, setBusy] = useState<'dry-run' | 'replay' | undefined>(undefined);
   // Other filters are other rows: none stays chosen.
   useEffect(() => setChosen([]), [filtersKey]);
-  // A dry run stands for the selection it was made of only. Changed filters or rows drop it, so a replay is only ever offered right after a dry run of what it replays;
-  // a dry run answered after the selection changed is not shown for the new one either.
-  useEffect(() => {
-    setDryRun(undefined);
-    setConfirming(undefined);
-  }, [selectionKey]);
+  // A dry run stands for the selection it was made of only. Changed filters, rows or force drop it, so
+  // a replay is only ever offered right after a dry run of what it replays; a dry run answered after
+  // the selection changed is not shown for the new one either.
+  useEffect(() => setDryRun(undefined), [selectionKey]);
   // The last replay's result stays until other filters are applied (the rows it replayed are unchosen after it).
   useEffect(() => setResult(undefined), [filtersKey]);
   const plan = dryRun?.selectionKey === selectionKey ? dryRun : undefined;
 
-  const attempt = async (work: () => Promise<void>) => {
-    setBusy(true);
+  const attempt = async (what: 'dry-run' | 'replay', work: () => Promise<void>) => {
+    if (busy) return;
+    setBusy(what);
     setFailure(undefined);
     try {
       await work();
     } catch (e) {
       setFailure(e as Error);
     } finally {
-      setBusy(false);
+      setBusy(undefined);
     }
   };
-  // The rows chosen, by their coordinates; else the filters, bounded by the dry run's time (a dead
-  // letter that comes after it is not replayed unseen).
+  // The rows chosen, by their coordinates; else the filters (the address's, checked by the API as the
+  // list's are), bounded by the dry run's time: a dead letter that comes after it is not replayed unseen.
   const runDry = () =>
-    attempt(async () => {
+    attempt('dry-run', async () => {
       const now = new Date().toISOString();
-      const bounded = {
+      const until = request['until'] && request['until'] < now ? request['until'] : now;
+      const bounded: ReplayRequest = {
         ...(chosen.length > 0
-          ? { topic: request['topic'], letters: chosen }
-          : { ...request, until: request['until'] && request['until'] < now ? request['until'] : now }),
+          ? { topic: request['topic'] as ReplayRequest['topic'], letters: chosen }
+          : { ...(request as ReplayRequest), until }),
         ...(force ? { force: true } : {}),
       };
       const answer = await replay({ ...bounded, dry_run: true });
@@ -107,10 +95,9 @@ export function DeadLettersPage({ session, route }: { session: Session; route: R
     });
   // The replay sends the dry run's own request, not the selection as it is now.
   const execute = (done: DryRun, reason: string) =>
-    attempt(async () => {
+    attempt('replay', async () => {
       setResult(await replay({ ...done.request, dry_run: false, reason }));
       setDryRun(undefined);
-      setConfirming(undefined);
       setChosen([]);
       void reload();
     });
@@ -119,73 +106,81 @@ export function DeadLettersPage({ session, route }: { session: Session; route: R
   const allChosen = shown.length > 0 && shown.every((l) => chosen.includes(coordinates(l)));
   const writer = session.kind === 'operator' && session.role === 'operator';
   const replaying = plan?.answer.counts['replayed'] ?? 0;
+  const confirm = useConfirm();
   return (
     <>
       <h1>Dead letters</h1>
       <Filters segments={['dead-letters']} fields={FIELDS} values={filters} />
       <Failure error={error} />
-      {!data && !error && <p aria-busy="true">Loading…</p>}
       {data && (
         <p>
           {data.selected} selected in <code>{data.topic}</code>, {data.not_replayed} not replayed (newest {data.dead_letters.length} shown).
         </p>
       )}
-      <div class="table-wrap">
-        <table>
-          <thead>
-            <tr>
-              {writer && (
-                <th scope="col">
-                  <input
-                    type="checkbox"
-                    aria-label="Choose every row shown"
-                    checked={allChosen}
-                    onChange={() => setChosen(allChosen ? [] : shown.map(coordinates))}
-                  />
-                </th>
-              )}
-              <th scope="col">Dead-lettered</th>
-              <th scope="col">Partner</th>
-              <th scope="col">Policy</th>
-              <th scope="col">Why</th>
-              <th scope="col">Attempts</th>
-              <th scope="col">Replayed</th>
-            </tr>
-          </thead>
-          <tbody>
-            {shown.map((l) => (
-              <tr key={coordinates(l)}>
+      <ListState
+        loading={data === undefined}
+        failed={error !== undefined}
+        count={shown.length}
+        what="dead letters"
+        empty="No dead letters match."
+      >
+        <div class="table-wrap">
+          <table>
+            <thead>
+              <tr>
                 {writer && (
-                  <td>
+                  <th scope="col">
                     <input
                       type="checkbox"
-                      aria-label={`Choose ${l.policy_number ?? l.event_id ?? coordinates(l)} (${coordinates(l)})`}
-                      checked={chosen.includes(coordinates(l))}
-                      onChange={() => toggle(coordinates(l))}
+                      aria-label="Choose every row shown"
+                      checked={allChosen}
+                      onChange={() => setChosen(allChosen ? [] : shown.map(coordinates))}
                     />
-                  </td>
+                  </th>
                 )}
-                <td>{zoned(l.dead_lettered_at)}</td>
-                <td>{l.partner_id ?? '?'}</td>
-                <td>
-                  {l.delivery_id ? (
-                    <a href={link('deliveries', l.delivery_id)}>{l.policy_number ?? l.delivery_id}</a>
-                  ) : (
-                    (l.policy_number ?? l.event_id)
-                  )}
-                </td>
-                <td>
-                  <code>{l.error_class ?? '?'}</code> {l.last_http_status ? `(last answer ${l.last_http_status})` : ''}
-                  <div class="muted">{l.reason}</div>
-                </td>
-                <td class="num">{l.attempts ?? '–'}</td>
-                <td>{l.replayed ? 'yes' : 'no'}</td>
+                <th scope="col">Dead-lettered</th>
+                <th scope="col">Partner</th>
+                <th scope="col">Policy</th>
+                <th scope="col">Why</th>
+                <th scope="col">Attempts</th>
+                <th scope="col">Replayed</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
-        {data?.dead_letters.length === 0 && <p class="empty">No dead letters match.</p>}
-      </div>
+            </thead>
+            <tbody>
+              {shown.map((l) => (
+                <tr key={coordinates(l)}>
+                  {writer && (
+                    <td>
+                      <input
+                        type="checkbox"
+                        aria-label={`Choose ${l.policy_number ?? l.event_id ?? coordinates(l)} (${coordinates(l)})`}
+                        checked={chosen.includes(coordinates(l))}
+                        onChange={() => toggle(coordinates(l))}
+                      />
+                    </td>
+                  )}
+                  <td>{when(l.dead_lettered_at)}</td>
+                  <td>{l.partner_id ?? '?'}</td>
+                  <td>
+                    {l.delivery_id ? (
+                      <a href={link('deliveries', l.delivery_id)}>{l.policy_number ?? l.delivery_id}</a>
+                    ) : (
+                      (l.policy_number ?? l.event_id)
+                    )}
+                  </td>
+                  <td>
+                    <Code kind="error-class" code={l.error_class ?? '?'} />{' '}
+                    {l.last_http_status ? `(last answer ${l.last_http_status})` : ''}
+                    <div class="muted">{l.reason}</div>
+                  </td>
+                  <td class="num">{l.attempts ?? '–'}</td>
+                  <td>{l.replayed ? 'yes' : 'no'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </ListState>
       {writer && (
         <Section title={chosen.length > 0 ? `Replay the ${chosen.length} chosen` : 'Replay the selected dead letters'}>
           <p>
@@ -199,38 +194,46 @@ export function DeadLettersPage({ session, route }: { session: Session; route: R
             <input type="checkbox" checked={force} onChange={(e) => setForce(e.currentTarget.checked)} /> Replay also what was replayed
             before or replayed the most times allowed
           </label>
-          <button type="button" disabled={busy} aria-busy={busy && !plan} onClick={() => void runDry()}>
-            {busy && !plan ? 'Dry run…' : 'Dry run'}
-          </button>
+          <BusyButton
+            type="button"
+            busy={busy === 'dry-run'}
+            disabled={busy !== undefined}
+            busyLabel="Asking…"
+            onClick={() => void runDry()}
+          >
+            Dry run
+          </BusyButton>
+          {confirm.dialog}
           <Failure error={failure} />
           {plan && <ReplayDecisions answer={plan.answer} />}
-          {plan && replaying > 0 && !confirming && (
+          {plan && replaying > 0 && (
             <form
               class="inline-form"
               onSubmit={(event) => {
                 event.preventDefault();
-                setConfirming({ run: plan, reason: formText(event.currentTarget, 'reason') });
+                const reason = formText(event.currentTarget, 'reason');
+                void confirm
+                  .ask({
+                    title: `Replay ${replaying} dead ${replaying === 1 ? 'letter' : 'letters'}?`,
+                    body: (
+                      <p>
+                        They are queued again and sent to the partners’ endpoints from the first try, as the dry run listed; the replay is
+                        audited with your reason (“{reason}”). It cannot be undone.
+                      </p>
+                    ),
+                    action: `Replay ${replaying}`,
+                  })
+                  .then((yes) => (yes ? execute(plan, reason) : undefined));
               }}
             >
               <label>
                 <span>Reason (required, for the audit trail)</span>
                 <input name="reason" required maxLength={500} placeholder="partner fixed its endpoint" />
               </label>
-              <button type="submit">Replay {replaying}</button>
+              <BusyButton busy={busy === 'replay'} disabled={busy !== undefined} busyLabel="Replaying…">
+                Replay {replaying}
+              </BusyButton>
             </form>
-          )}
-          {confirming && (
-            <ConfirmStep
-              confirm={`Yes, replay ${replaying}`}
-              busy={busy}
-              onConfirm={() => void execute(confirming.run, confirming.reason)}
-              onCancel={() => setConfirming(undefined)}
-            >
-              <p>
-                Replay {replaying} dead letter{replaying === 1 ? '' : 's'} now, as “{confirming.reason}”? Each is queued again and sent from
-                its first attempt; this cannot be undone.
-              </p>
-            </ConfirmStep>
           )}
           {result && (
             <div class="ok" role="status">

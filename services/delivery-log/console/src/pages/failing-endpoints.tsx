@@ -5,27 +5,22 @@
  * asks again every so often while it is on screen (never in a background tab).
  */
 import { useState } from 'preact/hooks';
-import { failingEndpointsUrl, type FailingEndpoints } from '../api/operator-views';
-import { Failure } from '../components/basics';
-import { percent } from '../format';
+import { failingEndpoints } from '../api/operator-views';
+import { Badge, Failure } from '../components/basics';
+import { Code } from '../components/code';
+import { ListState } from '../components/list-state';
+import { percent, when } from '../format';
 import { link } from '../router';
 import { useApi } from '../use-api';
-import { zoned } from '../zoned-time';
 
 /** Endpoints per page. */
 const PAGE = 25;
 /** How often the view asks again while visible: its figures are over an hour and a day. */
 const REFRESH_MS = 15_000;
 
-const CIRCUIT_WORDS: Record<string, string> = {
-  open: 'open: sends paused after repeated failures',
-  closed: 'closed: sending',
-  unknown: 'unknown: nothing sent in the last day',
-};
-
 export function FailingEndpointsPage() {
   const [offset, setOffset] = useState(0);
-  const { data, error, loading } = useApi<FailingEndpoints>(failingEndpointsUrl(offset, PAGE), () => true, REFRESH_MS);
+  const { data, error, loading } = useApi(failingEndpoints(offset, PAGE), [offset], () => true, REFRESH_MS);
   return (
     <>
       <h1>Failing endpoints</h1>
@@ -34,16 +29,19 @@ export function FailingEndpointsPage() {
         waiting first, then the most failed sends in the last hour. Refreshes every {REFRESH_MS / 1000} s while this page is on screen.
       </p>
       <Failure error={error} />
-      {!data && !error && <p aria-busy="true">Loading…</p>}
-      {data && (
+      {data && data.total > 0 && (
         <p role="status">
-          {data.total === 0
-            ? 'No endpoint is failing.'
-            : `${data.total} failing endpoint${data.total === 1 ? '' : 's'}; ${offset + 1}–${offset + data.data.length} shown.`}
+          {`${data.total} failing endpoint${data.total === 1 ? '' : 's'}; ${offset + 1}–${offset + data.data.length} shown.`}
           {loading && <span class="muted"> Refreshing…</span>}
         </p>
       )}
-      {data && data.data.length > 0 && (
+      <ListState
+        loading={data === undefined}
+        failed={error !== undefined}
+        count={data?.data.length ?? 0}
+        what="failing endpoints"
+        empty="No endpoint is failing."
+      >
         <div class="table-wrap">
           <table>
             <caption class="visually-hidden">Failing endpoints</caption>
@@ -59,7 +57,7 @@ export function FailingEndpointsPage() {
               </tr>
             </thead>
             <tbody>
-              {data.data.map((e) => (
+              {(data?.data ?? []).map((e) => (
                 <tr key={`${e.partner_id}/${e.endpoint_id}`}>
                   <td>
                     <a
@@ -83,7 +81,7 @@ export function FailingEndpointsPage() {
                     ) : (
                       0
                     )}
-                    {e.oldest_dead_letter_at && <div class="muted">oldest {zoned(e.oldest_dead_letter_at)}</div>}
+                    {e.oldest_dead_letter_at && <div class="muted">oldest {when(e.oldest_dead_letter_at)}</div>}
                   </td>
                   <td class="num">
                     {percent(e.success_rate_last_hour)} <span class="muted">of {e.sends_last_hour}</span>
@@ -92,25 +90,18 @@ export function FailingEndpointsPage() {
                     {e.failed_last_hour} / {e.failed_last_day}
                   </td>
                   <td>
-                    {e.last_http_status !== null ? `HTTP ${e.last_http_status}` : (e.last_error_class ?? '–')}
-                    {e.last_http_status !== null && e.last_error_class && e.last_error_class !== 'HTTP_STATUS' && (
-                      <span class="muted"> ({e.last_error_class})</span>
-                    )}
-                    {e.last_http_status === null && e.last_error_class && <span class="muted"> (no answer)</span>}
-                    <div class="muted">{zoned(e.last_attempt_at)}</div>
+                    {e.last_http_status !== null ? `HTTP ${e.last_http_status}` : <Code kind="error-class" code={e.last_error_class} />}
+                    <div class="muted">{when(e.last_attempt_at)}</div>
                   </td>
                   <td>
-                    <span class={`badge badge-${e.circuit_state === 'open' ? 'bad' : e.circuit_state === 'closed' ? 'good' : 'neutral'}`}>
-                      {e.circuit_state}
-                    </span>
-                    <div class="muted">{CIRCUIT_WORDS[e.circuit_state]?.split(': ')[1]}</div>
+                    <Badge kind="circuit" value={e.circuit_state} />
                   </td>
                 </tr>
               ))}
             </tbody>
           </table>
         </div>
-      )}
+      </ListState>
       {data && (offset > 0 || data.next_offset !== null) && (
         <p class="pager">
           <button type="button" class="secondary" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - PAGE))}>

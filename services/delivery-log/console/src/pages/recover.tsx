@@ -5,14 +5,17 @@
  * and what it did. Changing the time or the endpoint drops the dry run: only what was dry-run is
  * offered.
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { client } from '../api';
 import { recover, type RecoverRequest, type RecoveryAnswer } from '../api/operator-views';
 import { Failure, Section } from '../components/basics';
-import { ConfirmStep } from '../components/confirm-step';
+import { BusyButton } from '../components/busy-button';
+import { useConfirm } from '../components/confirm';
 import { fieldNotes, fieldProblemsOf, RefusalBanner } from '../components/field-problems';
+import { useFocusProblem } from '../components/focus-problem';
+import { when, zoneName } from '../format';
 import { link } from '../router';
 import { useApi } from '../use-api';
-import { viewerZone, zoned } from '../zoned-time';
 import { isoOf } from './deliveries';
 
 const REASONS: Record<string, string> = {
@@ -30,59 +33,63 @@ function localInput(date: Date): string {
 }
 
 export function RecoverPage() {
-  const endpoints = useApi<{ data: { endpoints: Array<{ endpoint_id: string; url: string | null }> } }>('/api/portal/v1/endpoints');
+  const endpoints = useApi(() => client.GET('/api/portal/v1/endpoints'), []);
   const [since, setSince] = useState(() => localInput(new Date(Date.now() - 24 * 3600_000)));
   const [endpoint, setEndpoint] = useState('');
   const [reason, setReason] = useState('');
   const [plan, setPlan] = useState<{ request: RecoverRequest; answer: RecoveryAnswer } | undefined>(undefined);
-  const [confirming, setConfirming] = useState(false);
   const [result, setResult] = useState<RecoveryAnswer | undefined>(undefined);
   const [failure, setFailure] = useState<Error | undefined>(undefined);
-  const [busy, setBusy] = useState(false);
+  const [busy, setBusy] = useState<'dry-run' | 'resend' | undefined>(undefined);
+  const form = useRef<HTMLDivElement>(null);
   const placement = fieldProblemsOf(failure, ['since', 'endpoint_id', 'reason']);
   const notes = fieldNotes(placement);
-
-  // Other choices are another recovery: its dry run comes first again.
-  useEffect(() => {
-    setPlan(undefined);
-    setConfirming(false);
-  }, [since, endpoint]);
+  const confirm = useConfirm();
   // A refused field gets the focus, its problem beside it.
-  useEffect(() => {
-    const invalid = document.querySelector<HTMLElement>('.recover [aria-invalid="true"]');
-    invalid?.scrollIntoView({ block: 'center' });
-    invalid?.focus();
-  }, [failure]);
+  useFocusProblem(failure, form);
+  // Other choices are another recovery: its dry run comes first again.
+  useEffect(() => setPlan(undefined), [since, endpoint]);
 
-  const attempt = async (work: () => Promise<void>) => {
-    setBusy(true);
+  const attempt = async (what: 'dry-run' | 'resend', work: () => Promise<void>) => {
+    if (busy) return;
+    setBusy(what);
     setFailure(undefined);
     try {
       await work();
     } catch (e) {
       setFailure(e as Error);
     } finally {
-      setBusy(false);
+      setBusy(undefined);
     }
   };
   const dryRun = (event: Event) => {
     event.preventDefault();
-    void attempt(async () => {
+    void attempt('dry-run', async () => {
       setResult(undefined);
       const request: RecoverRequest = { since: isoOf(since) ?? since, dry_run: true, ...(endpoint ? { endpoint_id: endpoint } : {}) };
       setPlan({ request, answer: await recover(request) });
     });
   };
-  const resend = (dryRun: { request: RecoverRequest }) =>
-    attempt(async () => {
-      const answer = await recover({ ...dryRun.request, dry_run: false, ...(reason.trim() ? { reason: reason.trim() } : {}) });
-      setResult(answer);
-      setPlan(undefined);
-      setConfirming(false);
-    });
   const willResend = plan?.answer.resent.length ?? 0;
+  const resend = async (done: { request: RecoverRequest }) => {
+    const yes = await confirm.ask({
+      title: `Resend ${willResend} ${willResend === 1 ? 'delivery' : 'deliveries'}?`,
+      body: (
+        <p>
+          Each is sent to your endpoint again from its first attempt, as the dry run listed, and counts against your resends of the hour. It
+          cannot be undone.
+        </p>
+      ),
+      action: `Resend ${willResend}`,
+    });
+    if (!yes) return;
+    await attempt('resend', async () => {
+      setResult(await recover({ ...done.request, dry_run: false, ...(reason.trim() ? { reason: reason.trim() } : {}) }));
+      setPlan(undefined);
+    });
+  };
   return (
-    <div class="recover">
+    <div class="recover" ref={form}>
       <h1>Recover dead letters</h1>
       <p class="lead">
         Resend every delivery of yours that was dead-lettered since a time, as a resend of each would: what was superseded or resent too
@@ -91,7 +98,7 @@ export function RecoverPage() {
       <Failure error={endpoints.error} />
       <form class="inline-form" onSubmit={dryRun} aria-label="What to recover">
         <label>
-          <span>Dead-lettered since (your time, {viewerZone()})</span>
+          <span>Dead-lettered since (your time, {zoneName(-new Date().getTimezoneOffset())})</span>
           <input
             type="datetime-local"
             name="since"
@@ -119,47 +126,37 @@ export function RecoverPage() {
           </select>
           {notes.problem('endpoint_id')}
         </label>
-        <button type="submit" disabled={busy} aria-busy={busy && !plan}>
-          {busy && !plan ? 'Dry run…' : 'Dry run'}
-        </button>
+        <BusyButton busy={busy === 'dry-run'} disabled={busy !== undefined} busyLabel="Asking…">
+          Dry run
+        </BusyButton>
       </form>
+      {confirm.dialog}
       <RefusalBanner failure={failure} placement={placement} />
       {plan && (
         <Section title="Dry run">
           <p role="status">
             {plan.answer.selected === 0
-              ? `Nothing dead-lettered since ${zoned(plan.request.since)}.`
-              : `${plan.answer.selected} dead-lettered since ${zoned(plan.request.since)}${plan.answer.more ? ' (the oldest of more)' : ''}: ` +
+              ? `Nothing dead-lettered since ${when(plan.request.since)}.`
+              : `${plan.answer.selected} dead-lettered since ${when(plan.request.since)}${plan.answer.more ? ' (the oldest of more)' : ''}: ` +
                 `${willResend} would be resent now, ${plan.answer.not_resent.length} not. You have ${plan.answer.resends_left_this_hour} resends left this hour.`}
           </p>
           <Outcomes answer={plan.answer} />
-          {willResend > 0 && !confirming && (
+          {willResend > 0 && (
             <form
               class="inline-form"
               onSubmit={(event) => {
                 event.preventDefault();
-                setConfirming(true);
+                void resend(plan);
               }}
             >
               <label>
                 <span>Reason (optional, for the audit trail)</span>
                 <input name="reason" value={reason} onInput={(e) => setReason(e.currentTarget.value)} maxLength={500} />
               </label>
-              <button type="submit">Resend {willResend}…</button>
+              <BusyButton busy={busy === 'resend'} disabled={busy !== undefined} busyLabel="Resending…">
+                Resend {willResend}
+              </BusyButton>
             </form>
-          )}
-          {confirming && (
-            <ConfirmStep
-              confirm={`Yes, resend ${willResend}`}
-              busy={busy}
-              onConfirm={() => void resend(plan)}
-              onCancel={() => setConfirming(false)}
-            >
-              <p>
-                Resend {willResend} deliver{willResend === 1 ? 'y' : 'ies'} to your endpoint now? Each is sent again from its first attempt
-                and counts against your resends of the hour.
-              </p>
-            </ConfirmStep>
           )}
         </Section>
       )}
@@ -168,7 +165,7 @@ export function RecoverPage() {
           <p>
             Resent {result.resent.length}
             {result.not_resent.length > 0 ? `; ${result.not_resent.length} not resent` : ''}.{' '}
-            <a href={`${link('deliveries')}`}>Your deliveries</a> show them as they are sent.
+            <a href={link('deliveries')}>Your deliveries</a> show them as they are sent.
           </p>
           <Outcomes answer={result} />
         </div>
@@ -185,7 +182,7 @@ function Outcomes({ answer }: { answer: RecoveryAnswer }) {
           <span class="badge badge-good">{answer.dry_run ? 'would resend' : 'resent'}</span>{' '}
           <a href={link('deliveries', r.delivery_id)}>{r.policy_number}</a>{' '}
           <span class="muted">
-            to {r.endpoint_id}, dead-lettered {zoned(r.dead_lettered_at)}
+            to {r.endpoint_id}, dead-lettered {when(r.dead_lettered_at)}
           </span>
         </li>
       ))}
