@@ -192,5 +192,5 @@ test('partner D recovers its dead letters since a time: the dry run counts them,
   const detail = record.locator('pre');
   await detail.waitFor();
   expect(await detail.innerText()).toContain('"topic"');
-  await screenshot(o, 'audit');
+  await screenshot(o, 'audit-detail');
 }, 180_000);
