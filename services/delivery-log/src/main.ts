@@ -8,6 +8,8 @@ import { PortalTokens } from './adapters/signing/portal-tokens';
 import { ConsoleSessions } from './adapters/signing/console-sessions';
 import { DeliveryResender } from './domain/resend-delivery';
 import { resendStore } from './adapters/store/resend-store';
+import { recoveryStore } from './adapters/store/recovery-store';
+import { DeadLetterRecovery } from './domain/recover-dead-letters';
 import { DeadLetterSessions } from './adapters/kafka/dead-letter-sessions';
 import { ReplayLanes } from './adapters/kafka/replay-lanes';
 import { Pruner } from './adapters/store/pruner';
@@ -124,6 +126,11 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
     resender: new DeliveryResender(resendStore(store.db, config.DELIVERY_LOG_RESENDS_PER_HOUR), await deadLetters.of('callback'), lanes, {
       perHour: config.DELIVERY_LOG_RESENDS_PER_HOUR,
     }),
+    recovery: new DeadLetterRecovery(
+      recoveryStore(store.db, config.DELIVERY_LOG_RESENDS_PER_HOUR),
+      await deadLetters.of('callback'),
+      lanes,
+    ),
     lanes,
     changes,
     audit,

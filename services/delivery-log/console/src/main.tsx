@@ -15,6 +15,8 @@ import { useViewHeading } from './view-heading';
 import { AuditPage } from './pages/audit';
 import { DeadLettersPage } from './pages/dead-letters';
 import { DeliveriesPage } from './pages/deliveries';
+import { FailingEndpointsPage } from './pages/failing-endpoints';
+import { RecoverPage } from './pages/recover';
 import { DeliveryPage } from './pages/delivery';
 import { GlossaryPage } from './pages/glossary';
 import { HealthPage } from './pages/health';
@@ -123,6 +125,10 @@ function View({ session, route }: { session: Session; route: Route }) {
       return second ? <RefusedWebhookPage session={session} rejectionId={second} /> : <NotHere />;
     case 'health':
       return <HealthPage session={session} partnerId={route.params.get('partner_id')} />;
+    case 'recover':
+      return session.kind === 'partner' ? <RecoverPage /> : <NotHere />;
+    case 'failing-endpoints':
+      return operator ? <FailingEndpointsPage /> : <NotHere />;
     case 'keys':
       return session.kind === 'partner' ? <KeysPage /> : <NotHere />;
     case 'dead-letters':

@@ -8,8 +8,12 @@ export function Header({ session, onSignedOut }: { session: Session; onSignedOut
     ['webhooks', 'Webhooks'],
     ['health', 'Endpoint health'],
     ...(session.kind === 'partner'
-      ? ([['keys', 'API key']] as Array<[string, string]>)
+      ? ([
+          ['recover', 'Recover'],
+          ['keys', 'API key'],
+        ] as Array<[string, string]>)
       : ([
+          ['failing-endpoints', 'Failing endpoints'],
           ['dead-letters', 'Dead letters'],
           ['partners', 'Partners'],
           ['audit', 'Audit trail'],

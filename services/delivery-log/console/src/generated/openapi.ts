@@ -8,7 +8,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The partner’s callback deliveries */
+        /**
+         * The partner’s callback deliveries
+         * @description policy_number finds the policy numbers starting with it, whatever their case (an exact number finds itself).
+         */
         get: operations["listDeliveries"];
         put?: never;
         post?: never;
@@ -55,6 +58,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/portal/v1/dead-letters/recover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resend every dead-lettered delivery since a time (optionally of one endpoint), a dry run unless dry_run is false
+         * @description Looks at the partner's deliveries dead-lettered at or after since and not resent since, oldest first, at most 100 per request (more says whether others wait). Each is decided as a single resend is: refused when superseded, already resent or resent the most times allowed; the rest are resent while the hourly number of resends allows, each one counting against it. With dry_run (the default) nothing is written and the answer says what would happen now; with dry_run false they are queued again (audited with the partner as the operator) and the answer says what was resent and what was not, and why. An endpoint id that is not one of the partner’s answers 404.
+         */
+        post: operations["recoverDeadLetters"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/portal/v1/webhooks": {
         parameters: {
             query?: never;
@@ -62,7 +85,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The partner’s inbound webhooks */
+        /**
+         * The partner’s inbound webhooks
+         * @description transaction_number finds the transaction numbers starting with it, whatever their case.
+         */
         get: operations["listWebhooks"];
         put?: never;
         post?: never;
@@ -176,7 +202,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Deliveries across partners */
+        /**
+         * Deliveries across partners
+         * @description policy_number finds the policy numbers starting with it, whatever their case.
+         */
         get: operations["adminListDeliveries"];
         put?: never;
         post?: never;
@@ -210,7 +239,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Inbound webhooks across partners */
+        /**
+         * Inbound webhooks across partners
+         * @description transaction_number finds the transaction numbers starting with it, whatever their case.
+         */
         get: operations["adminListWebhooks"];
         put?: never;
         post?: never;
@@ -470,9 +502,29 @@ export interface paths {
         put?: never;
         /**
          * Replay dead letters (as `hookstream dlq replay`), a dry run unless dry_run is false
-         * @description Decides for each selected dead letter: replayed, or skipped and why (superseded, already replayed, replay limit). With dry_run (the default) nothing is written; with dry_run false the replay is written with its audit, at rate_per_second. At most 1,000 re-queued per request.
+         * @description Decides for each selected dead letter: replayed, or skipped and why (superseded, already replayed, replay limit). With dry_run (the default) nothing is written; with dry_run false the replay is written with its audit, at rate_per_second. since and until select by time; letters names dead letters one by one (partition:offset). At most 1,000 re-queued per request.
          */
         post: operations["adminReplayDeadLetters"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/v1/failing-endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The endpoints failing across partners, the most affected first
+         * @description Every partner endpoint with a failed send in the last day, deliveries still dead-lettered, or its partner’s circuit open: success rate over the last hour, the last answer, the circuit and the dead letters waiting; sorted by dead letters waiting, then failed sends in the last hour, then in the last day.
+         */
+        get: operations["adminListFailingEndpoints"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -486,7 +538,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The audit trail: every change and replay, who and why */
+        /**
+         * The audit trail: every change and replay, who and why
+         * @description actor_id finds an actor by its id (ux-test) or by the name the trail shows for it (partner:ux-test).
+         */
         get: operations["adminListAudit"];
         put?: never;
         post?: never;
@@ -546,6 +601,23 @@ export interface components {
         DeliveryState: "pending" | "failing" | "delivered" | "dead_lettered" | "superseded";
         ResendRequest: {
             /** @description Why, for the audit (default: resent from the partner API) */
+            reason?: string;
+        };
+        RecoverRequest: {
+            /**
+             * Format: date-time
+             * @description Resend what was dead-lettered at or after this time
+             * @example 2026-11-25T10:00:00Z
+             */
+            since: string;
+            /** @description Only this endpoint’s (one of yours) */
+            endpoint_id?: string;
+            /**
+             * @description Only say what would happen (default true): send false to resend
+             * @default true
+             */
+            dry_run?: boolean;
+            /** @description Why, for the audit (default: recovered from the partner API) */
             reason?: string;
         };
         KeyRotationRequest: {
@@ -858,6 +930,8 @@ export interface components {
             delivery_id?: string[] | string;
             /** @description Event ids: an array, or comma-separated in a query */
             event_id?: string[] | string;
+            /** @description Dead letters chosen one by one, each as partition:offset (the list’s partition and offset): an array, or comma-separated in a query */
+            letters?: string[] | string;
             /** @description Why (required unless dry_run); recorded with every record */
             reason?: string;
             /**
@@ -866,7 +940,7 @@ export interface components {
              */
             dry_run?: boolean;
             /**
-             * @description Replay also what was replayed before or reached the replay limit (superseded ones never)
+             * @description Replay also what was replayed before or reached the replay limit (superseded ones never); default false: those are skipped
              * @default false
              */
             force?: boolean;
@@ -1039,6 +1113,56 @@ export interface components {
             replay_id: string;
             /** @description Resends of this delivery so far, this one included */
             replay_count: number;
+        };
+        RecoveryAnswer: {
+            data: components["schemas"]["Recovery"];
+        };
+        Recovery: {
+            dry_run: boolean;
+            /**
+             * Format: date-time
+             * @description RFC 3339 date-time
+             * @example 2026-11-25T10:00:00Z
+             */
+            since: string;
+            endpoint_id: string | null;
+            /** @description Deliveries dead-lettered since then and waiting, oldest first, at most 100 per request */
+            selected: number;
+            /** @description More are waiting beyond these: recover again once these are done */
+            more: boolean;
+            /** @description Resends the hourly limit allowed when the request came */
+            resends_left_this_hour: number;
+            /** @description Resent (in a dry run: would be resent now) */
+            resent: {
+                delivery_id: string;
+                endpoint_id: string;
+                policy_number: string;
+                /**
+                 * Format: date-time
+                 * @description RFC 3339 date-time
+                 * @example 2026-11-25T10:00:00Z
+                 */
+                dead_lettered_at: string;
+                /** @description Null in a dry run */
+                replay_id: string | null;
+            }[];
+            /** @description Not resent, and why */
+            not_resent: {
+                delivery_id: string;
+                endpoint_id: string;
+                policy_number: string;
+                /**
+                 * Format: date-time
+                 * @description RFC 3339 date-time
+                 * @example 2026-11-25T10:00:00Z
+                 */
+                dead_lettered_at: string;
+                /** @enum {string} */
+                reason: "superseded" | "already_resent" | "resent_too_often" | "hourly_limit" | "cannot_resend";
+                message: string;
+                /** @description hourly_limit: when a place frees */
+                retry_after_seconds?: number;
+            }[];
         };
         WebhookPage: {
             data: components["schemas"]["WebhookSummary"][];
@@ -1435,6 +1559,41 @@ export interface components {
             policy_number: string | null;
             policy_version: number | null;
         };
+        /** @description Endpoints with a failed send in the last day, deliveries still dead-lettered, or their partner’s circuit open; most dead letters waiting first, then most failed sends in the last hour, then in the last day */
+        FailingEndpointsPage: {
+            data: components["schemas"]["FailingEndpoint"][];
+            /** @description Failing endpoints in all */
+            total: number;
+            /** @description offset of the next page; null on the last */
+            next_offset: number | null;
+        };
+        FailingEndpoint: {
+            partner_id: string;
+            partner_name: string | null;
+            endpoint_id: string;
+            /** @description Null when the partner no longer has the endpoint */
+            url: string | null;
+            sends_last_hour: number;
+            delivered_last_hour: number;
+            /** @description delivered / sends over the last hour; null without sends */
+            success_rate_last_hour: number | null;
+            /** @description Sends not answered 200 in the last hour */
+            failed_last_hour: number;
+            failed_last_day: number;
+            /** @description The last send’s HTTP answer; null when it got none */
+            last_http_status: number | null;
+            /** @description The last send’s failure (HTTP_STATUS, TIMEOUT, CONNECTION…) */
+            last_error_class: string | null;
+            last_attempt_at: string | null;
+            /**
+             * @description The partner’s circuit, as endpoint health says it
+             * @enum {string}
+             */
+            circuit_state: "open" | "closed" | "unknown";
+            /** @description Its deliveries dead-lettered and not resent or replayed since */
+            dead_letters_waiting: number;
+            oldest_dead_letter_at: string | null;
+        };
         AuditPage: {
             data: components["schemas"]["AuditRecord"][];
             next_cursor: string | null;
@@ -1697,6 +1856,102 @@ export interface operations {
                 };
             };
             /** @description Nothing to resend: the message says why (error_code CONFLICT_ERR) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is too large (error_code INVALID_PAYLOAD_VALIDATION_ERR) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests from this partner (or, on a write, too many of its kind); retry after Retry-After (error_code TOO_MANY_REQUESTS_ERR) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Starting or unavailable; retry after Retry-After (error_code SERVICE_UNAVAILABLE_ERR) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    recoverDeadLetters: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecoverRequest"];
+            };
+        };
+        responses: {
+            /** @description What was (or would be) resent, and what not and why */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecoveryAnswer"];
+                };
+            };
+            /** @description The body is not JSON or a field is invalid; the message names each (error_code INVALID_PAYLOAD_VALIDATION_ERR) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No x-api-key or portal token, or one that is unknown, revoked or expired; a session or portal token of a partner since disabled is told so (error_code INVALID_API_KEY_ERR, PARTNER_DISABLED_ERR) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Signed in by the console’s cookie, from another origin or without its x-csrf-token (error_code FORBIDDEN_ERR) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such id among the caller’s own (error_code NOT_FOUND_ERR) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dead letter to resend could not be read from its topic (error_code CONFLICT_ERR) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2455,7 +2710,10 @@ export interface operations {
     };
     adminListPartners: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only partners whose id or name contains this, whatever its case */
+                search?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -2469,6 +2727,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PartnerList"];
+                };
+            };
+            /** @description A query parameter is unknown or invalid; the message names each (error_code INVALID_PAYLOAD_VALIDATION_ERR) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description No operator token, or one that is unknown or revoked (error_code INVALID_API_KEY_ERR) */
@@ -3320,6 +3587,7 @@ export interface operations {
                 policy_number?: string[] | string;
                 delivery_id?: string[] | string;
                 event_id?: string[] | string;
+                letters?: string[] | string;
                 /** @description Only the newest n of those selected (default 100) */
                 limit?: number;
             };
@@ -3445,9 +3713,64 @@ export interface operations {
             };
         };
     };
+    adminListFailingEndpoints: {
+        parameters: {
+            query?: {
+                /** @description Only this partner’s endpoints */
+                partner_id?: string;
+                /** @description Endpoints per page (1-200, default 50) */
+                limit?: number;
+                /** @description How many of the sorted endpoints to pass over (next_offset of the previous page) */
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of failing endpoints */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FailingEndpointsPage"];
+                };
+            };
+            /** @description A query parameter is unknown or invalid; the message names each (error_code INVALID_PAYLOAD_VALIDATION_ERR) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No operator token, or one that is unknown or revoked (error_code INVALID_API_KEY_ERR) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Starting or unavailable; retry after Retry-After (error_code SERVICE_UNAVAILABLE_ERR) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     adminListAudit: {
         parameters: {
             query?: {
+                /** @description An actor’s id (ux-test), or its name as the trail shows it (partner:ux-test) */
                 actor_id?: string;
                 /** @description A partner id, an operator id or a replay id */
                 subject_id?: string;

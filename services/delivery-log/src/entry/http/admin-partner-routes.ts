@@ -14,6 +14,7 @@ import { operatorActor, operatorOf } from './auth/operator-auth';
 import type { IssuedCredentials } from '../../adapters/store/issued-credentials';
 import type { PortalTokens } from '../../adapters/signing/portal-tokens';
 import { idParam, parseInput } from './request-input';
+import { PartnerListQuery } from './schemas/operator-view-schemas';
 
 export interface AdminPartnerDeps {
   partners: PartnerDirectory;
@@ -36,8 +37,11 @@ export function adminPartnerRoutes({ partners, changes, portalTokens, issuedCred
     return id;
   };
 
-  router.get('/partners', (_req, res) => {
-    res.json({ data: partners.list().map(describePartner) });
+  router.get('/partners', (req, res) => {
+    const { search } = parseInput(PartnerListQuery, req.query, 'query');
+    const wanted = search?.toLowerCase();
+    const found = partners.list().filter((p) => !wanted || `${p.partner_id}\n${p.name}`.toLowerCase().includes(wanted));
+    res.json({ data: found.map(describePartner) });
   });
 
   router.get('/partners/:partnerId', (req, res) => {

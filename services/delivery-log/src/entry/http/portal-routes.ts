@@ -1,6 +1,6 @@
 /*
  * The partner API (/api/portal/v1): a partner's own deliveries, each with every attempt, a resend
- * of a dead-lettered one, its own inbound webhooks with their documents and those refused, its
+ * of a dead-lettered one, the recovery of those dead-lettered since a time, its own inbound webhooks with their documents and those refused, its
  * endpoints' health, and the rotation of its own API key (with the key, not with a portal link). The
  * caller's partner id (partner-auth.ts) scopes every query, so another partner's id answers 404
  * exactly as an unknown one does; the reads also run in the caller's partner scope
@@ -19,19 +19,23 @@ import { partnerCallerOf } from './auth/partner-auth';
 import { idParam, parseInput } from './request-input';
 import { KeyRotationBody, NoQuery, ResendBody } from './schemas/schemas';
 import type { DeliveryResender } from '../../domain/resend-delivery';
+import type { DeadLetterRecovery } from '../../domain/recover-dead-letters';
+import { RecoverBody } from './schemas/operator-view-schemas';
 import type { ReplayLanes } from '../../adapters/kafka/replay-lanes';
 import { endpointHealthStore } from '../../adapters/store/endpoint-health-store';
 
 export interface PortalDeps {
   db: DeliveryLogDb;
   resender: DeliveryResender;
+  /** A partner's resend of its dead letters since a time (recover-dead-letters.ts). */
+  recovery: DeadLetterRecovery;
   lanes: ReplayLanes;
   changes: PartnerChanges;
   /** How long a partner's other keys keep working after it rotates its key itself. */
   keyRotationOverlapHours: number;
 }
 
-export function portalRoutes({ db, resender, changes, keyRotationOverlapHours }: PortalDeps): Router {
+export function portalRoutes({ db, resender, recovery, changes, keyRotationOverlapHours }: PortalDeps): Router {
   const router = Router();
   const partnerOf = (req: Request) => partnerCallerOf(req.res!.locals).partnerId;
   // Deliveries, webhooks and refused webhooks, the caller's own.
@@ -44,6 +48,17 @@ export function portalRoutes({ db, resender, changes, keyRotationOverlapHours }:
     if (!id) throw notFound('delivery');
     const resent = await resender.resend(partnerOf(req), id, body.reason ?? 'resent from the partner API');
     res.status(202).json({ data: resent });
+  });
+
+  router.post('/dead-letters/recover', express.json({ limit: '16kb', type: () => true }), async (req, res) => {
+    const body = parseInput(RecoverBody, req.body ?? {}, 'body');
+    const recovered = await recovery.recover(partnerOf(req), {
+      since: new Date(body.since),
+      endpointId: body.endpoint_id,
+      dryRun: body.dry_run,
+      reason: body.reason ?? 'recovered from the partner API',
+    });
+    res.json({ data: recovered });
   });
 
   router.get('/endpoints', async (req, res) => {

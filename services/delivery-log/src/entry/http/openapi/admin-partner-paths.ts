@@ -16,7 +16,8 @@ import {
   ReasonBody,
   RotateKeyBody,
 } from '../schemas/admin-schemas';
-import { json, refusal } from './openapi-parts';
+import { badQuery, json, refusal } from './openapi-parts';
+import { PartnerListQuery } from '../schemas/operator-view-schemas';
 import { ADMIN_BASE } from '../paths';
 import { EndpointsHealthAnswer, one } from '../schemas/schemas';
 
@@ -30,9 +31,11 @@ export const adminPartnerPaths: ZodOpenApiPathsObject = {
   [`${ADMIN_BASE}/partners`]: {
     get: operation('Every partner, secrets masked', {
       operationId: 'adminListPartners',
+      requestParams: { query: PartnerListQuery },
       responses: {
         '200': { description: 'The partners', ...json(z.object({ data: z.array(PartnerView) }).meta({ id: 'PartnerList' })) },
         ...readRefusals,
+        ...badQuery,
       },
     }),
     post: operation('Onboard a partner (as `hookstream partners create`)', {
