@@ -7,11 +7,9 @@ import type { ZodOpenApiOperationObject, ZodOpenApiPathsObject } from 'zod-opena
 import { badBody, badQuery, json, refusal, unavailable } from './openapi-parts';
 import { PORTAL_BASE } from '../paths';
 import {
-  NoQuery,
   DeliveryAnswer,
   DeliveryListQuery,
   DeliveryPage,
-  EndpointsHealthAnswer,
   KeyRotationBody,
   ResendBody,
   Resent,
@@ -20,7 +18,7 @@ import {
 } from '../schemas/schemas';
 import { RejectedWebhookListQuery, RejectedWebhookPage, WebhookAnswer, WebhookListQuery, WebhookPage } from '../schemas/webhook-schemas';
 
-const partnerRefusals = {
+export const partnerRefusals = {
   '401': refusal('No x-api-key or portal token, or one that is unknown, revoked or expired', [ErrorCodes.INVALID_API_KEY]),
   '429': refusal('Too many requests from this partner (or, on a write, too many of its kind); retry after Retry-After', [
     ErrorCodes.TOO_MANY_REQUESTS,
@@ -29,12 +27,12 @@ const partnerRefusals = {
 };
 const listRefusals = { ...partnerRefusals, ...badQuery };
 /** A write made with the console's session cookie without its x-csrf-token. */
-const csrfRefusal = {
+export const csrfRefusal = {
   '403': refusal('Signed in by the console’s cookie, from another origin or without its x-csrf-token', [ErrorCodes.FORBIDDEN]),
 };
-const oneRefusals = { ...partnerRefusals, '404': refusal('No such id among the caller’s own', [ErrorCodes.NOT_FOUND]) };
+export const oneRefusals = { ...partnerRefusals, '404': refusal('No such id among the caller’s own', [ErrorCodes.NOT_FOUND]) };
 
-const operation = (summary: string, operation: Omit<ZodOpenApiOperationObject, 'summary'>): ZodOpenApiOperationObject => ({
+export const operation = (summary: string, operation: Omit<ZodOpenApiOperationObject, 'summary'>): ZodOpenApiOperationObject => ({
   summary,
   tags: ['partner'],
   security: [{ partnerApiKey: [] }, { portalToken: [] }],
@@ -105,20 +103,6 @@ export const portalPaths: ZodOpenApiPathsObject = {
       responses: {
         '200': { description: 'A page of refused webhooks, newest first', ...json(RejectedWebhookPage) },
         ...listRefusals,
-      },
-    }),
-  },
-  [`${PORTAL_BASE}/endpoints`]: {
-    get: operation('The partner’s endpoints’ health', {
-      operationId: 'getEndpointsHealth',
-      requestParams: { query: NoQuery },
-      description:
-        'Per callback endpoint, the share of requests the partner answered with 200 and the 95th percentile of their latency, over ' +
-        'the last hour and the last day; and the partner’s circuit as the sender last recorded it.',
-      responses: {
-        '200': { description: 'Health of each endpoint', ...json(EndpointsHealthAnswer) },
-        ...partnerRefusals,
-        ...badQuery,
       },
     }),
   },

@@ -70,6 +70,15 @@ export const PartnerUpdateDoc = updateEnvelope(partnerSpecSchema.partial()).meta
 
 export const ReasonBody = z.strictObject({ reason }).meta({ id: 'ReasonRequest' });
 
+export const SelfServiceBody = z
+  .strictObject({
+    reason,
+    enabled: z.boolean().meta({
+      description: 'false: the partner’s own changes of its endpoints and signing secret (partner API) answer 403; true: allowed again',
+    }),
+  })
+  .meta({ id: 'SelfServiceRequest' });
+
 export const RotateKeyBody = z
   .strictObject({
     reason,
