@@ -32,10 +32,7 @@ export interface EndpointChange {
 /** A new endpoint with a fresh id (never one a removed endpoint had: delivery ids are made of it). */
 export function addOwnEndpoint(current: Partner, input: OwnEndpointInput & { url: string }, deps: PartnerAdminDeps): EndpointChange {
   if (current.callback_endpoints.length >= ENDPOINT_LIMITS.perPartner) {
-    throw new PartnerChangeRefused(
-      'conflict',
-      `a partner has at most ${ENDPOINT_LIMITS.perPartner} callback endpoints: delete one first`,
-    );
+    throw new PartnerChangeRefused('conflict', `a partner has at most ${ENDPOINT_LIMITS.perPartner} callback endpoints: delete one first`);
   }
   const endpointId = freshEndpointId(current);
   const added = { endpoint_id: endpointId, ...input };

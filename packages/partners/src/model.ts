@@ -187,7 +187,10 @@ export function secretFields(auth: OutboundAuth): Array<[string, EncryptedSecret
     case 'MD5':
       return [['secret', auth.secret]];
     case 'STANDARD_WEBHOOKS':
-      return [['secret', auth.secret], ...(auth.previous_secret ? [['previous_secret', auth.previous_secret] as [string, EncryptedSecret]] : [])];
+      return [
+        ['secret', auth.secret],
+        ...(auth.previous_secret ? [['previous_secret', auth.previous_secret] as [string, EncryptedSecret]] : []),
+      ];
     case 'BEARER_STATIC':
       return [['token', auth.token]];
     case 'BEARER_JWT':

@@ -21,8 +21,7 @@ import { secretContext, type AuthMethod, type OutboundAuth, type Partner } from 
  */
 
 export type SigningSecretState =
-  | { method: 'STANDARD_WEBHOOKS'; previous_secret_until: number | null }
-  | { method: 'HMAC_SHA256'; next_secret_from: number | null };
+  { method: 'STANDARD_WEBHOOKS'; previous_secret_until: number | null } | { method: 'HMAC_SHA256'; next_secret_from: number | null };
 
 export interface RotatedSigningSecret {
   partner: Partner;
@@ -95,7 +94,8 @@ export function activateSigningSecret(current: Partner, deps: Deps): { partner: 
 export function signingSecretState(partner: Partner, now: number): SigningSecretState | null {
   const auth = partner.outbound_auth;
   if (auth?.method === 'STANDARD_WEBHOOKS') {
-    const until = auth.previous_secret && auth.previous_secret_until && auth.previous_secret_until > now ? auth.previous_secret_until : null;
+    const until =
+      auth.previous_secret && auth.previous_secret_until && auth.previous_secret_until > now ? auth.previous_secret_until : null;
     return { method: auth.method, previous_secret_until: until };
   }
   if (auth?.method === 'HMAC_SHA256') {
@@ -112,7 +112,10 @@ function rotatable(current: Partner): Rotatable {
   const auth = current.outbound_auth;
   if (!auth) throw new PartnerChangeRefused('conflict', 'callbacks to this partner are not signed (it has no outbound auth)');
   if (auth.method === 'STANDARD_WEBHOOKS' || auth.method === 'HMAC_SHA256') return auth;
-  throw new PartnerChangeRefused('conflict', `callbacks to this partner are authenticated with ${auth.method}: ${NOT_ROTATABLE[auth.method]}`);
+  throw new PartnerChangeRefused(
+    'conflict',
+    `callbacks to this partner are authenticated with ${auth.method}: ${NOT_ROTATABLE[auth.method]}`,
+  );
 }
 
 function dueSwitch(auth: HmacAuth, now: number): boolean {

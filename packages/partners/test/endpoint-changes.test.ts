@@ -35,7 +35,12 @@ const problemsOf = (change: () => unknown) => {
 describe("a partner's own endpoint changes", () => {
   test('when an endpoint is added, then it gets a fresh id, the onboarding defaults, and the record fits the Avro schema', () => {
     const { partner: next, endpoint } = addOwnEndpoint(partner, { url: 'https://partner.example/two', statuses: ['POLICY_ACTIVE'] }, deps);
-    expect(endpoint).toMatchObject({ url: 'https://partner.example/two', timeout_ms: 10_000, statuses: ['POLICY_ACTIVE'], disabled: false });
+    expect(endpoint).toMatchObject({
+      url: 'https://partner.example/two',
+      timeout_ms: 10_000,
+      statuses: ['POLICY_ACTIVE'],
+      disabled: false,
+    });
     expect(endpoint.endpoint_id).toMatch(/^ep-[0-9a-f]{8}$/);
     expect(next.revision).toBe(partner.revision + 1);
     const decoded = partnerFromRecord(partnerType.fromBuffer(partnerType.toBuffer(partnerToRecord(next))) as Record<string, unknown>);
@@ -47,11 +52,13 @@ describe("a partner's own endpoint changes", () => {
   });
 
   test('when the input breaks an onboarding rule, then each problem is named by the endpoint’s own field', () => {
-    expect(problemsOf(() => addOwnEndpoint(partner, { url: 'ftp://partner.example/x', timeout_ms: 50, statuses: ['NOPE'] }, deps))).toEqual([
-      { field: 'url', message: 'must use http or https, not ftp' },
-      { field: 'timeout_ms', message: 'must be at least 100 ms' },
-      { field: 'statuses[0]', message: expect.stringMatching(/POLICY_ISSUING/) },
-    ]);
+    expect(problemsOf(() => addOwnEndpoint(partner, { url: 'ftp://partner.example/x', timeout_ms: 50, statuses: ['NOPE'] }, deps))).toEqual(
+      [
+        { field: 'url', message: 'must use http or https, not ftp' },
+        { field: 'timeout_ms', message: 'must be at least 100 ms' },
+        { field: 'statuses[0]', message: expect.stringMatching(/POLICY_ISSUING/) },
+      ],
+    );
     expect(problemsOf(() => editOwnEndpoint(partner, 'main', { url: `https://p.example/${'x'.repeat(2000)}` }, deps))).toEqual([
       { field: 'url', message: 'must be at most 2000 characters' },
     ]);

@@ -74,6 +74,7 @@ export const api = {
   get: <T>(url: string) => call<T>('GET', url),
   post: <T>(url: string, body?: unknown) => call<T>('POST', url, body ?? {}),
   patch: <T>(url: string, body: unknown) => call<T>('PATCH', url, body),
+  delete: <T>(url: string, body?: unknown) => call<T>('DELETE', url, body ?? {}),
 };
 
 /** The session the cookie holds, or null when not signed in. */

@@ -16,11 +16,13 @@ import { AuditPage } from './pages/audit';
 import { DeadLettersPage } from './pages/dead-letters';
 import { DeliveriesPage } from './pages/deliveries';
 import { DeliveryPage } from './pages/delivery';
+import { EndpointsPage } from './pages/endpoints';
 import { HealthPage } from './pages/health';
 import { KeysPage } from './pages/keys';
 import { PartnerFormPage } from './pages/partner-form';
 import { PartnerPage, PartnersPage } from './pages/partners';
 import { SignInPage } from './pages/sign-in';
+import { SigningSecretPage } from './pages/signing-secret';
 import { WebhookPage, WebhooksPage } from './pages/webhooks';
 
 const SESSION_ENDED = 'Your session ended; sign in again.';
@@ -118,6 +120,10 @@ function View({ session, route }: { session: Session; route: Route }) {
       return <HealthPage session={session} partnerId={route.params.get('partner_id')} />;
     case 'keys':
       return session.kind === 'partner' ? <KeysPage /> : <NotHere />;
+    case 'endpoints':
+      return session.kind === 'partner' ? <EndpointsPage /> : <NotHere />;
+    case 'signing-secret':
+      return session.kind === 'partner' ? <SigningSecretPage /> : <NotHere />;
     case 'dead-letters':
       return operator ? <DeadLettersPage session={session} route={route} /> : <NotHere />;
     case 'audit':

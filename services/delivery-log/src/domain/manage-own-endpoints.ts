@@ -54,22 +54,32 @@ function configurationOf(e: CallbackEndpoint) {
 }
 
 export async function addEndpoint(deps: OwnEndpointsDeps, partnerId: string, input: OwnEndpointInput & { url: string }, reason: string) {
-  await refuseUnsafeUrl(deps.urlGuard, input.url);
+  const unsafe = await ssrfProblem(deps.urlGuard, input.url);
   const { answer } = await withinLimit(deps.places, partnerId, deps.limit, () =>
     deps.changes.selfService(partnerId, partnerActor(partnerId), reason, (current, adminDeps) => {
-      const change = addOwnEndpoint(current, input, adminDeps);
-      return { next: change.partner, action: 'partner.endpoint-add', detail: auditDetail(change.endpoint, change.changed), answer: change.endpoint };
+      const change = judged(unsafe, () => addOwnEndpoint(current, input, adminDeps));
+      return {
+        next: change.partner,
+        action: 'partner.endpoint-add',
+        detail: auditDetail(change.endpoint, change.changed),
+        answer: change.endpoint,
+      };
     }),
   );
   return configurationOf(answer);
 }
 
 export async function editEndpoint(deps: OwnEndpointsDeps, partnerId: string, endpointId: string, input: OwnEndpointInput, reason: string) {
-  if (input.url !== undefined) await refuseUnsafeUrl(deps.urlGuard, input.url);
+  const unsafe = input.url === undefined ? undefined : await ssrfProblem(deps.urlGuard, input.url);
   const { answer } = await withinLimit(deps.places, partnerId, deps.limit, () =>
     deps.changes.selfService(partnerId, partnerActor(partnerId), reason, (current, adminDeps) => {
-      const change = editOwnEndpoint(current, endpointId, input, adminDeps);
-      return { next: change.partner, action: 'partner.endpoint-edit', detail: auditDetail(change.endpoint, change.changed), answer: change.endpoint };
+      const change = judged(unsafe, () => editOwnEndpoint(current, endpointId, input, adminDeps));
+      return {
+        next: change.partner,
+        action: 'partner.endpoint-edit',
+        detail: auditDetail(change.endpoint, change.changed),
+        answer: change.endpoint,
+      };
     }),
   );
   return configurationOf(answer);
@@ -100,9 +110,26 @@ function auditDetail(endpoint: CallbackEndpoint, changed: string[]): Record<stri
   };
 }
 
-/** 400 naming `url` when the SSRF guard refuses it; a URL that is no URL is left to the onboarding rules, which name it the same way. */
-async function refuseUnsafeUrl(guard: CallbackUrlGuard, url: string): Promise<void> {
-  if (!URL.canParse(url.trim())) return;
-  const refused = await guard(url.trim());
-  if (refused) throw new PartnerSpecError([{ field: 'url', message: refused }]);
+/** Why the SSRF guard refuses `url`, or undefined (also for no URL at all: the onboarding rules name that). */
+async function ssrfProblem(guard: CallbackUrlGuard, url: string): Promise<string | undefined> {
+  const text = url.trim();
+  if (!URL.canParse(text) || !/^https?:$/.test(new URL(text).protocol)) return undefined;
+  return guard(text);
+}
+
+/**
+ * The change, refused with every problem at once: the onboarding rules' and the SSRF guard's
+ * (unless the rules already refuse the URL itself).
+ */
+function judged<T>(unsafe: string | undefined, change: () => T): T {
+  const ssrf = unsafe ? [{ field: 'url', message: unsafe }] : [];
+  let result: T;
+  try {
+    result = change();
+  } catch (error) {
+    if (!(error instanceof PartnerSpecError) || ssrf.length === 0 || error.problems.some((p) => p.field === 'url')) throw error;
+    throw new PartnerSpecError([...ssrf, ...error.problems]);
+  }
+  if (ssrf.length > 0) throw new PartnerSpecError(ssrf);
+  return result;
 }

@@ -35,7 +35,12 @@ export async function rotateOwnSigningSecret(
 export async function activateOwnSigningSecret(deps: SigningSecretDeps, partnerId: string, reason: string): Promise<SigningSecretState> {
   const { answer } = await deps.changes.selfService(partnerId, partnerActor(partnerId), reason, (current, adminDeps) => {
     const activated = activateSigningSecret(current, { box: adminDeps.box, now: (adminDeps.now ?? Date.now)() });
-    return { next: activated.partner, action: 'partner.activate-signing-secret', detail: auditOf(activated.state), answer: activated.state };
+    return {
+      next: activated.partner,
+      action: 'partner.activate-signing-secret',
+      detail: auditOf(activated.state),
+      answer: activated.state,
+    };
   });
   return answer;
 }

@@ -8,7 +8,11 @@ export function Header({ session, onSignedOut }: { session: Session; onSignedOut
     ['webhooks', 'Webhooks'],
     ['health', 'Endpoint health'],
     ...(session.kind === 'partner'
-      ? ([['keys', 'API key']] as Array<[string, string]>)
+      ? ([
+          ['endpoints', 'Endpoints'],
+          ['signing-secret', 'Signing secret'],
+          ['keys', 'API key'],
+        ] as Array<[string, string]>)
       : ([
           ['dead-letters', 'Dead letters'],
           ['partners', 'Partners'],

@@ -11,11 +11,13 @@ import { when } from '../format';
 import { link } from '../router';
 import { useApi } from '../use-api';
 import { PortalLinks, type PortalLinkView } from './portal-links';
+import { SelfServiceSwitch } from './self-service-switch';
 
 export interface PartnerView {
   partner_id: string;
   name: string;
   status: 'ACTIVE' | 'DISABLED';
+  self_service?: boolean;
   revision: number;
   updated_at: string;
   callback_endpoints: Array<{
@@ -112,6 +114,7 @@ export function PartnerPage({ session, partnerId }: { session: Session; partnerI
             ['Revision', p.revision],
             ['Updated', when(p.updated_at)],
             ['Outbound auth', p.outbound_auth?.method ?? 'none'],
+            ['Self-service', p.self_service === false ? 'off' : 'on'],
             ['Body', `${p.body.shape.toLowerCase()}, absent fields ${p.body.absent_fields.toLowerCase()}`],
           ]}
         />
@@ -137,6 +140,7 @@ export function PartnerPage({ session, partnerId }: { session: Session; partnerI
         </ul>
       </Section>
       {writer && <PartnerActions partner={p} onDone={reloadBoth} />}
+      {writer && <SelfServiceSwitch partnerId={p.partner_id} enabled={p.self_service !== false} onDone={reloadBoth} />}
       <PortalLinks partnerId={p.partner_id} links={links.data?.data ?? []} writer={writer} onDone={reloadBoth} />
     </>
   );

@@ -6,16 +6,7 @@ import { z } from 'zod';
 import type { ZodOpenApiOperationObject, ZodOpenApiPathsObject } from 'zod-openapi';
 import { badBody, badQuery, json, refusal, unavailable } from './openapi-parts';
 import { PORTAL_BASE } from '../paths';
-import {
-  DeliveryAnswer,
-  DeliveryListQuery,
-  DeliveryPage,
-  KeyRotationBody,
-  ResendBody,
-  Resent,
-  RotatedKey,
-  one,
-} from '../schemas/schemas';
+import { DeliveryAnswer, DeliveryListQuery, DeliveryPage, KeyRotationBody, ResendBody, Resent, RotatedKey, one } from '../schemas/schemas';
 import { RejectedWebhookListQuery, RejectedWebhookPage, WebhookAnswer, WebhookListQuery, WebhookPage } from '../schemas/webhook-schemas';
 
 export const partnerRefusals = {
