@@ -36,7 +36,7 @@ export function addOwnEndpoint(current: Partner, input: OwnEndpointInput & { url
   }
   const endpointId = freshEndpointId(current);
   const added = { endpoint_id: endpointId, ...input };
-  return applied(current, [...current.callback_endpoints, added as CallbackEndpoint], endpointId, Object.keys(input), deps);
+  return applied(current, [...current.callback_endpoints, added], endpointId, Object.keys(input), deps);
 }
 
 /** Sets the fields given of one of the partner's endpoints; another partner's id is not found, as an unknown one. */

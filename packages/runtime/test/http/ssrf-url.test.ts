@@ -22,7 +22,9 @@ describe('a URL judged by the SSRF guard before anything connects', () => {
     expect(await ssrfRefusalOf('http://rebind.example/cb', { allow: [] }, lookup)).toMatchObject({
       details: { host: 'rebind.example', address: '10.1.2.3', range: 'private' },
     });
-    expect(await ssrfRefusalOf('http://169.254.169.254/latest', { allow: [] }, lookup)).toMatchObject({ details: { range: 'cloud-metadata' } });
+    expect(await ssrfRefusalOf('http://169.254.169.254/latest', { allow: [] }, lookup)).toMatchObject({
+      details: { range: 'cloud-metadata' },
+    });
     expect(await ssrfRefusalOf('http://[::1]:8080/cb', { allow: [] }, lookup)).toMatchObject({ details: { range: 'loopback' } });
   });
 

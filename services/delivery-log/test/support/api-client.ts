@@ -78,7 +78,7 @@ export class ApiClient {
         if (json !== null) throw new Error(`${method} ${path} (${response.status}) answered a body the spec does not document`);
         return { status: response.status, json, headers: response.headers };
       }
-      const validate = this.ajv.compile({ ...documented.content!['application/json']!.schema, components: this.openapi.components });
+      const validate = this.ajv.compile({ ...documented.content['application/json']!.schema, components: this.openapi.components });
       if (!validate(json))
         throw new Error(`${method} ${path} (${response.status}) does not fit the spec: ${JSON.stringify(validate.errors)}`);
     }

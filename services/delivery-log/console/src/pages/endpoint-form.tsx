@@ -6,6 +6,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { addEndpoint, editEndpoint, type OwnEndpointView } from '../api/self-service';
 import { fieldNotes, fieldProblemsOf, RefusalBanner } from '../components/field-problems';
+import { formText } from '../form-text';
 
 export const STATUSES = ['POLICY_ISSUING', 'POLICY_ACTIVE', 'POLICY_CANCELLED'] as const;
 const FIELDS = ['url', 'timeout_ms', 'statuses'];
@@ -39,11 +40,11 @@ export function EndpointForm({
   const submit = async (event: Event) => {
     event.preventDefault();
     const data = new FormData(event.currentTarget as HTMLFormElement);
-    const timeout = String(data.get('timeout_ms') ?? '').trim();
+    const timeout = formText(event.currentTarget, 'timeout_ms');
     const body = {
-      url: String(data.get('url') ?? '').trim(),
+      url: formText(event.currentTarget, 'url'),
       ...(timeout ? { timeout_ms: Number(timeout) } : {}),
-      statuses: data.getAll('statuses').map(String),
+      statuses: data.getAll('statuses').map((value) => (typeof value === 'string' ? value : '')),
     };
     setBusy(true);
     try {
