@@ -123,3 +123,37 @@ test('a rotated Standard Webhooks secret: during the overlap a callback verifies
   // A secret that is neither is refused: the verifier checks what it is given.
   expect(() => new Webhook(`whsec_${Buffer.alloc(32, 6).toString('base64')}`).verify(body, headers)).toThrow(/No matching signature/);
 }, 120_000);
+
+test("an operator turns the partner's self-service off on its page (confirmed): the partner's Endpoints page then offers no change", async () => {
+  const operator = await stack.page();
+  await stack.signInAsOperator(operator);
+  await operator.goto(`/console/#/partners/${partner}`);
+  const section = operator.getByRole('region', { name: 'Self-service' });
+  await section.getByLabel('Reason (for the audit trail)').fill('contract review, ticket 12');
+  await section.getByRole('button', { name: 'Turn self-service off' }).click();
+  const confirm = operator.getByRole('alertdialog', { name: 'Turn the partner’s self-service off?' });
+  await confirm.getByRole('button', { name: 'Turn off' }).click();
+  // The page shows the partner as the change left it.
+  await section.getByRole('button', { name: 'Turn self-service on' }).waitFor();
+  await operator.getByText('Self-service', { exact: true }).first().waitFor();
+  await screenshot(operator, 'partner-self-service');
+
+  const p = await signedIn();
+  await p.getByRole('link', { name: 'Endpoints' }).click();
+  await p.getByText(/The insurer turned self-service off for you/).waitFor();
+  expect(await p.getByRole('button', { name: 'Add endpoint' }).count()).toBe(0);
+  expect(await p.getByRole('button', { name: 'Delete' }).count()).toBe(0);
+  // The trail is the log's projection of admin-audit: read once it has it.
+  const trail = await waitFor(
+    async () =>
+      (
+        await stack.api<{ data: Array<{ actor_type: string; reason: string }> }>(
+          'GET',
+          `/api/admin/v1/audit?subject_id=${partner}&action=partner.self-service-off`,
+        )
+      ).data[0],
+    'the switch in the audit trail',
+    30_000,
+  );
+  expect(trail).toMatchObject({ actor_type: 'operator', reason: 'contract review, ticket 12' });
+}, 90_000);

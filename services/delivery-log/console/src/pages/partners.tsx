@@ -27,6 +27,7 @@ export interface PartnerView {
     statuses: string[];
     product_codes: string[];
     ordering: string;
+    disabled?: boolean;
   }>;
   outbound_auth?: { method: string } & Record<string, unknown>;
   body: { shape: string; rules: unknown[]; absent_fields: string };
@@ -123,7 +124,7 @@ export function PartnerPage({ session, partnerId }: { session: Session; partnerI
             <li key={e.endpoint_id}>
               <code>{e.endpoint_id}</code> {e.url}{' '}
               <span class="muted">
-                ({e.ordering.toLowerCase()}, {e.timeout_ms} ms)
+                ({e.ordering.toLowerCase()}, {e.timeout_ms} ms{e.disabled ? ', disabled' : ''})
               </span>
             </li>
           ))}
