@@ -119,10 +119,13 @@ export class PartnerChanges {
 
   /** An operator turns the partner's self-service (its own endpoint and signing-secret changes) on or off. */
   async setSelfService(partnerId: string, enabled: boolean, actor: Actor, reason: string): Promise<Partner> {
-    return this.change(partnerId, actor, reason, (current, now) => ({
-      next: { ...required(current, partnerId), self_service: enabled, revision: current!.revision + 1, updated_at: now },
-      action: enabled ? 'partner.self-service-on' : 'partner.self-service-off',
-    }));
+    return this.change(partnerId, actor, reason, (current, now) => {
+      const partner = required(current, partnerId);
+      return {
+        next: { ...partner, self_service: enabled, revision: partner.revision + 1, updated_at: now },
+        action: enabled ? 'partner.self-service-on' : 'partner.self-service-off',
+      };
+    });
   }
 
   /**
