@@ -124,6 +124,23 @@ test('a rotated Standard Webhooks secret: during the overlap a callback verifies
   expect(() => new Webhook(`whsec_${Buffer.alloc(32, 6).toString('base64')}`).verify(body, headers)).toThrow(/No matching signature/);
 }, 120_000);
 
+test('opened with a portal link, the Endpoints and Signing secret pages show but offer no change', async () => {
+  const { data } = await stack.api<{ data: { token: string } }>('POST', `/api/admin/v1/partners/${partner}/portal-tokens`, {
+    reason: 'console test',
+  });
+  const p = await stack.page();
+  await p.goto(`/console/#/portal?token=${encodeURIComponent(data.token)}`);
+  await p.getByRole('heading', { name: 'Deliveries' }).waitFor();
+  await p.getByRole('link', { name: 'Endpoints' }).click();
+  await p.getByText(/Opened with a portal link, the console shows your endpoints but changes none/).waitFor();
+  await p.locator('tbody tr', { hasText: 'main' }).waitFor();
+  expect(await p.getByRole('button', { name: 'Add endpoint' }).count()).toBe(0);
+  expect(await p.getByRole('button', { name: 'Delete' }).count()).toBe(0);
+  await p.getByRole('link', { name: 'Signing secret' }).click();
+  await p.getByText(/cannot rotate your secret: sign in with your API key/).waitFor();
+  expect(await p.getByRole('button', { name: 'Rotate signing secret' }).count()).toBe(0);
+});
+
 test("an operator turns the partner's self-service off on its page (confirmed): the partner's Endpoints page then offers no change", async () => {
   const operator = await stack.page();
   await stack.signInAsOperator(operator);

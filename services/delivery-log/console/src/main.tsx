@@ -121,9 +121,9 @@ function View({ session, route }: { session: Session; route: Route }) {
     case 'keys':
       return session.kind === 'partner' ? <KeysPage /> : <NotHere />;
     case 'endpoints':
-      return session.kind === 'partner' ? <EndpointsPage /> : <NotHere />;
+      return session.kind === 'partner' ? <EndpointsPage session={session} /> : <NotHere />;
     case 'signing-secret':
-      return session.kind === 'partner' ? <SigningSecretPage /> : <NotHere />;
+      return session.kind === 'partner' ? <SigningSecretPage session={session} /> : <NotHere />;
     case 'dead-letters':
       return operator ? <DeadLettersPage session={session} route={route} /> : <NotHere />;
     case 'audit':

@@ -5,6 +5,7 @@
  * off); the page says so rather than offering what would be refused.
  */
 import { useState } from 'preact/hooks';
+import type { Session } from '../api';
 import { deleteEndpoint, editEndpoint, ENDPOINTS_URL, type OwnEndpoints, type OwnEndpointView } from '../api/self-service';
 import { Failure, Section } from '../components/basics';
 import { ConfirmStep } from '../components/confirm-step';
@@ -15,7 +16,7 @@ import { EndpointForm } from './endpoint-form';
 
 type Pending = { kind: 'delete' | 'disable'; endpoint: OwnEndpointView };
 
-export function EndpointsPage() {
+export function EndpointsPage({ session }: { session: Session }) {
   const { data, error, reload } = useApi<{ data: OwnEndpoints }>(ENDPOINTS_URL);
   const [done, setDone] = useState<string | undefined>(undefined);
   const [editing, setEditing] = useState<string | undefined>(undefined);
@@ -46,14 +47,21 @@ export function EndpointsPage() {
   if (!data) return <p role="status">Loading your endpoints…</p>;
   const { endpoints, self_service } = data.data;
   const configured = endpoints.filter((e) => e.configuration);
-  const writable = self_service !== false;
+  const byLink = session.holds === 'portal_link';
+  const writable = self_service !== false && !byLink;
   return (
     <>
       <h1>Endpoints</h1>
-      {!writable && (
+      {self_service === false ? (
         <p class="note" role="note">
           The insurer turned self-service off for you: your endpoints are shown, but changes go through your contact at the insurer.
         </p>
+      ) : (
+        byLink && (
+          <p class="note" role="note">
+            Opened with a portal link, the console shows your endpoints but changes none: sign in with your API key to change them.
+          </p>
+        )
       )}
       <p>
         Where your callbacks go. Changes need you signed in with your API key; each is recorded in the insurer’s audit trail.{' '}

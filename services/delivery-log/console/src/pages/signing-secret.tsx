@@ -11,6 +11,7 @@ import {
   type RotatedSecret,
   type SigningSecretView,
 } from '../api/self-service';
+import type { Session } from '../api';
 import { Facts, Failure, Section } from '../components/basics';
 import { ConfirmStep, withZone } from '../components/confirm-step';
 import { CopyField } from '../components/copy-field';
@@ -27,7 +28,7 @@ const OVERLAP: Record<string, string> = {
     'once it does, you may switch at once with “Sign with the new secret now”.',
 };
 
-export function SigningSecretPage() {
+export function SigningSecretPage({ session }: { session: Session }) {
   const { data, error, reload } = useApi<{ data: SigningSecretView }>(SIGNING_SECRET_URL);
   const [asking, setAsking] = useState<'rotate' | 'activate' | undefined>(undefined);
   const [busy, setBusy] = useState(false);
@@ -38,6 +39,7 @@ export function SigningSecretPage() {
   if (error && !data) return <Failure error={error} />;
   if (!data) return <p role="status">Loading…</p>;
   const s = data.data;
+  const byLink = session.holds === 'portal_link';
   const act = async (work: () => Promise<void>) => {
     setBusy(true);
     try {
@@ -67,13 +69,16 @@ export function SigningSecretPage() {
         />
         {!s.rotatable && <p>Your callbacks are not signed with a secret you rotate here: ask your contact at the insurer.</p>}
         {s.rotatable && !s.self_service && <p class="note">The insurer turned self-service off for you: ask your contact to rotate it.</p>}
+        {s.rotatable && s.self_service && byLink && (
+          <p class="note">Opened with a portal link, the console cannot rotate your secret: sign in with your API key.</p>
+        )}
         {done && (
           <p class="ok" role="status">
             {done}
           </p>
         )}
         <Failure error={failure} />
-        {s.rotatable && s.self_service && !asking && (
+        {s.rotatable && s.self_service && !byLink && !asking && (
           <p>
             <button type="button" onClick={() => setAsking('rotate')}>
               Rotate signing secret

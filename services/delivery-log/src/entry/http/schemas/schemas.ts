@@ -251,6 +251,9 @@ export const ConsoleSessionView = z
     kind: z.enum(['partner', 'operator']),
     partner_id: z.string().optional(),
     partner_name: z.string().optional(),
+    holds: z.enum(['api_key', 'portal_link']).optional().meta({
+      description: 'A partner’s session: opened with its API key, or with a portal link (which changes no key, endpoint or secret)',
+    }),
     operator_id: z.string().optional(),
     name: z.string().optional(),
     role: z.enum(['viewer', 'operator']).optional(),
