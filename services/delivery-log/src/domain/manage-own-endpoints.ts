@@ -16,7 +16,6 @@ import {
   type OwnEndpointInput,
   type Partner,
   type PartnerChanges,
-  type PartnerDirectory,
 } from '@hookstream/partners';
 import type { PartnerHealth } from '../adapters/store/queries/endpoint-health';
 import { partnerActor, withinLimit, type SelfServiceLimit, type SelfServicePlaces } from './self-service';
@@ -27,7 +26,6 @@ export type CallbackUrlGuard = (url: string) => Promise<string | undefined>;
 
 export interface OwnEndpointsDeps {
   changes: PartnerChanges;
-  partners: PartnerDirectory;
   places: SelfServicePlaces;
   limit: SelfServiceLimit;
   urlGuard: CallbackUrlGuard;
