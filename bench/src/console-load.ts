@@ -1,15 +1,17 @@
 /**
  * Benchmark: the console's first view for a partner with BENCH_DELIVERIES deliveries (default
- * 100,000, three attempts each, all the bench partner's) in the delivery log on PostgreSQL.
+ * 100,000, three attempts each) in the delivery log on PostgreSQL, against a baseline partner with
+ * BENCH_BASELINE_DELIVERIES (default 1,000) in the same database.
  *
  *   npm run bench:console      (builds the console, starts a throwaway local stack and a PostgreSQL server)
  *
- * BENCH_LOADS times (default 50, after 5 not counted), in Chromium, each in a fresh browser context
- * signed in beforehand: from page.goto('/console/#/deliveries') to the 50th row of the deliveries
- * table visible, with the page's own timings (DOMContentLoaded, its two API answers, the rows in the
- * DOM). Baselines from the same run, one of each beside every load: the API call the page makes,
- * from Node with keep-alive (what the server takes), and a cold load of the same page with scripts
- * off (what a page from this server costs the browser before any of the console's code runs).
+ * BENCH_LOADS rounds (default 50, after 5 not counted), in Chromium, each load in a fresh browser
+ * context signed in beforehand: from page.goto('/console/#/deliveries') to the 50th row of the
+ * deliveries table visible, with the page's own timings (DOMContentLoaded, its two API answers, the
+ * rows in the DOM), for the big partner and the baseline partner one after the other. Further
+ * baselines from the same run, one of each every round: the API call the page makes, from Node with
+ * keep-alive (what the server takes), and a cold load of the same page with scripts off (what a page
+ * from this server costs the browser before any of the console's code runs). Also the bundle's size.
  */
 import { TopicNames } from '@hookstream/kafka';
 import { routeProcessWarnings } from '@hookstream/runtime';
@@ -26,21 +28,23 @@ import { ms, quantile, sampled, timeOf } from './support/samples';
 import { ServiceProcess } from './support/service-process';
 
 const deliveries = envNumber('BENCH_DELIVERIES', 100_000);
+const baselineDeliveries = envNumber('BENCH_BASELINE_DELIVERIES', 1_000);
 const loads = envNumber('BENCH_LOADS', 50);
 /** Loads not counted: Chromium's and the service's first runs of their code, PostgreSQL's cache. */
 const WARMUP = 5;
-const SETTINGS = ['BENCH_DELIVERIES', 'BENCH_LOADS'];
+const SETTINGS = ['BENCH_DELIVERIES', 'BENCH_BASELINE_DELIVERIES', 'BENCH_LOADS'];
+
+const PARTNER_SPEC = {
+  callback_endpoints: [{ endpoint_id: 'main', url: 'https://partner.example/callbacks' }],
+  outbound_auth: { method: 'API_KEY', api_key: 'k' },
+};
 
 async function main(): Promise<void> {
   routeProcessWarnings((w) => console.error(w.message));
   const postgres = await startBenchPostgres();
   const stack = await prepareBenchStack(process.env, [TopicNames.callbackRequests, TopicNames.callbackOutcomes]);
-  const { partnerId, apiKey } = await stack.onboard({
-    partner_id: 'bench-console',
-    name: 'bench-console',
-    callback_endpoints: [{ endpoint_id: 'main', url: 'https://partner.example/callbacks' }],
-    outbound_auth: { method: 'API_KEY', api_key: 'k' },
-  });
+  const big = await stack.onboard({ partner_id: 'bench-console', name: 'bench-console', ...PARTNER_SPEC });
+  const small = await stack.onboard({ partner_id: 'bench-console-small', name: 'bench-console-small', ...PARTNER_SPEC });
   const service = await ServiceProcess.start('delivery-log', {
     ...process.env,
     TOPIC_PREFIX: stack.prefix,
@@ -52,10 +56,11 @@ async function main(): Promise<void> {
   await db.connect();
   const browser = await ConsoleBrowser.launch();
   try {
-    // One partner: every delivery is the bench partner's, as for a partner that sends that many.
-    await fillDeliveryLog(db, deliveries, partnerId, 1);
+    // Each partner's deliveries all its own, as for a partner that sends that many; the baseline's after the big one's rows.
+    await fillDeliveryLog(db, deliveries, big.partnerId, 1);
+    await fillDeliveryLog(db, baselineDeliveries, small.partnerId, 1, deliveries + 1);
 
-    const cookie = await sessionCookie(service.url, apiKey);
+    const cookie = await sessionCookie(service.url, big.apiKey);
     const apiCall = async () => {
       const response = await fetch(`${service.url}/api/portal/v1/deliveries?limit=${ROWS_SHOWN}`, { headers: { cookie } });
       if (response.status !== 200) throw new Error(`the deliveries answered ${response.status}: ${await response.text()}`);
@@ -67,7 +72,8 @@ async function main(): Promise<void> {
       async () => ({
         api: await timeOf(apiCall),
         shell: await browser.shellLoad(service.url),
-        page: await browser.consoleLoad(service.url, apiKey),
+        page: await browser.consoleLoad(service.url, big.apiKey),
+        baseline: await browser.consoleLoad(service.url, small.apiKey),
       }),
       WARMUP,
     );
@@ -78,17 +84,18 @@ async function main(): Promise<void> {
       ...SETTINGS.filter((name) => process.env[name]).map((name) => `${name}=${process.env[name]}`),
       'npm run bench:console',
     ];
+    const count = (n: number) => n.toLocaleString('en');
     console.log(`\n${new Date().toISOString().slice(0, 10)}, \`${command.join(' ')}\`, Chromium ${browser.version} headless, 1280×800`);
     console.log(
-      `${deliveries.toLocaleString('en')} deliveries (${(deliveries * 3).toLocaleString('en')} attempts) all of one partner; ` +
-        `${loads} rounds (an API call, a load with scripts off, a load of the console) after ${WARMUP} not counted, each load in a fresh browser context (no cache, new connections) signed in beforehand`,
+      `${count(deliveries)} deliveries (${count(deliveries * 3)} attempts) of one partner, ${count(baselineDeliveries)} of the baseline partner; ` +
+        `${loads} rounds (an API call, a load with scripts off, a load of the console for each partner) after ${WARMUP} not counted, each load in a fresh browser context (no cache, new connections) signed in beforehand`,
     );
     console.log(`bundle: ${describeBundle()}; served uncompressed\n`);
     const apiP50 = quantile(api, 0.5);
     const row = (name: string, took: number[]) => [
       name,
       ms(quantile(took, 0.5)),
-      ms(quantile(took, 0.95)),
+      `${ms(quantile(took, 0.05))} – ${ms(quantile(took, 0.95))}`,
       ms(Math.max(...took)),
       `${(quantile(took, 0.5) / apiP50).toFixed(1)}×`,
     ];
@@ -99,16 +106,20 @@ async function main(): Promise<void> {
       );
     console.log(
       markdownTable(
-        ['measure', 'p50', 'p95', 'max', 'p50 ÷ API baseline'],
+        ['measure', 'median', 'p5 – p95', 'max', 'median ÷ API baseline'],
         [
           row(
-            `page.goto → ${ROWS_SHOWN}th row visible (Chromium)`,
+            `${count(deliveries)} deliveries: page.goto → ${ROWS_SHOWN}th row visible (Chromium)`,
             pageLoads.map((l) => l.visible),
           ),
           inPage('DOMContentLoaded', 'domContentLoaded'),
           inPage('GET /console/session answered', 'sessionAnswered'),
           inPage(`GET deliveries?limit=${ROWS_SHOWN} answered`, 'deliveriesAnswered'),
           inPage(`${ROWS_SHOWN}th row in the DOM`, 'rowsInDom'),
+          row(
+            `baseline: ${count(baselineDeliveries)} deliveries: page.goto → ${ROWS_SHOWN}th row visible`,
+            rounds.map((r) => r.baseline.visible),
+          ),
           row(`baseline: GET deliveries?limit=${ROWS_SHOWN} from Node (keep-alive)`, api),
           row(
             'baseline: the page with scripts off, cold (HTML + CSS)',

@@ -112,7 +112,7 @@ export class ConsoleBrowser {
       const page = await context.newPage();
       const problems: string[] = [];
       page.on('console', (m) => {
-        // Chromium asks for /favicon.ico on its own (the page declares none) and logs its 404 as the page's error.
+        // Chromium asks for /favicon.ico on its own when a page declares no icon (the console's is inline) and logs its 404 as an error.
         const where = m.location().url;
         if (m.type() === 'error' && !(where && new URL(where).pathname === '/favicon.ico')) problems.push(`console error: ${m.text()}`);
       });

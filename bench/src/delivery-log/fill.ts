@@ -2,13 +2,14 @@
  * Fills the delivery log's tables the way the projection leaves them, straight in SQL (the bench
  * measures reading, not writing a million records through Kafka): `deliveries` over PARTNERS
  * partners (or `partners`: 1 gives the bench partner them all), each with three attempts, a tenth
- * dead-lettered, a tenth failing, the rest delivered (of every partner's too).
+ * dead-lettered, a tenth failing, the rest delivered (of every partner's too). `first` numbers the
+ * first delivery (d-<first>), so that a second call fills other rows (another partner's).
  */
 import type { Client } from 'pg';
 
 export const PARTNERS = 100;
 
-export async function fillDeliveryLog(db: Client, deliveries: number, benchPartner: string, partners = PARTNERS): Promise<void> {
+export async function fillDeliveryLog(db: Client, deliveries: number, benchPartner: string, partners = PARTNERS, first = 1): Promise<void> {
   // Partner 0 is the onboarded bench partner, the others are ids only.
   const partner = `case when i % ${partners} = 0 then '${benchPartner}' else 'partner-' || (i % ${partners}) end`;
   // States by i / partners (with 100 partners, the tens digit), so that every partner has each of them.
@@ -22,7 +23,7 @@ export async function fillDeliveryLog(db: Client, deliveries: number, benchPartn
       now() - (i || ' seconds')::interval, ${state}, 3, now() - (i || ' seconds')::interval + interval '2 seconds',
       case when ${kind} in (3, 7) then 500 else 200 end, case when ${kind} in (3, 7) then 'HTTP_STATUS' end,
       case when ${kind} = 3 then now() - (i || ' seconds')::interval + interval '3 seconds' end, 0
-    from generate_series(1, ${deliveries}) i`);
+    from generate_series(${first}, ${first + deliveries - 1}) i`);
   await db.query(`
     insert into delivery_attempts (source_partition, source_offset, delivery_id, attempt, outcome, http_status, error_class,
       latency_ms, tier, response_excerpt, recorded_at)
@@ -31,6 +32,6 @@ export async function fillDeliveryLog(db: Client, deliveries: number, benchPartn
       case when i % 3 = 2 and ((i / 3 + 1) / ${partners}) % 10 not in (3, 7) then 'DELIVERED' else 'FAILED_ATTEMPT' end,
       case when i % 3 = 2 and ((i / 3 + 1) / ${partners}) % 10 not in (3, 7) then 200 else 500 end, null, 12.5, i % 3, null,
       now() - ((i / 3 + 1) || ' seconds')::interval + ((i % 3) || ' seconds')::interval
-    from generate_series(0, ${deliveries * 3 - 1}) i`);
+    from generate_series(${(first - 1) * 3}, ${(first - 1 + deliveries) * 3 - 1}) i`);
   await db.query('analyze');
 }

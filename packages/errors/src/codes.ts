@@ -34,6 +34,12 @@ export const ERROR_CATALOGUE = {
     retryable: false,
     when: 'No credentials, or an API key, token or session that is unknown, revoked, expired or of a disabled partner.',
   },
+  PARTNER_DISABLED: {
+    code: 'PARTNER_DISABLED_ERR',
+    httpStatus: 401,
+    retryable: false,
+    when: 'A console session or portal link of a partner account the insurer disabled, until it is enabled again.',
+  },
   FORBIDDEN: {
     code: 'FORBIDDEN_ERR',
     httpStatus: 403,

@@ -1,5 +1,5 @@
 // Builds the console into ../dist/web: one bundle of the Preact app (esbuild: TypeScript and JSX
-// in, minified ES2022 out, no CDN at run time), its stylesheet, and the page. Run by `npm run build`.
+// in, minified ES2022 out, no CDN at run time), its stylesheet, and the page (its icon inline). Run by `npm run build`.
 import { build } from 'esbuild';
 import { copyFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';

@@ -145,8 +145,16 @@ test('an operator onboards a partner with the CLI’s validation, and the CLI an
   );
   expect((await postWebhook(ingress.webhookUrl, newKey, webhook({ transaction_number: 'TRX-ADMIN-3' }))).status).toBe(200);
 
+  const link = await api.post(`/api/admin/v1/partners/${spec.partner_id}/portal-tokens`, asOperator, { reason: 'console access' });
+  const { token } = (link.json as { data: { token: string } }).data;
   const disabled = await api.post(`/api/admin/v1/partners/${spec.partner_id}/disable`, asOperator, { reason: 'contract ended' });
   expect((disabled.json as { data: { status: string } }).data.status).toBe('DISABLED');
+  // Its portal link is told why it opens nothing now; a token never issued learns nothing of the kind.
+  const refused = await api.get('/api/portal/v1/deliveries', bearer(token));
+  expect([refused.status, (refused.json as { error_code: string }).error_code]).toEqual([401, 'PARTNER_DISABLED_ERR']);
+  expect(((await api.get('/api/portal/v1/deliveries', bearer('not.a.token'))).json as { error_code: string }).error_code).toBe(
+    'INVALID_API_KEY_ERR',
+  );
   await waitFor(
     async () => (await postWebhook(ingress.webhookUrl, newKey, webhook({ transaction_number: 'TRX-ADMIN-4' }))).status === 401 || undefined,
     'the disabled partner refused',
@@ -223,6 +231,7 @@ test('every write is in the audit trail with who and why, and a revoked operator
     ['partner.create', 'onboarding ticket 7'],
     ['partner.update', 'rebrand'],
     ['partner.rotate-key', 'key leaked in a log'],
+    ['portal-token.issue', 'console access'],
     ['partner.disable', 'contract ended'],
     ['portal-token.issue', 'partner asked for console access'],
     ['dead-letters.replay', 'partner is back'],

@@ -41,6 +41,14 @@ test('an operator onboards a partner through the form: a bad field shows its err
   await urlError.waitFor();
   expect(await urlError.innerText()).toContain('must use http or https');
   expect(await p.getByLabel('URL', { exact: true }).getAttribute('aria-invalid')).toBe('true');
+  // The field at fault has the focus and is in view (not the button, with the error far above it).
+  await p.locator('input[name="callback_endpoints[0].url"]:focus, [aria-invalid="true"]:focus').waitFor();
+  expect(await p.evaluate<string | null>('document.activeElement.getAttribute("aria-invalid")')).toBe('true');
+  expect(
+    await p.evaluate<boolean>(
+      '(() => { const r = document.activeElement.getBoundingClientRect(); return r.top >= 0 && r.bottom <= window.innerHeight; })()',
+    ),
+  ).toBe(true);
   await p.getByRole('heading', { name: 'Onboard a partner' }).scrollIntoViewIfNeeded();
   await screenshot(p, 'partner-form');
   stack.expectProblems(/status of 400/);
@@ -81,6 +89,8 @@ test('an operator onboards a partner through the form: a bad field shows its err
   await p.getByLabel(/Why its inbound API key is rotated/).fill('key shared by mistake (ticket 14)');
   await p.getByLabel(/Its other keys keep working for/).fill('0');
   await p.getByRole('button', { name: 'Rotate its API key' }).click();
+  // No overlap refuses the partner's webhooks until it has the new key: asked first.
+  await p.getByRole('dialog').getByRole('button', { name: 'Rotate now, no overlap' }).click();
   const rotated = await p.getByLabel(/New API key .*, shown once/).inputValue();
   expect(rotated).toMatch(/^hsk_/);
   expect(rotated).not.toBe(key);
@@ -116,6 +126,7 @@ test('an operator dry-runs, then replays a dead letter, and finds the replay in 
   await p.getByLabel('Reason (required, for the audit trail)').fill('partner is back (console test)');
   const replaySent = p.waitForRequest((r) => r.url().endsWith('/dead-letters/replay'));
   await p.getByRole('button', { name: 'Replay 1' }).click();
+  await p.getByRole('dialog', { name: 'Replay 1 dead letter?' }).getByRole('button', { name: 'Replay 1' }).click();
   // The replay is the dry run's own request, with its reason.
   expect((await replaySent).postDataJSON()).toEqual({ ...dryRunSelection, dry_run: false, reason: 'partner is back (console test)' });
   await p.getByText(/Replayed: run/).waitFor();
@@ -204,7 +215,8 @@ test('an operator issues a portal link on the partner’s page, sees it listed, 
 
   const reason = p.getByLabel(/Why portal link .* is revoked/);
   await reason.fill('sent to the wrong address');
-  await p.getByRole('button', { name: 'Revoke' }).click();
+  await p.getByRole('button', { name: 'Revoke', exact: true }).click();
+  await p.getByRole('dialog').getByRole('button', { name: 'Revoke link' }).click();
   await p.getByText(/revoked .* sent to the wrong address/).waitFor();
   expect(await reason.count()).toBe(0);
   expect(await deliveries()).toBe(401);

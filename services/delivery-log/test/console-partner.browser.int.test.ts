@@ -57,6 +57,10 @@ test('a partner opens its portal link, sees why its callback failed, resends it 
     .getByRole('status')
     .getByText(/Queued/)
     .waitFor();
+  // The new state at once: no "dead lettered" left in the heading, no second Resend to click.
+  const heading = p.getByRole('heading', { name: /Delivery of P-CONSOLE-1/ });
+  expect(await heading.innerText()).not.toContain('dead lettered');
+  expect(await p.getByRole('button', { name: /Resend/ }).count()).toBe(0);
   // The page follows the delivery by itself until it is delivered.
   await p
     .getByRole('heading', { name: /Delivery of P-CONSOLE-1/ })
@@ -144,5 +148,5 @@ test('the sign-in page and the deliveries fit a phone', async () => {
     return root.documentElement.scrollWidth - root.documentElement.clientWidth;
   });
   expect(overflow).toBeLessThanOrEqual(0);
-  await screenshot(p, 'deliveries-phone');
+  // The deliveries-phone screenshot, with a long policy number, is console-quality.browser.int.test.ts's.
 });

@@ -4,8 +4,11 @@
  * waiting for the service (a 503 being retried, unavailable.ts). The page (main.tsx) listens.
  */
 
+/** Why a session ended: it expired or was revoked, or the insurer disabled the partner account. */
+export type SessionEnd = 'ended' | 'partner_disabled';
+
 export interface ApiListener {
-  sessionEnded: () => void;
+  sessionEnded: (why: SessionEnd) => void;
   waitingChanged: (waiting: boolean) => void;
 }
 
@@ -18,8 +21,8 @@ export function listenToApi(listener: ApiListener): () => void {
   return () => listeners.delete(listener);
 }
 
-export function announceSessionEnded(): void {
-  for (const l of listeners) l.sessionEnded();
+export function announceSessionEnded(why: SessionEnd = 'ended'): void {
+  for (const l of listeners) l.sessionEnded(why);
 }
 
 /** A read starts (+1) or stops (-1) waiting for the service; the page hears when the first starts and the last stops. */

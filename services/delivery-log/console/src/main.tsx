@@ -17,6 +17,7 @@ import { DeadLettersPage } from './pages/dead-letters';
 import { DeliveriesPage } from './pages/deliveries';
 import { DeliveryPage } from './pages/delivery';
 import { EndpointsPage } from './pages/endpoints';
+import { GlossaryPage } from './pages/glossary';
 import { HealthPage } from './pages/health';
 import { KeysPage } from './pages/keys';
 import { PartnerFormPage } from './pages/partner-form';
@@ -26,6 +27,8 @@ import { SigningSecretPage } from './pages/signing-secret';
 import { WebhookPage, WebhooksPage } from './pages/webhooks';
 
 const SESSION_ENDED = 'Your session ended; sign in again.';
+const PARTNER_DISABLED =
+  'The insurer disabled your partner account: your API keys, portal links and console sessions open nothing, and your callbacks are not sent. Ask the insurer to enable it again.';
 
 function App({ root }: { root: HTMLElement }) {
   const route = useRoute();
@@ -40,10 +43,10 @@ function App({ root }: { root: HTMLElement }) {
     () =>
       listenToApi({
         // Only a session still open ends: a late answer to a view already left (after signing out) says nothing.
-        sessionEnded: () => {
+        sessionEnded: (why) => {
           if (!signedIn.current) return;
           setSession(null);
-          setNote(SESSION_ENDED);
+          setNote(why === 'partner_disabled' ? PARTNER_DISABLED : SESSION_ENDED);
         },
         waitingChanged: setWaiting,
       }),
@@ -98,8 +101,9 @@ function App({ root }: { root: HTMLElement }) {
         <SignInPage onSignedIn={signedInAs} error={error} note={note} />
       ) : (
         <>
+          <SkipLink />
           <Header session={session} onSignedOut={() => setSession(null)} />
-          <div class="content">
+          <div class="content" id="content" tabIndex={-1}>
             <View key={viewKey} session={session} route={route} />
           </div>
         </>
@@ -128,6 +132,8 @@ function View({ session, route }: { session: Session; route: Route }) {
       return operator ? <DeadLettersPage session={session} route={route} /> : <NotHere />;
     case 'audit':
       return operator ? <AuditPage session={session} route={route} /> : <NotHere />;
+    case 'glossary':
+      return <GlossaryPage route={route} />;
     case 'partners':
       if (!operator) return <NotHere />;
       if (second === 'new') return <PartnerFormPage partnerId={null} />;
@@ -136,6 +142,28 @@ function View({ session, route }: { session: Session; route: Route }) {
     default:
       return <NotHere />;
   }
+}
+
+/**
+ * The first thing Tab reaches: past the navigation to the view. The routes live in the fragment, so
+ * it moves focus itself instead of following href="#content" (which would be read as a route).
+ */
+function SkipLink() {
+  return (
+    <a
+      class="skip-link"
+      href="#content"
+      onClick={(event) => {
+        event.preventDefault();
+        const content = document.getElementById('content');
+        const heading = content?.querySelector('h1');
+        if (heading) heading.tabIndex = -1;
+        (heading ?? content)?.focus();
+      }}
+    >
+      Skip to main content
+    </a>
+  );
 }
 
 function NotHere() {

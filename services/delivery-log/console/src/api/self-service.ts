@@ -1,43 +1,31 @@
 /*
- * The partner API's self-service calls the console makes (a partner's own endpoints and signing
- * secret; an operator's self-service switch), typed by the routes' own schemas.
+ * The self-service calls the console makes (a partner's own endpoints and signing secret; an
+ * operator's self-service switch), through the typed client (api.ts).
  */
-import type { z } from 'zod';
-import type { EndpointsHealth } from '../../../src/entry/http/schemas/schemas';
-import type {
-  EndpointCreateBody,
-  EndpointUpdateBody,
-  OwnEndpoint,
-  RotatedSigningSecret,
-  SigningSecretStateAnswer,
-  SigningSecretStatus,
-} from '../../../src/entry/http/schemas/self-service-schemas';
-import { api } from '../api';
+import { client, write, type Schema } from '../api';
 
-export type OwnEndpoints = z.infer<typeof EndpointsHealth>;
+export type OwnEndpoints = Schema<'EndpointsHealth'>;
 export type OwnEndpointView = OwnEndpoints['endpoints'][number];
-export type SigningSecretView = z.infer<typeof SigningSecretStatus>['data'];
-export type RotatedSecret = z.infer<typeof RotatedSigningSecret>['data'];
+export type SigningSecretView = Schema<'SigningSecretStatus'>['data'];
+export type RotatedSecret = Schema<'RotatedSigningSecretAnswer'>['data'];
 
-const BASE = '/api/portal/v1';
-const endpointPath = (endpointId: string) => `${BASE}/endpoints/${encodeURIComponent(endpointId)}`;
+const endpointPath = (endpointId: string) => ({ params: { path: { endpointId } } });
 
-export const ENDPOINTS_URL = `${BASE}/endpoints`;
-export const SIGNING_SECRET_URL = `${BASE}/signing-secret`;
+export const endpointsCall = () => client.GET('/api/portal/v1/endpoints');
+export const signingSecretCall = () => client.GET('/api/portal/v1/signing-secret');
 
-export const addEndpoint = (body: z.input<typeof EndpointCreateBody>) =>
-  api.post<{ data: z.infer<typeof OwnEndpoint> }>(ENDPOINTS_URL, body);
+export const addEndpoint = (body: Schema<'EndpointCreateRequest'>) => write(client.POST('/api/portal/v1/endpoints', { body }));
 
-export const editEndpoint = (endpointId: string, body: z.input<typeof EndpointUpdateBody>) =>
-  api.patch<{ data: z.infer<typeof OwnEndpoint> }>(endpointPath(endpointId), body);
+export const editEndpoint = (endpointId: string, body: Schema<'EndpointUpdateRequest'>) =>
+  write(client.PATCH('/api/portal/v1/endpoints/{endpointId}', { ...endpointPath(endpointId), body }));
 
-export const deleteEndpoint = (endpointId: string) => api.delete<void>(endpointPath(endpointId));
+export const deleteEndpoint = (endpointId: string) =>
+  write(client.DELETE('/api/portal/v1/endpoints/{endpointId}', { ...endpointPath(endpointId), body: {} }));
 
-export const rotateSigningSecret = () => api.post<{ data: RotatedSecret }>(`${SIGNING_SECRET_URL}/rotate`);
+export const rotateSigningSecret = () => write(client.POST('/api/portal/v1/signing-secret/rotate', { body: {} }));
 
-export const activateSigningSecret = () =>
-  api.post<{ data: z.infer<typeof SigningSecretStateAnswer>['data'] }>(`${SIGNING_SECRET_URL}/activate`);
+export const activateSigningSecret = () => write(client.POST('/api/portal/v1/signing-secret/activate', { body: {} }));
 
 /** The operator's switch of a partner's self-service (operator API). */
 export const setSelfService = (partnerId: string, enabled: boolean, reason: string) =>
-  api.post(`/api/admin/v1/partners/${encodeURIComponent(partnerId)}/self-service`, { enabled, reason });
+  write(client.POST('/api/admin/v1/partners/{partnerId}/self-service', { params: { path: { partnerId } }, body: { enabled, reason } }));

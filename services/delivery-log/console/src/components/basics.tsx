@@ -1,32 +1,29 @@
-/** Small pieces every view uses: a state badge, a failure note, a key–value list, a load-more button. */
+/** Small pieces every view uses: a state badge, a failure note, a key–value list, a section. */
 import type { ComponentChildren } from 'preact';
 import { ApiFailure } from '../api';
+import { termOf, type Kind } from '../glossary';
 
-const STATE_TONES: Record<string, string> = {
-  delivered: 'good',
-  DELIVERED: 'good',
-  STORED: 'good',
-  pending: 'neutral',
-  PENDING: 'neutral',
-  failing: 'warn',
-  FAILED_ATTEMPT: 'warn',
-  SKIPPED_CIRCUIT_OPEN: 'warn',
-  dead_lettered: 'bad',
-  DEAD_LETTERED: 'bad',
-  FAILED: 'bad',
-  superseded: 'muted',
-  SUPERSEDED: 'muted',
-};
-
-export function Badge({ value }: { value: string }) {
-  return <span class={`badge badge-${STATE_TONES[value] ?? 'neutral'}`}>{value.replace(/_/g, ' ').toLowerCase()}</span>;
+/**
+ * A state or outcome as a badge: its plain words (glossary.ts), coloured by what it asks of the
+ * reader (only what needs attention is an alert), its meaning on hover. Not a link (a list of rows
+ * would gain a Tab stop per row): the glossary page has every meaning, linked from the header.
+ */
+export function Badge({ kind, value, label }: { kind: Kind; value: string; label?: string }) {
+  const term = termOf(kind, value);
+  return (
+    <span class={`badge badge-${term?.tone ?? 'neutral'}`} title={term?.meaning}>
+      {label ?? term?.words ?? value.replace(/_/g, ' ').toLowerCase()}
+    </span>
+  );
 }
 
+/** A failure as the person reads it: the message, then the code's plain words and the code (for support). */
 export function Failure({ error }: { error: Error | undefined }) {
   if (!error) return null;
-  const code = error instanceof ApiFailure ? ` (${error.status} ${error.errorCode})` : '';
+  const words = error instanceof ApiFailure ? termOf('error-code', error.errorCode)?.words : undefined;
+  const code = error instanceof ApiFailure ? ` (${words ? `${words}: ` : ''}${error.status} ${error.errorCode})` : '';
   return (
-    <p class="failure" role="alert">
+    <p class="failure" role="alert" tabIndex={-1}>
       {error.message}
       {code}
     </p>

@@ -18,6 +18,7 @@ export function Header({ session, onSignedOut }: { session: Session; onSignedOut
           ['partners', 'Partners'],
           ['audit', 'Audit trail'],
         ] as Array<[string, string]>)),
+    ['glossary', 'Glossary'],
   ];
   const who = session.kind === 'partner' ? session.partner_name : `${session.name} (${session.role})`;
   return (

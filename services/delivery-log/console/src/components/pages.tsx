@@ -9,7 +9,7 @@
  * which updates by itself again.
  */
 import { useCallback, useState } from 'preact/hooks';
-import { api } from '../api';
+import { read } from '../api';
 import { useApi } from '../use-api';
 
 interface Page<T> {
@@ -17,31 +17,41 @@ interface Page<T> {
   next_cursor: string | null;
 }
 
-/** The pages loaded after the first, for the list address they were loaded from. */
+/** A call of the typed client for one page of a list: the first without a cursor. */
+type PageCall<T> = (cursor: string | undefined) => Promise<{ data?: Page<T>; error?: unknown; response: Response }>;
+
+/** The pages loaded after the first, for the list (its deps) they were loaded from. */
 interface Older<T> {
-  url: string;
+  key: string;
   items: T[];
   cursor: string | null;
 }
 
-export function usePages<T>(url: string, live?: (items: T[]) => boolean) {
+/**
+ * A list by pages: `call(cursor)` asks the API for one page, `deps` name what the list depends on (its filters).
+ *
+ *   usePages((cursor) => client.GET('/api/admin/v1/audit', { params: { query: { ...filters, limit: 50, cursor } } }), [filters]);
+ */
+export function usePages<T>(call: PageCall<T>, deps: readonly unknown[], live?: (items: T[]) => boolean) {
+  const key = JSON.stringify(deps);
   const [loaded, setLoaded] = useState<Older<T> | undefined>(undefined);
   // Other filters are another list: its older pages start again from its first.
-  const older = loaded?.url === url ? loaded : undefined;
-  const first = useApi<Page<T>>(url, live && !older ? (page) => live(page.data) : undefined);
+  const older = loaded?.key === key ? loaded : undefined;
+  const first = useApi(() => call(undefined), deps, live && !older ? (page) => live(page.data) : undefined);
+  const firstPage = first.data;
   const [error, setError] = useState<Error | undefined>(undefined);
-  const cursor = older ? older.cursor : (first.data?.next_cursor ?? null);
-  const items = [...(first.data?.data ?? []), ...(older?.items ?? [])];
+  const cursor = older ? older.cursor : (firstPage?.next_cursor ?? null);
+  const items = [...(firstPage?.data ?? []), ...(older?.items ?? [])];
 
   const loadMore = async () => {
     if (!cursor) return;
     try {
-      const page = await api.get<Page<T>>(`${url}${url.includes('?') ? '&' : '?'}cursor=${encodeURIComponent(cursor)}`);
+      const page = await read(() => call(cursor));
       // Appended only if no other click appended this page meanwhile.
       setLoaded((now) => {
-        const kept = now?.url === url ? now : undefined;
-        if ((kept ? kept.cursor : first.data?.next_cursor) !== cursor) return now;
-        return { url, items: [...(kept?.items ?? []), ...page.data], cursor: page.next_cursor };
+        const kept = now?.key === key ? now : undefined;
+        if ((kept ? kept.cursor : firstPage?.next_cursor) !== cursor) return now;
+        return { key, items: [...(kept?.items ?? []), ...page.data], cursor: page.next_cursor };
       });
     } catch (failure) {
       setError(failure as Error);

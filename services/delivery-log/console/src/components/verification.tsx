@@ -3,11 +3,10 @@
  * was signed over (secret parts as «secret» or «api_key»), beside the request headers as sent
  * (secret values redacted by the sender before they were ever recorded).
  */
-import type { z } from 'zod';
-import type { DeliveryAnswer } from '../../../src/entry/http/schemas/schemas';
+import type { Schema } from '../api';
 import { Section } from './basics';
 
-type Delivery = z.infer<typeof DeliveryAnswer>['data'];
+type Delivery = Schema<'DeliveryDetail'>;
 
 export function Verification({ delivery }: { delivery: Delivery }) {
   const v = delivery.verification;

@@ -4,47 +4,25 @@
  * reason, which the audit trail records.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { api, query, type Session } from '../api';
+import { client, filtersAs, write, type Schema, type Session } from '../api';
 import { Badge, Failure, Section } from '../components/basics';
+import { BusyButton } from '../components/busy-button';
+import { Code } from '../components/code';
+import { useConfirm } from '../components/confirm';
+import { ListState } from '../components/list-state';
 import { Filters, type FilterField } from '../components/filters';
 import { when } from '../format';
 import { formText } from '../form-text';
 import { link, type Route } from '../router';
 import { useApi } from '../use-api';
 
-interface DeadLetter {
-  partition: number;
-  offset: string;
-  dead_lettered_at: string;
-  partner_id: string | null;
-  policy_number: string | null;
-  delivery_id: string | null;
-  event_id: string | null;
-  attempts: number | null;
-  last_http_status: number | null;
-  error_class: string | null;
-  reason: string | null;
-  replayed: boolean;
-}
-
-interface ReplayAnswer {
-  dry_run: boolean;
-  replay_id: string | null;
-  counts: Record<string, number>;
-  decisions: Array<{
-    outcome: string;
-    detail: string;
-    delivery_id: string | null;
-    event_id: string | null;
-    partner_id: string | null;
-    policy_number: string | null;
-  }>;
-}
+type ReplayAnswer = Schema<'ReplayAnswer'>;
+type ReplayRequest = Schema<'ReplayRequest'>;
 
 /** A dry run: the selection's request as it was sent (bounded by its time), and its answer. */
 interface DryRun {
   selectionKey: string;
-  request: Record<string, string>;
+  request: ReplayRequest;
   answer: ReplayAnswer;
 }
 
@@ -60,8 +38,9 @@ const FIELDS: FilterField[] = [
 export function DeadLettersPage({ session, route }: { session: Session; route: Route }) {
   const filters = Object.fromEntries(FIELDS.map((f) => [f.name, route.params.get(f.name) ?? undefined]));
   const selection = { ...filters, topic: filters['topic'] ?? 'callback' };
-  const { data, error, reload } = useApi<{ topic: string; selected: number; not_replayed: number; dead_letters: DeadLetter[] }>(
-    `/api/admin/v1/dead-letters${query(selection)}`,
+  const { data, error, reload } = useApi(
+    () => client.GET('/api/admin/v1/dead-letters', { params: { query: filtersAs('/api/admin/v1/dead-letters', selection) } }),
+    [selection],
   );
   const request = Object.fromEntries(Object.entries(selection).filter(([, v]) => v !== undefined)) as Record<string, string>;
   const selectionKey = JSON.stringify(request);
@@ -78,7 +57,6 @@ export function DeadLettersPage({ session, route }: { session: Session; route: R
   }, [selectionKey]);
   const plan = dryRun?.selectionKey === selectionKey ? dryRun : undefined;
 
-  const replayUrl = '/api/admin/v1/dead-letters/replay';
   const attempt = async (work: () => Promise<void>) => {
     setBusy(true);
     setFailure(undefined);
@@ -93,18 +71,20 @@ export function DeadLettersPage({ session, route }: { session: Session; route: R
   // Bounded by the dry run's time: a dead letter that comes after it is not replayed unseen.
   const runDry = () =>
     attempt(async () => {
-      const bounded = { ...request, until: new Date().toISOString() };
-      const answer = await api.post<ReplayAnswer>(replayUrl, { ...bounded, dry_run: true });
+      // The address's filters as the replay's selection: the API checks them as it checks the list's.
+      const bounded = { ...(request as ReplayRequest), until: new Date().toISOString() };
+      const answer = await write(client.POST('/api/admin/v1/dead-letters/replay', { body: { ...bounded, dry_run: true } }));
       setDryRun({ selectionKey, request: bounded, answer });
     });
   // The replay sends the dry run's own request, not the filters as they are now.
   const replay = (done: DryRun, reason: string) =>
     attempt(async () => {
-      setResult(await api.post<ReplayAnswer>(replayUrl, { ...done.request, dry_run: false, reason }));
+      setResult(await write(client.POST('/api/admin/v1/dead-letters/replay', { body: { ...done.request, dry_run: false, reason } })));
       setDryRun(undefined);
       void reload();
     });
   const writer = session.kind === 'operator' && session.role === 'operator';
+  const confirm = useConfirm();
   return (
     <>
       <h1>Dead letters</h1>
@@ -115,48 +95,57 @@ export function DeadLettersPage({ session, route }: { session: Session; route: R
           {data.selected} selected in <code>{data.topic}</code>, {data.not_replayed} not replayed (newest {data.dead_letters.length} shown).
         </p>
       )}
-      <div class="table-wrap">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Dead-lettered</th>
-              <th scope="col">Partner</th>
-              <th scope="col">Policy</th>
-              <th scope="col">Why</th>
-              <th scope="col">Attempts</th>
-              <th scope="col">Replayed</th>
-            </tr>
-          </thead>
-          <tbody>
-            {data?.dead_letters.map((l) => (
-              <tr key={`${l.partition}:${l.offset}`}>
-                <td>{when(l.dead_lettered_at)}</td>
-                <td>{l.partner_id ?? '?'}</td>
-                <td>
-                  {l.delivery_id ? (
-                    <a href={link('deliveries', l.delivery_id)}>{l.policy_number ?? l.delivery_id}</a>
-                  ) : (
-                    (l.policy_number ?? l.event_id)
-                  )}
-                </td>
-                <td>
-                  <code>{l.error_class ?? '?'}</code> {l.last_http_status ? `(last answer ${l.last_http_status})` : ''}
-                  <div class="muted">{l.reason}</div>
-                </td>
-                <td class="num">{l.attempts ?? '–'}</td>
-                <td>{l.replayed ? 'yes' : 'no'}</td>
+      <ListState
+        loading={data === undefined}
+        failed={error !== undefined}
+        count={data?.dead_letters.length ?? 0}
+        what="dead letters"
+        empty="No dead letters match."
+      >
+        <div class="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Dead-lettered</th>
+                <th scope="col">Partner</th>
+                <th scope="col">Policy</th>
+                <th scope="col">Why</th>
+                <th scope="col">Attempts</th>
+                <th scope="col">Replayed</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
-        {data?.dead_letters.length === 0 && <p class="empty">No dead letters match.</p>}
-      </div>
+            </thead>
+            <tbody>
+              {data?.dead_letters.map((l) => (
+                <tr key={`${l.partition}:${l.offset}`}>
+                  <td>{when(l.dead_lettered_at)}</td>
+                  <td>{l.partner_id ?? '?'}</td>
+                  <td>
+                    {l.delivery_id ? (
+                      <a href={link('deliveries', l.delivery_id)}>{l.policy_number ?? l.delivery_id}</a>
+                    ) : (
+                      (l.policy_number ?? l.event_id)
+                    )}
+                  </td>
+                  <td>
+                    <Code kind="error-class" code={l.error_class ?? '?'} />{' '}
+                    {l.last_http_status ? `(last answer ${l.last_http_status})` : ''}
+                    <div class="muted">{l.reason}</div>
+                  </td>
+                  <td class="num">{l.attempts ?? '–'}</td>
+                  <td>{l.replayed ? 'yes' : 'no'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </ListState>
       {writer && (
         <Section title="Replay the selected dead letters">
           <p>First a dry run: it says what would be replayed and what skipped, and writes nothing.</p>
-          <button type="button" disabled={busy} onClick={() => void runDry()}>
+          <BusyButton type="button" busy={busy} busyLabel="Asking…" onClick={() => void runDry()}>
             Dry run
-          </button>
+          </BusyButton>
+          {confirm.dialog}
           <Failure error={failure} />
           {plan && <Decisions answer={plan.answer} />}
           {plan && (plan.answer.counts['replayed'] ?? 0) > 0 && (
@@ -164,16 +153,29 @@ export function DeadLettersPage({ session, route }: { session: Session; route: R
               class="inline-form"
               onSubmit={(event) => {
                 event.preventDefault();
-                void replay(plan, formText(event.currentTarget, 'reason'));
+                const reason = formText(event.currentTarget, 'reason');
+                const count = plan.answer.counts['replayed'] ?? 0;
+                void confirm
+                  .ask({
+                    title: `Replay ${count} dead ${count === 1 ? 'letter' : 'letters'}?`,
+                    body: (
+                      <p>
+                        They are queued again and sent to the partners’ endpoints from the first try, as the dry run listed; the replay is
+                        audited with your reason. It cannot be undone.
+                      </p>
+                    ),
+                    action: `Replay ${count}`,
+                  })
+                  .then((yes) => (yes ? replay(plan, reason) : undefined));
               }}
             >
               <label>
                 <span>Reason (required, for the audit trail)</span>
                 <input name="reason" required placeholder="partner fixed its endpoint" />
               </label>
-              <button type="submit" disabled={busy}>
+              <BusyButton busy={busy} busyLabel="Replaying…">
                 Replay {plan.answer.counts['replayed']}
-              </button>
+              </BusyButton>
             </form>
           )}
           {result && (
@@ -203,8 +205,7 @@ function Decisions({ answer }: { answer: ReplayAnswer }) {
       <ul class="decisions">
         {answer.decisions.map((d, i) => (
           <li key={i}>
-            <Badge value={d.outcome === 'replayed' ? 'delivered' : d.outcome === 'failed' ? 'FAILED' : 'superseded'} /> {d.outcome}:{' '}
-            {d.partner_id} {d.policy_number} <code>{d.delivery_id ?? d.event_id}</code>
+            <Badge kind="replay" value={d.outcome} /> {d.partner_id} {d.policy_number} <code>{d.delivery_id ?? d.event_id}</code>
             {d.detail && <span class="muted"> — {d.detail}</span>}
           </li>
         ))}

@@ -3,16 +3,16 @@
  * filters in the URL (so a filtered view can be shared), updating by itself while any delivery
  * shown is still pending or retrying.
  */
-import type { z } from 'zod';
-import type { DeliveryPage } from '../../../src/entry/http/schemas/schemas';
-import { apiBase, query, type Session } from '../api';
+import { client, filtersAs, type Schema, type Session } from '../api';
 import { Badge, Failure } from '../components/basics';
+import { Code } from '../components/code';
+import { ListState } from '../components/list-state';
+import { Time } from '../components/time';
 import { Filters, type FilterField } from '../components/filters';
 import { LoadMore, PausedNote, usePages } from '../components/pages';
-import { when } from '../format';
 import { link, type Route } from '../router';
 
-type Delivery = z.infer<typeof DeliveryPage>['data'][number];
+type Delivery = Schema<'DeliverySummary'>;
 
 const STATES = ['pending', 'failing', 'delivered', 'dead_lettered', 'superseded'];
 
@@ -26,8 +26,15 @@ export function DeliveriesPage({ session, route }: { session: Session; route: Ro
     { name: 'to', label: 'To', type: 'datetime-local' },
   ];
   const filters = Object.fromEntries(fields.map((f) => [f.name, route.params.get(f.name) ?? undefined]));
-  const url = `${apiBase(session)}/deliveries${query({ ...filters, from: isoOf(filters['from']), to: isoOf(filters['to']), limit: 50 })}`;
-  const pages = usePages<Delivery>(url, (items) => items.some((d) => d.state === 'pending' || d.state === 'failing'));
+  const asked = { ...filters, from: isoOf(filters['from']), to: isoOf(filters['to']), limit: 50 };
+  const pages = usePages(
+    (cursor) =>
+      session.kind === 'partner'
+        ? client.GET('/api/portal/v1/deliveries', { params: { query: { ...filtersAs('/api/portal/v1/deliveries', asked), cursor } } })
+        : client.GET('/api/admin/v1/deliveries', { params: { query: { ...filtersAs('/api/admin/v1/deliveries', asked), cursor } } }),
+    [session.kind, asked],
+    (items: Delivery[]) => items.some((d) => d.state === 'pending' || d.state === 'failing'),
+  );
   return (
     <>
       <h1>Deliveries</h1>
@@ -40,42 +47,60 @@ export function DeliveriesPage({ session, route }: { session: Session; route: Ro
         </p>
       )}
       <PausedNote pages={pages} />
-      <div class="table-wrap">
-        <table>
-          <caption class="visually-hidden">Deliveries</caption>
-          <thead>
-            <tr>
-              <th scope="col">Policy</th>
-              <th scope="col">Status sent</th>
-              {session.kind === 'operator' && <th scope="col">Partner</th>}
-              <th scope="col">Endpoint</th>
-              <th scope="col">State</th>
-              <th scope="col">Attempts</th>
-              <th scope="col">Last HTTP</th>
-              <th scope="col">Created</th>
-            </tr>
-          </thead>
-          <tbody>
-            {pages.items.map((d) => (
-              <tr key={d.delivery_id}>
-                <td>
-                  <a href={link('deliveries', d.delivery_id)}>{d.policy_number}</a> <span class="muted">v{d.policy_version}</span>
-                </td>
-                <td>{d.policy_status ?? '–'}</td>
-                {session.kind === 'operator' && <td>{d.partner_id}</td>}
-                <td>{d.endpoint_id}</td>
-                <td>
-                  <Badge value={d.state} />
-                </td>
-                <td class="num">{d.attempt_count}</td>
-                <td class="num">{d.last_http_status ?? d.last_error_class ?? '–'}</td>
-                <td>{when(d.created_at)}</td>
+      <ListState
+        loading={pages.loading}
+        failed={pages.error !== undefined}
+        count={pages.items.length}
+        what="deliveries"
+        empty="No deliveries match."
+      >
+        <div class="table-wrap">
+          {/* Under 40rem each row is a card of labelled fields (styles.css): no sideways scroll on a phone. */}
+          <table class="cards">
+            <caption class="visually-hidden">Deliveries</caption>
+            <thead>
+              <tr>
+                <th scope="col">Policy</th>
+                <th scope="col">Status sent</th>
+                {session.kind === 'operator' && <th scope="col">Partner</th>}
+                <th scope="col">Endpoint</th>
+                <th scope="col">State</th>
+                <th scope="col">Sends</th>
+                <th scope="col">Last answer</th>
+                <th scope="col">Created</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
-        {pages.items.length === 0 && !pages.loading && <p class="empty">No deliveries match.</p>}
-      </div>
+            </thead>
+            <tbody>
+              {pages.items.map((d) => (
+                <tr key={d.delivery_id}>
+                  <td class="policy" data-label="Policy">
+                    <a href={link('deliveries', d.delivery_id)}>{d.policy_number}</a> <PolicyVersion version={d.policy_version} />
+                  </td>
+                  <td data-label="Status sent">{d.policy_status ?? '–'}</td>
+                  {session.kind === 'operator' && <td data-label="Partner">{d.partner_id}</td>}
+                  <td data-label="Endpoint">{d.endpoint_id}</td>
+                  <td data-label="State">
+                    <Badge kind="state" value={d.state} />
+                  </td>
+                  <td class="num" data-label="Sends">
+                    {d.attempt_count}
+                  </td>
+                  <td data-label="Last answer">
+                    {d.last_http_status !== null ? (
+                      <span class="num">HTTP {d.last_http_status}</span>
+                    ) : (
+                      <Code kind="error-class" code={d.last_error_class} showCode={false} />
+                    )}
+                  </td>
+                  <td data-label="Created">
+                    <Time at={d.created_at} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </ListState>
       <LoadMore pages={pages} />
     </>
   );
@@ -86,4 +111,17 @@ export function isoOf(local: string | undefined): string | undefined {
   if (!local) return undefined;
   const date = new Date(local);
   return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
+}
+
+/**
+ * A policy's version, shown as it is but labelled: it is the insurer's system's number (often a
+ * time in seconds) and only orders the statuses of one policy; the glossary says so (policy
+ * version), and so does its hover text. Not a link: a row keeps one Tab stop.
+ */
+export function PolicyVersion({ version }: { version: number }) {
+  return (
+    <span class="muted version" title="The policy system’s version number of this status: a higher one is newer (see the glossary)">
+      version {version}
+    </span>
+  );
 }

@@ -5,35 +5,43 @@
  * when it is refused.
  */
 import { useState } from 'preact/hooks';
-import type { z } from 'zod';
-import type { DeliveryAnswer } from '../../../src/entry/http/schemas/schemas';
-import { api, apiBase, type Session } from '../api';
+import { client, write, type Schema, type Session } from '../api';
 import { Badge, Facts, Failure, Section } from '../components/basics';
+import { BusyButton, useAction } from '../components/busy-button';
+import { Code, glossaryHref } from '../components/code';
+import { useConfirm } from '../components/confirm';
 import { Verification } from '../components/verification';
 import { ms, pretty, when } from '../format';
 import { link } from '../router';
 import { useApi } from '../use-api';
+import { PolicyVersion } from './deliveries';
 
-type Delivery = z.infer<typeof DeliveryAnswer>['data'];
+type Delivery = Schema<'DeliveryDetail'>;
 
 export function DeliveryPage({ session, deliveryId }: { session: Session; deliveryId: string }) {
-  const url = `${apiBase(session)}/deliveries/${encodeURIComponent(deliveryId)}`;
   // After a resend the delivery is followed until it moves on from what it was then (the log learns of it within a second or so).
   const [resentFrom, setResentFrom] = useState<{ attempts: number } | undefined>(undefined);
-  const { data, error, reload, live } = useApi<{ data: Delivery }>(
-    url,
+  const { data, error, reload, live } = useApi(
+    () =>
+      session.kind === 'partner'
+        ? client.GET('/api/portal/v1/deliveries/{deliveryId}', { params: { path: { deliveryId } } })
+        : client.GET('/api/admin/v1/deliveries/{deliveryId}', { params: { path: { deliveryId } } }),
+    [session.kind, deliveryId],
     (d) =>
       d.data.state === 'pending' ||
       d.data.state === 'failing' ||
       (resentFrom !== undefined && d.data.attempts.length <= resentFrom.attempts),
   );
   if (error) return <Failure error={error} />;
-  if (!data) return <p>Loading…</p>;
+  if (!data) return <p role="status">Loading the delivery…</p>;
   const d = data.data;
+  // Resent, and the log has not seen it move yet: shown as queued, never as the dead letter it was (with its Resend again).
+  const queued = resentFrom !== undefined && d.state === 'dead_lettered' && d.attempts.length <= resentFrom.attempts;
   return (
     <>
       <h1>
-        Delivery of {d.policy_number} <span class="muted">v{d.policy_version}</span> <Badge value={d.state} />
+        Delivery of {d.policy_number} <PolicyVersion version={d.policy_version} />{' '}
+        {queued ? <Badge kind="state" value="pending" label="queued again" /> : <Badge kind="state" value={d.state} />}
       </h1>
       {live && (
         <p class="live" aria-live="polite">
@@ -58,12 +66,12 @@ export function DeliveryPage({ session, deliveryId }: { session: Session; delive
             ['Created', when(d.created_at)],
             ['Sends', d.attempt_count],
             ['Last HTTP status', d.last_http_status ?? '–'],
-            ['Last error', d.last_error_class ?? '–'],
+            ['Last error', <Code kind="error-class" code={d.last_error_class} />],
             ['Dead-lettered', when(d.dead_lettered_at)],
             ['Resent', `${d.replay_count} times`],
           ]}
         />
-        {d.state === 'dead_lettered' && (
+        {d.state === 'dead_lettered' && !queued && (
           <Resend
             session={session}
             delivery={d}
@@ -87,14 +95,17 @@ export function DeliveryPage({ session, deliveryId }: { session: Session; delive
           {d.attempts.map((a, i) => (
             <li key={i}>
               <div class="timeline-head">
-                <Badge value={a.outcome} /> <strong>attempt {a.attempt}</strong> <span class="muted">tier {a.tier}</span>{' '}
+                <Badge kind="outcome" value={a.outcome} /> <strong>attempt {a.attempt}</strong>{' '}
+                <a class="muted" href={glossaryHref('term', 'retry')}>
+                  {a.tier === 0 ? 'first try' : `retry ${a.tier}`}
+                </a>{' '}
                 <time dateTime={a.recorded_at}>{when(a.recorded_at)}</time>
               </div>
               <Facts
                 rows={[
                   ['HTTP status', a.http_status ?? '–'],
                   ['Latency', ms(a.latency_ms)],
-                  ['Error', a.error_class ?? '–'],
+                  ['Error', <Code kind="error-class" code={a.error_class} />],
                 ]}
               />
               {a.response_excerpt !== null && a.response_excerpt !== '' && (
@@ -129,42 +140,58 @@ export function DeliveryPage({ session, deliveryId }: { session: Session; delive
 
 function Resend({ session, delivery, onDone }: { session: Session; delivery: Delivery; onDone: () => void }) {
   const [reason, setReason] = useState('');
-  const [error, setError] = useState<Error | undefined>(undefined);
-  const [busy, setBusy] = useState(false);
+  const action = useAction();
+  const confirm = useConfirm();
   const viewer = session.kind === 'operator' && session.role !== 'operator';
+  const partner = session.kind === 'partner';
   const submit = async (event: Event) => {
     event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      if (session.kind === 'partner') {
-        await api.post(`/api/portal/v1/deliveries/${encodeURIComponent(delivery.delivery_id)}/resend`, reason ? { reason } : {});
+    if (action.busy) return;
+    // An operator's replay re-queues a partner's callback on its behalf: asked first.
+    if (
+      !partner &&
+      !(await confirm.ask({
+        title: `Replay the delivery of ${delivery.policy_number}?`,
+        body: (
+          <p>
+            It is sent to {delivery.partner_id}’s endpoint {delivery.endpoint_id} again from the first try, and audited with your reason.
+          </p>
+        ),
+        action: 'Replay',
+        danger: false,
+      }))
+    )
+      return;
+    await action.run(async () => {
+      if (partner) {
+        await write(
+          client.POST('/api/portal/v1/deliveries/{deliveryId}/resend', {
+            params: { path: { deliveryId: delivery.delivery_id } },
+            body: reason ? { reason } : {},
+          }),
+        );
       } else {
-        await api.post('/api/admin/v1/dead-letters/replay', {
-          topic: 'callback',
-          delivery_id: [delivery.delivery_id],
-          dry_run: false,
-          reason: reason || 'replayed from the console',
-        });
+        await write(
+          client.POST('/api/admin/v1/dead-letters/replay', {
+            body: { topic: 'callback', delivery_id: [delivery.delivery_id], dry_run: false, reason: reason || 'replayed from the console' },
+          }),
+        );
       }
       onDone();
-    } catch (failure) {
-      setError(failure as Error);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   if (viewer) return null;
   return (
     <form class="inline-form" onSubmit={submit}>
+      {confirm.dialog}
       <label>
         <span>Reason (for the audit trail)</span>
         <input name="reason" value={reason} onInput={(e) => setReason(e.currentTarget.value)} placeholder="endpoint fixed" />
       </label>
-      <button type="submit" disabled={busy}>
-        {session.kind === 'partner' ? 'Resend' : 'Replay'}
-      </button>
-      <Failure error={error} />
+      <BusyButton busy={action.busy} busyLabel={partner ? 'Resending…' : 'Replaying…'}>
+        {partner ? 'Resend' : 'Replay'}
+      </BusyButton>
+      <Failure error={action.error} />
     </form>
   );
 }

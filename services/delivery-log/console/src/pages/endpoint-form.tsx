@@ -3,9 +3,11 @@
  * statuses it receives. A refusal's problems are shown beside their fields (url, timeout_ms,
  * statuses[0] beside the statuses), the first one focused and scrolled into view.
  */
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useRef } from 'preact/hooks';
 import { addEndpoint, editEndpoint, type OwnEndpointView } from '../api/self-service';
+import { BusyButton, useAction } from '../components/busy-button';
 import { fieldNotes, fieldProblemsOf, RefusalBanner } from '../components/field-problems';
+import { useFocusProblem } from '../components/focus-problem';
 import { formText } from '../form-text';
 
 export const STATUSES = ['POLICY_ISSUING', 'POLICY_ACTIVE', 'POLICY_CANCELLED'] as const;
@@ -21,43 +23,24 @@ export function EndpointForm({
   onSaved: (message: string) => void;
   onCancel?: () => void;
 }) {
-  const [failure, setFailure] = useState<Error | undefined>(undefined);
-  const [busy, setBusy] = useState(false);
+  const action = useAction();
   const form = useRef<HTMLFormElement>(null);
-  const placement = fieldProblemsOf(failure, FIELDS);
+  const placement = fieldProblemsOf(action.error, FIELDS);
   const { problem, described } = fieldNotes(placement);
   const config = editing?.configuration;
+  useFocusProblem(action.error, form);
 
-  useEffect(() => {
-    const first = form.current?.querySelector<HTMLElement>('[aria-invalid="true"]');
-    if (!first) return;
-    // A fieldset (the statuses) takes no focus: its first box does.
-    const target = first.matches('fieldset') ? (first.querySelector<HTMLElement>('input') ?? first) : first;
-    target.scrollIntoView({ block: 'center' });
-    target.focus();
-  }, [failure]);
-
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    const data = new FormData(event.currentTarget as HTMLFormElement);
-    const timeout = formText(event.currentTarget, 'timeout_ms');
+  const submit = action.submit(async (element) => {
+    const timeout = formText(element, 'timeout_ms');
     const body = {
-      url: formText(event.currentTarget, 'url'),
+      url: formText(element, 'url'),
       ...(timeout ? { timeout_ms: Number(timeout) } : {}),
-      statuses: data.getAll('statuses').map((value) => (typeof value === 'string' ? value : '')),
+      statuses: new FormData(element).getAll('statuses').map((value) => (typeof value === 'string' ? value : '')),
     };
-    setBusy(true);
-    try {
-      const saved = editing ? await editEndpoint(editing.endpoint_id, body) : await addEndpoint(body);
-      setFailure(undefined);
-      onSaved(`Endpoint ${saved.data.endpoint_id} ${editing ? 'saved' : 'added'}.`);
-      if (!editing) form.current?.reset();
-    } catch (error) {
-      setFailure(error as Error);
-    } finally {
-      setBusy(false);
-    }
-  };
+    const saved = editing ? await editEndpoint(editing.endpoint_id, body) : await addEndpoint(body);
+    if (!editing) element.reset();
+    onSaved(`Endpoint ${saved.data.endpoint_id} ${editing ? 'saved' : 'added'}.`);
+  });
 
   const prefix = editing ? `edit-${editing.endpoint_id}` : 'new';
   return (
@@ -67,7 +50,7 @@ export function EndpointForm({
       onSubmit={submit}
       aria-label={editing ? `Edit endpoint ${editing.endpoint_id}` : 'Add an endpoint'}
     >
-      <RefusalBanner failure={failure} placement={placement} />
+      <RefusalBanner failure={action.error} placement={placement} />
       <label>
         <span>URL</span>
         <input
@@ -102,11 +85,11 @@ export function EndpointForm({
         {problem('statuses')}
       </fieldset>
       <p>
-        <button type="submit" disabled={busy} aria-busy={busy}>
-          {busy ? (editing ? 'Saving…' : 'Adding…') : editing ? 'Save endpoint' : 'Add endpoint'}
-        </button>{' '}
+        <BusyButton busy={action.busy} busyLabel={editing ? 'Saving…' : 'Adding…'}>
+          {editing ? 'Save endpoint' : 'Add endpoint'}
+        </BusyButton>{' '}
         {onCancel && (
-          <button type="button" class="secondary" disabled={busy} onClick={onCancel}>
+          <button type="button" class="secondary" disabled={action.busy} onClick={onCancel}>
             Cancel
           </button>
         )}

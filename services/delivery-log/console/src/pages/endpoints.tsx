@@ -6,53 +6,45 @@
  */
 import { useState } from 'preact/hooks';
 import type { Session } from '../api';
-import { deleteEndpoint, editEndpoint, ENDPOINTS_URL, type OwnEndpoints, type OwnEndpointView } from '../api/self-service';
+import { deleteEndpoint, editEndpoint, endpointsCall, type OwnEndpointView } from '../api/self-service';
 import { Failure, Section } from '../components/basics';
-import { ConfirmStep } from '../components/confirm-step';
+import { BusyButton, useAction } from '../components/busy-button';
+import { useConfirm } from '../components/confirm';
+import { ListState } from '../components/list-state';
 import { ms, percent } from '../format';
 import { link } from '../router';
 import { useApi } from '../use-api';
 import { EndpointForm } from './endpoint-form';
 
-type Pending = { kind: 'delete' | 'disable'; endpoint: OwnEndpointView };
-
 export function EndpointsPage({ session }: { session: Session }) {
-  const { data, error, reload } = useApi<{ data: OwnEndpoints }>(ENDPOINTS_URL);
+  const { data, error, loading, reload } = useApi(endpointsCall, []);
   const [done, setDone] = useState<string | undefined>(undefined);
   const [editing, setEditing] = useState<string | undefined>(undefined);
-  const [pending, setPending] = useState<Pending | undefined>(undefined);
-  const [busy, setBusy] = useState<string | undefined>(undefined);
-  const [actionError, setActionError] = useState<Error | undefined>(undefined);
+  const [acting, setActing] = useState<string | undefined>(undefined);
+  const action = useAction();
+  const confirm = useConfirm();
 
   const changed = (message: string) => {
     setDone(message);
     setEditing(undefined);
-    setPending(undefined);
-    setActionError(undefined);
     void reload();
   };
-  const run = async (key: string, work: () => Promise<unknown>, message: string) => {
-    setBusy(key);
-    try {
-      await work();
-      changed(message);
-    } catch (failure) {
-      setActionError(failure as Error);
-    } finally {
-      setBusy(undefined);
-    }
+  /** A change of one endpoint from its row: asked first when `question` is given, its button busy meanwhile. */
+  const act = async (key: string, work: () => Promise<unknown>, message: string, question?: Parameters<typeof confirm.ask>[0]) => {
+    if (question && !(await confirm.ask(question))) return;
+    setActing(key);
+    if (await action.run(async () => void (await work()))) changed(message);
   };
 
-  if (error && !data) return <Failure error={error} />;
-  if (!data) return <p role="status">Loading your endpoints…</p>;
-  const { endpoints, self_service } = data.data;
-  const configured = endpoints.filter((e) => e.configuration);
+  const health = data?.data;
+  const configured = (health?.endpoints ?? []).filter((e) => e.configuration);
   const byLink = session.holds === 'portal_link';
-  const writable = self_service !== false && !byLink;
+  const writable = health !== undefined && health.self_service !== false && !byLink;
   return (
     <>
+      {confirm.dialog}
       <h1>Endpoints</h1>
-      {self_service === false ? (
+      {health?.self_service === false ? (
         <p class="note" role="note">
           The insurer turned self-service off for you: your endpoints are shown, but changes go through your contact at the insurer.
         </p>
@@ -72,102 +64,37 @@ export function EndpointsPage({ session }: { session: Session }) {
           {done}
         </p>
       )}
-      <Failure error={actionError} />
+      <Failure error={error ?? action.error} />
       <Section title="Your callback endpoints">
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Endpoint</th>
-                <th scope="col">URL</th>
-                <th scope="col">Statuses</th>
-                <th scope="col">Timeout</th>
-                <th scope="col">State</th>
-                <th scope="col">Last hour</th>
-                {writable && <th scope="col">Actions</th>}
-              </tr>
-            </thead>
-            <tbody>
-              {configured.map((e) => {
-                const c = e.configuration!;
-                return (
-                  <tr key={e.endpoint_id}>
-                    <td>
-                      <code>{e.endpoint_id}</code>
-                    </td>
-                    <td class="wrap">{e.url}</td>
-                    <td>{c.statuses.length === 0 ? 'all' : c.statuses.map((s) => s.replace('POLICY_', '').toLowerCase()).join(', ')}</td>
-                    <td class="num">{ms(c.timeout_ms)}</td>
-                    <td>{c.disabled ? 'disabled: receives nothing new' : 'enabled'}</td>
-                    <td>
-                      {e.last_hour.sends} sent, {percent(e.last_hour.success_rate)} delivered
-                    </td>
-                    {writable && (
-                      <td class="actions">
-                        <button type="button" class="secondary" onClick={() => setEditing(e.endpoint_id)}>
-                          Edit
-                        </button>{' '}
-                        {c.disabled ? (
-                          <button
-                            type="button"
-                            class="secondary"
-                            disabled={busy !== undefined}
-                            aria-busy={busy === `enable-${e.endpoint_id}`}
-                            onClick={() =>
-                              void run(
-                                `enable-${e.endpoint_id}`,
-                                () => editEndpoint(e.endpoint_id, { disabled: false }),
-                                `Endpoint ${e.endpoint_id} enabled.`,
-                              )
-                            }
-                          >
-                            {busy === `enable-${e.endpoint_id}` ? 'Enabling…' : 'Enable'}
-                          </button>
-                        ) : (
-                          <button type="button" class="secondary" onClick={() => setPending({ kind: 'disable', endpoint: e })}>
-                            Disable
-                          </button>
-                        )}{' '}
-                        <button type="button" class="danger" onClick={() => setPending({ kind: 'delete', endpoint: e })}>
-                          Delete
-                        </button>
-                      </td>
-                    )}
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
-        {pending && (
-          <ConfirmStep
-            key={`${pending.kind}-${pending.endpoint.endpoint_id}`}
-            title={`${pending.kind === 'delete' ? 'Delete' : 'Disable'} endpoint ${pending.endpoint.endpoint_id}?`}
-            confirm={pending.kind === 'delete' ? 'Delete endpoint' : 'Disable endpoint'}
-            busyLabel={pending.kind === 'delete' ? 'Deleting…' : 'Disabling…'}
-            busy={busy === 'confirm'}
-            onCancel={() => setPending(undefined)}
-            onConfirm={() =>
-              void run(
-                'confirm',
-                () =>
-                  pending.kind === 'delete'
-                    ? deleteEndpoint(pending.endpoint.endpoint_id)
-                    : editEndpoint(pending.endpoint.endpoint_id, { disabled: true }),
-                `Endpoint ${pending.endpoint.endpoint_id} ${pending.kind === 'delete' ? 'deleted' : 'disabled'}.`,
-              )
-            }
-          >
-            <p>
-              {pending.kind === 'delete'
-                ? 'It stops receiving callbacks. Callbacks already queued for it will not be delivered (they end as dead letters). To pause it instead, disable it.'
-                : 'It receives no new callback until you enable it again; callbacks already queued for it are still sent.'}
-            </p>
-            <p>
-              <code>{pending.endpoint.url}</code>
-            </p>
-          </ConfirmStep>
-        )}
+        <ListState loading={loading} failed={error !== undefined} count={configured.length} what="your endpoints" empty="No endpoint yet.">
+          <div class="table-wrap">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Endpoint</th>
+                  <th scope="col">URL</th>
+                  <th scope="col">Statuses</th>
+                  <th scope="col">Timeout</th>
+                  <th scope="col">State</th>
+                  <th scope="col">Last hour</th>
+                  {writable && <th scope="col">Actions</th>}
+                </tr>
+              </thead>
+              <tbody>
+                {configured.map((e) => (
+                  <EndpointRow
+                    key={e.endpoint_id}
+                    endpoint={e}
+                    writable={writable}
+                    busy={action.busy ? acting : undefined}
+                    act={act}
+                    onEdit={setEditing}
+                  />
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </ListState>
         {editing && (
           <EndpointForm
             key={editing}
@@ -183,5 +110,94 @@ export function EndpointsPage({ session }: { session: Session }) {
         </Section>
       )}
     </>
+  );
+}
+
+function EndpointRow({
+  endpoint: e,
+  writable,
+  busy,
+  act,
+  onEdit,
+}: {
+  endpoint: OwnEndpointView;
+  writable: boolean;
+  /** The key of the row action whose request is in flight, if any. */
+  busy: string | undefined;
+  act: (
+    key: string,
+    work: () => Promise<unknown>,
+    message: string,
+    question?: { title: string; body: string; action: string },
+  ) => Promise<void>;
+  onEdit: (endpointId: string) => void;
+}) {
+  const c = e.configuration!;
+  const id = e.endpoint_id;
+  return (
+    <tr>
+      <td>
+        <code>{id}</code>
+      </td>
+      <td class="wrap">{e.url}</td>
+      <td>{c.statuses.length === 0 ? 'all' : c.statuses.map((s) => s.replace('POLICY_', '').toLowerCase()).join(', ')}</td>
+      <td class="num">{ms(c.timeout_ms)}</td>
+      <td>{c.disabled ? 'disabled: receives nothing new' : 'enabled'}</td>
+      <td>
+        {e.last_hour.sends} sent, {percent(e.last_hour.success_rate)} delivered
+      </td>
+      {writable && (
+        <td class="actions">
+          <button type="button" class="secondary" disabled={busy !== undefined} onClick={() => onEdit(id)}>
+            Edit
+          </button>{' '}
+          {c.disabled ? (
+            <BusyButton
+              type="button"
+              class="secondary"
+              busy={busy === `enable-${id}`}
+              disabled={busy !== undefined}
+              busyLabel="Enabling…"
+              onClick={() => void act(`enable-${id}`, () => editEndpoint(id, { disabled: false }), `Endpoint ${id} enabled.`)}
+            >
+              Enable
+            </BusyButton>
+          ) : (
+            <BusyButton
+              type="button"
+              class="secondary"
+              busy={busy === `disable-${id}`}
+              disabled={busy !== undefined}
+              busyLabel="Disabling…"
+              onClick={() =>
+                void act(`disable-${id}`, () => editEndpoint(id, { disabled: true }), `Endpoint ${id} disabled.`, {
+                  title: `Disable endpoint ${id}?`,
+                  body: `${e.url} receives no new callback until you enable it again; callbacks already queued for it are still sent.`,
+                  action: 'Disable endpoint',
+                })
+              }
+            >
+              Disable
+            </BusyButton>
+          )}{' '}
+          <BusyButton
+            type="button"
+            class="danger"
+            busy={busy === `delete-${id}`}
+            disabled={busy !== undefined}
+            busyLabel="Deleting…"
+            onClick={() =>
+              void act(`delete-${id}`, () => deleteEndpoint(id), `Endpoint ${id} deleted.`, {
+                title: `Delete endpoint ${id}?`,
+                body: `${e.url} stops receiving callbacks. Callbacks already queued for it will not be delivered (they end as dead letters). To pause it instead, disable it.`,
+                action: 'Delete endpoint',
+              })
+            }
+          >
+            Delete
+          </BusyButton>
+        </td>
+      )}
+    </tr>
   );
 }

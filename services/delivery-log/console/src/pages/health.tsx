@@ -3,16 +3,13 @@
  * 95th percentile of their latency over the last hour and day, an hour-by-hour chart of the day,
  * and the partner's circuit as the sender last recorded it.
  */
-import type { z } from 'zod';
-import type { EndpointsHealth } from '../../../src/entry/http/schemas/schemas';
-import type { Session } from '../api';
-import { Facts, Failure, Section } from '../components/basics';
+import { client, type Session } from '../api';
+import { Badge, Facts, Failure, Section } from '../components/basics';
+import { glossaryHref } from '../components/code';
 import { Filters } from '../components/filters';
 import { HourlyChart } from '../components/hourly-chart';
 import { ms, percent, when } from '../format';
 import { useApi } from '../use-api';
-
-type Health = z.infer<typeof EndpointsHealth>;
 
 /**
  * How often the page asks again, while it is on screen: its figures are over an hour and a day,
@@ -20,21 +17,24 @@ type Health = z.infer<typeof EndpointsHealth>;
  */
 const HEALTH_INTERVAL_MS = 30_000;
 
-const CIRCUIT_TONES: Record<Health['circuit_state'], string> = { open: 'bad', closed: 'good', unknown: 'neutral' };
-
 export function HealthPage({ session, partnerId }: { session: Session; partnerId: string | null }) {
-  const url =
-    session.kind === 'partner'
-      ? '/api/portal/v1/endpoints'
-      : partnerId
-        ? `/api/admin/v1/partners/${encodeURIComponent(partnerId)}/endpoints`
-        : null;
-  const { data, error } = useApi<{ data: Health }>(url, () => true, HEALTH_INTERVAL_MS);
+  const chosen = session.kind === 'partner' || partnerId !== null;
+  const { data, error } = useApi(
+    !chosen
+      ? null
+      : () =>
+          session.kind === 'partner' || !partnerId
+            ? client.GET('/api/portal/v1/endpoints')
+            : client.GET('/api/admin/v1/partners/{partnerId}/endpoints', { params: { path: { partnerId } } }),
+    [session.kind, partnerId],
+    () => true,
+    HEALTH_INTERVAL_MS,
+  );
   const chooser =
     session.kind === 'operator' ? (
       <Filters segments={['health']} fields={[{ name: 'partner_id', label: 'Partner' }]} values={{ partner_id: partnerId ?? undefined }} />
     ) : null;
-  if (!url)
+  if (!chosen)
     return (
       <>
         <h1>Endpoint health</h1>
@@ -43,14 +43,17 @@ export function HealthPage({ session, partnerId }: { session: Session; partnerId
       </>
     );
   if (error) return <Failure error={error} />;
-  if (!data) return <p>Loading…</p>;
+  if (!data) return <p role="status">Loading the endpoints’ health…</p>;
   const h = data.data;
   return (
     <>
       <h1>Endpoint health</h1>
       {chooser}
       <p>
-        Circuit: <span class={`badge badge-${CIRCUIT_TONES[h.circuit_state]}`}>{h.circuit_state}</span>
+        Circuit: <Badge kind="circuit" value={h.circuit_state} />{' '}
+        <a class="muted" href={glossaryHref('circuit', h.circuit_state)}>
+          what is this?
+        </a>
         {h.circuit_as_of && <span class="muted"> as of {when(h.circuit_as_of)}</span>}
         {h.circuit_state === 'open' && <span> — requests are paused after repeated failures; one probe is sent before they resume.</span>}
       </p>

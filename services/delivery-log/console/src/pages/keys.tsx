@@ -3,24 +3,24 @@
  * ones keep working.
  */
 import { useState } from 'preact/hooks';
-import type { z } from 'zod';
-import type { RotatedKey } from '../../../src/entry/http/schemas/schemas';
-import { api } from '../api';
+import { client, write, type Schema } from '../api';
 import { Failure, Section } from '../components/basics';
+import { BusyButton } from '../components/busy-button';
 import { CopyField } from '../components/copy-field';
 import { formText } from '../form-text';
 import { when } from '../format';
 
 export function KeysPage() {
-  const [rotated, setRotated] = useState<z.infer<typeof RotatedKey> | undefined>(undefined);
+  const [rotated, setRotated] = useState<Schema<'RotatedKey'> | undefined>(undefined);
   const [error, setError] = useState<Error | undefined>(undefined);
   const [busy, setBusy] = useState(false);
   const rotate = async (event: Event) => {
     event.preventDefault();
+    if (busy) return;
     const reason = formText(event.currentTarget, 'reason');
     setBusy(true);
     try {
-      setRotated((await api.post<{ data: z.infer<typeof RotatedKey> }>('/api/portal/v1/api-keys/rotate', reason ? { reason } : {})).data);
+      setRotated((await write(client.POST('/api/portal/v1/api-keys/rotate', { body: reason ? { reason } : {} }))).data);
       setError(undefined);
     } catch (failure) {
       setError(failure as Error);
@@ -41,9 +41,9 @@ export function KeysPage() {
             <span>Reason (for the audit trail)</span>
             <input name="reason" placeholder="yearly rotation" />
           </label>
-          <button type="submit" disabled={busy}>
+          <BusyButton busy={busy} busyLabel="Rotating…">
             Rotate key
-          </button>
+          </BusyButton>
         </form>
         <Failure error={error} />
         {rotated && (

@@ -6,9 +6,11 @@
  * outbound auth unless it is replaced in full. A change is sent with the revision it was made to;
  * each save answers the partner as it now is, whose revision the next save is made to.
  */
-import { useState } from 'preact/hooks';
-import { api } from '../api';
+import { useRef, useState } from 'preact/hooks';
+import { client, write, type Schema } from '../api';
 import { Failure, Section } from '../components/basics';
+import { BusyButton } from '../components/busy-button';
+import { useFocusProblem } from '../components/focus-problem';
 import { CopyField } from '../components/copy-field';
 import { fieldNotes, fieldProblemsOf, RefusalBanner } from '../components/field-problems';
 import { SelectField } from '../components/select-field';
@@ -20,7 +22,9 @@ import { link } from '../router';
 import { useApi } from '../use-api';
 
 export function PartnerFormPage({ partnerId }: { partnerId: string | null }) {
-  const existing = useApi<{ data: PartnerView }>(partnerId ? `/api/admin/v1/partners/${encodeURIComponent(partnerId)}` : null);
+  const existing = useApi(partnerId ? () => client.GET('/api/admin/v1/partners/{partnerId}', { params: { path: { partnerId } } }) : null, [
+    partnerId,
+  ]);
   if (partnerId && !existing.data) return existing.error ? <Failure error={existing.error} /> : <p>Loading…</p>;
   return <PartnerForm current={existing.data?.data} />;
 }
@@ -50,10 +54,14 @@ function PartnerForm({ current: loaded }: { current: PartnerView | undefined }) 
     'reason',
   ];
   const placement = fieldProblemsOf(failure, fields);
+  const form = useRef<HTMLFormElement>(null);
+  useFocusProblem(failure, form);
+  const [busy, setBusy] = useState(false);
   const { problem, described } = fieldNotes(placement);
 
   const submit = async (event: Event) => {
     event.preventDefault();
+    if (busy) return;
     const target = event.currentTarget;
     const text = (name: string) => formText(target, name);
     const spec: Record<string, unknown> = {
@@ -67,26 +75,30 @@ function PartnerForm({ current: loaded }: { current: PartnerView | undefined }) 
     const reason = text('reason');
     setFailure(undefined);
     setSaved(false);
+    setBusy(true);
     try {
       if (current) {
-        const { data } = await api.patch<{ data: PartnerView }>(`/api/admin/v1/partners/${encodeURIComponent(current.partner_id)}`, {
-          reason,
-          changes: spec,
-          revision: current.revision,
-        });
+        // The form's spec, as the CLI's file: the API checks it and names each field at fault.
+        const changes = spec as Schema<'PartnerUpdateRequest'>['changes'];
+        const { data } = await write(
+          client.PATCH('/api/admin/v1/partners/{partnerId}', {
+            params: { path: { partnerId: current.partner_id } },
+            body: { reason, changes, revision: current.revision },
+          }),
+        );
         setCurrent(data);
         // The ids given to endpoints added in this change, for the next save to keep.
         setEndpoints(endpointRows(data));
         setSaved(true);
       } else {
-        const { data } = await api.post<{ data: { partner_id: string; api_key: string } }>('/api/admin/v1/partners', {
-          reason,
-          partner: spec,
-        });
+        const partner = spec as Schema<'PartnerCreateRequest'>['partner'];
+        const { data } = await write(client.POST('/api/admin/v1/partners', { body: { reason, partner } }));
         setCreated(data);
       }
     } catch (error) {
       setFailure(error as Error);
+    } finally {
+      setBusy(false);
     }
   };
 
@@ -103,7 +115,7 @@ function PartnerForm({ current: loaded }: { current: PartnerView | undefined }) 
   return (
     <>
       <h1>{current ? `Change ${current.name}` : 'Onboard a partner'}</h1>
-      <form class="partner-form" onSubmit={submit} noValidate>
+      <form class="partner-form" onSubmit={submit} noValidate ref={form}>
         <RefusalBanner failure={failure} placement={placement} />
         {saved && (
           <p class="ok" role="status">
@@ -185,7 +197,9 @@ function PartnerForm({ current: loaded }: { current: PartnerView | undefined }) 
           <input name="reason" required {...described('reason')} />
         </label>
         {problem('reason')}
-        <button type="submit">{current ? 'Save changes' : 'Onboard'}</button>
+        <BusyButton busy={busy} busyLabel={current ? 'Saving…' : 'Onboarding…'}>
+          {current ? 'Save changes' : 'Onboard'}
+        </BusyButton>
       </form>
     </>
   );

@@ -3,39 +3,24 @@
  * those issued (portal-links.tsx), disable or enable) and the onboarding form (partner-form.tsx).
  */
 import { useState } from 'preact/hooks';
-import { api, type Session } from '../api';
+import { client, write, type Schema, type Session } from '../api';
 import { Badge, Facts, Failure, Section } from '../components/basics';
+import { BusyButton, useAction } from '../components/busy-button';
+import { useConfirm } from '../components/confirm';
 import { CopyField } from '../components/copy-field';
+import { ListState } from '../components/list-state';
 import { formText } from '../form-text';
 import { when } from '../format';
 import { link } from '../router';
 import { useApi } from '../use-api';
-import { PortalLinks, type PortalLinkView } from './portal-links';
+import { ApiKeys } from './api-keys';
+import { PortalLinks } from './portal-links';
 import { SelfServiceSwitch } from './self-service-switch';
 
-export interface PartnerView {
-  partner_id: string;
-  name: string;
-  status: 'ACTIVE' | 'DISABLED';
-  self_service?: boolean;
-  revision: number;
-  updated_at: string;
-  callback_endpoints: Array<{
-    endpoint_id: string;
-    url: string;
-    timeout_ms: number;
-    statuses: string[];
-    product_codes: string[];
-    ordering: string;
-    disabled?: boolean;
-  }>;
-  outbound_auth?: { method: string } & Record<string, unknown>;
-  body: { shape: string; rules: unknown[]; absent_fields: string };
-  api_keys: Array<{ key_id: string; prefix: string; created_at: string; expires_at: string | null; revoked_at: string | null }>;
-}
+export type PartnerView = Schema<'Partner'>;
 
 export function PartnersPage({ session }: { session: Session }) {
-  const { data, error } = useApi<{ data: PartnerView[] }>('/api/admin/v1/partners');
+  const { data, error } = useApi(() => client.GET('/api/admin/v1/partners'), []);
   const writer = session.kind === 'operator' && session.role === 'operator';
   return (
     <>
@@ -48,43 +33,52 @@ export function PartnersPage({ session }: { session: Session }) {
         </p>
       )}
       <Failure error={error} />
-      <div class="table-wrap">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Partner</th>
-              <th scope="col">Name</th>
-              <th scope="col">Status</th>
-              <th scope="col">Endpoints</th>
-              <th scope="col">Auth</th>
-              <th scope="col">Updated</th>
-            </tr>
-          </thead>
-          <tbody>
-            {data?.data.map((p) => (
-              <tr key={p.partner_id}>
-                <td>
-                  <a href={link('partners', p.partner_id)}>{p.partner_id}</a>
-                </td>
-                <td>{p.name}</td>
-                <td>
-                  <Badge value={p.status === 'ACTIVE' ? 'delivered' : 'superseded'} /> {p.status.toLowerCase()}
-                </td>
-                <td class="num">{p.callback_endpoints.length}</td>
-                <td>{p.outbound_auth?.method ?? '–'}</td>
-                <td>{when(p.updated_at)}</td>
+      <ListState
+        loading={data === undefined}
+        failed={error !== undefined}
+        count={data?.data.length ?? 0}
+        what="partners"
+        empty="No partners yet."
+      >
+        <div class="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Partner</th>
+                <th scope="col">Name</th>
+                <th scope="col">Status</th>
+                <th scope="col">Endpoints</th>
+                <th scope="col">Auth</th>
+                <th scope="col">Updated</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+            </thead>
+            <tbody>
+              {data?.data.map((p) => (
+                <tr key={p.partner_id}>
+                  <td>
+                    <a href={link('partners', p.partner_id)}>{p.partner_id}</a>
+                  </td>
+                  <td>{p.name}</td>
+                  <td>
+                    <Badge kind="partner-status" value={p.status} />
+                  </td>
+                  <td class="num">{p.callback_endpoints.length}</td>
+                  <td>{p.outbound_auth?.method ?? '–'}</td>
+                  <td>{when(p.updated_at)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </ListState>
     </>
   );
 }
 
 export function PartnerPage({ session, partnerId }: { session: Session; partnerId: string }) {
-  const { data, error, reload } = useApi<{ data: PartnerView }>(`/api/admin/v1/partners/${encodeURIComponent(partnerId)}`);
-  const links = useApi<{ data: PortalLinkView[] }>(`/api/admin/v1/partners/${encodeURIComponent(partnerId)}/portal-tokens`);
+  const path = { params: { path: { partnerId } } };
+  const { data, error, reload } = useApi(() => client.GET('/api/admin/v1/partners/{partnerId}', path), [partnerId]);
+  const links = useApi(() => client.GET('/api/admin/v1/partners/{partnerId}/portal-tokens', path), [partnerId]);
   const writer = session.kind === 'operator' && session.role === 'operator';
   // A link issued, a partner disabled: both lists change.
   const reloadBoth = () => {
@@ -92,7 +86,7 @@ export function PartnerPage({ session, partnerId }: { session: Session; partnerI
     void links.reload();
   };
   if (error) return <Failure error={error} />;
-  if (!data) return <p>Loading…</p>;
+  if (!data) return <p role="status">Loading the partner…</p>;
   const p = data.data;
   return (
     <>
@@ -111,7 +105,7 @@ export function PartnerPage({ session, partnerId }: { session: Session; partnerI
       <Section title="Configuration">
         <Facts
           rows={[
-            ['Status', p.status],
+            ['Status', <Badge kind="partner-status" value={p.status} />],
             ['Revision', p.revision],
             ['Updated', when(p.updated_at)],
             ['Outbound auth', p.outbound_auth?.method ?? 'none'],
@@ -130,16 +124,7 @@ export function PartnerPage({ session, partnerId }: { session: Session; partnerI
           ))}
         </ul>
       </Section>
-      <Section title="Inbound API keys">
-        <ul>
-          {p.api_keys.map((k) => (
-            <li key={k.key_id}>
-              <code>{k.key_id}</code> {k.prefix} created {when(k.created_at)}
-              {k.revoked_at ? ` — revoked ${when(k.revoked_at)}` : k.expires_at ? ` — expires ${when(k.expires_at)}` : ''}
-            </li>
-          ))}
-        </ul>
-      </Section>
+      <ApiKeys partner={p} writer={writer} onDone={reloadBoth} />
       {writer && <PartnerActions partner={p} onDone={reloadBoth} />}
       {writer && <SelfServiceSwitch partnerId={p.partner_id} enabled={p.self_service !== false} onDone={reloadBoth} />}
       <PortalLinks partnerId={p.partner_id} links={links.data?.data ?? []} writer={writer} onDone={reloadBoth} />
@@ -150,46 +135,77 @@ export function PartnerPage({ session, partnerId }: { session: Session; partnerI
 function PartnerActions({ partner, onDone }: { partner: PartnerView; onDone: () => void }) {
   const [link_, setLink] = useState<string | undefined>(undefined);
   const [newKey, setNewKey] = useState<{ key_id: string; api_key: string } | undefined>(undefined);
-  const [error, setError] = useState<Error | undefined>(undefined);
-  const act = (work: (reason: string, form: EventTarget | null) => Promise<void>) => async (event: Event) => {
-    event.preventDefault();
-    const reason = formText(event.currentTarget, 'reason');
-    try {
-      await work(reason, event.currentTarget);
-      setError(undefined);
-      onDone();
-    } catch (failure) {
-      setError(failure as Error);
-    }
-  };
-  const base = `/api/admin/v1/partners/${encodeURIComponent(partner.partner_id)}`;
+  const confirm = useConfirm();
+  const issuing = useAction();
+  const rotating = useAction();
+  const switching = useAction();
+  const path = { partnerId: partner.partner_id };
+  const active = partner.status === 'ACTIVE';
+  // No overlap: the partner's webhooks are refused until it has the new key.
+  const askNoOverlap = (form: HTMLFormElement) =>
+    Number(formText(form, 'overlap_hours')) !== 0
+      ? Promise.resolve(true)
+      : confirm.ask({
+          title: `Rotate ${partner.name}’s API key with no overlap?`,
+          body: (
+            <p>
+              Its current keys stop working <strong>now</strong>: every webhook it sends is refused (401) until it uses the new key, which
+              is shown once. Use this for a leaked key.
+            </p>
+          ),
+          action: 'Rotate now, no overlap',
+        });
+  const askDisable = () =>
+    !active
+      ? Promise.resolve(true)
+      : confirm.ask({
+          title: `Disable ${partner.name}?`,
+          body: (
+            <p>
+              All its API keys are refused at once (its webhooks answered 401), its portal links and console sessions end, and its callbacks
+              stop until it is enabled again.
+            </p>
+          ),
+          action: 'Disable partner',
+        });
   return (
     <Section title="Actions">
-      <Failure error={error} />
+      {confirm.dialog}
       <form
         class="inline-form"
-        onSubmit={act(async (reason) => {
-          const { data } = await api.post<{ data: { token: string } }>(`${base}/portal-tokens`, { reason, ttl_minutes: 24 * 60 });
+        onSubmit={issuing.submit(async (form) => {
+          const reason = formText(form, 'reason');
+          const { data } = await write(
+            client.POST('/api/admin/v1/partners/{partnerId}/portal-tokens', { params: { path }, body: { reason, ttl_minutes: 24 * 60 } }),
+          );
           setLink(`${location.origin}/console/#/portal?token=${encodeURIComponent(data.token)}`);
+          onDone();
         })}
       >
         <label>
           <span>Why the partner gets access (audited)</span>
           <input name="reason" required placeholder="onboarding call with their engineer" />
         </label>
-        <button type="submit">Issue a portal link (24 h)</button>
+        <BusyButton busy={issuing.busy} busyLabel="Issuing…">
+          Issue a portal link (24 h)
+        </BusyButton>
+        <Failure error={issuing.error} />
       </form>
       {link_ && <CopyField label="Portal link, shown once" value={link_} />}
       <form
         class="inline-form"
-        onSubmit={act(async (reason, form) => {
+        onSubmit={rotating.submit(async (form) => {
+          const reason = formText(form, 'reason');
           const overlapHours = Number(formText(form, 'overlap_hours'));
-          const { data } = await api.post<{ data: { key_id: string; api_key: string } }>(`${base}/api-keys/rotate`, {
-            reason,
-            overlap_hours: overlapHours,
-          });
+          const { data } = await write(
+            client.POST('/api/admin/v1/partners/{partnerId}/api-keys/rotate', {
+              params: { path },
+              body: { reason, overlap_hours: overlapHours },
+            }),
+          );
           setNewKey(data);
-        })}
+          onDone();
+        }, askNoOverlap)}
       >
         <label>
           <span>Why its inbound API key is rotated (audited)</span>
@@ -199,22 +215,33 @@ function PartnerActions({ partner, onDone }: { partner: PartnerView; onDone: () 
           <span>Its other keys keep working for (hours; 0 for a leaked key)</span>
           <input name="overlap_hours" type="number" min={0} max={720} step={1} required defaultValue="24" />
         </label>
-        <button type="submit">Rotate its API key</button>
+        <BusyButton busy={rotating.busy} busyLabel="Rotating…">
+          Rotate its API key
+        </BusyButton>
+        <Failure error={rotating.error} />
       </form>
       {newKey && <CopyField label={`New API key ${newKey.key_id}, shown once: give it to the partner`} value={newKey.api_key} />}
       <form
         class="inline-form"
-        onSubmit={act(async (reason) => {
-          await api.post(`${base}/${partner.status === 'ACTIVE' ? 'disable' : 'enable'}`, { reason });
-        })}
+        onSubmit={switching.submit(async (form) => {
+          const reason = formText(form, 'reason');
+          const init = { params: { path }, body: { reason } };
+          await write(
+            active
+              ? client.POST('/api/admin/v1/partners/{partnerId}/disable', init)
+              : client.POST('/api/admin/v1/partners/{partnerId}/enable', init),
+          );
+          onDone();
+        }, askDisable)}
       >
         <label>
           <span>Reason</span>
           <input name="reason" required />
         </label>
-        <button type="submit" class={partner.status === 'ACTIVE' ? 'danger' : ''}>
-          {partner.status === 'ACTIVE' ? 'Disable partner' : 'Enable partner'}
-        </button>
+        <BusyButton busy={switching.busy} busyLabel={active ? 'Disabling…' : 'Enabling…'} class={active ? 'danger' : ''}>
+          {active ? 'Disable partner' : 'Enable partner'}
+        </BusyButton>
+        <Failure error={switching.error} />
       </form>
     </Section>
   );

@@ -3,21 +3,14 @@
  * (by whom, why), and for a writer a revocation of each live one with its reason (audited). The
  * link itself is never shown again: a link is named by the start of its id.
  */
-import { useState } from 'preact/hooks';
-import { api } from '../api';
+import { client, write, type Schema } from '../api';
 import { Failure, Section } from '../components/basics';
+import { BusyButton, useAction } from '../components/busy-button';
+import { useConfirm } from '../components/confirm';
 import { formText } from '../form-text';
 import { when } from '../format';
 
-export interface PortalLinkView {
-  token_id: string;
-  issued_by: string | null;
-  issued_at: string;
-  expires_at: string;
-  revoked_at: string | null;
-  revoked_by: string | null;
-  revoke_reason: string | null;
-}
+export type PortalLinkView = Schema<'PortalLink'>;
 
 const nameOf = (link: PortalLinkView) => link.token_id.slice(0, 8);
 
@@ -27,22 +20,30 @@ function stateOf(link: PortalLinkView): string {
 }
 
 export function PortalLinks(props: { partnerId: string; links: PortalLinkView[]; writer: boolean; onDone: () => void }) {
-  const [error, setError] = useState<Error | undefined>(undefined);
-  const revoke = (link: PortalLinkView) => async (event: Event) => {
-    event.preventDefault();
-    const reason = formText(event.currentTarget, 'reason');
-    try {
-      const path = `/api/admin/v1/partners/${encodeURIComponent(props.partnerId)}/portal-tokens/${encodeURIComponent(link.token_id)}`;
-      await api.post(`${path}/revoke`, { reason });
-      setError(undefined);
-      props.onDone();
-    } catch (failure) {
-      setError(failure as Error);
-    }
-  };
+  const action = useAction();
+  const confirm = useConfirm();
+  const revoke = (link: PortalLinkView) =>
+    action.submit(
+      async (form) => {
+        await write(
+          client.POST('/api/admin/v1/partners/{partnerId}/portal-tokens/{tokenId}/revoke', {
+            params: { path: { partnerId: props.partnerId, tokenId: link.token_id } },
+            body: { reason: formText(form, 'reason') },
+          }),
+        );
+        props.onDone();
+      },
+      () =>
+        confirm.ask({
+          title: `Revoke portal link ${nameOf(link)}?`,
+          body: <p>It stops opening the console at once, and the sessions opened with it end. A new link can be issued.</p>,
+          action: 'Revoke link',
+        }),
+    );
   return (
     <Section title="Portal links">
-      <Failure error={error} />
+      {confirm.dialog}
+      <Failure error={action.error} />
       {props.links.length === 0 && <p class="muted">None issued.</p>}
       <ul>
         {props.links.map((link) => (
@@ -54,9 +55,9 @@ export function PortalLinks(props: { partnerId: string; links: PortalLinkView[];
                   <span>Why portal link {nameOf(link)} is revoked (audited)</span>
                   <input name="reason" required placeholder="link shared by mistake" />
                 </label>
-                <button type="submit" class="danger">
+                <BusyButton busy={action.busy} busyLabel="Revoking…" class="danger">
                   Revoke
-                </button>
+                </BusyButton>
               </form>
             )}
           </li>

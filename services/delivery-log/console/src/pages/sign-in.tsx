@@ -5,6 +5,7 @@
  */
 import { useState } from 'preact/hooks';
 import { signIn, type Session } from '../api';
+import { BusyButton } from '../components/busy-button';
 import { Failure } from '../components/basics';
 import { formText } from '../form-text';
 
@@ -19,14 +20,19 @@ export function SignInPage({
 }) {
   const [as, setAs] = useState<'partner' | 'operator'>('partner');
   const [error, setError] = useState<Error | undefined>(earlier);
+  const [busy, setBusy] = useState(false);
 
   const submit = async (event: Event) => {
     event.preventDefault();
+    if (busy) return;
     const secret = formText(event.currentTarget, 'credential');
+    setBusy(true);
     try {
       onSignedIn(await signIn(as === 'partner' ? { api_key: secret } : { operator_token: secret }));
     } catch (e) {
       setError(e as Error);
+    } finally {
+      setBusy(false);
     }
   };
 
@@ -54,7 +60,9 @@ export function SignInPage({
           <span>{as === 'partner' ? 'API key' : 'Operator token'}</span>
           <input name="credential" type="password" autoComplete="off" required />
         </label>
-        <button type="submit">Sign in</button>
+        <BusyButton busy={busy} busyLabel="Signing in…">
+          Sign in
+        </BusyButton>
       </form>
       <Failure error={error} />
     </div>

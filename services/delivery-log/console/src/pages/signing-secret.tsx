@@ -4,17 +4,13 @@
  * until the switch, which it may bring forward); the new secret is shown once, with a copy button.
  */
 import { useState } from 'preact/hooks';
-import {
-  activateSigningSecret,
-  rotateSigningSecret,
-  SIGNING_SECRET_URL,
-  type RotatedSecret,
-  type SigningSecretView,
-} from '../api/self-service';
 import type { Session } from '../api';
+import { activateSigningSecret, rotateSigningSecret, signingSecretCall, type RotatedSecret } from '../api/self-service';
 import { Facts, Failure, Section } from '../components/basics';
-import { ConfirmStep, withZone } from '../components/confirm-step';
+import { BusyButton, useAction } from '../components/busy-button';
+import { useConfirm } from '../components/confirm';
 import { CopyField } from '../components/copy-field';
+import { when } from '../format';
 import { useApi } from '../use-api';
 
 const OVERLAP: Record<string, string> = {
@@ -29,42 +25,70 @@ const OVERLAP: Record<string, string> = {
 };
 
 export function SigningSecretPage({ session }: { session: Session }) {
-  const { data, error, reload } = useApi<{ data: SigningSecretView }>(SIGNING_SECRET_URL);
-  const [asking, setAsking] = useState<'rotate' | 'activate' | undefined>(undefined);
-  const [busy, setBusy] = useState(false);
-  const [failure, setFailure] = useState<Error | undefined>(undefined);
+  const { data, error, reload } = useApi(signingSecretCall, []);
   const [rotated, setRotated] = useState<RotatedSecret | undefined>(undefined);
   const [done, setDone] = useState<string | undefined>(undefined);
+  const [acting, setActing] = useState<'rotate' | 'activate' | undefined>(undefined);
+  const action = useAction();
+  const confirm = useConfirm();
 
   if (error && !data) return <Failure error={error} />;
-  if (!data) return <p role="status">Loading…</p>;
+  if (!data)
+    return (
+      <p class="loading" role="status">
+        <span class="spinner" aria-hidden="true" />
+        Loading…
+      </p>
+    );
   const s = data.data;
   const byLink = session.holds === 'portal_link';
-  const act = async (work: () => Promise<void>) => {
-    setBusy(true);
-    try {
-      await work();
-      setFailure(undefined);
-      setAsking(undefined);
+  const rotate = async () => {
+    const yes = await confirm.ask({
+      title: 'Rotate your signing secret?',
+      body: (
+        <>
+          <p>{OVERLAP[s.method ?? ''] ?? ''}</p>
+          <p>The new secret is shown once, right after; keep it somewhere safe.</p>
+        </>
+      ),
+      action: 'Rotate now',
+    });
+    if (!yes) return;
+    setActing('rotate');
+    await action.run(async () => {
+      setRotated((await rotateSigningSecret()).data);
+      setDone(undefined);
       void reload();
-    } catch (e) {
-      setFailure(e as Error);
-    } finally {
-      setBusy(false);
-    }
+    });
+  };
+  const activate = async () => {
+    const yes = await confirm.ask({
+      title: 'Sign with the new secret now?',
+      body: <p>Callbacks from now on are signed only with the new secret: your verifier must accept it already.</p>,
+      action: 'Switch now',
+    });
+    if (!yes) return;
+    setActing('activate');
+    await action.run(async () => {
+      await activateSigningSecret();
+      setRotated(undefined);
+      setDone('Callbacks are signed with the new secret from now on.');
+      void reload();
+    });
   };
 
   return (
     <>
+      {confirm.dialog}
       <h1>Signing secret</h1>
       <Section title="How your callbacks are signed">
         <Facts
           rows={[
             ['Method', s.method ?? 'none'],
             ...(s.previous_secret_until
-              ? ([['Previous secret also signs until', withZone(s.previous_secret_until)]] as Array<[string, string]>)
+              ? ([['Previous secret also signs until', when(s.previous_secret_until)]] as Array<[string, string]>)
               : []),
-            ...(s.next_secret_from ? ([['New secret signs from', withZone(s.next_secret_from)]] as Array<[string, string]>) : []),
+            ...(s.next_secret_from ? ([['New secret signs from', when(s.next_secret_from)]] as Array<[string, string]>) : []),
           ]}
         />
         {!s.rotatable && <p>Your callbacks are not signed with a secret you rotate here: ask your contact at the insurer.</p>}
@@ -77,55 +101,31 @@ export function SigningSecretPage({ session }: { session: Session }) {
             {done}
           </p>
         )}
-        <Failure error={failure} />
-        {s.rotatable && s.self_service && !byLink && !asking && (
+        <Failure error={action.error} />
+        {s.rotatable && s.self_service && !byLink && (
           <p>
-            <button type="button" onClick={() => setAsking('rotate')}>
+            <BusyButton
+              type="button"
+              busy={action.busy && acting === 'rotate'}
+              disabled={action.busy}
+              busyLabel="Rotating…"
+              onClick={() => void rotate()}
+            >
               Rotate signing secret
-            </button>{' '}
+            </BusyButton>{' '}
             {s.next_secret_from && (
-              <button type="button" class="secondary" onClick={() => setAsking('activate')}>
+              <BusyButton
+                type="button"
+                class="secondary"
+                busy={action.busy && acting === 'activate'}
+                disabled={action.busy}
+                busyLabel="Switching…"
+                onClick={() => void activate()}
+              >
                 Sign with the new secret now
-              </button>
+              </BusyButton>
             )}
           </p>
-        )}
-        {asking === 'rotate' && (
-          <ConfirmStep
-            title="Rotate your signing secret?"
-            confirm="Rotate now"
-            busyLabel="Rotating…"
-            busy={busy}
-            onCancel={() => setAsking(undefined)}
-            onConfirm={() =>
-              void act(async () => {
-                const answer = await rotateSigningSecret();
-                setRotated(answer.data);
-                setDone(undefined);
-              })
-            }
-          >
-            <p>{OVERLAP[s.method ?? ''] ?? ''}</p>
-            <p>The new secret is shown once, right after; keep it somewhere safe.</p>
-          </ConfirmStep>
-        )}
-        {asking === 'activate' && (
-          <ConfirmStep
-            title="Sign with the new secret now?"
-            confirm="Switch now"
-            busyLabel="Switching…"
-            busy={busy}
-            onCancel={() => setAsking(undefined)}
-            onConfirm={() =>
-              void act(async () => {
-                await activateSigningSecret();
-                setRotated(undefined);
-                setDone('Callbacks are signed with the new secret from now on.');
-              })
-            }
-          >
-            <p>Callbacks from now on are signed only with the new secret: your verifier must accept it already.</p>
-          </ConfirmStep>
         )}
         {rotated && (
           <div class="ok" role="status">
@@ -134,10 +134,10 @@ export function SigningSecretPage({ session }: { session: Session }) {
             <p>
               {rotated.method === 'STANDARD_WEBHOOKS'
                 ? rotated.previous_secret_until
-                  ? `Until ${withZone(rotated.previous_secret_until)} callbacks carry signatures with both the new and the previous secret; then only the new one.`
+                  ? `Until ${when(rotated.previous_secret_until)} callbacks carry signatures with both the new and the previous secret; then only the new one.`
                   : 'Callbacks are signed with the new secret only.'
                 : rotated.next_secret_from
-                  ? `Your current secret keeps signing until ${withZone(rotated.next_secret_from)}; then the new one signs. Accept either until then.`
+                  ? `Your current secret keeps signing until ${when(rotated.next_secret_from)}; then the new one signs. Accept either until then.`
                   : 'Callbacks are signed with the new secret from now on.'}
             </p>
           </div>

@@ -3,10 +3,11 @@
  * answered as the first time: replayed) and the ones refused (with the contract's error code, the
  * fields at fault and the message the partner was answered).
  */
-import type { z } from 'zod';
-import type { RejectedWebhookPage, WebhookAnswer, WebhookPage as WebhookPageSchema } from '../../../src/entry/http/schemas/webhook-schemas';
-import { apiBase, query, type Session } from '../api';
+import { client, filtersAs, type Schema, type Session } from '../api';
 import { Badge, Facts, Failure, Section } from '../components/basics';
+import { Code } from '../components/code';
+import { ListState } from '../components/list-state';
+import { termOf } from '../glossary';
 import { Filters, type FilterField } from '../components/filters';
 import { LoadMore, usePages } from '../components/pages';
 import { when } from '../format';
@@ -14,16 +15,8 @@ import { link, type Route } from '../router';
 import { useApi } from '../use-api';
 import { isoOf } from './deliveries';
 
-type Webhook = z.infer<typeof WebhookPageSchema>['data'][number];
-type Rejected = z.infer<typeof RejectedWebhookPage>['data'][number];
-
-/** What each refusal's error code means for the partner (the contract's codes). */
-const ERROR_MEANINGS: Record<string, string> = {
-  INVALID_PAYLOAD_VALIDATION_ERR: 'a field is missing or invalid: the fields listed name each',
-  IDEMPOTENCY_KEY_REUSED_ERR: 'this request_id was used before with a different body: send a new request_id for a new webhook',
-  REQUEST_IN_PROGRESS_ERR: 'a request with this request_id was still being processed: retry it a moment later',
-  MALFORMED_REQUEST_ERR: 'the body is not JSON',
-};
+type Webhook = Schema<'WebhookSummary'>;
+type Rejected = Schema<'RejectedWebhook'>;
 
 export function WebhooksPage({ session, route }: { session: Session; route: Route }) {
   const refused = route.params.get('view') === 'refused';
@@ -35,7 +28,7 @@ export function WebhooksPage({ session, route }: { session: Session; route: Rout
     { name: 'to', label: 'To', type: 'datetime-local' as const },
   ];
   const filters = Object.fromEntries(fields.map((f) => [f.name, route.params.get(f.name) ?? undefined]));
-  const params = query({ ...filters, from: isoOf(filters['from']), to: isoOf(filters['to']), limit: 50 });
+  const asked = { ...filters, from: isoOf(filters['from']), to: isoOf(filters['to']), limit: 50 };
   return (
     <>
       <h1>Inbound webhooks</h1>
@@ -48,57 +41,70 @@ export function WebhooksPage({ session, route }: { session: Session; route: Rout
         </a>
       </nav>
       <Filters segments={['webhooks']} fields={fields} values={filters} />
-      {refused ? (
-        <RefusedList url={`${apiBase(session)}/rejected-webhooks${params}`} operator={session.kind === 'operator'} />
-      ) : (
-        <AcceptedList url={`${apiBase(session)}/webhooks${params}`} operator={session.kind === 'operator'} />
-      )}
+      {refused ? <RefusedList session={session} asked={asked} /> : <AcceptedList session={session} asked={asked} />}
     </>
   );
 }
 
-function AcceptedList({ url, operator }: { url: string; operator: boolean }) {
-  const pages = usePages<Webhook>(url);
+/** A list's filters and page size, as the address gives them. */
+type Asked = Record<string, string | number | undefined>;
+
+function AcceptedList({ session, asked }: { session: Session; asked: Asked }) {
+  const operator = session.kind === 'operator';
+  const pages = usePages(
+    (cursor) =>
+      operator
+        ? client.GET('/api/admin/v1/webhooks', { params: { query: { ...filtersAs('/api/admin/v1/webhooks', asked), cursor } } })
+        : client.GET('/api/portal/v1/webhooks', { params: { query: { ...filtersAs('/api/portal/v1/webhooks', asked), cursor } } }),
+    [operator, asked],
+  );
   return (
     <>
       <Failure error={pages.error} />
-      <div class="table-wrap">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Transaction</th>
-              <th scope="col">Type</th>
-              <th scope="col">Status</th>
-              {operator && <th scope="col">Partner</th>}
-              <th scope="col">Request id</th>
-              <th scope="col">Answer</th>
-              <th scope="col">Documents</th>
-              <th scope="col">Received</th>
-            </tr>
-          </thead>
-          <tbody>
-            {pages.items.map((w) => (
-              <tr key={w.webhook_id}>
-                <td>
-                  <a href={link('webhooks', w.webhook_id)}>{w.transaction_number}</a>
-                </td>
-                <td>{w.transaction_type}</td>
-                <td>{w.status}</td>
-                {operator && <td>{w.partner_id}</td>}
-                <td>
-                  <code>{w.request_id ?? '–'}</code>
-                </td>
-                <td>
-                  <Answered webhook={w} />
-                </td>
-                <td>{documentsOf(w)}</td>
-                <td>{when(w.received_at)}</td>
+      <ListState
+        loading={pages.loading}
+        failed={pages.error !== undefined}
+        count={pages.items.length}
+        what="webhooks"
+        empty="No webhooks match."
+      >
+        <div class="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Transaction</th>
+                <th scope="col">Type</th>
+                <th scope="col">Status</th>
+                {operator && <th scope="col">Partner</th>}
+                <th scope="col">Request id</th>
+                <th scope="col">Answer</th>
+                <th scope="col">Documents</th>
+                <th scope="col">Received</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
-        {pages.items.length === 0 && !pages.loading && <p class="empty">No webhooks match.</p>}
-      </div>
+            </thead>
+            <tbody>
+              {pages.items.map((w) => (
+                <tr key={w.webhook_id}>
+                  <td>
+                    <a href={link('webhooks', w.webhook_id)}>{w.transaction_number}</a>
+                  </td>
+                  <td>{w.transaction_type}</td>
+                  <td>{w.status}</td>
+                  {operator && <td>{w.partner_id}</td>}
+                  <td>
+                    <code>{w.request_id ?? '–'}</code>
+                  </td>
+                  <td>
+                    <Answered webhook={w} />
+                  </td>
+                  <td>{documentsOf(w)}</td>
+                  <td>{when(w.received_at)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </ListState>
       <LoadMore pages={pages} />
     </>
   );
@@ -129,58 +135,82 @@ function Answered({ webhook }: { webhook: Webhook }) {
   );
 }
 
-function RefusedList({ url, operator }: { url: string; operator: boolean }) {
-  const pages = usePages<Rejected>(url);
+function RefusedList({ session, asked }: { session: Session; asked: Asked }) {
+  const operator = session.kind === 'operator';
+  const pages = usePages<Rejected>(
+    (cursor) =>
+      operator
+        ? client.GET('/api/admin/v1/rejected-webhooks', {
+            params: { query: { ...filtersAs('/api/admin/v1/rejected-webhooks', asked), cursor } },
+          })
+        : client.GET('/api/portal/v1/rejected-webhooks', {
+            params: { query: { ...filtersAs('/api/portal/v1/rejected-webhooks', asked), cursor } },
+          }),
+    [operator, asked],
+  );
   return (
     <>
       <Failure error={pages.error} />
-      <div class="table-wrap">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Received</th>
-              {operator && <th scope="col">Partner</th>}
-              <th scope="col">Answer</th>
-              <th scope="col">Fields</th>
-              <th scope="col">Why</th>
-              <th scope="col">Request id</th>
-            </tr>
-          </thead>
-          <tbody>
-            {pages.items.map((r) => (
-              <tr key={r.rejection_id}>
-                <td>{when(r.received_at)}</td>
-                {operator && <td>{r.partner_id}</td>}
-                <td>
-                  <span class="badge badge-bad">{r.http_status}</span> <code>{r.error_code}</code>
-                </td>
-                <td>
-                  {r.fields.map((f) => (
-                    <code key={f} class="field">
-                      {f}
-                    </code>
-                  ))}
-                </td>
-                <td>
-                  {r.message}
-                  {ERROR_MEANINGS[r.error_code] && <div class="muted">{ERROR_MEANINGS[r.error_code]}</div>}
-                </td>
-                <td>
-                  <code>{r.request_id ?? '–'}</code>
-                </td>
+      <ListState
+        loading={pages.loading}
+        failed={pages.error !== undefined}
+        count={pages.items.length}
+        what="refused webhooks"
+        empty="No refused webhooks."
+      >
+        <div class="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Received</th>
+                {operator && <th scope="col">Partner</th>}
+                <th scope="col">Answer</th>
+                <th scope="col">Fields</th>
+                <th scope="col">Why</th>
+                <th scope="col">Request id</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
-        {pages.items.length === 0 && !pages.loading && <p class="empty">No refused webhooks.</p>}
-      </div>
+            </thead>
+            <tbody>
+              {pages.items.map((r) => (
+                <tr key={r.rejection_id}>
+                  <td>{when(r.received_at)}</td>
+                  {operator && <td>{r.partner_id}</td>}
+                  <td>
+                    <span class="badge badge-bad">{r.http_status}</span> <Code kind="error-code" code={r.error_code} />
+                  </td>
+                  <td>
+                    {r.fields.map((f) => (
+                      <code key={f} class="field">
+                        {f}
+                      </code>
+                    ))}
+                  </td>
+                  <td>
+                    {r.message}
+                    {termOf('error-code', r.error_code) && <div class="muted">{termOf('error-code', r.error_code)?.meaning}</div>}
+                  </td>
+                  <td>
+                    <code>{r.request_id ?? '–'}</code>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </ListState>
       <LoadMore pages={pages} />
     </>
   );
 }
 
 export function WebhookPage({ session, webhookId }: { session: Session; webhookId: string }) {
-  const { data, error } = useApi<z.infer<typeof WebhookAnswer>>(`${apiBase(session)}/webhooks/${encodeURIComponent(webhookId)}`);
+  const { data, error } = useApi(
+    () =>
+      session.kind === 'partner'
+        ? client.GET('/api/portal/v1/webhooks/{webhookId}', { params: { path: { webhookId } } })
+        : client.GET('/api/admin/v1/webhooks/{webhookId}', { params: { path: { webhookId } } }),
+    [session.kind, webhookId],
+  );
   if (error) return <Failure error={error} />;
   if (!data) return <p>Loading…</p>;
   const w = data.data;
@@ -219,7 +249,8 @@ export function WebhookPage({ session, webhookId }: { session: Session; webhookI
         <ol class="documents">
           {w.documents.map((d) => (
             <li key={d.document_id}>
-              <Badge value={d.outcome} /> <strong>{d.filename ?? d.document_type}</strong> <span class="muted">{d.source_url}</span>
+              <Badge kind="document" value={d.outcome} /> <strong>{d.filename ?? d.document_type}</strong>{' '}
+              <span class="muted">{d.source_url}</span>
               {d.outcome === 'STORED' && (
                 <div class="muted">
                   {d.content_type}, {d.size_bytes} bytes, SHA-256 <code>{d.sha256}</code>
@@ -227,7 +258,7 @@ export function WebhookPage({ session, webhookId }: { session: Session; webhookI
               )}
               {d.outcome === 'FAILED' && (
                 <div>
-                  {d.failure_reason}
+                  <Code kind="error-class" code={d.failure_reason} />
                   {d.http_status ? ` (your document host answered ${d.http_status})` : ''}: {d.error}
                 </div>
               )}

@@ -79,6 +79,16 @@ export class ConsoleSessions {
     return { id, kind, partnerId: sub, keyId: typeof payload['api_key_id'] === 'string' ? payload['api_key_id'] : null, csrf, expiresAt };
   }
 
+  /**
+   * The partner a session cookie was issued to, by its signature and expiry alone (not whether it
+   * was ended since): to tell its holder why it no longer opens anything.
+   */
+  async issuedTo(cookieHeader: string | undefined): Promise<string | undefined> {
+    const token = cookieHeader ? parseCookies(cookieHeader)[SESSION_COOKIE] : undefined;
+    const payload = token ? await verifiedToken(this.keys, AUDIENCE, token) : undefined;
+    return payload?.kind === 'partner' && typeof payload.sub === 'string' ? payload.sub : undefined;
+  }
+
   /** The Set-Cookie value of a session (or of its removal: no value). */
   static cookie(value: string | null, options: { secure: boolean; expiresAt?: Date }): string {
     return serializeCookie(SESSION_COOKIE, value ?? '', {

@@ -39,6 +39,11 @@ export class PortalTokens {
   }
 
   /** The claims of a token that holds; null for one malformed, forged, expired, revoked, of before its partner's disable, or signed by a key no longer listed. */
+  /** The partner a token was issued to, by its signature and expiry alone (not whether it was revoked since): to tell its holder why it opens nothing. */
+  async issuedTo(token: string): Promise<string | undefined> {
+    return (await verifiedToken(this.keys, AUDIENCE, token))?.sub;
+  }
+
   async verify(token: string): Promise<PortalTokenClaims | null> {
     const claims = await verifiedToken(this.keys, AUDIENCE, token);
     if (!claims || !(await this.issued.holds(claims.jti))) return null;

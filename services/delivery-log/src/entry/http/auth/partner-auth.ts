@@ -4,7 +4,8 @@
  * console's session cookie (then every write must come from this origin and carry the session's
  * x-csrf-token). Every route
  * after this sees only that partner's rows; anything else answers 401 with the same words whatever
- * the reason, so a caller learns nothing about keys or partners it does not hold.
+ * the reason, so a caller learns nothing about keys or partners it does not hold; only a session or
+ * portal token we issued to a partner since disabled is told so (PARTNER_DISABLED_ERR).
  */
 import { ErrorCodes, Refusal } from '@hookstream/errors';
 import type { PartnerDirectory } from '@hookstream/partners';
@@ -29,7 +30,10 @@ export function authenticatePartner(partners: PartnerDirectory, tokens: PortalTo
       if (!partners.ready)
         throw new Refusal(ErrorCodes.SERVICE_UNAVAILABLE, 'the service is starting; retry later', { retryAfterSeconds: 2 });
       const caller = await callerOf(req, partners, tokens, sessions);
-      if (!caller) throw new Refusal(ErrorCodes.INVALID_API_KEY, 'x-api-key or a portal token is missing, unknown, revoked or expired');
+      if (!caller) {
+        await refuseDisabledPartner(req, partners, tokens, sessions);
+        throw new Refusal(ErrorCodes.INVALID_API_KEY, 'x-api-key or a portal token is missing, unknown, revoked or expired');
+      }
       res.locals['caller'] = caller;
     })().then(() => next(), next);
   };
@@ -57,6 +61,29 @@ async function callerOf(
   }
   const check = partners.checkApiKey(apiKey);
   return check.ok ? { partnerId: check.partner.partner_id, via: 'api_key', holds: 'api_key' } : null;
+}
+
+/**
+ * A console session or portal token that we issued to a partner the insurer has since disabled is
+ * told so (PARTNER_DISABLED_ERR), not just that it no longer opens anything: its holder is that
+ * partner (the signature says so), and needs to know to ask the insurer rather than sign in again.
+ */
+export const PARTNER_DISABLED_MESSAGE =
+  'the insurer disabled this partner account: its API keys, portal links and console sessions open nothing until it is enabled again';
+
+async function refuseDisabledPartner(
+  req: Request,
+  partners: PartnerDirectory,
+  tokens: PortalTokens,
+  sessions: ConsoleSessions,
+): Promise<void> {
+  const authorization = req.get('authorization');
+  if (req.get('x-api-key') !== undefined) return;
+  const token = authorization === undefined ? undefined : bearerToken(authorization);
+  const partnerId =
+    authorization === undefined ? await sessions.issuedTo(req.get('cookie')) : token ? await tokens.issuedTo(token) : undefined;
+  if (partnerId !== undefined && partners.get(partnerId)?.status === 'DISABLED')
+    throw new Refusal(ErrorCodes.PARTNER_DISABLED, PARTNER_DISABLED_MESSAGE);
 }
 
 /**

@@ -10,7 +10,10 @@ import { DeliveryAnswer, DeliveryListQuery, DeliveryPage, KeyRotationBody, Resen
 import { RejectedWebhookListQuery, RejectedWebhookPage, WebhookAnswer, WebhookListQuery, WebhookPage } from '../schemas/webhook-schemas';
 
 export const partnerRefusals = {
-  '401': refusal('No x-api-key or portal token, or one that is unknown, revoked or expired', [ErrorCodes.INVALID_API_KEY]),
+  '401': refusal(
+    'No x-api-key or portal token, or one that is unknown, revoked or expired; a session or portal token of a partner since disabled is told so',
+    [ErrorCodes.INVALID_API_KEY, ErrorCodes.PARTNER_DISABLED],
+  ),
   '429': refusal('Too many requests from this partner (or, on a write, too many of its kind); retry after Retry-After', [
     ErrorCodes.TOO_MANY_REQUESTS,
   ]),

@@ -115,10 +115,50 @@ export const PortalLink = z
   });
 
 /** A partner as the operator API and `hookstream partners show --json` show it: secrets masked, keys without hashes. */
-export const PartnerView = z.record(z.string(), z.unknown()).meta({
-  id: 'Partner',
-  description: 'The partner spec with every secret masked as ********, plus revision, updated_at and api_keys (id, prefix, dates)',
-});
+export const PartnerView = z
+  .looseObject({
+    partner_id: z.string(),
+    name: z.string(),
+    status: z.enum(['ACTIVE', 'DISABLED']),
+    self_service: z
+      .boolean()
+      .meta({ description: 'false: the partner’s own changes of its endpoints and signing secret (partner API) are refused' }),
+    revision: z.number().int(),
+    updated_at: timestamp,
+    callback_endpoints: z.array(
+      z.object({
+        endpoint_id: z.string(),
+        url: z.string(),
+        timeout_ms: z.number().int(),
+        statuses: z.array(z.string()),
+        product_codes: z.array(z.string()),
+        ordering: z.enum(['LATEST_WINS', 'NONE']),
+        disabled: z.boolean().meta({ description: 'A disabled endpoint receives no new callback' }),
+      }),
+    ),
+    outbound_auth: z
+      .looseObject({ method: z.string() })
+      .optional()
+      .meta({ description: 'The method and its fields, every secret masked as ********' }),
+    body: z.looseObject({
+      shape: z.string(),
+      rules: z.array(z.looseObject({ source: z.string(), target: z.string() })),
+      absent_fields: z.string(),
+    }),
+    api_keys: z.array(
+      z.object({
+        key_id: z.string(),
+        prefix: z.string(),
+        created_at: timestamp,
+        expires_at: timestamp.nullable(),
+        revoked_at: timestamp.nullable(),
+      }),
+    ),
+  })
+  .meta({
+    id: 'Partner',
+    description: 'The partner spec with every secret masked as ********, plus revision, updated_at and api_keys (id, prefix, dates)',
+  });
 
 export const NewKey = z
   .object({
@@ -186,10 +226,49 @@ export const ReplayBody = z
   })
   .meta({ id: 'ReplayRequest' });
 
-export const DeadLetterView = z.record(z.string(), z.unknown()).meta({
-  id: 'DeadLetter',
-  description: 'A dead letter as `hookstream dlq list --json` shows it',
-});
+const nullableString = z.string().nullable();
+const nullableInt = z.number().int().nullable();
+
+/** letterJson's shape (@hookstream/dead-letters): the same for `hookstream dlq list --json`. */
+export const DeadLetterView = z
+  .object({
+    topic: z.string(),
+    partition: z.number().int(),
+    offset: z.string(),
+    dead_lettered_at: nullableString,
+    partner_id: nullableString,
+    policy_number: nullableString,
+    policy_status: nullableString,
+    policy_version: nullableInt,
+    event_id: nullableString,
+    delivery_id: nullableString,
+    endpoint_id: nullableString,
+    attempts: nullableInt,
+    last_http_status: nullableInt,
+    error_class: nullableString.meta({ description: 'Why dead-lettered, or the last attempt’s class (HTTP_STATUS, TIMEOUT…)' }),
+    reason: nullableString,
+    replay_count: z.number().int(),
+    created_at: nullableString,
+    undecodable: nullableString.meta({ description: 'Why its record could not be read, when it could not' }),
+    replayed: z.boolean().optional().meta({ description: 'Whether the audit trail records a replay of this very dead letter' }),
+  })
+  .meta({ id: 'DeadLetter', description: 'A dead letter as `hookstream dlq list --json` shows it' });
+
+/** decisionJson's shape (@hookstream/dead-letters). */
+export const ReplayDecisionView = z
+  .object({
+    outcome: z.enum(['replayed', 'skipped-superseded', 'skipped-already-replayed', 'skipped-replay-limit', 'failed']),
+    detail: z.string(),
+    replay_count: z.number().int(),
+    partition: z.number().int(),
+    offset: z.string(),
+    delivery_id: nullableString,
+    event_id: nullableString,
+    partner_id: nullableString,
+    policy_number: nullableString,
+    policy_version: nullableInt,
+  })
+  .meta({ id: 'ReplayDecision', description: 'A replay decision as `hookstream dlq replay --json` lists it' });
 
 export const DeadLetterPage = z
   .object({ topic: z.string(), selected: z.number().int(), not_replayed: z.number().int(), dead_letters: z.array(DeadLetterView) })
@@ -200,6 +279,6 @@ export const ReplayAnswer = z
     dry_run: z.boolean(),
     replay_id: z.string().nullable().meta({ description: 'Id of the run in the audit (null for a dry run)' }),
     counts: z.record(z.string(), z.number().int()).meta({ description: 'Decisions by outcome' }),
-    decisions: z.array(z.record(z.string(), z.unknown())).meta({ description: 'As `hookstream dlq replay --json` lists them' }),
+    decisions: z.array(ReplayDecisionView),
   })
   .meta({ id: 'ReplayAnswer' });
