@@ -100,7 +100,7 @@ test('a rotated Standard Webhooks secret: during the overlap a callback verifies
   await p.getByRole('heading', { name: 'Signing secret' }).waitFor();
   await p.getByText('STANDARD_WEBHOOKS').waitFor();
   await p.getByRole('button', { name: 'Rotate signing secret' }).click();
-  const confirm = p.getByRole('alertdialog', { name: 'Rotate your signing secret?' });
+  const confirm = p.getByRole('dialog', { name: 'Rotate your signing secret?' });
   await confirm.getByText(/webhook-signature lists both/).waitFor();
   await confirm.getByRole('button', { name: 'Rotate now' }).click();
   const shown = p.getByLabel('New signing secret');
@@ -148,7 +148,7 @@ test("an operator turns the partner's self-service off on its page (confirmed): 
   const section = operator.getByRole('region', { name: 'Self-service' });
   await section.getByLabel('Reason (for the audit trail)').fill('contract review, ticket 12');
   await section.getByRole('button', { name: 'Turn self-service off' }).click();
-  const confirm = operator.getByRole('alertdialog', { name: 'Turn the partner’s self-service off?' });
+  const confirm = operator.getByRole('dialog', { name: 'Turn the partner’s self-service off?' });
   await confirm.getByRole('button', { name: 'Turn off' }).click();
   // The page shows the partner as the change left it.
   await section.getByRole('button', { name: 'Turn self-service on' }).waitFor();
