@@ -1,9 +1,11 @@
 // Builds the console into ../dist/web: one bundle of the Preact app (esbuild: TypeScript and JSX
-// in, minified ES2022 out, no CDN at run time), its stylesheet, and the page (its icon inline). Run by `npm run build`.
+// in, minified ES2022 out, no CDN at run time; the verification snippets read from
+// examples/verify), its stylesheet, and the page (its icon inline). Run by `npm run build`.
 import { build } from 'esbuild';
 import { copyFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { verifySnippetsPlugin } from './verify-snippets.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const out = path.join(here, '..', 'dist', 'web');
@@ -21,6 +23,7 @@ await build({
   jsxImportSource: 'preact',
   legalComments: 'linked',
   logLevel: 'warning',
+  plugins: [verifySnippetsPlugin(path.join(here, '..', '..', '..', 'examples', 'verify'))],
 });
 copyFileSync(path.join(here, 'index.html'), path.join(out, 'index.html'));
 console.log(`console built into ${path.relative(process.cwd(), out)} in ${Date.now() - started} ms`);

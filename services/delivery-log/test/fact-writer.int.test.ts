@@ -25,12 +25,12 @@ const request: CallbackRequestValue = {
   created_at: T0,
 };
 let offset = 0;
-/** The headers the sender records of a send: an HMAC_SHA256 partner's key and signature are redacted at the source. */
+/** The headers the sender records of a send: an HMAC_SHA256 partner's key is redacted at the source, its signature kept. */
 const sentHeaders = (n: number, at: number) => ({
   'content-type': 'application/json',
   'X-API-Key': '[redacted]',
   'X-Timestamp': new Date(at).toISOString(),
-  'X-Signature': '[redacted]',
+  'X-Signature': `c2lnbmF0dXJlIG9mIHNlbmQg${n}=`,
   'x-hookstream-attempt': String(n),
 });
 const attempt = (n: number, outcome: string, http_status: number | null, at: number): Fact => ({
@@ -210,7 +210,7 @@ for (const [name, store] of storesUnderTest()) {
       ]) {
         expect(everything).not.toContain(secret);
       }
-      expect(everything).not.toMatch(/X-(API-Key|Signature)":"(?!\[redacted\])/);
+      expect(everything).not.toMatch(/X-API-Key":"(?!\[redacted\])/);
     });
 
     test("a dead letter whose last attempts got no answer keeps the partner's last HTTP status", async () => {
@@ -370,6 +370,13 @@ for (const [name, store] of storesUnderTest()) {
           request_id: 'req-9',
           transaction_number: null,
           payload_fingerprint: 'e'.repeat(64),
+          // A record without the request as it arrived (written before those fields): none kept.
+          problems: [],
+          request_headers: [],
+          headers_truncated: false,
+          body: null,
+          body_size: null,
+          body_truncated: false,
         },
       ]);
       // The position identifies the record: the same content at another offset is another record.

@@ -70,7 +70,11 @@ beforeAll(async () => {
 afterAll(() => fixture?.close());
 
 test("a known partner's 400s and 409 are recorded with what it was answered; an unknown key's 401 only counted", async () => {
-  const invalid = await postWebhook(ingress.webhookUrl, keyA, webhook({ request_id: 'rej-400', transaction_number: undefined }));
+  const invalidBody = webhook({ request_id: 'rej-400', transaction_number: undefined });
+  const invalid = await postWebhook(ingress.webhookUrl, keyA, invalidBody, {
+    authorization: 'Bearer another-systems-token',
+    'x-trace-id': 't-400',
+  });
   expect([invalid.status, invalid.json]).toEqual([
     400,
     { status: 'failed', data: null, code: 400, error_code: 'INVALID_PAYLOAD_VALIDATION_ERR', message: 'transaction_number is required' },
@@ -115,9 +119,27 @@ test("a known partner's 400s and 409 are recorded with what it was answered; an 
     key: 'partner-a',
     value: { http_status: 409, error_code: 'IDEMPOTENCY_KEY_REUSED_ERR', fields: ['request_id'], transaction_number: 'TRX-409' },
   });
-  // Not JSON: the message the partner got, nothing read of the body.
+  // The request as it arrived: each field with its message, the headers (credentials redacted), the body.
+  const recorded400 = byRequest.get('rej-400')!.value;
+  expect(recorded400.problems).toEqual([{ field: 'transaction_number', message: 'transaction_number is required' }]);
+  const headerValues = (name: string) => recorded400.request_headers!.filter((h) => h.name.toLowerCase() === name).map((h) => h.value);
+  expect(headerValues('x-api-key')).toEqual(['[redacted]']);
+  expect(headerValues('authorization')).toEqual(['[redacted]']);
+  expect(headerValues('x-trace-id')).toEqual(['t-400']);
+  expect(recorded400).toMatchObject({ body: JSON.stringify(invalidBody), body_truncated: false, headers_truncated: false });
+  expect(recorded400.body_size).toBe(Buffer.byteLength(JSON.stringify(invalidBody)));
+  expect(byRequest.get('rej-409')!.value.problems).toEqual([
+    { field: 'request_id', message: 'request_id was already used with a different payload' },
+  ]);
+  // Not JSON: the message the partner got, nothing read of the body but its text.
   const unreadable = records.find((r) => r.value.request_id === null)!;
-  expect(unreadable.value).toMatchObject({ http_status: 400, fields: [], payload_fingerprint: null });
+  expect(unreadable.value).toMatchObject({
+    http_status: 400,
+    fields: [],
+    problems: [],
+    payload_fingerprint: null,
+    body: '{"request_id": "rej-json",',
+  });
   expect(unreadable.value.message).toBe((notJson.json as { message: string }).message);
   expect(Math.abs(unreadable.value.received_at - Date.now())).toBeLessThan(60_000);
 
@@ -126,6 +148,7 @@ test("a known partner's 400s and 409 are recorded with what it was answered; an 
   const all = await rejections(3);
   expect(all).toHaveLength(3);
   expect(all.some((r) => r.raw.includes('rej-401') || r.raw.includes(keyA) || r.raw.includes('hs_not_a_key'))).toBe(false);
+  expect(all.some((r) => r.raw.includes('another-systems-token'))).toBe(false);
   const scraped = await metrics();
   expect(sample(scraped, 'hookstream_ingress_requests_total{', 'partner="unknown"', 'status_code="401"')).toBe(before401 + 1);
   expect(sample(scraped, 'hookstream_ingress_rejections_recorded_total')).toBe(3);

@@ -31,6 +31,12 @@ test('a body refused for its fields: the answer, the fields named, request_id an
     request_id: 'req-7',
     transaction_number: null,
     payload_fingerprint: payloadFingerprint(parsed, text),
+    problems: refusal.fields.map(({ field, message }) => ({ field, message })),
+    request_headers: [],
+    headers_truncated: false,
+    body: null,
+    body_size: null,
+    body_truncated: false,
   });
   expect(JSON.stringify(recorded)).not.toContain('never recorded');
 });

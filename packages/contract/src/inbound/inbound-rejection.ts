@@ -1,7 +1,7 @@
 /*
  * A webhook the ingress refused an authenticated partner (400 or 409), as it records it on
  * inbound-rejections for the delivery log: what the partner was told and what could be read of
- * the body. Shared because the ingress writes it and the delivery log reads it.
+ * the body, and the request as it arrived (bounded, credentials redacted). Shared because the ingress writes it and the delivery log reads it.
  */
 
 /** An inbound-rejections record value (schemas/inbound-rejection.avsc). */
@@ -17,4 +17,17 @@ export interface InboundRejectionValue {
   transaction_number: string | null;
   payload_fingerprint: string | null;
   ingress_instance: string | null;
+  /*
+   * The request as it arrived. Optional here because a writer may leave them out: Avro writes
+   * their defaults (empty, null, false), which is also what records written before them read as.
+   */
+  /** Each field the answer named, with its message. */
+  problems?: { field: string; message: string }[];
+  /** The headers as received, credentials "[redacted]". */
+  request_headers?: { name: string; value: string }[];
+  headers_truncated?: boolean;
+  /** The body's first 16 KiB as UTF-8 text; null when none was read. */
+  body?: string | null;
+  body_size?: number | null;
+  body_truncated?: boolean;
 }

@@ -1,12 +1,13 @@
 import type { SignedCallback } from '../adapters/signing/signed-callback';
 
-/** What a secret-bearing header's value is recorded as. */
+/** What a credential header's value is recorded as. */
 export const REDACTED = '[redacted]';
 
 /**
  * The headers of a signed callback as they may be recorded (callback-outcomes, and from there the
  * delivery log): every name with its value, except that the value of each header its signer
- * declared secret-bearing is REDACTED. Names are compared in any case, as HTTP does, so a header
+ * declared secret-bearing (a credential) is REDACTED. A signature is kept: the partner received
+ * it, and comparing it with its own HMAC is how it finds a wrong secret or body. Names are compared in any case, as HTTP does, so a header
  * the sender added under another case of a secret name is redacted too.
  */
 export function recordableHeaders(signed: SignedCallback): Record<string, string> {

@@ -22,6 +22,7 @@ import { HealthPage } from './pages/health';
 import { KeysPage } from './pages/keys';
 import { PartnerFormPage } from './pages/partner-form';
 import { PartnerPage, PartnersPage } from './pages/partners';
+import { RefusedWebhookPage } from './pages/refused-webhook';
 import { SignInPage } from './pages/sign-in';
 import { SigningSecretPage } from './pages/signing-secret';
 import { WebhookPage, WebhooksPage } from './pages/webhooks';
@@ -120,6 +121,8 @@ function View({ session, route }: { session: Session; route: Route }) {
       return second ? <DeliveryPage session={session} deliveryId={second} /> : <DeliveriesPage session={session} route={route} />;
     case 'webhooks':
       return second ? <WebhookPage session={session} webhookId={second} /> : <WebhooksPage session={session} route={route} />;
+    case 'refused-webhooks':
+      return second ? <RefusedWebhookPage session={session} rejectionId={second} /> : <NotHere />;
     case 'health':
       return <HealthPage session={session} partnerId={route.params.get('partner_id')} />;
     case 'keys':

@@ -108,7 +108,11 @@ export class PortalStack {
     expect((await postWebhook(ingress.webhookUrl, this.keyA, accepted)).status).toBe(200);
     // One refused webhook each: A's without a transaction_number, B's without documents.
     const refusedA = webhook({ request_id: 'REJ-A-1', transaction_number: undefined });
-    expect((await postWebhook(ingress.webhookUrl, this.keyA, refusedA)).status).toBe(400);
+    // With a credential of another system beside the API key: kept as [redacted], as the key is.
+    expect(
+      (await postWebhook(ingress.webhookUrl, this.keyA, refusedA, { authorization: 'Bearer not-for-us', 'x-trace-id': 'trace-A-1' }))
+        .status,
+    ).toBe(400);
     expect((await postWebhook(ingress.webhookUrl, this.keyB, webhook({ request_id: 'REJ-B-1', documents: [] }))).status).toBe(400);
     this.api = await ApiClient.open(log.url);
   }

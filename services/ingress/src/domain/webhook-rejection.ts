@@ -1,11 +1,12 @@
 import type { InboundRejectionValue } from '@hookstream/contract';
 import type { Refusal } from '@hookstream/errors';
 import { payloadFingerprint } from './payload-fingerprint';
+import { RecordedBounds, recordedRequest, type RequestAsReceived } from './refused-request';
 
 /*
  * A webhook refused an authenticated partner, described so the partner can later see why
- * (inbound-rejections, then the delivery log's partner API): what it was told and what could be
- * read of the body, never the body itself. Only 400s (the body or its fields) and 409s (a
+ * (inbound-rejections, then the delivery log's partner API): what it was told, what could be read
+ * of the body, and the request as it arrived, bounded, credentials redacted (refused-request.ts). Only 400s (the body or its fields) and 409s (a
  * request_id reused) are worth it: the other refusals say nothing about what the partner sent.
  */
 
@@ -46,8 +47,18 @@ function identifierOf(body: unknown, field: 'request_id' | 'transaction_number')
   return typeof value === 'string' && value.length <= IDENTIFIER_MAX_CHARACTERS && value.isWellFormed() ? value : null;
 }
 
-/** The rejection of a request refused with `refusal` (as answered: its status, code, message and the paths of its fields) after `body` was read. */
-export function rejectionOf(partnerId: string, receivedAt: number, refusal: Refusal, body: BodyAsRead = {}): WebhookRejection {
+/**
+ * The rejection of a request refused with `refusal` (as answered: its status, code, message and its
+ * fields) after `body` was read; `request` is the request as received (no headers and no body when
+ * not given).
+ */
+export function rejectionOf(
+  partnerId: string,
+  receivedAt: number,
+  refusal: Refusal,
+  body: BodyAsRead = {},
+  request: RequestAsReceived = { rawHeaders: [] },
+): WebhookRejection {
   const isJson = body.text !== undefined && 'parsed' in body;
   return {
     partner_id: partnerId,
@@ -59,5 +70,10 @@ export function rejectionOf(partnerId: string, receivedAt: number, refusal: Refu
     request_id: identifierOf(body.parsed, 'request_id'),
     transaction_number: identifierOf(body.parsed, 'transaction_number'),
     payload_fingerprint: body.fingerprint ?? (isJson ? payloadFingerprint(body.parsed, body.text) : null),
+    problems: refusal.fields.slice(0, FIELDS_MAX).map(({ field, message }) => ({
+      field: bounded(field, FIELD_MAX_CHARACTERS),
+      message: bounded(message, RecordedBounds.problemMessage),
+    })),
+    ...recordedRequest(request),
   };
 }

@@ -10,7 +10,7 @@ type HmacSha256Auth = Extract<OutboundAuth, { method: 'HMAC_SHA256' }>;
  * HMAC_SHA256 (spec 5.1): key header = the API key, timestamp header = now in UTC ISO 8601,
  * signature header = Base64(HMAC-SHA256(secret, api_key + "|" + timestamp + "|" + raw body))
  * (hmacSha256SignedString), over the exact bytes returned as the body. The secret is held as a
- * KeyObject only. The key and the signature headers are secret-bearing; the timestamp is not.
+ * KeyObject only. The key header is secret-bearing; the timestamp and the signature are recorded.
  *
  * The header carries one signature, so a rotated secret cannot sign beside the old one: it is
  * staged (next_secret) and signs instead of it from next_secret_from on, judged at each attempt
@@ -30,7 +30,8 @@ export function createHmacSha256Signer(auth: HmacSha256Auth, secrets: AuthSecret
       .digest('base64');
     return jsonCallback(Buffer.from(body, 'utf8'), {
       plain: { [timestamp_header]: timestamp },
-      secret: { [key_header]: apiKey, [signature_header]: signature },
+      signature: { [signature_header]: signature },
+      secret: { [key_header]: apiKey },
     });
   };
 }

@@ -11,7 +11,7 @@ type Md5Auth = Extract<OutboundAuth, { method: 'MD5' }>;
  * MD5 (spec 5.1): digest = 32 lowercase hex of MD5 over the parts joined with no separator
  * (md5SignedString: SECRET the secret, LITERAL its text, BODY_FIELD the field's text), always
  * computed from the body without the digest. Placement HEADER puts it in the header `target`
- * (secret-bearing: derived from the secret); BODY_FIELD adds `"<target>":"<digest>"` as the
+ * (recorded: a digest reveals nothing of the secret); BODY_FIELD adds `"<target>":"<digest>"` as the
  * body's last top-level field.
  */
 export function createMd5Signer(auth: Md5Auth, secrets: AuthSecrets): SignAttempt {
@@ -23,7 +23,7 @@ export function createMd5Signer(auth: Md5Auth, secrets: AuthSecrets): SignAttemp
     const digest = createHash('md5')
       .update(md5SignedString(parts, secret, parsed), 'utf8')
       .digest('hex');
-    if (placement === 'HEADER') return jsonCallback(Buffer.from(body, 'utf8'), { secret: { [target]: digest } });
+    if (placement === 'HEADER') return jsonCallback(Buffer.from(body, 'utf8'), { signature: { [target]: digest } });
     return jsonCallback(Buffer.from(appendTopLevelField(body, parsed, target, digest), 'utf8'), {});
   };
 }

@@ -7,9 +7,10 @@ export interface SignedCallback {
    */
   headers: Record<string, string>;
   /**
-   * The names in `headers` whose values carry a secret or a value derived from one (a key, a
-   * token, a signature): declared by the signer that made them, so whatever records the request
-   * knows what to leave out without guessing from names (recorded-headers.ts).
+   * The names in `headers` whose values carry a credential (an API key, a token, Basic
+   * credentials, a JWT): declared by the signer that made them, so whatever records the request
+   * knows what to leave out without guessing from names (recorded-headers.ts). A signature is not
+   * one: the partner received it, and an HMAC or MD5 digest reveals nothing of its key.
    */
   secretHeaderNames: readonly string[];
   body: Buffer;
@@ -27,16 +28,21 @@ export interface SignInput {
 /** Signs one attempt with credentials that a method's factory prepared once. */
 export type SignAttempt = (input: SignInput) => SignedCallback | Promise<SignedCallback>;
 
-/** A method's headers: `plain` ones may be recorded (timestamps, ids), `secret` ones carry a secret or what is derived from one. */
+/**
+ * A method's headers: `plain` ones may be recorded (timestamps, ids); `signature` ones may be
+ * recorded too, and are shown to the partner so it can compare its own HMAC with ours; `secret`
+ * ones carry a credential itself and are never recorded.
+ */
 export interface AuthHeaders {
   plain?: Record<string, string>;
+  signature?: Record<string, string>;
   secret?: Record<string, string>;
 }
 
 /** A JSON callback carrying the method's headers. */
-export function jsonCallback(body: Buffer, { plain = {}, secret = {} }: AuthHeaders): SignedCallback {
+export function jsonCallback(body: Buffer, { plain = {}, signature = {}, secret = {} }: AuthHeaders): SignedCallback {
   return {
-    headers: { 'content-type': 'application/json', ...plain, ...secret },
+    headers: { 'content-type': 'application/json', ...plain, ...signature, ...secret },
     secretHeaderNames: Object.keys(secret),
     body,
   };

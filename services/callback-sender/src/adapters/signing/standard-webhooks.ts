@@ -12,7 +12,7 @@ type StandardWebhooksAuth = Extract<OutboundAuth, { method: 'STANDARD_WEBHOOKS' 
  * Standard Webhooks (https://www.standardwebhooks.com/): webhook-id = the delivery id (the same
  * on every retry, as the standard wants), webhook-timestamp = unix seconds of the attempt,
  * webhook-signature = "v1," + Base64(HMAC-SHA256(key, id + "." + timestamp + "." + body))
- * (standardWebhooksSignedString). Only the signature is secret-bearing.
+ * (standardWebhooksSignedString). Nothing is secret-bearing: the signature is recorded.
  *
  * After the partner rotated its secret, until previous_secret_until, the header carries two
  * signatures, the new secret's first: "v1,<new> v1,<old>" (the standard's space-separated list), so a
@@ -29,7 +29,7 @@ export function createStandardWebhooksSigner(auth: StandardWebhooksAuth, secrets
     const signatures = previous && now.getTime() < previousUntil ? `${sign(key)} ${sign(previous)}` : sign(key);
     return jsonCallback(Buffer.from(body, 'utf8'), {
       plain: { [StandardWebhooksHeaders.id]: deliveryId, [StandardWebhooksHeaders.timestamp]: timestamp },
-      secret: { [StandardWebhooksHeaders.signature]: signatures },
+      signature: { [StandardWebhooksHeaders.signature]: signatures },
     });
   };
 }

@@ -5,8 +5,9 @@ import { createCallbackSigner } from '../../../src/adapters/signing';
 import { REDACTED, recordableExcerpt, recordableHeaders } from '../../../src/domain/recorded-headers';
 
 /**
- * What of a signed callback's headers may be recorded: each signer declares its secret-bearing
- * headers, whose values are redacted; every other header keeps its value.
+ * What of a signed callback's headers may be recorded: each signer declares its credential
+ * headers, whose values are redacted; every other header keeps its value, a signature included
+ * (the partner received it, and it reveals nothing of the secret).
  */
 const PARTNER = 'acme';
 const box = new SecretBox(parseKeyring(generateKeyringValue('k1'), 'HOOKSTREAM_SECRETS_KEYS', 32, 32));
@@ -16,6 +17,8 @@ const body = '{"policy_number":"P-1","status":"POLICY_ACTIVE"}';
 const API_KEY = 'ak_live_42';
 const SECRET = 'shared-secret-of-enough-length-for-any-hs-algorithm-0123456789';
 const WHSEC = `whsec_${randomBytes(32).toString('base64')}`;
+/** Stands for the value the signer put in the header: a signature is recorded as sent. */
+const AS_SENT = '<as sent>';
 
 const signed = (auth: OutboundAuth) =>
   createCallbackSigner({ partnerId: PARTNER, auth, secrets: box }).sign({ body, deliveryId: 'd-1', now: NOW });
@@ -46,12 +49,12 @@ const cases: Array<[string, OutboundAuth, Record<string, string>]> = [
       timestamp_header: 'X-Timestamp',
       signature_header: 'X-Signature',
     },
-    { 'X-API-Key': REDACTED, 'X-Timestamp': NOW.toISOString(), 'X-Signature': REDACTED },
+    { 'X-API-Key': REDACTED, 'X-Timestamp': NOW.toISOString(), 'X-Signature': AS_SENT },
   ],
   [
     'MD5 in a header',
     { method: 'MD5', secret: seal('secret', SECRET), parts: [{ kind: 'SECRET', value: '' }], placement: 'HEADER', target: 'X-Sign' },
-    { 'X-Sign': REDACTED },
+    { 'X-Sign': AS_SENT },
   ],
   [
     'MD5 in a body field',
@@ -61,17 +64,22 @@ const cases: Array<[string, OutboundAuth, Record<string, string>]> = [
   [
     'STANDARD_WEBHOOKS',
     { method: 'STANDARD_WEBHOOKS', secret: seal('secret', WHSEC) },
-    { 'webhook-id': 'd-1', 'webhook-timestamp': String(Math.floor(NOW.getTime() / 1000)), 'webhook-signature': REDACTED },
+    { 'webhook-id': 'd-1', 'webhook-timestamp': String(Math.floor(NOW.getTime() / 1000)), 'webhook-signature': AS_SENT },
   ],
 ];
 
 describe('the headers of a signed callback as recorded', () => {
   test.each(cases)(
-    '%s: the secret-bearing values are "[redacted]", every other header is kept as sent',
+    '%s: the credentials are "[redacted]", every other header (a signature too) is kept as sent',
     async (_method, auth, expected) => {
       const callback = await signed(auth);
       const recorded = recordableHeaders(callback);
-      expect(recorded).toEqual({ 'content-type': 'application/json', ...expected });
+      const sent = Object.fromEntries(
+        Object.entries(expected).map(([name, value]) => [name, value === AS_SENT ? callback.headers[name] : value]),
+      );
+      expect(recorded).toEqual({ 'content-type': 'application/json', ...sent });
+      for (const [name, value] of Object.entries(expected))
+        if (value === AS_SENT) expect(recorded[name]).toMatch(/^(v1,)?[A-Za-z0-9+/=]{20,}$/);
       // Nothing secret or derived from a secret is left: no key, no secret, no value of a redacted header.
       const text = JSON.stringify(recorded);
       for (const secret of [API_KEY, SECRET, WHSEC]) expect(text).not.toContain(secret);

@@ -1,10 +1,13 @@
 /*
  * How the partner verifies this delivery: its method's steps and the exact string the latest send
- * was signed over (secret parts as «secret» or «api_key»), beside the request headers as sent
- * (secret values redacted by the sender before they were ever recorded).
+ * was signed over (secret parts as «secret» or «api_key»), the signature each send carried, code
+ * that verifies it, and the request headers as sent (credentials redacted by the sender before
+ * they were ever recorded; signatures kept).
  */
 import type { Schema } from '../api';
+import { AttemptSignatures } from './attempt-signatures';
 import { Section } from './basics';
+import { VerifySnippets } from './verify-snippets';
 
 type Delivery = Schema<'DeliveryDetail'>;
 
@@ -46,11 +49,13 @@ export function Verification({ delivery }: { delivery: Delivery }) {
               <pre class="signed">{v.signed_string}</pre>
             </>
           )}
+          {v.signature_header && <AttemptSignatures attempts={delivery.attempts} header={v.signature_header} />}
+          <VerifySnippets method={v.method} />
         </>
       )}
       {headers && (
         <>
-          <h3>Headers of the latest send (secret values redacted)</h3>
+          <h3>Headers of the latest send (credentials redacted)</h3>
           <div class="table-wrap">
             <table>
               <tbody>

@@ -109,6 +109,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/portal/v1/rejected-webhooks/{rejectionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One refused webhook, opened to its request as it arrived
+         * @description The refusal with each field at fault and its message, the request’s headers as they arrived (credentials "[redacted]") and its body (the first 16 KiB). Another partner’s rejection_id answers 404 as an unknown one does.
+         */
+        get: operations["getRejectedWebhook"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/portal/v1/api-keys/rotate": {
         parameters: {
             query?: never;
@@ -311,6 +331,23 @@ export interface paths {
         };
         /** Webhooks the ingress refused, across partners */
         get: operations["adminListRejectedWebhooks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/v1/rejected-webhooks/{rejectionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One refused webhook with its request as it arrived (credentials redacted) */
+        get: operations["adminGetRejectedWebhook"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1091,11 +1128,12 @@ export interface components {
             /** @description The first 1,024 bytes of the partner's answer to this send, as UTF-8 text (no headers; a body that is not text shows replacement characters). Null when it did not answer, and for outcomes that are not a send */
             response_excerpt: string | null;
             /**
-             * @description The headers we set on this send, by name as sent (the HTTP client adds host, connection and content-length): what you need to rebuild the signed string. The value of each header carrying a secret or a value derived from one (an API key, Authorization, a signature) is "[redacted]". Null for outcomes that are not a send, and for sends recorded before headers were
+             * @description The headers we set on this send, by name as sent (the HTTP client adds host, connection and content-length): what you need to rebuild the signed string. The value of each header carrying a credential (an API key, Authorization) is "[redacted]"; a signature is kept as sent (you received it, and it reveals nothing of the secret), so you can compare your own HMAC with ours. Null for outcomes that are not a send, and for sends recorded before headers were
              * @example {
              *       "content-type": "application/json",
+             *       "X-API-Key": "[redacted]",
              *       "X-Timestamp": "2026-11-25T10:00:00.123Z",
-             *       "X-Signature": "[redacted]"
+             *       "X-Signature": "p5Jx0T1kq5N3lq7lQ0p1D5z3l6yq3rG1G0Gq9r1yW4s="
              *     }
              */
             request_headers: {
@@ -1266,6 +1304,51 @@ export interface components {
             transaction_number: string | null;
             /** @description SHA-256 of the body’s canonical JSON; null when it was not JSON */
             payload_fingerprint: string | null;
+        };
+        RejectedWebhookAnswer: {
+            data: components["schemas"]["RejectedWebhookDetail"];
+        };
+        RejectedWebhookDetail: {
+            rejection_id: string;
+            partner_id: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339 date-time
+             * @example 2026-11-25T10:00:00Z
+             */
+            received_at: string;
+            /** @description What the webhook was answered: 400 or 409 */
+            http_status: number;
+            /** @description The answer’s error_code, e.g. INVALID_PAYLOAD_VALIDATION_ERR */
+            error_code: string;
+            /** @description The answer’s message, naming every problem (at most 2000 characters) */
+            message: string;
+            /** @description Paths of the fields the answer named (documents[0].url; request_id for a 409) */
+            fields: string[];
+            /** @description The body’s request_id, when it could be read */
+            request_id: string | null;
+            /** @description The body’s transaction_number, when it could be read */
+            transaction_number: string | null;
+            /** @description SHA-256 of the body’s canonical JSON; null when it was not JSON */
+            payload_fingerprint: string | null;
+            /** @description Each field the answer named with what is wrong with it, in the answer’s order (at most 50) */
+            problems: {
+                field: string;
+                message: string;
+            }[];
+            /** @description The request’s headers as they arrived, in order (at most 100, values cut at 1024 characters). The value of x-api-key, authorization, proxy-authorization, cookie and of any header whose name suggests a secret, token, signature or session is "[redacted]". Empty for webhooks refused before requests were kept. */
+            request_headers: {
+                name: string;
+                value: string;
+            }[];
+            /** @description Whether headers were left out or cut */
+            headers_truncated: boolean;
+            /** @description The body as it arrived (its Content-Encoding undone), its first 16384 bytes as UTF-8 text (bytes that are not UTF-8 show as U+FFFD); null when none was read or the webhook was refused before bodies were kept */
+            body: string | null;
+            /** @description The whole body’s size in bytes; null when body is */
+            body_size: number | null;
+            /** @description Whether body holds only the first 16384 bytes */
+            body_truncated: boolean;
         };
         RotatedKeyAnswer: {
             data: components["schemas"]["RotatedKey"];
@@ -2035,6 +2118,64 @@ export interface operations {
             };
             /** @description No x-api-key or portal token, or one that is unknown, revoked or expired; a session or portal token of a partner since disabled is told so (error_code INVALID_API_KEY_ERR, PARTNER_DISABLED_ERR) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests from this partner (or, on a write, too many of its kind); retry after Retry-After (error_code TOO_MANY_REQUESTS_ERR) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Starting or unavailable; retry after Retry-After (error_code SERVICE_UNAVAILABLE_ERR) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getRejectedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                rejectionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The refused webhook */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RejectedWebhookAnswer"];
+                };
+            };
+            /** @description No x-api-key or portal token, or one that is unknown, revoked or expired; a session or portal token of a partner since disabled is told so (error_code INVALID_API_KEY_ERR, PARTNER_DISABLED_ERR) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such id among the caller’s own (error_code NOT_FOUND_ERR) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2967,6 +3108,55 @@ export interface operations {
             };
             /** @description No operator token, or one that is unknown or revoked (error_code INVALID_API_KEY_ERR) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Starting or unavailable; retry after Retry-After (error_code SERVICE_UNAVAILABLE_ERR) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    adminGetRejectedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                rejectionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The refused webhook */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RejectedWebhookAnswer"];
+                };
+            };
+            /** @description No operator token, or one that is unknown or revoked (error_code INVALID_API_KEY_ERR) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No refused webhook with that id (error_code NOT_FOUND_ERR) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

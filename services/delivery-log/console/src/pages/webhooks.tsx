@@ -173,7 +173,11 @@ function RefusedList({ session, asked }: { session: Session; asked: Asked }) {
             <tbody>
               {pages.items.map((r) => (
                 <tr key={r.rejection_id}>
-                  <td>{when(r.received_at)}</td>
+                  <td>
+                    <a href={link('refused-webhooks', r.rejection_id)} title="Open the request as it arrived">
+                      {when(r.received_at)}
+                    </a>
+                  </td>
                   {operator && <td>{r.partner_id}</td>}
                   <td>
                     <span class="badge badge-bad">{r.http_status}</span> <Code kind="error-code" code={r.error_code} />

@@ -181,6 +181,15 @@ export interface RejectedWebhooksTable {
   request_id: string | null;
   transaction_number: string | null;
   payload_fingerprint: string | null;
+  /** Each field at fault with its message (null before migration 0014). */
+  problems: NullableJson<{ field: string; message: string }[]>;
+  /** The headers as received, credentials "[redacted]" (null before migration 0014). */
+  request_headers: NullableJson<{ name: string; value: string }[]>;
+  headers_truncated: Generated<boolean>;
+  /** The body's first 16 KiB as UTF-8 text (null before migration 0014 or when none was read). */
+  body: string | null;
+  body_size: ColumnType<number | null, number | null, number | null>;
+  body_truncated: Generated<boolean>;
 }
 
 /** A resend the partner API accepted, held for the hour the limit counts it in (resend-reservations.ts); the API's own, not projected. */

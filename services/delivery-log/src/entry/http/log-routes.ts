@@ -7,7 +7,7 @@ import { Router, type Request } from 'express';
 import type { z } from 'zod';
 import type { DeliveryLogDb } from '../../adapters/store/tables';
 import { findDelivery, listDeliveries } from '../../adapters/store/queries/delivery-queries';
-import { listRejectedWebhooks } from '../../adapters/store/queries/rejected-webhook-queries';
+import { findRejectedWebhook, listRejectedWebhooks } from '../../adapters/store/queries/rejected-webhook-queries';
 import { findWebhook, listWebhooks } from '../../adapters/store/queries/webhook-queries';
 import { AdminDeliveryListQuery, AdminRejectedWebhookListQuery, AdminWebhookListQuery } from './schemas/admin-schemas';
 import { notFound } from './refusals';
@@ -85,6 +85,13 @@ export function logRoutes(db: DeliveryLogDb, scope: LogScope): Router {
     };
     const page = await read(req, (db) => listRejectedWebhooks(db, filter));
     res.json({ data: page.items, next_cursor: page.nextCursor });
+  });
+
+  router.get('/rejected-webhooks/:rejectionId', async (req, res) => {
+    const id = idParam(req.params.rejectionId);
+    const rejected = id && (await read(req, (db) => findRejectedWebhook(db, id, scope.partnerOf(req, undefined))));
+    if (!rejected) throw notFound('refused webhook');
+    res.json({ data: rejected });
   });
 
   return router;

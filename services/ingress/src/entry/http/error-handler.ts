@@ -63,7 +63,11 @@ export function createErrorHandler(options: ErrorHandlerOptions): { notFound: Re
     const { partner } = state;
     if (partner && isWebhook && RECORDED_STATUSES.has(status)) {
       const answered = refusal;
-      options.rejections.record(partner.partner_id, () => rejectionOf(partner.partner_id, state.receivedAt!, answered, state.body));
+      // The body's bytes as read (after their coding), when they were: a refusal of the fields or of its JSON has them.
+      const request = { rawHeaders: req.rawHeaders, ...(Buffer.isBuffer(req.body) ? { bytes: req.body } : {}) };
+      options.rejections.record(partner.partner_id, () =>
+        rejectionOf(partner.partner_id, state.receivedAt!, answered, state.body, request),
+      );
     }
   };
 

@@ -18,6 +18,7 @@ import { issuedCredentials } from './0008-issued-credentials';
 import { topicGenerations } from './0009-topic-generations';
 import { partnerRowSecurity } from './0010-partner-row-security';
 import { selfServiceChanges } from './0012-self-service-changes';
+import { refusedRequests } from './0014-refused-requests';
 
 /** Every migration, by name; names sort in the order they run. */
 export const migrations: Record<string, Migration> = {
@@ -32,4 +33,5 @@ export const migrations: Record<string, Migration> = {
   '0009-topic-generations': topicGenerations,
   '0010-partner-row-security': partnerRowSecurity,
   '0012-self-service-changes': selfServiceChanges,
+  '0014-refused-requests': refusedRequests,
 };

@@ -169,6 +169,12 @@ export async function writeRejectedWebhooks(trx: Trx, facts: FactOf<'rejected-we
     request_id: r.request_id,
     transaction_number: r.transaction_number,
     payload_fingerprint: r.payload_fingerprint,
+    problems: JSON.stringify(r.problems ?? []),
+    request_headers: JSON.stringify(r.request_headers ?? []),
+    headers_truncated: r.headers_truncated ?? false,
+    body: r.body ?? null,
+    body_size: r.body_size ?? null,
+    body_truncated: r.body_truncated ?? false,
   }));
   await insertChunked(rows, (chunk) =>
     trx

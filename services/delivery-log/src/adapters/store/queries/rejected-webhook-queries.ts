@@ -47,3 +47,39 @@ export async function listRejectedWebhooks(db: DeliveryLogDb, filter: RejectedWe
     .execute();
   return pageOf(rows, filter.limit, (row) => ({ at: row.received_at, id: row.rejection_id }));
 }
+
+/** A refused webhook opened: its list columns plus each field's message and the request as it arrived. */
+export type RejectedWebhookDetail = RejectedWebhook & {
+  problems: { field: string; message: string }[];
+  request_headers: { name: string; value: string }[];
+  headers_truncated: boolean;
+  body: string | null;
+  body_size: number | null;
+  body_truncated: boolean;
+};
+
+/**
+ * One refused webhook by its rejection_id, only among `partnerId`'s when given (another partner's
+ * id finds nothing, as an unknown one). Rows projected before their request was kept have no
+ * headers, no body, and each field's message is the answer's whole message.
+ */
+export async function findRejectedWebhook(
+  db: DeliveryLogDb,
+  rejectionId: string,
+  partnerId: string | undefined,
+): Promise<RejectedWebhookDetail | undefined> {
+  let query = db
+    .selectFrom('rejected_webhooks')
+    .select([...COLUMNS, 'problems', 'request_headers', 'headers_truncated', 'body', 'body_size', 'body_truncated'])
+    .where('rejection_id', '=', rejectionId);
+  if (partnerId !== undefined) query = query.where('partner_id', '=', partnerId);
+  // A record read again from another generation of its topic is the same rejection: the newest row.
+  const row = await query.orderBy('source_generation', 'desc').limit(1).executeTakeFirst();
+  if (!row) return undefined;
+  return {
+    ...row,
+    problems: row.problems ?? row.fields.map((field) => ({ field, message: row.message })),
+    request_headers: row.request_headers ?? [],
+    body_size: row.body_size === null ? null : Number(row.body_size),
+  };
+}

@@ -20,7 +20,7 @@ import {
 import { badQuery, json, refusal } from './openapi-parts';
 import { ADMIN_BASE } from '../paths';
 import { DeliveryAnswer, DeliveryPage, one, pageOf } from '../schemas/schemas';
-import { RejectedWebhookPage, WebhookAnswer, WebhookPage } from '../schemas/webhook-schemas';
+import { RejectedWebhookAnswer, RejectedWebhookPage, WebhookAnswer, WebhookPage } from '../schemas/webhook-schemas';
 
 import { notFound, operation, readRefusals, writeRefusals } from './admin-parts';
 import { adminPartnerPaths } from './admin-partner-paths';
@@ -75,6 +75,17 @@ export const adminPaths: ZodOpenApiPathsObject = {
       operationId: 'adminListRejectedWebhooks',
       requestParams: { query: AdminRejectedWebhookListQuery },
       responses: { '200': { description: 'A page of refused webhooks', ...json(RejectedWebhookPage) }, ...readRefusals, ...badQuery },
+    }),
+  },
+  [`${ADMIN_BASE}/rejected-webhooks/{rejectionId}`]: {
+    get: operation('One refused webhook with its request as it arrived (credentials redacted)', {
+      operationId: 'adminGetRejectedWebhook',
+      requestParams: { path: z.object({ rejectionId: z.string() }) },
+      responses: {
+        '200': { description: 'The refused webhook', ...json(RejectedWebhookAnswer) },
+        ...readRefusals,
+        ...notFound('refused webhook'),
+      },
     }),
   },
   ...adminPartnerPaths,

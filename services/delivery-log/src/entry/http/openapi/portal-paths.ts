@@ -7,7 +7,14 @@ import type { ZodOpenApiOperationObject, ZodOpenApiPathsObject } from 'zod-opena
 import { badBody, badQuery, json, refusal, unavailable } from './openapi-parts';
 import { PORTAL_BASE } from '../paths';
 import { DeliveryAnswer, DeliveryListQuery, DeliveryPage, KeyRotationBody, ResendBody, Resent, RotatedKey, one } from '../schemas/schemas';
-import { RejectedWebhookListQuery, RejectedWebhookPage, WebhookAnswer, WebhookListQuery, WebhookPage } from '../schemas/webhook-schemas';
+import {
+  RejectedWebhookAnswer,
+  RejectedWebhookListQuery,
+  RejectedWebhookPage,
+  WebhookAnswer,
+  WebhookListQuery,
+  WebhookPage,
+} from '../schemas/webhook-schemas';
 
 export const partnerRefusals = {
   '401': refusal(
@@ -98,6 +105,16 @@ export const portalPaths: ZodOpenApiPathsObject = {
         '200': { description: 'A page of refused webhooks, newest first', ...json(RejectedWebhookPage) },
         ...listRefusals,
       },
+    }),
+  },
+  [`${PORTAL_BASE}/rejected-webhooks/{rejectionId}`]: {
+    get: operation('One refused webhook, opened to its request as it arrived', {
+      operationId: 'getRejectedWebhook',
+      description:
+        'The refusal with each field at fault and its message, the request’s headers as they arrived (credentials "[redacted]") ' +
+        'and its body (the first 16 KiB). Another partner’s rejection_id answers 404 as an unknown one does.',
+      requestParams: { path: z.object({ rejectionId: z.string() }) },
+      responses: { '200': { description: 'The refused webhook', ...json(RejectedWebhookAnswer) }, ...oneRefusals },
     }),
   },
   [`${PORTAL_BASE}/api-keys/rotate`]: {

@@ -98,9 +98,15 @@ export const DeliveryAttempt = z
       .meta({
         description:
           'The headers we set on this send, by name as sent (the HTTP client adds host, connection and content-length): what you need to rebuild the signed string. ' +
-          'The value of each header carrying a secret or a value derived from one (an API key, Authorization, a signature) is "[redacted]". ' +
+          'The value of each header carrying a credential (an API key, Authorization) is "[redacted]"; a signature is kept as sent ' +
+          '(you received it, and it reveals nothing of the secret), so you can compare your own HMAC with ours. ' +
           'Null for outcomes that are not a send, and for sends recorded before headers were',
-        example: { 'content-type': 'application/json', 'X-Timestamp': '2026-11-25T10:00:00.123Z', 'X-Signature': '[redacted]' },
+        example: {
+          'content-type': 'application/json',
+          'X-API-Key': '[redacted]',
+          'X-Timestamp': '2026-11-25T10:00:00.123Z',
+          'X-Signature': 'p5Jx0T1kq5N3lq7lQ0p1D5z3l6yq3rG1G0Gq9r1yW4s=',
+        },
       }),
     recorded_at: timestamp,
   })

@@ -83,6 +83,30 @@ export const RejectedWebhook = z
   })
   .meta({ id: 'RejectedWebhook' });
 
+export const RejectedWebhookDetail = RejectedWebhook.extend({
+  problems: z
+    .array(z.object({ field: z.string(), message: z.string() }))
+    .meta({ description: 'Each field the answer named with what is wrong with it, in the answer’s order (at most 50)' }),
+  request_headers: z.array(z.object({ name: z.string(), value: z.string() })).meta({
+    description:
+      'The request’s headers as they arrived, in order (at most 100, values cut at 1024 characters). The value of x-api-key, ' +
+      'authorization, proxy-authorization, cookie and of any header whose name suggests a secret, token, signature or ' +
+      'session is "[redacted]". Empty for webhooks refused before requests were kept.',
+  }),
+  headers_truncated: z.boolean().meta({ description: 'Whether headers were left out or cut' }),
+  body: z
+    .string()
+    .nullable()
+    .meta({
+      description:
+        'The body as it arrived (its Content-Encoding undone), its first 16384 bytes as UTF-8 text (bytes that are not UTF-8 show ' +
+        'as U+FFFD); null when none was read or the webhook was refused before bodies were kept',
+    }),
+  body_size: z.number().int().nullable().meta({ description: 'The whole body’s size in bytes; null when body is' }),
+  body_truncated: z.boolean().meta({ description: 'Whether body holds only the first 16384 bytes' }),
+}).meta({ id: 'RejectedWebhookDetail' });
+
 export const WebhookPage = pageOf(WebhookSummary, 'WebhookPage');
 export const WebhookAnswer = one(WebhookDetail, 'WebhookAnswer');
 export const RejectedWebhookPage = pageOf(RejectedWebhook, 'RejectedWebhookPage');
+export const RejectedWebhookAnswer = one(RejectedWebhookDetail, 'RejectedWebhookAnswer');
