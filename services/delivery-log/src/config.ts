@@ -5,6 +5,7 @@ import {
   portalTokenKeysSetting,
   secretsKeysSetting,
   serviceSchemaWithOpsPort,
+  ssrfAllowSetting,
 } from '@hookstream/runtime';
 
 const positiveInt = z.coerce.number().int('must be a whole number').positive('must be greater than 0');
@@ -16,6 +17,8 @@ export const configSchema = serviceSchemaWithOpsPort(8094, 9094).extend({
   ...portalTokenKeysSetting,
   // Onboarding through the operator API encrypts a partner's outbound secrets, as the CLI does.
   ...secretsKeysSetting,
+  // A callback URL a partner sets itself is judged by the SSRF guard, with the deployment's allow list (the sender's).
+  ...ssrfAllowSetting,
   /**
    * PostgreSQL to keep the log in (postgres://user:password@host:5432/db): required. `npm start`
    * gives it a database of its own (delivery_log) on the local stack's server.
@@ -38,6 +41,13 @@ export const configSchema = serviceSchemaWithOpsPort(8094, 9094).extend({
   DLQ_MAX_REPLAYS: positiveInt.default(5),
   /** How long a partner's other API keys keep working after it rotates its key through the partner API, in hours. Default 24. */
   DELIVERY_LOG_KEY_ROTATION_OVERLAP_HOURS: z.coerce.number().min(0).max(720).default(24),
+  /** Changes one partner may make to its own callback endpoints in an hour through the partner API. Default 30. */
+  DELIVERY_LOG_ENDPOINT_CHANGES_PER_HOUR: positiveInt.max(10_000).default(30),
+  /**
+   * After a partner rotates its signing secret: how long the old Standard Webhooks secret keeps
+   * signing beside the new one, or how long a new HMAC_SHA256 secret waits before it signs, in hours. Default 24.
+   */
+  DELIVERY_LOG_SIGNING_SECRET_OVERLAP_HOURS: z.coerce.number().min(0).max(720).default(24),
   /** Consumer group of the projection's replicas. Default hookstream-delivery-log. */
   DELIVERY_LOG_GROUP: z.string().min(1).default('hookstream-delivery-log'),
 });

@@ -3,6 +3,8 @@ import { ConsumerLagMonitor, TopicNames, defaultSchemasDir, consumerLagGauges, g
 import { SecretBox } from '@hookstream/runtime';
 import { createServiceRuntime, runService } from '@hookstream/service';
 import { apiRouter } from './entry/http/api-router';
+import { callbackUrlGuard } from './adapters/http/callback-url-guard';
+import { selfServicePlaces } from './adapters/store/self-service-limits';
 import { IssuedCredentials } from './adapters/store/issued-credentials';
 import { PortalTokens } from './adapters/signing/portal-tokens';
 import { ConsoleSessions } from './adapters/signing/console-sessions';
@@ -135,6 +137,10 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
     changes,
     audit,
     keyRotationOverlapHours: config.DELIVERY_LOG_KEY_ROTATION_OVERLAP_HOURS,
+    places: selfServicePlaces(store.db),
+    urlGuard: callbackUrlGuard(config.SSRF_ALLOW),
+    endpointChangesPerHour: config.DELIVERY_LOG_ENDPOINT_CHANGES_PER_HOUR,
+    signingSecretOverlapHours: config.DELIVERY_LOG_SIGNING_SECRET_OVERLAP_HOURS,
     deadLetters,
     logger,
     draining: () => runtime.shutdown.draining,

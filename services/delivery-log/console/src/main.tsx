@@ -18,6 +18,7 @@ import { DeliveriesPage } from './pages/deliveries';
 import { FailingEndpointsPage } from './pages/failing-endpoints';
 import { RecoverPage } from './pages/recover';
 import { DeliveryPage } from './pages/delivery';
+import { EndpointsPage } from './pages/endpoints';
 import { GlossaryPage } from './pages/glossary';
 import { HealthPage } from './pages/health';
 import { KeysPage } from './pages/keys';
@@ -25,6 +26,7 @@ import { PartnerFormPage } from './pages/partner-form';
 import { PartnerPage, PartnersPage } from './pages/partners';
 import { RefusedWebhookPage } from './pages/refused-webhook';
 import { SignInPage } from './pages/sign-in';
+import { SigningSecretPage } from './pages/signing-secret';
 import { WebhookPage, WebhooksPage } from './pages/webhooks';
 
 const SESSION_ENDED = 'Your session ended; sign in again.';
@@ -131,6 +133,10 @@ function View({ session, route }: { session: Session; route: Route }) {
       return operator ? <FailingEndpointsPage /> : <NotHere />;
     case 'keys':
       return session.kind === 'partner' ? <KeysPage /> : <NotHere />;
+    case 'endpoints':
+      return session.kind === 'partner' ? <EndpointsPage session={session} /> : <NotHere />;
+    case 'signing-secret':
+      return session.kind === 'partner' ? <SigningSecretPage session={session} /> : <NotHere />;
     case 'dead-letters':
       return operator ? <DeadLettersPage session={session} route={route} /> : <NotHere />;
     case 'audit':

@@ -9,6 +9,8 @@ export function Header({ session, onSignedOut }: { session: Session; onSignedOut
     ['health', 'Endpoint health'],
     ...(session.kind === 'partner'
       ? ([
+          ['endpoints', 'Endpoints'],
+          ['signing-secret', 'Signing secret'],
           ['recover', 'Recover'],
           ['keys', 'API key'],
         ] as Array<[string, string]>)

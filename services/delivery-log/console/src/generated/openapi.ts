@@ -155,26 +155,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/portal/v1/endpoints": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The partner’s endpoints’ health
-         * @description Per callback endpoint, the share of requests the partner answered with 200 and the 95th percentile of their latency, over the last hour and the last day; and the partner’s circuit as the sender last recorded it.
-         */
-        get: operations["getEndpointsHealth"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/portal/v1/api-keys/rotate": {
         parameters: {
             query?: never;
@@ -189,6 +169,111 @@ export interface paths {
          * @description Issues a new x-api-key, shown only in this answer; every other key of the partner keeps working until the expires_at given for it (the overlap, 24 hours unless the insurer configured another), so the partner can switch without a gap. Audited. Only with the current API key (x-api-key, or a console session opened with it): a portal token cannot mint a key.
          */
         post: operations["rotateApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/portal/v1/endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The partner’s endpoints: their configuration and health
+         * @description Per callback endpoint, its configuration now (URL, timeout, statuses, disabled…), the share of requests the partner answered with 200 and the 95th percentile of their latency, over the last hour and the last day; and the partner’s circuit as the sender last recorded it. An endpoint since removed keeps its health, with url and configuration null.
+         */
+        get: operations["getEndpointsHealth"];
+        put?: never;
+        /**
+         * Add a callback endpoint
+         * @description Validated as at onboarding (at most 10 endpoints, an http(s) URL of at most 2000 characters, a timeout of 100-120000 ms, known statuses) and by the SSRF guard; each refusal a 400 naming the field (fields[].field: url, timeout_ms, statuses[0]…). Audited with the partner as the actor (the fields set, the URL without its query, never a secret). At most DELIVERY_LOG_ENDPOINT_CHANGES_PER_HOUR (default 30) endpoint changes an hour (429 with Retry-After).
+         */
+        post: operations["addEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/portal/v1/endpoints/{endpointId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a callback endpoint
+         * @description Callbacks already queued for it are dead-lettered (UNKNOWN_ENDPOINT) when their turn comes. The last endpoint cannot be deleted (409): disable it instead. Audited with the partner as the actor (the fields set, the URL without its query, never a secret). At most DELIVERY_LOG_ENDPOINT_CHANGES_PER_HOUR (default 30) endpoint changes an hour (429 with Retry-After).
+         */
+        delete: operations["deleteEndpoint"];
+        options?: never;
+        head?: never;
+        /**
+         * Edit a callback endpoint (URL, timeout, statuses, disabled)
+         * @description Sets the fields given, validated as POST does. A disabled endpoint receives no new callback; those already queued for it are still sent and retried. Audited with the partner as the actor (the fields set, the URL without its query, never a secret). At most DELIVERY_LOG_ENDPOINT_CHANGES_PER_HOUR (default 30) endpoint changes an hour (429 with Retry-After).
+         */
+        patch: operations["updateEndpoint"];
+        trace?: never;
+    };
+    "/api/portal/v1/signing-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How callbacks are signed, and any rotation under way */
+        get: operations["getSigningSecret"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/portal/v1/signing-secret/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the signing secret, with an overlap
+         * @description STANDARD_WEBHOOKS: the new secret signs at once and, until previous_secret_until (24 hours unless the insurer configured another), webhook-signature also carries a signature with the previous one. HMAC_SHA256 (one X-Signature): the current secret keeps signing until next_secret_from, then the new one (sooner with /signing-secret/activate); accept either meanwhile. The new secret is shown only in this answer. Other methods: 409 saying why. API key only; at most 5 rotations a day (429). Audited without the secret.
+         */
+        post: operations["rotateSigningSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/portal/v1/signing-secret/activate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * HMAC_SHA256: sign with the rotated secret from now on
+         * @description Brings the switch forward once the partner’s verifier accepts the new secret. Audited.
+         */
+        post: operations["activateSigningSecret"];
         delete?: never;
         options?: never;
         head?: never;
@@ -370,6 +455,26 @@ export interface paths {
         put?: never;
         /** Accept the partner again */
         post: operations["adminEnablePartner"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/v1/partners/{partnerId}/self-service": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Turn the partner’s self-service off, or on again
+         * @description While off, the partner’s own changes through the partner API (its callback endpoints, its signing secret) answer 403 saying the insurer turned self-service off; reads still answer. Audited (partner.self-service-off / -on).
+         */
+        post: operations["adminSetSelfService"];
         delete?: never;
         options?: never;
         head?: never;
@@ -624,6 +729,39 @@ export interface components {
             /** @description Why, for the audit (default: rotated from the partner API) */
             reason?: string;
         };
+        EndpointCreateRequest: {
+            /** @description Absolute http(s) URL, at most 2000 characters, without credentials; refused when its host is or resolves to a private, loopback, link-local or metadata address the deployment does not allow (the SSRF guard) */
+            url: string;
+            /** @description Total timeout of one attempt, 100-120000 ms (default 10000) */
+            timeout_ms?: number;
+            /** @description Policy statuses this endpoint receives (POLICY_ISSUING, POLICY_ACTIVE, POLICY_CANCELLED); empty or absent: all */
+            statuses?: string[];
+            /** @description A disabled endpoint receives no new callback; those already queued are still sent */
+            disabled?: boolean;
+            /** @description Why, for the audit (default: changed from the partner API) */
+            reason?: string;
+        };
+        /** @description The fields given are set; the others are kept */
+        EndpointUpdateRequest: {
+            /** @description Absolute http(s) URL, at most 2000 characters, without credentials; refused when its host is or resolves to a private, loopback, link-local or metadata address the deployment does not allow (the SSRF guard) */
+            url?: string;
+            /** @description Total timeout of one attempt, 100-120000 ms (default 10000) */
+            timeout_ms?: number;
+            /** @description Policy statuses this endpoint receives (POLICY_ISSUING, POLICY_ACTIVE, POLICY_CANCELLED); empty or absent: all */
+            statuses?: string[];
+            /** @description A disabled endpoint receives no new callback; those already queued are still sent */
+            disabled?: boolean;
+            /** @description Why, for the audit (default: changed from the partner API) */
+            reason?: string;
+        };
+        EndpointDeleteRequest: {
+            /** @description Why, for the audit (default: changed from the partner API) */
+            reason?: string;
+        };
+        SigningSecretRequest: {
+            /** @description Why, for the audit (default: changed from the partner API) */
+            reason?: string;
+        };
         PartnerCreateRequest: {
             /** @description Why, for the audit trail */
             reason: string;
@@ -632,6 +770,8 @@ export interface components {
                 name: string;
                 /** @enum {string} */
                 status?: "ACTIVE" | "DISABLED";
+                /** @default true */
+                self_service?: boolean;
                 callback_endpoints?: {
                     endpoint_id?: string;
                     url: string;
@@ -643,6 +783,8 @@ export interface components {
                     product_codes?: string[];
                     /** @enum {string} */
                     ordering?: "LATEST_WINS" | "NONE";
+                    /** @default false */
+                    disabled?: boolean;
                 }[];
                 outbound_auth?: {
                     /** @constant */
@@ -755,6 +897,8 @@ export interface components {
                 name?: string;
                 /** @enum {string} */
                 status?: "ACTIVE" | "DISABLED";
+                /** @default true */
+                self_service?: boolean;
                 callback_endpoints?: {
                     endpoint_id?: string;
                     url: string;
@@ -766,6 +910,8 @@ export interface components {
                     product_codes?: string[];
                     /** @enum {string} */
                     ordering?: "LATEST_WINS" | "NONE";
+                    /** @default false */
+                    disabled?: boolean;
                 }[];
                 outbound_auth?: {
                     /** @constant */
@@ -874,6 +1020,12 @@ export interface components {
         ReasonRequest: {
             /** @description Why, for the audit trail */
             reason: string;
+        };
+        SelfServiceRequest: {
+            /** @description Why, for the audit trail */
+            reason: string;
+            /** @description false: the partner’s own changes of its endpoints and signing secret (partner API) answer 403; true: allowed again */
+            enabled: boolean;
         };
         RotateKeyRequest: {
             /** @description Why, for the audit trail */
@@ -1322,45 +1474,6 @@ export interface components {
             /** @description Whether body holds only the first 16384 bytes */
             body_truncated: boolean;
         };
-        EndpointsHealthAnswer: {
-            data: components["schemas"]["EndpointsHealth"];
-        };
-        EndpointsHealth: {
-            /**
-             * @description open: the sender’s latest record for the partner is an attempt skipped because its circuit was open (no requests for a while, then one probe), or a dead-lettering because it stayed open; closed: it is a send, or a dead-lettering after failed sends; unknown: nothing in the last day
-             * @enum {string}
-             */
-            circuit_state: "open" | "closed" | "unknown";
-            circuit_as_of: string | null;
-            endpoints: {
-                endpoint_id: string;
-                /** @description null for an endpoint since removed */
-                url: string | null;
-                last_hour: components["schemas"]["WindowHealth"];
-                last_day: components["schemas"]["WindowHealth"];
-                /** @description The last day hour by hour, oldest first; hours without sends are left out */
-                hourly: {
-                    /**
-                     * Format: date-time
-                     * @description RFC 3339 date-time
-                     * @example 2026-11-25T10:00:00Z
-                     */
-                    hour: string;
-                    sends: number;
-                    delivered: number;
-                    p95_latency_ms: number | null;
-                }[];
-            }[];
-        };
-        WindowHealth: {
-            /** @description HTTP requests made (circuit-open skips are not sends) */
-            sends: number;
-            /** @description Of them, answered 200 */
-            delivered: number;
-            /** @description delivered / sends; null without sends */
-            success_rate: number | null;
-            p95_latency_ms: number | null;
-        };
         RotatedKeyAnswer: {
             data: components["schemas"]["RotatedKey"];
         };
@@ -1380,6 +1493,104 @@ export interface components {
                 expires_at: string;
             }[];
         };
+        EndpointsHealthAnswer: {
+            data: components["schemas"]["EndpointsHealth"];
+        };
+        EndpointsHealth: {
+            /**
+             * @description open: the sender’s latest record for the partner is an attempt skipped because its circuit was open (no requests for a while, then one probe), or a dead-lettering because it stayed open; closed: it is a send, or a dead-lettering after failed sends; unknown: nothing in the last day
+             * @enum {string}
+             */
+            circuit_state: "open" | "closed" | "unknown";
+            circuit_as_of: string | null;
+            /** @description The partner API: whether the partner may change its endpoints itself (false: the insurer turned it off) */
+            self_service?: boolean;
+            endpoints: {
+                endpoint_id: string;
+                /** @description null for an endpoint since removed */
+                url: string | null;
+                /** @description The partner API: how the endpoint is configured now; null for an endpoint since removed */
+                configuration?: components["schemas"]["EndpointConfiguration"] | null;
+                last_hour: components["schemas"]["WindowHealth"];
+                last_day: components["schemas"]["WindowHealth"];
+                /** @description The last day hour by hour, oldest first; hours without sends are left out */
+                hourly: {
+                    /**
+                     * Format: date-time
+                     * @description RFC 3339 date-time
+                     * @example 2026-11-25T10:00:00Z
+                     */
+                    hour: string;
+                    sends: number;
+                    delivered: number;
+                    p95_latency_ms: number | null;
+                }[];
+            }[];
+        };
+        EndpointConfiguration: {
+            timeout_ms: number;
+            /** @description Empty: every status */
+            statuses: string[];
+            /** @description Agreed with the insurer; empty: every product */
+            product_codes: string[];
+            /** @enum {string} */
+            ordering: "LATEST_WINS" | "NONE";
+            /** @description A disabled endpoint receives no new callback; those already queued are still sent */
+            disabled: boolean;
+        };
+        WindowHealth: {
+            /** @description HTTP requests made (circuit-open skips are not sends) */
+            sends: number;
+            /** @description Of them, answered 200 */
+            delivered: number;
+            /** @description delivered / sends; null without sends */
+            success_rate: number | null;
+            p95_latency_ms: number | null;
+        };
+        OwnEndpointAnswer: {
+            data: components["schemas"]["OwnEndpoint"];
+        };
+        OwnEndpoint: {
+            endpoint_id: string;
+            url: string;
+            configuration: components["schemas"]["EndpointConfiguration"];
+        };
+        SigningSecretStatus: {
+            data: {
+                /** @description How callbacks are authenticated (outbound_auth.method); null: not at all */
+                method: string | null;
+                /** @description Whether the partner rotates this secret itself (STANDARD_WEBHOOKS, HMAC_SHA256) */
+                rotatable: boolean;
+                /** @description STANDARD_WEBHOOKS: until when callbacks also carry a signature with the previous secret; null: no overlap under way */
+                previous_secret_until?: string | null;
+                /** @description HMAC_SHA256: when the new secret starts signing instead of the current one; null: no switch pending */
+                next_secret_from?: string | null;
+                /** @description false: the insurer turned the partner’s self-service off */
+                self_service: boolean;
+            };
+        };
+        RotatedSigningSecretAnswer: {
+            data: {
+                /** @enum {string} */
+                method: "STANDARD_WEBHOOKS" | "HMAC_SHA256";
+                /** @description STANDARD_WEBHOOKS: until when callbacks also carry a signature with the previous secret; null: no overlap under way */
+                previous_secret_until?: string | null;
+                /** @description HMAC_SHA256: when the new secret starts signing instead of the current one; null: no switch pending */
+                next_secret_from?: string | null;
+                /** @description The new signing secret, shown only now (whsec_… for Standard Webhooks) */
+                secret: string;
+            };
+        };
+        SigningSecretStateAnswer: {
+            data: {
+                /** @enum {string} */
+                method: "STANDARD_WEBHOOKS" | "HMAC_SHA256";
+                /** @description STANDARD_WEBHOOKS: until when callbacks also carry a signature with the previous secret; null: no overlap under way */
+                previous_secret_until?: string | null;
+                /** @description HMAC_SHA256: when the new secret starts signing instead of the current one; null: no switch pending */
+                next_secret_from?: string | null;
+            };
+        };
         PartnerList: {
             data: components["schemas"]["Partner"][];
         };
@@ -1389,6 +1600,8 @@ export interface components {
             name: string;
             /** @enum {string} */
             status: "ACTIVE" | "DISABLED";
+            /** @description false: the partner’s own changes of its endpoints and signing secret (partner API) are refused */
+            self_service: boolean;
             revision: number;
             /**
              * Format: date-time
@@ -1404,6 +1617,8 @@ export interface components {
                 product_codes: string[];
                 /** @enum {string} */
                 ordering: "LATEST_WINS" | "NONE";
+                /** @description A disabled endpoint receives no new callback */
+                disabled: boolean;
             }[];
             /** @description The method and its fields, every secret masked as ******** */
             outbound_auth?: {
@@ -1644,6 +1859,11 @@ export interface components {
             kind: "partner" | "operator";
             partner_id?: string;
             partner_name?: string;
+            /**
+             * @description A partner’s session: opened with its API key, or with a portal link (which changes no key, endpoint or secret)
+             * @enum {string}
+             */
+            holds?: "api_key" | "portal_link";
             operator_id?: string;
             name?: string;
             /** @enum {string} */
@@ -2238,6 +2458,93 @@ export interface operations {
             };
         };
     };
+    rotateApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["KeyRotationRequest"];
+            };
+        };
+        responses: {
+            /** @description The new key */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RotatedKeyAnswer"];
+                };
+            };
+            /** @description The body is not JSON or a field is invalid; the message names each (error_code INVALID_PAYLOAD_VALIDATION_ERR) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No x-api-key or portal token, or one that is unknown, revoked or expired; a session or portal token of a partner since disabled is told so (error_code INVALID_API_KEY_ERR, PARTNER_DISABLED_ERR) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A portal token (or a console session opened with one); or a console write from another origin or without its x-csrf-token (error_code FORBIDDEN_ERR) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The partner would hold more working keys than allowed: the message says how many (error_code CONFLICT_ERR) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is too large (error_code INVALID_PAYLOAD_VALIDATION_ERR) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests from this partner (or, on a write, too many of its kind); retry after Retry-After (error_code TOO_MANY_REQUESTS_ERR) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Starting or unavailable; retry after Retry-After (error_code SERVICE_UNAVAILABLE_ERR) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     getEndpointsHealth: {
         parameters: {
             query?: never;
@@ -2294,26 +2601,26 @@ export interface operations {
             };
         };
     };
-    rotateApiKey: {
+    addEndpoint: {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
-                "application/json": components["schemas"]["KeyRotationRequest"];
+                "application/json": components["schemas"]["EndpointCreateRequest"];
             };
         };
         responses: {
-            /** @description The new key */
+            /** @description The endpoint added, with its id */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RotatedKeyAnswer"];
+                    "application/json": components["schemas"]["OwnEndpointAnswer"];
                 };
             };
             /** @description The body is not JSON or a field is invalid; the message names each (error_code INVALID_PAYLOAD_VALIDATION_ERR) */
@@ -2334,7 +2641,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A portal token (or a console session opened with one); or a console write from another origin or without its x-csrf-token (error_code FORBIDDEN_ERR) */
+            /** @description A portal token (or a console session opened with one): changes need the API key; or the insurer turned the partner’s self-service off; or a console write from another origin or without its x-csrf-token (error_code FORBIDDEN_ERR) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2343,7 +2650,422 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The partner would hold more working keys than allowed: the message says how many (error_code CONFLICT_ERR) */
+            /** @description The partner has the most endpoints allowed (error_code CONFLICT_ERR) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is too large (error_code INVALID_PAYLOAD_VALIDATION_ERR) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests from this partner (or, on a write, too many of its kind); retry after Retry-After (error_code TOO_MANY_REQUESTS_ERR) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Starting or unavailable; retry after Retry-After (error_code SERVICE_UNAVAILABLE_ERR) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EndpointDeleteRequest"];
+            };
+        };
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The body is not JSON or a field is invalid; the message names each (error_code INVALID_PAYLOAD_VALIDATION_ERR) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No x-api-key or portal token, or one that is unknown, revoked or expired; a session or portal token of a partner since disabled is told so (error_code INVALID_API_KEY_ERR, PARTNER_DISABLED_ERR) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A portal token (or a console session opened with one): changes need the API key; or the insurer turned the partner’s self-service off; or a console write from another origin or without its x-csrf-token (error_code FORBIDDEN_ERR) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such endpoint among the caller’s own (error_code NOT_FOUND_ERR) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description It is the partner’s last endpoint (error_code CONFLICT_ERR) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is too large (error_code INVALID_PAYLOAD_VALIDATION_ERR) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests from this partner (or, on a write, too many of its kind); retry after Retry-After (error_code TOO_MANY_REQUESTS_ERR) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Starting or unavailable; retry after Retry-After (error_code SERVICE_UNAVAILABLE_ERR) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    updateEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EndpointUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description The endpoint after the change */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnEndpointAnswer"];
+                };
+            };
+            /** @description The body is not JSON or a field is invalid; the message names each (error_code INVALID_PAYLOAD_VALIDATION_ERR) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No x-api-key or portal token, or one that is unknown, revoked or expired; a session or portal token of a partner since disabled is told so (error_code INVALID_API_KEY_ERR, PARTNER_DISABLED_ERR) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A portal token (or a console session opened with one): changes need the API key; or the insurer turned the partner’s self-service off; or a console write from another origin or without its x-csrf-token (error_code FORBIDDEN_ERR) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such endpoint among the caller’s own (error_code NOT_FOUND_ERR) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is too large (error_code INVALID_PAYLOAD_VALIDATION_ERR) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests from this partner (or, on a write, too many of its kind); retry after Retry-After (error_code TOO_MANY_REQUESTS_ERR) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Starting or unavailable; retry after Retry-After (error_code SERVICE_UNAVAILABLE_ERR) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getSigningSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The method and the overlap, never a secret */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SigningSecretStatus"];
+                };
+            };
+            /** @description A query parameter is unknown or invalid; the message names each (error_code INVALID_PAYLOAD_VALIDATION_ERR) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No x-api-key or portal token, or one that is unknown, revoked or expired; a session or portal token of a partner since disabled is told so (error_code INVALID_API_KEY_ERR, PARTNER_DISABLED_ERR) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests from this partner (or, on a write, too many of its kind); retry after Retry-After (error_code TOO_MANY_REQUESTS_ERR) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Starting or unavailable; retry after Retry-After (error_code SERVICE_UNAVAILABLE_ERR) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    rotateSigningSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["SigningSecretRequest"];
+            };
+        };
+        responses: {
+            /** @description The new secret (shown once) and the overlap */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RotatedSigningSecretAnswer"];
+                };
+            };
+            /** @description The body is not JSON or a field is invalid; the message names each (error_code INVALID_PAYLOAD_VALIDATION_ERR) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No x-api-key or portal token, or one that is unknown, revoked or expired; a session or portal token of a partner since disabled is told so (error_code INVALID_API_KEY_ERR, PARTNER_DISABLED_ERR) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A portal token (or a console session opened with one): changes need the API key; or the insurer turned the partner’s self-service off; or a console write from another origin or without its x-csrf-token (error_code FORBIDDEN_ERR) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Callbacks to the partner are authenticated by a method without a secret it rotates here (error_code CONFLICT_ERR) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is too large (error_code INVALID_PAYLOAD_VALIDATION_ERR) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests from this partner (or, on a write, too many of its kind); retry after Retry-After (error_code TOO_MANY_REQUESTS_ERR) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Starting or unavailable; retry after Retry-After (error_code SERVICE_UNAVAILABLE_ERR) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    activateSigningSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["SigningSecretRequest"];
+            };
+        };
+        responses: {
+            /** @description No switch pending any more */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SigningSecretStateAnswer"];
+                };
+            };
+            /** @description The body is not JSON or a field is invalid; the message names each (error_code INVALID_PAYLOAD_VALIDATION_ERR) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No x-api-key or portal token, or one that is unknown, revoked or expired; a session or portal token of a partner since disabled is told so (error_code INVALID_API_KEY_ERR, PARTNER_DISABLED_ERR) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A portal token (or a console session opened with one): changes need the API key; or the insurer turned the partner’s self-service off; or a console write from another origin or without its x-csrf-token (error_code FORBIDDEN_ERR) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No rotated secret is waiting, or the method has nothing to activate (error_code CONFLICT_ERR) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3057,6 +3779,86 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ReasonRequest"];
+            };
+        };
+        responses: {
+            /** @description The partner after the change */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerAnswer"];
+                };
+            };
+            /** @description The body is not JSON or a field is invalid; the message names each (error_code INVALID_PAYLOAD_VALIDATION_ERR) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No operator token, or one that is unknown or revoked (error_code INVALID_API_KEY_ERR) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A viewer’s token: reading only (error_code FORBIDDEN_ERR) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No partner with that id (error_code NOT_FOUND_ERR) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is too large (error_code INVALID_PAYLOAD_VALIDATION_ERR) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Starting or unavailable; retry after Retry-After (error_code SERVICE_UNAVAILABLE_ERR) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    adminSetSelfService: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                partnerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SelfServiceRequest"];
             };
         };
         responses: {

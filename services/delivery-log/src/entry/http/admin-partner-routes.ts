@@ -9,7 +9,7 @@ import express, { Router, type Request } from 'express';
 import { notFound } from './refusals';
 import { issuePortalLink, revokePortalLink } from '../../domain/portal-links';
 import { setPartnerStatus } from '../../domain/set-partner-status';
-import { PartnerCreateBody, PartnerUpdateBody, PortalTokenBody, ReasonBody, RotateKeyBody } from './schemas/admin-schemas';
+import { PartnerCreateBody, PartnerUpdateBody, PortalTokenBody, ReasonBody, RotateKeyBody, SelfServiceBody } from './schemas/admin-schemas';
 import { operatorActor, operatorOf } from './auth/operator-auth';
 import type { IssuedCredentials } from '../../adapters/store/issued-credentials';
 import type { PortalTokens } from '../../adapters/signing/portal-tokens';
@@ -73,6 +73,13 @@ export function adminPartnerRoutes({ partners, changes, portalTokens, issuedCred
       res.json({ data: describePartner(partner) });
     });
   }
+
+  // The partner's own changes of its endpoints and signing secret (the partner API), on or off.
+  router.post('/partners/:partnerId/self-service', body, async (req, res) => {
+    const partnerId = partnerIdOf(req);
+    const input = parseInput(SelfServiceBody, req.body, 'body');
+    res.json({ data: describePartner(await changes.setSelfService(partnerId, input.enabled, actorOf(req), input.reason)) });
+  });
 
   router.post('/partners/:partnerId/api-keys/rotate', body, async (req, res) => {
     const partnerId = partnerIdOf(req);

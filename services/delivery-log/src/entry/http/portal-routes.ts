@@ -1,7 +1,9 @@
 /*
  * The partner API (/api/portal/v1): a partner's own deliveries, each with every attempt, a resend
- * of a dead-lettered one, the recovery of those dead-lettered since a time, its own inbound webhooks with their documents and those refused, its
- * endpoints' health, and the rotation of its own API key (with the key, not with a portal link). The
+ * of a dead-lettered one, the recovery of those dead-lettered since a time, its own inbound webhooks
+ * with their documents and those refused, its endpoints (their health; changed by the partner itself)
+ * and signing secret (portal-self-service-routes.ts), and the rotation of its own API key (with the
+ * key, not with a portal link). The
  * caller's partner id (partner-auth.ts) scopes every query, so another partner's id answers 404
  * exactly as an unknown one does; the reads also run in the caller's partner scope
  * (adapters/store/partner-scope.ts: row security), a second guard should a query forget its filter.
@@ -10,21 +12,20 @@ import type { PartnerChanges } from '@hookstream/partners';
 import express, { Router, type Request } from 'express';
 import type { DeliveryLogDb } from '../../adapters/store/tables';
 import { inPartnerScope } from '../../adapters/store/partner-scope';
-import { ownEndpointHealth } from '../../domain/endpoint-health';
 import { refuseUnlessKeyHolder, rotateOwnKey } from '../../domain/rotate-own-key';
 import { newKeyAnswer } from './admin-partner-routes';
 import { notFound } from './refusals';
 import { logRoutes } from './log-routes';
 import { partnerCallerOf } from './auth/partner-auth';
 import { idParam, parseInput } from './request-input';
-import { KeyRotationBody, NoQuery, ResendBody } from './schemas/schemas';
+import { KeyRotationBody, ResendBody } from './schemas/schemas';
 import type { DeliveryResender } from '../../domain/resend-delivery';
 import type { DeadLetterRecovery } from '../../domain/recover-dead-letters';
 import { RecoverBody } from './schemas/operator-view-schemas';
 import type { ReplayLanes } from '../../adapters/kafka/replay-lanes';
-import { endpointHealthStore } from '../../adapters/store/endpoint-health-store';
+import { selfServiceRoutes, type SelfServiceDeps } from './portal-self-service-routes';
 
-export interface PortalDeps {
+export interface PortalDeps extends SelfServiceDeps {
   db: DeliveryLogDb;
   resender: DeliveryResender;
   /** A partner's resend of its dead letters since a time (recover-dead-letters.ts). */
@@ -35,7 +36,8 @@ export interface PortalDeps {
   keyRotationOverlapHours: number;
 }
 
-export function portalRoutes({ db, resender, recovery, changes, keyRotationOverlapHours }: PortalDeps): Router {
+export function portalRoutes(deps: PortalDeps): Router {
+  const { db, resender, recovery, changes, keyRotationOverlapHours } = deps;
   const router = Router();
   const partnerOf = (req: Request) => partnerCallerOf(req.res!.locals).partnerId;
   // Deliveries, webhooks and refused webhooks, the caller's own.
@@ -61,10 +63,8 @@ export function portalRoutes({ db, resender, recovery, changes, keyRotationOverl
     res.json({ data: recovered });
   });
 
-  router.get('/endpoints', async (req, res) => {
-    parseInput(NoQuery, req.query, 'query');
-    res.json({ data: await read(req, (scoped) => ownEndpointHealth(endpointHealthStore(scoped), partnerOf(req))) });
-  });
+  // Its endpoints (with their health) and signing secret.
+  router.use(selfServiceRoutes(deps));
 
   router.post('/api-keys/rotate', express.json({ limit: '16kb', type: () => true }), async (req, res) => {
     refuseUnlessKeyHolder(partnerCallerOf(res.locals).holds);

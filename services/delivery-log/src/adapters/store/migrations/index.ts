@@ -17,6 +17,7 @@ import { deadLettersTime } from './0007-dead-letters-time';
 import { issuedCredentials } from './0008-issued-credentials';
 import { topicGenerations } from './0009-topic-generations';
 import { partnerRowSecurity } from './0010-partner-row-security';
+import { selfServiceChanges } from './0012-self-service-changes';
 import { searchAndHealth } from './0013-search-and-health';
 import { refusedRequests } from './0014-refused-requests';
 
@@ -32,6 +33,7 @@ export const migrations: Record<string, Migration> = {
   '0008-issued-credentials': issuedCredentials,
   '0009-topic-generations': topicGenerations,
   '0010-partner-row-security': partnerRowSecurity,
+  '0012-self-service-changes': selfServiceChanges,
   '0013-search-and-health': searchAndHealth,
   '0014-refused-requests': refusedRequests,
 };

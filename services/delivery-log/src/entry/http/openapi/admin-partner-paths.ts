@@ -14,6 +14,7 @@ import {
   PortalToken,
   PortalTokenBody,
   ReasonBody,
+  SelfServiceBody,
   RotateKeyBody,
 } from '../schemas/admin-schemas';
 import { badQuery, json, refusal } from './openapi-parts';
@@ -76,6 +77,17 @@ export const adminPartnerPaths: ZodOpenApiPathsObject = {
       },
     ]),
   ),
+  [`${ADMIN_BASE}/partners/{partnerId}/self-service`]: {
+    post: operation('Turn the partner’s self-service off, or on again', {
+      operationId: 'adminSetSelfService',
+      description:
+        'While off, the partner’s own changes through the partner API (its callback endpoints, its signing secret) answer 403 ' +
+        'saying the insurer turned self-service off; reads still answer. Audited (partner.self-service-off / -on).',
+      requestParams: partnerPath,
+      requestBody: { required: true, ...json(SelfServiceBody) },
+      responses: { '200': partnerAnswer('The partner after the change'), ...writeRefusals, ...notFound('partner') },
+    }),
+  },
   [`${ADMIN_BASE}/partners/{partnerId}/endpoints`]: {
     get: operation('A partner’s endpoints’ health (as the partner API shows it)', {
       operationId: 'adminGetEndpointsHealth',

@@ -6,18 +6,7 @@ import { z } from 'zod';
 import type { ZodOpenApiOperationObject, ZodOpenApiPathsObject } from 'zod-openapi';
 import { badBody, badQuery, json, refusal, unavailable } from './openapi-parts';
 import { PORTAL_BASE } from '../paths';
-import {
-  NoQuery,
-  DeliveryAnswer,
-  DeliveryListQuery,
-  DeliveryPage,
-  EndpointsHealthAnswer,
-  KeyRotationBody,
-  ResendBody,
-  Resent,
-  RotatedKey,
-  one,
-} from '../schemas/schemas';
+import { DeliveryAnswer, DeliveryListQuery, DeliveryPage, KeyRotationBody, ResendBody, Resent, RotatedKey, one } from '../schemas/schemas';
 import {
   RejectedWebhookAnswer,
   RejectedWebhookListQuery,
@@ -29,7 +18,7 @@ import {
 import { RecoverBody, RecoveryAnswer } from '../schemas/operator-view-schemas';
 import { MAX_RECOVERED_PER_REQUEST } from '../../../domain/recover-dead-letters';
 
-const partnerRefusals = {
+export const partnerRefusals = {
   '401': refusal(
     'No x-api-key or portal token, or one that is unknown, revoked or expired; a session or portal token of a partner since disabled is told so',
     [ErrorCodes.INVALID_API_KEY, ErrorCodes.PARTNER_DISABLED],
@@ -41,12 +30,12 @@ const partnerRefusals = {
 };
 const listRefusals = { ...partnerRefusals, ...badQuery };
 /** A write made with the console's session cookie without its x-csrf-token. */
-const csrfRefusal = {
+export const csrfRefusal = {
   '403': refusal('Signed in by the console’s cookie, from another origin or without its x-csrf-token', [ErrorCodes.FORBIDDEN]),
 };
-const oneRefusals = { ...partnerRefusals, '404': refusal('No such id among the caller’s own', [ErrorCodes.NOT_FOUND]) };
+export const oneRefusals = { ...partnerRefusals, '404': refusal('No such id among the caller’s own', [ErrorCodes.NOT_FOUND]) };
 
-const operation = (summary: string, operation: Omit<ZodOpenApiOperationObject, 'summary'>): ZodOpenApiOperationObject => ({
+export const operation = (summary: string, operation: Omit<ZodOpenApiOperationObject, 'summary'>): ZodOpenApiOperationObject => ({
   summary,
   tags: ['partner'],
   security: [{ partnerApiKey: [] }, { portalToken: [] }],
@@ -150,20 +139,6 @@ export const portalPaths: ZodOpenApiPathsObject = {
         'and its body (the first 16 KiB). Another partner’s rejection_id answers 404 as an unknown one does.',
       requestParams: { path: z.object({ rejectionId: z.string() }) },
       responses: { '200': { description: 'The refused webhook', ...json(RejectedWebhookAnswer) }, ...oneRefusals },
-    }),
-  },
-  [`${PORTAL_BASE}/endpoints`]: {
-    get: operation('The partner’s endpoints’ health', {
-      operationId: 'getEndpointsHealth',
-      requestParams: { query: NoQuery },
-      description:
-        'Per callback endpoint, the share of requests the partner answered with 200 and the 95th percentile of their latency, over ' +
-        'the last hour and the last day; and the partner’s circuit as the sender last recorded it.',
-      responses: {
-        '200': { description: 'Health of each endpoint', ...json(EndpointsHealthAnswer) },
-        ...partnerRefusals,
-        ...badQuery,
-      },
     }),
   },
   [`${PORTAL_BASE}/api-keys/rotate`]: {

@@ -75,6 +75,15 @@ export const PartnerUpdateDoc = updateEnvelope(partnerSpecSchema.partial()).meta
 
 export const ReasonBody = z.strictObject({ reason }).meta({ id: 'ReasonRequest' });
 
+export const SelfServiceBody = z
+  .strictObject({
+    reason,
+    enabled: z.boolean().meta({
+      description: 'false: the partner’s own changes of its endpoints and signing secret (partner API) answer 403; true: allowed again',
+    }),
+  })
+  .meta({ id: 'SelfServiceRequest' });
+
 export const RotateKeyBody = z
   .strictObject({
     reason,
@@ -116,6 +125,9 @@ export const PartnerView = z
     partner_id: z.string(),
     name: z.string(),
     status: z.enum(['ACTIVE', 'DISABLED']),
+    self_service: z
+      .boolean()
+      .meta({ description: 'false: the partner’s own changes of its endpoints and signing secret (partner API) are refused' }),
     revision: z.number().int(),
     updated_at: timestamp,
     callback_endpoints: z.array(
@@ -126,6 +138,7 @@ export const PartnerView = z
         statuses: z.array(z.string()),
         product_codes: z.array(z.string()),
         ordering: z.enum(['LATEST_WINS', 'NONE']),
+        disabled: z.boolean().meta({ description: 'A disabled endpoint receives no new callback' }),
       }),
     ),
     outbound_auth: z
