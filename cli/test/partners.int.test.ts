@@ -198,6 +198,13 @@ describe('hookstream partners', () => {
         expect(logs).not.toContain(secret);
       }
       for (const secret of [firstKey, OUTBOUND_KEY, OUTBOUND_SECRET]) expect(later).not.toContain(secret);
+
+      // The partner's self-service (its own endpoint and signing-secret changes), off and audited; "maybe" is no switch.
+      const off = await json('self-service', 'acme', 'off', '--reason', 'contract review');
+      expect(off).toMatchObject({ self_service: false, revision: 8 });
+      await waitFor(() => directory.get('acme')?.self_service === false, 'self-service off', 10_000);
+      expect((await readAll(auditTopic, 8))[7]).toMatchObject({ action: 'partner.self-service-off', reason: 'contract review' });
+      await expect(json('self-service', 'acme', 'maybe')).rejects.toThrow(/self-service is "on" or "off", not "maybe"/);
     } finally {
       await ingress.stop('SIGTERM');
     }

@@ -172,5 +172,21 @@ export function partnersCommand(): Command {
       });
   }
 
+  partners
+    .command('self-service')
+    .description("turn off (or on again) the partner's own changes of its endpoints and signing secret through the partner API")
+    .argument('<partnerId>')
+    .argument('<switch>', 'on | off')
+    .option('--reason <text>', REASON_HELP)
+    .option('--json', 'one JSON document, for scripts')
+    .action(async (partnerId: string, state: string, flags: ReasonFlag & { json?: boolean }) => {
+      if (state !== 'on' && state !== 'off') throw new InputRefused(`self-service is "on" or "off", not "${state}"`);
+      await withPartners(false, async ({ changes }) => {
+        const next = await changes.setSelfService(partnerId, state === 'on', cliActor(), reasonOf(flags));
+        if (flags.json) printJson(describePartner(next));
+        else printLine(`self-service of ${partnerId} is now ${state} (revision ${next.revision})`);
+      });
+    });
+
   return partners;
 }

@@ -4,6 +4,7 @@ export { AuditedWriter } from './admin/audited-writer';
 export { OperatorChanges } from './admin/operator-changes';
 export { PartnerChanges } from './admin/partner-changes';
 export { ApiKeyHasher } from './api-keys';
+export { addOwnEndpoint, deleteOwnEndpoint, editOwnEndpoint, type OwnEndpointInput } from './endpoint-changes';
 export { endpointWants } from './endpoint-subscription';
 export { isLive, PartnerChangeRefused } from './key-limits';
 export {
@@ -27,8 +28,9 @@ export { addApiKey, createPartner, describePartner, type PartnerAdminDeps, revok
 export { PartnerDirectory } from './partner-directory';
 export { bodyMappingFromSpec } from './partner-from-spec';
 export { PartnerSpecError } from './partner-spec-error';
-export { partnerSpecSchema } from './partner-spec-schema';
+export { ENDPOINT_LIMITS, partnerSpecSchema } from './partner-spec-schema';
 export { parsePartnerSpec } from './partner-spec';
 export { PartnerStore } from './partner-store';
+export { activateSigningSecret, rotateSigningSecret, signingSecretState, type SigningSecretState } from './signing-secret';
 export { policyBodyFieldPaths, SIMPLIFIED_POLICIES_FIELDS } from './policy-fields';
 export { publicOutboundAuth, type PublicOutboundAuth } from './public-auth';

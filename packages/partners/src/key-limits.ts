@@ -25,10 +25,10 @@ export const KEY_LIMITS = {
   partnerIssuesPerDay: 5,
 } as const;
 
-/** A change refused for what the partner is now (the CLI exits 2; the APIs answer 409, or 429 with Retry-After). */
+/** A change refused for what the partner is now (the CLI exits 2; the APIs answer 409, 403 when not the partner's to make, or 429 with Retry-After). */
 export class PartnerChangeRefused extends HookstreamError {
   constructor(
-    readonly kind: 'conflict' | 'rate_limited',
+    readonly kind: 'conflict' | 'rate_limited' | 'forbidden',
     message: string,
     /** When the change may be made again (rate_limited only). */
     readonly retryAfterSeconds?: number,

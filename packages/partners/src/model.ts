@@ -35,6 +35,8 @@ export interface CallbackEndpoint {
   /** Product codes wanted; empty = all. */
   product_codes: string[];
   ordering: CallbackOrdering;
+  /** No new callback is planned for a disabled endpoint (those already queued are still sent). Absent = false. */
+  disabled?: boolean;
 }
 
 export interface Md5Part {
@@ -52,6 +54,9 @@ export type OutboundAuth =
       key_header: string;
       timestamp_header: string;
       signature_header: string;
+      /** A rotated secret that signs instead of `secret` from next_secret_from on (signing-secret.ts). */
+      next_secret?: EncryptedSecret | null;
+      next_secret_from?: number | null;
     }
   | { method: 'MD5'; secret: EncryptedSecret; parts: Md5Part[]; placement: 'HEADER' | 'BODY_FIELD'; target: string }
   | { method: 'BEARER_STATIC'; token: EncryptedSecret }
@@ -74,7 +79,13 @@ export type OutboundAuth =
       cache_seconds: number | null;
     }
   | { method: 'BASIC'; username: string; password: EncryptedSecret }
-  | { method: 'STANDARD_WEBHOOKS'; secret: EncryptedSecret };
+  | {
+      method: 'STANDARD_WEBHOOKS';
+      secret: EncryptedSecret;
+      /** The secret before the last rotation, signing beside `secret` until previous_secret_until (signing-secret.ts). */
+      previous_secret?: EncryptedSecret | null;
+      previous_secret_until?: number | null;
+    };
 
 export type AuthMethod = OutboundAuth['method'];
 
@@ -108,6 +119,8 @@ export interface Partner {
   callback_endpoints: CallbackEndpoint[];
   outbound_auth: OutboundAuth | null;
   body_mapping: BodyMapping;
+  /** Whether the partner may change its endpoints and signing secret itself (partner API). Absent = true. */
+  self_service?: boolean;
 }
 
 /** Avro record names of the outbound auth union's branches (avsc wraps unions of records). */
@@ -169,10 +182,15 @@ export function secretFields(auth: OutboundAuth): Array<[string, EncryptedSecret
       return [
         ['api_key', auth.api_key],
         ['secret', auth.secret],
+        ...(auth.next_secret ? [['next_secret', auth.next_secret] as [string, EncryptedSecret]] : []),
       ];
     case 'MD5':
-    case 'STANDARD_WEBHOOKS':
       return [['secret', auth.secret]];
+    case 'STANDARD_WEBHOOKS':
+      return [
+        ['secret', auth.secret],
+        ...(auth.previous_secret ? [['previous_secret', auth.previous_secret] as [string, EncryptedSecret]] : []),
+      ];
     case 'BEARER_STATIC':
       return [['token', auth.token]];
     case 'BEARER_JWT':

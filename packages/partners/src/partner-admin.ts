@@ -63,6 +63,7 @@ export function createPartner(
     partner_id: partnerId,
     name: spec.name,
     status: spec.status,
+    self_service: spec.self_service,
     revision: 1,
     updated_at: (deps.now ?? Date.now)(),
     api_keys: [first.record],
@@ -79,7 +80,8 @@ export function partnerToSpec(partner: Partner): Record<string, unknown> {
     partner_id: partner.partner_id,
     name: partner.name,
     status: partner.status,
-    callback_endpoints: partner.callback_endpoints.map((e) => ({ ...e })),
+    self_service: partner.self_service ?? true,
+    callback_endpoints: partner.callback_endpoints.map((e) => ({ ...e, disabled: e.disabled ?? false })),
     ...(partner.outbound_auth ? { outbound_auth: authToSpec(partner.outbound_auth) } : {}),
     body: {
       shape: partner.body_mapping.shape,
@@ -93,6 +95,8 @@ export function partnerToSpec(partner: Partner): Record<string, unknown> {
     },
   };
 }
+
+const ROTATION_FIELDS = new Set(['next_secret', 'next_secret_from', 'previous_secret', 'previous_secret_until']);
 
 function authToSpec(auth: OutboundAuth): Record<string, unknown> {
   switch (auth.method) {
@@ -124,8 +128,9 @@ function authToSpec(auth: OutboundAuth): Record<string, unknown> {
       };
     }
     default: {
-      const masked: Record<string, unknown> = { ...auth };
-      for (const [field] of secretFields(auth)) masked[field] = MASK;
+      // A signing-secret rotation under way (signing-secret.ts) is the partner's, not part of the spec.
+      const masked: Record<string, unknown> = Object.fromEntries(Object.entries(auth).filter(([field]) => !ROTATION_FIELDS.has(field)));
+      for (const [field] of secretFields(auth)) if (!ROTATION_FIELDS.has(field)) masked[field] = MASK;
       return masked;
     }
   }
@@ -152,6 +157,7 @@ export function updatePartner(current: Partner, patch: Record<string, unknown>, 
     ...current,
     name: spec.name,
     status: spec.status,
+    self_service: spec.self_service,
     revision: current.revision + 1,
     updated_at: (deps.now ?? Date.now)(),
     callback_endpoints: endpointsFromSpec(spec),

@@ -17,6 +17,7 @@ export function endpointsFromSpec(spec: PartnerSpec): CallbackEndpoint[] {
     statuses: e.statuses,
     product_codes: e.product_codes,
     ordering: e.ordering,
+    disabled: e.disabled,
   }));
 }
 
@@ -52,6 +53,8 @@ export function outboundAuthFromSpec(spec: PartnerSpec, partnerId: string, box: 
         key_header: auth.key_header,
         timestamp_header: auth.timestamp_header,
         signature_header: auth.signature_header,
+        next_secret: null,
+        next_secret_from: null,
       };
     case 'MD5':
       return {
@@ -88,6 +91,6 @@ export function outboundAuthFromSpec(spec: PartnerSpec, partnerId: string, box: 
     case 'BASIC':
       return { method: 'BASIC', username: auth.username, password: seal('password', auth.password) };
     case 'STANDARD_WEBHOOKS':
-      return { method: 'STANDARD_WEBHOOKS', secret: seal('secret', auth.secret) };
+      return { method: 'STANDARD_WEBHOOKS', secret: seal('secret', auth.secret), previous_secret: null, previous_secret_until: null };
   }
 }

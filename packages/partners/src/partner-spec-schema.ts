@@ -9,14 +9,19 @@ import { httpUrl, slug, symbol } from './partner-spec-fields';
  * keys refused. What the shape alone cannot check, parsePartnerSpec checks after it.
  */
 
-const endpointSpec = z
+/** What one partner may have, whoever writes it (an operator's onboarding, the partner's own endpoint changes). */
+export const ENDPOINT_LIMITS = { perPartner: 10, urlLength: 2000, productCodes: 50 } as const;
+
+export const endpointSpec = z
   .object({
     endpoint_id: slug.optional(),
-    url: httpUrl,
+    url: httpUrl.max(ENDPOINT_LIMITS.urlLength, `must be at most ${ENDPOINT_LIMITS.urlLength} characters`),
     timeout_ms: z.number().int().min(100, 'must be at least 100 ms').max(120_000, 'must be at most 120000 ms').default(10_000),
     statuses: z.array(z.enum(POLICY_STATUSES)).default([]),
-    product_codes: z.array(z.string().trim().min(1)).default([]),
+    product_codes: z.array(z.string().trim().min(1).max(100)).max(ENDPOINT_LIMITS.productCodes).default([]),
     ordering: symbol(['LATEST_WINS', 'NONE'] as const).default('LATEST_WINS'),
+    /** No new callbacks while true (endpoint-subscription.ts). */
+    disabled: z.boolean().default(false),
   })
   .strict();
 
@@ -49,7 +54,12 @@ export const partnerSpecSchema = z
     partner_id: slug.optional(),
     name: z.string().trim().min(1, 'name is required').max(200),
     status: symbol(['ACTIVE', 'DISABLED'] as const).default('ACTIVE'),
-    callback_endpoints: z.array(endpointSpec).default([]),
+    /** Whether the partner may change its endpoints and signing secret itself (the partner API). */
+    self_service: z.boolean().default(true),
+    callback_endpoints: z
+      .array(endpointSpec)
+      .max(ENDPOINT_LIMITS.perPartner, `a partner has at most ${ENDPOINT_LIMITS.perPartner} callback endpoints`)
+      .default([]),
     outbound_auth: outboundAuthSpec.optional(),
     body: bodySpec.default({ shape: 'FULL', rules: [], absent_fields: 'OMIT' }),
   })

@@ -22,7 +22,7 @@ export { checkReadiness, createOpsApp, createOpsRoutes, type ReadinessCheck } fr
 export { PartnerLimiter } from './http/partner-limiter';
 export { type RunningHttpServer, startHttpServer } from './http/server';
 export { ssrfAllowSetting } from './http/ssrf-allow-setting';
-export { createSsrfGuardedAgent, isSsrfRefused, type SsrfPolicy } from './http/ssrf-guard';
+export { createSsrfGuardedAgent, isSsrfRefused, ssrfRefusalOf } from './http/ssrf-guard';
 export { GracefulShutdown } from './lifecycle';
 export { createLogger, type Logger, routeProcessWarnings } from './logging';
 export { Counter, createMetricsRegistry, Gauge, Histogram, LATENCY_BUCKETS_SECONDS, Registry, serviceReadyGauge } from './metrics';

@@ -7,6 +7,7 @@ import {
   portalTokenKeysSetting,
   secretsKeysSetting,
   serviceSchemaWithOpsPort,
+  ssrfAllowSetting,
 } from '@hookstream/runtime';
 
 const positiveInt = z.coerce.number().int('must be a whole number').positive('must be greater than 0');
@@ -18,6 +19,8 @@ export const configSchema = serviceSchemaWithOpsPort(8094, 9094).extend({
   ...portalTokenKeysSetting,
   // Onboarding through the operator API encrypts a partner's outbound secrets, as the CLI does.
   ...secretsKeysSetting,
+  // A callback URL a partner sets itself is judged by the SSRF guard, with the deployment's allow list (the sender's).
+  ...ssrfAllowSetting,
   /**
    * PostgreSQL to keep the log in (postgres://user:password@host:5432/db): required. `npm start`
    * gives it a database of its own (delivery_log) on the local stack's server.
@@ -44,6 +47,13 @@ export const configSchema = serviceSchemaWithOpsPort(8094, 9094).extend({
   ...callbackRetryDelaysSetting(RETRY_TIER_COUNT),
   /** Test events one partner may send in a minute through the partner API. Default 10. */
   DELIVERY_LOG_TEST_EVENTS_PER_MINUTE: positiveInt.max(1000).default(10),
+  /** Changes one partner may make to its own callback endpoints in an hour through the partner API. Default 30. */
+  DELIVERY_LOG_ENDPOINT_CHANGES_PER_HOUR: positiveInt.max(10_000).default(30),
+  /**
+   * After a partner rotates its signing secret: how long the old Standard Webhooks secret keeps
+   * signing beside the new one, or how long a new HMAC_SHA256 secret waits before it signs, in hours. Default 24.
+   */
+  DELIVERY_LOG_SIGNING_SECRET_OVERLAP_HOURS: z.coerce.number().min(0).max(720).default(24),
   /** Consumer group of the projection's replicas. Default hookstream-delivery-log. */
   DELIVERY_LOG_GROUP: z.string().min(1).default('hookstream-delivery-log'),
 });

@@ -3,11 +3,15 @@ import { ConsumerLagMonitor, TopicNames, defaultSchemasDir, consumerLagGauges, g
 import { SecretBox, sleep } from '@hookstream/runtime';
 import { createServiceRuntime, runService } from '@hookstream/service';
 import { apiRouter } from './entry/http/api-router';
+import { callbackUrlGuard } from './adapters/http/callback-url-guard';
+import { selfServicePlaces } from './adapters/store/self-service-limits';
 import { IssuedCredentials } from './adapters/store/issued-credentials';
 import { PortalTokens } from './adapters/signing/portal-tokens';
 import { ConsoleSessions } from './adapters/signing/console-sessions';
 import { DeliveryResender } from './domain/resend-delivery';
 import { resendStore } from './adapters/store/resend-store';
+import { recoveryStore } from './adapters/store/recovery-store';
+import { DeadLetterRecovery } from './domain/recover-dead-letters';
 import { DeadLetterSessions } from './adapters/kafka/dead-letter-sessions';
 import { ReplayLanes } from './adapters/kafka/replay-lanes';
 import { Pruner } from './adapters/store/pruner';
@@ -143,6 +147,11 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
     resender: new DeliveryResender(resendStore(store.db, config.DELIVERY_LOG_RESENDS_PER_HOUR), await deadLetters.of('callback'), lanes, {
       perHour: config.DELIVERY_LOG_RESENDS_PER_HOUR,
     }),
+    recovery: new DeadLetterRecovery(
+      recoveryStore(store.db, config.DELIVERY_LOG_RESENDS_PER_HOUR),
+      await deadLetters.of('callback'),
+      lanes,
+    ),
     lanes,
     retrier: new DeliveryRetrier(
       retryStore(store.db, config.DELIVERY_LOG_RESENDS_PER_HOUR),
@@ -154,6 +163,10 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
     changes,
     audit,
     keyRotationOverlapHours: config.DELIVERY_LOG_KEY_ROTATION_OVERLAP_HOURS,
+    places: selfServicePlaces(store.db),
+    urlGuard: callbackUrlGuard(config.SSRF_ALLOW),
+    endpointChangesPerHour: config.DELIVERY_LOG_ENDPOINT_CHANGES_PER_HOUR,
+    signingSecretOverlapHours: config.DELIVERY_LOG_SIGNING_SECRET_OVERLAP_HOURS,
     deadLetters,
     logger,
     draining: () => runtime.shutdown.draining,

@@ -232,10 +232,14 @@ test("another partner's key or token finds none of a partner's deliveries or web
     "partner A's refused webhook in the portal",
     30_000,
   );
+  // An endpoint of A's that B has none of by that id (both have a "main"); disabled, it changes none of A's callbacks.
+  const added = await stack.api.post('/api/portal/v1/endpoints', stack.asA(), { url: 'http://127.0.0.1:9/walked', disabled: true });
+  expect(added.status).toBe(201);
   const ids: Record<string, string> = {
     deliveryId: deliveries.data[0]!.delivery_id,
     webhookId: webhooks.data[0]!.webhook_id,
     rejectionId: rejected.rejection_id,
+    endpointId: (added.json as { data: { endpoint_id: string } }).data.endpoint_id,
   };
   const { token: tokenB } = await stack.portalToken(stack.partnerB);
   const operations = Object.entries(stack.api.openapi.paths)
@@ -257,17 +261,23 @@ test("another partner's key or token finds none of a partner's deliveries or web
     // reachable by it); called, it would send B a test event. Its 404 for an endpoint not the caller's:
     // test/retry/send-test-event.test.ts.
     'post /api/portal/v1/endpoints/{endpointId}/test': "sends a test event to the caller's own endpoint",
+    // The same for the caller's signing secret (services/delivery-log/test/self-service.int.test.ts).
+    'post /api/portal/v1/signing-secret/rotate': "rotates the caller's own signing secret",
+    'post /api/portal/v1/signing-secret/activate': "switches the caller's own signing secret",
   };
   expect(operations.map((o) => `${o.method} ${o.route}`)).toEqual(expect.arrayContaining(Object.keys(notWalked)));
-  for (const credentials of [stack.asB(), { authorization: `Bearer ${tokenB}` }]) {
+  for (const credentials of [stack.asB(), { authorization: `Bearer ${tokenB}` } as Record<string, string>]) {
+    const portalLink = 'authorization' in credentials;
     for (const { route, method } of operations.filter((o) => !(`${o.method} ${o.route}` in notWalked))) {
       const params = [...route.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
       const missing = params.filter((name) => ids[name] === undefined);
       // A new route with a parameter the walk has no id of A's for: give it one (or a reason in notWalked).
       if (missing.length > 0) throw new Error(`the walk has no id of partner A for {${missing.join('}, {')}} of ${method} ${route}`);
       const url = route.replace(/\{([^}]+)\}/g, (_, name: string) => ids[name]!);
-      const answer = method === 'post' ? await stack.api.post(url, credentials, {}) : await stack.api.get(url, credentials);
-      if (params.length > 0) expect([method, url, answer.status]).toEqual([method, url, 404]);
+      const answer = method === 'get' ? await stack.api.get(url, credentials) : await stack.api.send(method, url, credentials, {});
+      // A portal link may not change an endpoint at all: refused before any id is looked at, so it tells nothing either.
+      const refusedFirst = portalLink && (method === 'patch' || method === 'delete');
+      if (params.length > 0) expect([method, url, answer.status]).toEqual([method, url, refusedFirst ? 403 : 404]);
       else expect(JSON.stringify(answer.json)).not.toContain(stack.partnerA);
     }
   }

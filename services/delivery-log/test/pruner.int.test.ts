@@ -26,6 +26,7 @@ const NOTHING: Pruned = {
   webhookReplays: 0,
   auditRecords: 0,
   resendReservations: 0,
+  selfServiceChanges: 0,
   issuedCredentials: 0,
 };
 

@@ -117,6 +117,44 @@ export class PartnerChanges {
     return { ...rotated!, partner };
   }
 
+  /** An operator turns the partner's self-service (its own endpoint and signing-secret changes) on or off. */
+  async setSelfService(partnerId: string, enabled: boolean, actor: Actor, reason: string): Promise<Partner> {
+    return this.change(partnerId, actor, reason, (current, now) => {
+      const partner = required(current, partnerId);
+      return {
+        next: { ...partner, self_service: enabled, revision: partner.revision + 1, updated_at: now },
+        action: enabled ? 'partner.self-service-on' : 'partner.self-service-off',
+      };
+    });
+  }
+
+  /**
+   * A change the partner makes to itself through the partner API (its endpoints, its signing
+   * secret), decided by `decide` on the partner as it is: refused (403) while an operator has turned
+   * its self-service off. Returns the partner written and what `decide` answered beside it.
+   */
+  async selfService<T>(
+    partnerId: string,
+    actor: Actor,
+    reason: string,
+    decide: (current: Partner, deps: PartnerAdminDeps) => { next: Partner; action: string; detail: Record<string, unknown>; answer: T },
+  ): Promise<{ partner: Partner; answer: T }> {
+    let answer: T | undefined;
+    const partner = await this.change(partnerId, actor, reason, (current, now) => {
+      const partner = required(current, partnerId);
+      if (partner.self_service === false) {
+        throw new PartnerChangeRefused(
+          'forbidden',
+          'the insurer turned self-service off for this partner: ask an operator to change endpoints or the signing secret',
+        );
+      }
+      const decided = decide(partner, this.depsAt(now));
+      answer = decided.answer;
+      return decided;
+    });
+    return { partner, answer: answer! };
+  }
+
   async revokeKey(partnerId: string, keyId: string, actor: Actor, reason: string): Promise<Partner> {
     return this.change(partnerId, actor, reason, (current) => ({
       next: revokeApiKey(required(current, partnerId), keyId, {}),

@@ -236,3 +236,32 @@ function blockListOf(cidrs: readonly string[]): BlockList {
   }
   return list;
 }
+
+/**
+ * What the guard would say of a partner-supplied URL before anything connects to it (a partner
+ * setting its callback URL): the refusal of the first refused address its host is or resolves to,
+ * "unresolved" when its host has no address, or undefined when every address is allowed. Judged
+ * by the same ranges and allow list as each connection, which checks again at connect time (DNS may
+ * change in between).
+ */
+export async function ssrfRefusalOf(
+  url: string,
+  policy: SsrfPolicy,
+  lookup: ResolveAllAddresses = dns.lookup,
+): Promise<SsrfRefusedError | 'unresolved' | undefined> {
+  const host = new URL(url).hostname.replace(/^\[(.*)\]$/, '$1');
+  const allowList = allowListOf(policy);
+  if (isIP(host) !== 0) {
+    const range = refusedRangeIn(host, allowList);
+    return range === undefined ? undefined : new SsrfRefusedError(host, host, range);
+  }
+  const addresses = await new Promise<LookupAddress[]>((resolve) =>
+    lookup(host, { all: true }, (error, found) => resolve(error ? [] : found)),
+  );
+  if (addresses.length === 0) return 'unresolved';
+  for (const { address } of addresses) {
+    const range = refusedRangeIn(address, allowList);
+    if (range !== undefined) return new SsrfRefusedError(host, address, range);
+  }
+  return undefined;
+}

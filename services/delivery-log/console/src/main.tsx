@@ -15,7 +15,10 @@ import { useViewHeading } from './view-heading';
 import { AuditPage } from './pages/audit';
 import { DeadLettersPage } from './pages/dead-letters';
 import { DeliveriesPage } from './pages/deliveries';
+import { FailingEndpointsPage } from './pages/failing-endpoints';
+import { RecoverPage } from './pages/recover';
 import { DeliveryPage } from './pages/delivery';
+import { EndpointsPage } from './pages/endpoints';
 import { GlossaryPage } from './pages/glossary';
 import { HealthPage } from './pages/health';
 import { KeysPage } from './pages/keys';
@@ -23,6 +26,7 @@ import { PartnerFormPage } from './pages/partner-form';
 import { PartnerPage, PartnersPage } from './pages/partners';
 import { RefusedWebhookPage } from './pages/refused-webhook';
 import { SignInPage } from './pages/sign-in';
+import { SigningSecretPage } from './pages/signing-secret';
 import { TestEventPage } from './pages/test-event';
 import { WebhookPage, WebhooksPage } from './pages/webhooks';
 
@@ -124,8 +128,16 @@ function View({ session, route }: { session: Session; route: Route }) {
       return second ? <RefusedWebhookPage session={session} rejectionId={second} /> : <NotHere />;
     case 'health':
       return <HealthPage session={session} partnerId={route.params.get('partner_id')} />;
+    case 'recover':
+      return session.kind === 'partner' ? <RecoverPage /> : <NotHere />;
+    case 'failing-endpoints':
+      return operator ? <FailingEndpointsPage /> : <NotHere />;
     case 'keys':
       return session.kind === 'partner' ? <KeysPage /> : <NotHere />;
+    case 'endpoints':
+      return session.kind === 'partner' ? <EndpointsPage session={session} /> : <NotHere />;
+    case 'signing-secret':
+      return session.kind === 'partner' ? <SigningSecretPage session={session} /> : <NotHere />;
     case 'test-event':
       return session.kind === 'partner' ? <TestEventPage /> : <NotHere />;
     case 'dead-letters':

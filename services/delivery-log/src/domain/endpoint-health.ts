@@ -1,6 +1,6 @@
 /*
- * How a partner's endpoints are doing: for the partner itself, in its own scope; for an operator, of
- * a partner the log knows, else 404.
+ * How a partner's endpoints are doing, for an operator: of a partner the log knows, else 404 (the
+ * partner's own, with their configuration: manage-own-endpoints.ts).
  */
 import { NotFoundError } from '@hookstream/errors';
 import type { PartnerHealth } from '../adapters/store/queries/endpoint-health';
@@ -13,10 +13,5 @@ export interface EndpointHealthStore {
 
 export async function partnerEndpointHealth(store: EndpointHealthStore, partnerId: string | undefined): Promise<PartnerHealth> {
   if (!partnerId || !(await store.partnerKnown(partnerId))) throw new NotFoundError('partner', 'no partner with that id');
-  return store.endpointHealth(partnerId);
-}
-
-/** The partner's own endpoints (the partner API: the caller is the partner, so it is known). */
-export function ownEndpointHealth(store: EndpointHealthStore, partnerId: string): Promise<PartnerHealth> {
   return store.endpointHealth(partnerId);
 }

@@ -66,14 +66,19 @@ export class ApiClient {
       headers,
       ...(body === undefined ? {} : { body }),
     });
-    const json: unknown = await response.json();
+    // 204: no body, as the spec documents it (no content).
+    const json: unknown = response.status === 204 ? null : await response.json();
     const route = this.routeOf(path);
     const operation = route ? this.openapi.paths[route]![method] : undefined;
     if (operation) {
       const documented = operation.responses[String(response.status)];
       if (!documented)
         throw new Error(`${method} ${path} answered ${response.status}, which the spec does not document: ${JSON.stringify(json)}`);
-      const validate = this.ajv.compile({ ...documented.content!['application/json']!.schema, components: this.openapi.components });
+      if (!documented.content) {
+        if (json !== null) throw new Error(`${method} ${path} (${response.status}) answered a body the spec does not document`);
+        return { status: response.status, json, headers: response.headers };
+      }
+      const validate = this.ajv.compile({ ...documented.content['application/json']!.schema, components: this.openapi.components });
       if (!validate(json))
         throw new Error(`${method} ${path} (${response.status}) does not fit the spec: ${JSON.stringify(validate.errors)}`);
     }

@@ -2,12 +2,15 @@ import type { DeliveryLogDb } from '../../src/adapters/store/tables';
 import type { DeliveryLogTables } from '../../src/adapters/store/tables';
 
 /**
- * The projection's tables: what a rebuild from the topics must write again. Not resend_reservations
- * nor issued_credentials: the partner API's own state (its resends of the last hour, the sessions
- * and portal links it signed), which no topic holds; nor projected_topics, which says when each
- * topic was first seen.
+ * The projection's tables: what a rebuild from the topics must write again. Not resend_reservations,
+ * self_service_changes nor issued_credentials: the partner API's own state (its resends and
+ * self-service changes of the last hour or day, the sessions and portal links it signed), which no
+ * topic holds; nor projected_topics, which says when each topic was first seen.
  */
-type ProjectedTable = Exclude<keyof DeliveryLogTables, 'resend_reservations' | 'issued_credentials' | 'projected_topics'>;
+type ProjectedTable = Exclude<
+  keyof DeliveryLogTables,
+  'resend_reservations' | 'self_service_changes' | 'issued_credentials' | 'projected_topics'
+>;
 
 const ORDER: Record<ProjectedTable, string[]> = {
   partners: ['partner_id'],

@@ -67,6 +67,17 @@ describe('planCallbacks', () => {
     expect(plan.requests[1]!.body).toBe(plan.requests[0]!.body);
   });
 
+  test('when an endpoint is disabled, then it gets no request, whatever it subscribes to; with all disabled there is nothing to send', () => {
+    const some = planCallbacks(
+      event('POLICY_ACTIVE'),
+      partner({ callback_endpoints: [{ ...endpoint('all'), disabled: true }, endpoint('active-only', ['POLICY_ACTIVE'])] }),
+      5,
+    );
+    expect(some.kind === 'callbacks' && some.requests.map((r) => r.endpoint_id)).toEqual(['active-only']);
+    const none = planCallbacks(event('POLICY_ACTIVE'), partner({ callback_endpoints: [{ ...endpoint('all'), disabled: true }] }), 5);
+    expect(none).toEqual({ kind: 'no-target' });
+  });
+
   test('when no endpoint wants the event, then there is nothing to send', () => {
     expect(planCallbacks(event(), partner({ callback_endpoints: [endpoint('x', ['POLICY_CANCELLED'])] }), 0)).toEqual({
       kind: 'no-target',

@@ -1,5 +1,5 @@
 import { request, type Dispatcher } from 'undici';
-import { createSsrfGuardedAgent, outboundFailureOf, type SsrfPolicy } from '@hookstream/runtime';
+import { createSsrfGuardedAgent, outboundFailureOf } from '@hookstream/runtime';
 import type { AttemptResult, DeliveryErrorClass } from '../../domain/deliver-callback';
 import type { SignedCallback } from '../signing';
 import { ResponseExcerpt } from './response-excerpt';
@@ -12,7 +12,8 @@ export interface CallbackHttpClientOptions {
   /** Most response bytes read before the rest is dropped. */
   maxResponseBytes: number;
   /** Address ranges a partner URL may resolve to despite the SSRF guard (e.g. loopback for the demo). */
-  ssrf: SsrfPolicy;
+  /** The SSRF guard's policy: the SSRF_ALLOW ranges. */
+  ssrf: Parameters<typeof createSsrfGuardedAgent>[0]['policy'];
 }
 
 /**

@@ -13,16 +13,23 @@ type StandardWebhooksAuth = Extract<OutboundAuth, { method: 'STANDARD_WEBHOOKS' 
  * on every retry, as the standard wants), webhook-timestamp = unix seconds of the attempt,
  * webhook-signature = "v1," + Base64(HMAC-SHA256(key, id + "." + timestamp + "." + body))
  * (standardWebhooksSignedString). Nothing is secret-bearing: the signature is recorded.
+ *
+ * After the partner rotated its secret, until previous_secret_until, the header carries two
+ * signatures, the new secret's first: "v1,<new> v1,<old>" (the standard's space-separated list), so a
+ * verifier holding either secret accepts the callback. The overlap is judged at each attempt.
  */
 export function createStandardWebhooksSigner(auth: StandardWebhooksAuth, secrets: AuthSecrets): SignAttempt {
   const key = signingKey(secrets.reveal('secret', auth.secret), secrets.partnerId);
+  const previous = auth.previous_secret ? signingKey(secrets.reveal('previous_secret', auth.previous_secret), secrets.partnerId) : null;
+  const previousUntil = auth.previous_secret_until ?? 0;
   return ({ body, deliveryId, now }) => {
     const timestamp = String(Math.floor(now.getTime() / 1000));
     const signed = standardWebhooksSignedString(deliveryId, timestamp, body);
-    const signature = createHmac('sha256', key).update(signed, 'utf8').digest('base64');
+    const sign = (with_: KeyObject) => `v1,${createHmac('sha256', with_).update(signed, 'utf8').digest('base64')}`;
+    const signatures = previous && now.getTime() < previousUntil ? `${sign(key)} ${sign(previous)}` : sign(key);
     return jsonCallback(Buffer.from(body, 'utf8'), {
       plain: { [StandardWebhooksHeaders.id]: deliveryId, [StandardWebhooksHeaders.timestamp]: timestamp },
-      signature: { [StandardWebhooksHeaders.signature]: `v1,${signature}` },
+      signature: { [StandardWebhooksHeaders.signature]: signatures },
     });
   };
 }

@@ -6,12 +6,14 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { setParams } from '../router';
+import { PartnerPicker } from './partner-picker';
 
 export interface FilterField {
   name: string;
   label: string;
   options?: string[];
-  type?: 'text' | 'datetime-local';
+  /** partner: a partner picker (partner-picker.tsx), for an operator choosing a partner. */
+  type?: 'text' | 'datetime-local' | 'partner';
 }
 
 type Values = Record<string, string | undefined>;
@@ -48,6 +50,13 @@ export function Filters({ segments, fields, values }: { segments: string[]; fiel
                 </option>
               ))}
             </select>
+          ) : f.type === 'partner' ? (
+            <PartnerPicker
+              name={f.name}
+              label={f.label}
+              value={draft[f.name] ?? ''}
+              onChange={(value) => setDraft((now) => ({ ...now, [f.name]: value }))}
+            />
           ) : f.type === 'datetime-local' ? (
             <input type="datetime-local" {...input(f.name)} />
           ) : (

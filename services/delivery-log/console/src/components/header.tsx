@@ -9,10 +9,14 @@ export function Header({ session, onSignedOut }: { session: Session; onSignedOut
     ['health', 'Endpoint health'],
     ...(session.kind === 'partner'
       ? ([
+          ['endpoints', 'Endpoints'],
+          ['signing-secret', 'Signing secret'],
+          ['recover', 'Recover'],
           ['test-event', 'Send a test event'],
           ['keys', 'API key'],
         ] as Array<[string, string]>)
       : ([
+          ['failing-endpoints', 'Failing endpoints'],
           ['dead-letters', 'Dead letters'],
           ['partners', 'Partners'],
           ['audit', 'Audit trail'],

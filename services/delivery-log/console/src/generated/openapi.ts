@@ -8,7 +8,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The partner’s callback deliveries */
+        /**
+         * The partner’s callback deliveries
+         * @description policy_number finds the policy numbers starting with it, whatever their case (an exact number finds itself).
+         */
         get: operations["listDeliveries"];
         put?: never;
         post?: never;
@@ -55,6 +58,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/portal/v1/dead-letters/recover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resend every dead-lettered delivery since a time (optionally of one endpoint), a dry run unless dry_run is false
+         * @description Looks at the partner's deliveries dead-lettered at or after since and not resent since, oldest first, at most 100 per request (more says whether others wait). Each is decided as a single resend is: refused when superseded, already resent or resent the most times allowed; the rest are resent while the hourly number of resends allows, each one counting against it. With dry_run (the default) nothing is written and the answer says what would happen now; with dry_run false they are queued again (audited with the partner as the operator) and the answer says what was resent and what was not, and why. An endpoint id that is not one of the partner’s answers 404.
+         */
+        post: operations["recoverDeadLetters"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/portal/v1/webhooks": {
         parameters: {
             query?: never;
@@ -62,7 +85,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The partner’s inbound webhooks */
+        /**
+         * The partner’s inbound webhooks
+         * @description transaction_number finds the transaction numbers starting with it, whatever their case.
+         */
         get: operations["listWebhooks"];
         put?: never;
         post?: never;
@@ -121,26 +147,6 @@ export interface paths {
          * @description The refusal with each field at fault and its message, the request’s headers as they arrived (credentials "[redacted]") and its body (the first 16 KiB). Another partner’s rejection_id answers 404 as an unknown one does.
          */
         get: operations["getRejectedWebhook"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/portal/v1/endpoints": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The partner’s endpoints’ health
-         * @description Per callback endpoint, the share of requests the partner answered with 200 and the 95th percentile of their latency, over the last hour and the last day; and the partner’s circuit as the sender last recorded it.
-         */
-        get: operations["getEndpointsHealth"];
         put?: never;
         post?: never;
         delete?: never;
@@ -209,6 +215,111 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/portal/v1/endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The partner’s endpoints: their configuration and health
+         * @description Per callback endpoint, its configuration now (URL, timeout, statuses, disabled…), the share of requests the partner answered with 200 and the 95th percentile of their latency, over the last hour and the last day; and the partner’s circuit as the sender last recorded it. An endpoint since removed keeps its health, with url and configuration null.
+         */
+        get: operations["getEndpointsHealth"];
+        put?: never;
+        /**
+         * Add a callback endpoint
+         * @description Validated as at onboarding (at most 10 endpoints, an http(s) URL of at most 2000 characters, a timeout of 100-120000 ms, known statuses) and by the SSRF guard; each refusal a 400 naming the field (fields[].field: url, timeout_ms, statuses[0]…). Audited with the partner as the actor (the fields set, the URL without its query, never a secret). At most DELIVERY_LOG_ENDPOINT_CHANGES_PER_HOUR (default 30) endpoint changes an hour (429 with Retry-After).
+         */
+        post: operations["addEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/portal/v1/endpoints/{endpointId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a callback endpoint
+         * @description Callbacks already queued for it are dead-lettered (UNKNOWN_ENDPOINT) when their turn comes. The last endpoint cannot be deleted (409): disable it instead. Audited with the partner as the actor (the fields set, the URL without its query, never a secret). At most DELIVERY_LOG_ENDPOINT_CHANGES_PER_HOUR (default 30) endpoint changes an hour (429 with Retry-After).
+         */
+        delete: operations["deleteEndpoint"];
+        options?: never;
+        head?: never;
+        /**
+         * Edit a callback endpoint (URL, timeout, statuses, disabled)
+         * @description Sets the fields given, validated as POST does. A disabled endpoint receives no new callback; those already queued for it are still sent and retried. Audited with the partner as the actor (the fields set, the URL without its query, never a secret). At most DELIVERY_LOG_ENDPOINT_CHANGES_PER_HOUR (default 30) endpoint changes an hour (429 with Retry-After).
+         */
+        patch: operations["updateEndpoint"];
+        trace?: never;
+    };
+    "/api/portal/v1/signing-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How callbacks are signed, and any rotation under way */
+        get: operations["getSigningSecret"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/portal/v1/signing-secret/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the signing secret, with an overlap
+         * @description STANDARD_WEBHOOKS: the new secret signs at once and, until previous_secret_until (24 hours unless the insurer configured another), webhook-signature also carries a signature with the previous one. HMAC_SHA256 (one X-Signature): the current secret keeps signing until next_secret_from, then the new one (sooner with /signing-secret/activate); accept either meanwhile. The new secret is shown only in this answer. Other methods: 409 saying why. API key only; at most 5 rotations a day (429). Audited without the secret.
+         */
+        post: operations["rotateSigningSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/portal/v1/signing-secret/activate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * HMAC_SHA256: sign with the rotated secret from now on
+         * @description Brings the switch forward once the partner’s verifier accepts the new secret. Audited.
+         */
+        post: operations["activateSigningSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/v1/deliveries": {
         parameters: {
             query?: never;
@@ -216,7 +327,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Deliveries across partners */
+        /**
+         * Deliveries across partners
+         * @description policy_number finds the policy numbers starting with it, whatever their case.
+         */
         get: operations["adminListDeliveries"];
         put?: never;
         post?: never;
@@ -250,7 +364,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Inbound webhooks across partners */
+        /**
+         * Inbound webhooks across partners
+         * @description transaction_number finds the transaction numbers starting with it, whatever their case.
+         */
         get: operations["adminListWebhooks"];
         put?: never;
         post?: never;
@@ -384,6 +501,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/v1/partners/{partnerId}/self-service": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Turn the partner’s self-service off, or on again
+         * @description While off, the partner’s own changes through the partner API (its callback endpoints, its signing secret) answer 403 saying the insurer turned self-service off; reads still answer. Audited (partner.self-service-off / -on).
+         */
+        post: operations["adminSetSelfService"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/v1/partners/{partnerId}/endpoints": {
         parameters: {
             query?: never;
@@ -510,9 +647,29 @@ export interface paths {
         put?: never;
         /**
          * Replay dead letters (as `hookstream dlq replay`), a dry run unless dry_run is false
-         * @description Decides for each selected dead letter: replayed, or skipped and why (superseded, already replayed, replay limit). With dry_run (the default) nothing is written; with dry_run false the replay is written with its audit, at rate_per_second. At most 1,000 re-queued per request.
+         * @description Decides for each selected dead letter: replayed, or skipped and why (superseded, already replayed, replay limit). With dry_run (the default) nothing is written; with dry_run false the replay is written with its audit, at rate_per_second. since and until select by time; letters names dead letters one by one (partition:offset). At most 1,000 re-queued per request.
          */
         post: operations["adminReplayDeadLetters"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/v1/failing-endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The endpoints failing across partners, the most affected first
+         * @description Every partner endpoint with a failed send in the last day, deliveries still dead-lettered, or its partner’s circuit open: success rate over the last hour, the last answer, the circuit and the dead letters waiting; sorted by dead letters waiting, then failed sends in the last hour, then in the last day.
+         */
+        get: operations["adminListFailingEndpoints"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -526,7 +683,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The audit trail: every change and replay, who and why */
+        /**
+         * The audit trail: every change and replay, who and why
+         * @description actor_id finds an actor by its id (ux-test) or by the name the trail shows for it (partner:ux-test).
+         */
         get: operations["adminListAudit"];
         put?: never;
         post?: never;
@@ -608,6 +768,23 @@ export interface components {
             /** @description Why, for the audit (default: resent from the partner API) */
             reason?: string;
         };
+        RecoverRequest: {
+            /**
+             * Format: date-time
+             * @description Resend what was dead-lettered at or after this time
+             * @example 2026-11-25T10:00:00Z
+             */
+            since: string;
+            /** @description Only this endpoint’s (one of yours) */
+            endpoint_id?: string;
+            /**
+             * @description Only say what would happen (default true): send false to resend
+             * @default true
+             */
+            dry_run?: boolean;
+            /** @description Why, for the audit (default: recovered from the partner API) */
+            reason?: string;
+        };
         KeyRotationRequest: {
             /** @description Why, for the audit (default: rotated from the partner API) */
             reason?: string;
@@ -623,6 +800,39 @@ export interface components {
              */
             status: "POLICY_ISSUING" | "POLICY_ACTIVE" | "POLICY_CANCELLED";
         };
+        EndpointCreateRequest: {
+            /** @description Absolute http(s) URL, at most 2000 characters, without credentials; refused when its host is or resolves to a private, loopback, link-local or metadata address the deployment does not allow (the SSRF guard) */
+            url: string;
+            /** @description Total timeout of one attempt, 100-120000 ms (default 10000) */
+            timeout_ms?: number;
+            /** @description Policy statuses this endpoint receives (POLICY_ISSUING, POLICY_ACTIVE, POLICY_CANCELLED); empty or absent: all */
+            statuses?: string[];
+            /** @description A disabled endpoint receives no new callback; those already queued are still sent */
+            disabled?: boolean;
+            /** @description Why, for the audit (default: changed from the partner API) */
+            reason?: string;
+        };
+        /** @description The fields given are set; the others are kept */
+        EndpointUpdateRequest: {
+            /** @description Absolute http(s) URL, at most 2000 characters, without credentials; refused when its host is or resolves to a private, loopback, link-local or metadata address the deployment does not allow (the SSRF guard) */
+            url?: string;
+            /** @description Total timeout of one attempt, 100-120000 ms (default 10000) */
+            timeout_ms?: number;
+            /** @description Policy statuses this endpoint receives (POLICY_ISSUING, POLICY_ACTIVE, POLICY_CANCELLED); empty or absent: all */
+            statuses?: string[];
+            /** @description A disabled endpoint receives no new callback; those already queued are still sent */
+            disabled?: boolean;
+            /** @description Why, for the audit (default: changed from the partner API) */
+            reason?: string;
+        };
+        EndpointDeleteRequest: {
+            /** @description Why, for the audit (default: changed from the partner API) */
+            reason?: string;
+        };
+        SigningSecretRequest: {
+            /** @description Why, for the audit (default: changed from the partner API) */
+            reason?: string;
+        };
         PartnerCreateRequest: {
             /** @description Why, for the audit trail */
             reason: string;
@@ -631,6 +841,8 @@ export interface components {
                 name: string;
                 /** @enum {string} */
                 status?: "ACTIVE" | "DISABLED";
+                /** @default true */
+                self_service?: boolean;
                 callback_endpoints?: {
                     endpoint_id?: string;
                     url: string;
@@ -642,6 +854,8 @@ export interface components {
                     product_codes?: string[];
                     /** @enum {string} */
                     ordering?: "LATEST_WINS" | "NONE";
+                    /** @default false */
+                    disabled?: boolean;
                 }[];
                 outbound_auth?: {
                     /** @constant */
@@ -754,6 +968,8 @@ export interface components {
                 name?: string;
                 /** @enum {string} */
                 status?: "ACTIVE" | "DISABLED";
+                /** @default true */
+                self_service?: boolean;
                 callback_endpoints?: {
                     endpoint_id?: string;
                     url: string;
@@ -765,6 +981,8 @@ export interface components {
                     product_codes?: string[];
                     /** @enum {string} */
                     ordering?: "LATEST_WINS" | "NONE";
+                    /** @default false */
+                    disabled?: boolean;
                 }[];
                 outbound_auth?: {
                     /** @constant */
@@ -874,6 +1092,12 @@ export interface components {
             /** @description Why, for the audit trail */
             reason: string;
         };
+        SelfServiceRequest: {
+            /** @description Why, for the audit trail */
+            reason: string;
+            /** @description false: the partner’s own changes of its endpoints and signing secret (partner API) answer 403; true: allowed again */
+            enabled: boolean;
+        };
         RotateKeyRequest: {
             /** @description Why, for the audit trail */
             reason: string;
@@ -929,6 +1153,8 @@ export interface components {
             delivery_id?: string[] | string;
             /** @description Event ids: an array, or comma-separated in a query */
             event_id?: string[] | string;
+            /** @description Dead letters chosen one by one, each as partition:offset (the list’s partition and offset): an array, or comma-separated in a query */
+            letters?: string[] | string;
             /** @description Why (required unless dry_run); recorded with every record */
             reason?: string;
             /**
@@ -937,7 +1163,7 @@ export interface components {
              */
             dry_run?: boolean;
             /**
-             * @description Replay also what was replayed before or reached the replay limit (superseded ones never)
+             * @description Replay also what was replayed before or reached the replay limit (superseded ones never); default false: those are skipped
              * @default false
              */
             force?: boolean;
@@ -1152,6 +1378,56 @@ export interface components {
             /** @description Resends of this delivery so far, this one included */
             replay_count: number;
         };
+        RecoveryAnswer: {
+            data: components["schemas"]["Recovery"];
+        };
+        Recovery: {
+            dry_run: boolean;
+            /**
+             * Format: date-time
+             * @description RFC 3339 date-time
+             * @example 2026-11-25T10:00:00Z
+             */
+            since: string;
+            endpoint_id: string | null;
+            /** @description Deliveries dead-lettered since then and waiting, oldest first, at most 100 per request */
+            selected: number;
+            /** @description More are waiting beyond these: recover again once these are done */
+            more: boolean;
+            /** @description Resends the hourly limit allowed when the request came */
+            resends_left_this_hour: number;
+            /** @description Resent (in a dry run: would be resent now) */
+            resent: {
+                delivery_id: string;
+                endpoint_id: string;
+                policy_number: string;
+                /**
+                 * Format: date-time
+                 * @description RFC 3339 date-time
+                 * @example 2026-11-25T10:00:00Z
+                 */
+                dead_lettered_at: string;
+                /** @description Null in a dry run */
+                replay_id: string | null;
+            }[];
+            /** @description Not resent, and why */
+            not_resent: {
+                delivery_id: string;
+                endpoint_id: string;
+                policy_number: string;
+                /**
+                 * Format: date-time
+                 * @description RFC 3339 date-time
+                 * @example 2026-11-25T10:00:00Z
+                 */
+                dead_lettered_at: string;
+                /** @enum {string} */
+                reason: "superseded" | "already_resent" | "resent_too_often" | "hourly_limit" | "cannot_resend";
+                message: string;
+                /** @description hourly_limit: when a place frees */
+                retry_after_seconds?: number;
+            }[];
+        };
         WebhookPage: {
             data: components["schemas"]["WebhookSummary"][];
             next_cursor: string | null;
@@ -1310,45 +1586,6 @@ export interface components {
             /** @description Whether body holds only the first 16384 bytes */
             body_truncated: boolean;
         };
-        EndpointsHealthAnswer: {
-            data: components["schemas"]["EndpointsHealth"];
-        };
-        EndpointsHealth: {
-            /**
-             * @description open: the sender’s latest record for the partner is an attempt skipped because its circuit was open (no requests for a while, then one probe), or a dead-lettering because it stayed open; closed: it is a send, or a dead-lettering after failed sends; unknown: nothing in the last day
-             * @enum {string}
-             */
-            circuit_state: "open" | "closed" | "unknown";
-            circuit_as_of: string | null;
-            endpoints: {
-                endpoint_id: string;
-                /** @description null for an endpoint since removed */
-                url: string | null;
-                last_hour: components["schemas"]["WindowHealth"];
-                last_day: components["schemas"]["WindowHealth"];
-                /** @description The last day hour by hour, oldest first; hours without sends are left out */
-                hourly: {
-                    /**
-                     * Format: date-time
-                     * @description RFC 3339 date-time
-                     * @example 2026-11-25T10:00:00Z
-                     */
-                    hour: string;
-                    sends: number;
-                    delivered: number;
-                    p95_latency_ms: number | null;
-                }[];
-            }[];
-        };
-        WindowHealth: {
-            /** @description HTTP requests made (circuit-open skips are not sends) */
-            sends: number;
-            /** @description Of them, answered 200 */
-            delivered: number;
-            /** @description delivered / sends; null without sends */
-            success_rate: number | null;
-            p95_latency_ms: number | null;
-        };
         RotatedKeyAnswer: {
             data: components["schemas"]["RotatedKey"];
         };
@@ -1401,6 +1638,104 @@ export interface components {
         TestEventPending: {
             data: components["schemas"]["TestEventResult"];
         };
+        EndpointsHealthAnswer: {
+            data: components["schemas"]["EndpointsHealth"];
+        };
+        EndpointsHealth: {
+            /**
+             * @description open: the sender’s latest record for the partner is an attempt skipped because its circuit was open (no requests for a while, then one probe), or a dead-lettering because it stayed open; closed: it is a send, or a dead-lettering after failed sends; unknown: nothing in the last day
+             * @enum {string}
+             */
+            circuit_state: "open" | "closed" | "unknown";
+            circuit_as_of: string | null;
+            /** @description The partner API: whether the partner may change its endpoints itself (false: the insurer turned it off) */
+            self_service?: boolean;
+            endpoints: {
+                endpoint_id: string;
+                /** @description null for an endpoint since removed */
+                url: string | null;
+                /** @description The partner API: how the endpoint is configured now; null for an endpoint since removed */
+                configuration?: components["schemas"]["EndpointConfiguration"] | null;
+                last_hour: components["schemas"]["WindowHealth"];
+                last_day: components["schemas"]["WindowHealth"];
+                /** @description The last day hour by hour, oldest first; hours without sends are left out */
+                hourly: {
+                    /**
+                     * Format: date-time
+                     * @description RFC 3339 date-time
+                     * @example 2026-11-25T10:00:00Z
+                     */
+                    hour: string;
+                    sends: number;
+                    delivered: number;
+                    p95_latency_ms: number | null;
+                }[];
+            }[];
+        };
+        EndpointConfiguration: {
+            timeout_ms: number;
+            /** @description Empty: every status */
+            statuses: string[];
+            /** @description Agreed with the insurer; empty: every product */
+            product_codes: string[];
+            /** @enum {string} */
+            ordering: "LATEST_WINS" | "NONE";
+            /** @description A disabled endpoint receives no new callback; those already queued are still sent */
+            disabled: boolean;
+        };
+        WindowHealth: {
+            /** @description HTTP requests made (circuit-open skips are not sends) */
+            sends: number;
+            /** @description Of them, answered 200 */
+            delivered: number;
+            /** @description delivered / sends; null without sends */
+            success_rate: number | null;
+            p95_latency_ms: number | null;
+        };
+        OwnEndpointAnswer: {
+            data: components["schemas"]["OwnEndpoint"];
+        };
+        OwnEndpoint: {
+            endpoint_id: string;
+            url: string;
+            configuration: components["schemas"]["EndpointConfiguration"];
+        };
+        SigningSecretStatus: {
+            data: {
+                /** @description How callbacks are authenticated (outbound_auth.method); null: not at all */
+                method: string | null;
+                /** @description Whether the partner rotates this secret itself (STANDARD_WEBHOOKS, HMAC_SHA256) */
+                rotatable: boolean;
+                /** @description STANDARD_WEBHOOKS: until when callbacks also carry a signature with the previous secret; null: no overlap under way */
+                previous_secret_until?: string | null;
+                /** @description HMAC_SHA256: when the new secret starts signing instead of the current one; null: no switch pending */
+                next_secret_from?: string | null;
+                /** @description false: the insurer turned the partner’s self-service off */
+                self_service: boolean;
+            };
+        };
+        RotatedSigningSecretAnswer: {
+            data: {
+                /** @enum {string} */
+                method: "STANDARD_WEBHOOKS" | "HMAC_SHA256";
+                /** @description STANDARD_WEBHOOKS: until when callbacks also carry a signature with the previous secret; null: no overlap under way */
+                previous_secret_until?: string | null;
+                /** @description HMAC_SHA256: when the new secret starts signing instead of the current one; null: no switch pending */
+                next_secret_from?: string | null;
+                /** @description The new signing secret, shown only now (whsec_… for Standard Webhooks) */
+                secret: string;
+            };
+        };
+        SigningSecretStateAnswer: {
+            data: {
+                /** @enum {string} */
+                method: "STANDARD_WEBHOOKS" | "HMAC_SHA256";
+                /** @description STANDARD_WEBHOOKS: until when callbacks also carry a signature with the previous secret; null: no overlap under way */
+                previous_secret_until?: string | null;
+                /** @description HMAC_SHA256: when the new secret starts signing instead of the current one; null: no switch pending */
+                next_secret_from?: string | null;
+            };
+        };
         PartnerList: {
             data: components["schemas"]["Partner"][];
         };
@@ -1410,6 +1745,8 @@ export interface components {
             name: string;
             /** @enum {string} */
             status: "ACTIVE" | "DISABLED";
+            /** @description false: the partner’s own changes of its endpoints and signing secret (partner API) are refused */
+            self_service: boolean;
             revision: number;
             /**
              * Format: date-time
@@ -1425,6 +1762,8 @@ export interface components {
                 product_codes: string[];
                 /** @enum {string} */
                 ordering: "LATEST_WINS" | "NONE";
+                /** @description A disabled endpoint receives no new callback */
+                disabled: boolean;
             }[];
             /** @description The method and its fields, every secret masked as ******** */
             outbound_auth?: {
@@ -1580,6 +1919,41 @@ export interface components {
             policy_number: string | null;
             policy_version: number | null;
         };
+        /** @description Endpoints with a failed send in the last day, deliveries still dead-lettered, or their partner’s circuit open; most dead letters waiting first, then most failed sends in the last hour, then in the last day */
+        FailingEndpointsPage: {
+            data: components["schemas"]["FailingEndpoint"][];
+            /** @description Failing endpoints in all */
+            total: number;
+            /** @description offset of the next page; null on the last */
+            next_offset: number | null;
+        };
+        FailingEndpoint: {
+            partner_id: string;
+            partner_name: string | null;
+            endpoint_id: string;
+            /** @description Null when the partner no longer has the endpoint */
+            url: string | null;
+            sends_last_hour: number;
+            delivered_last_hour: number;
+            /** @description delivered / sends over the last hour; null without sends */
+            success_rate_last_hour: number | null;
+            /** @description Sends not answered 200 in the last hour */
+            failed_last_hour: number;
+            failed_last_day: number;
+            /** @description The last send’s HTTP answer; null when it got none */
+            last_http_status: number | null;
+            /** @description The last send’s failure (HTTP_STATUS, TIMEOUT, CONNECTION…) */
+            last_error_class: string | null;
+            last_attempt_at: string | null;
+            /**
+             * @description The partner’s circuit, as endpoint health says it
+             * @enum {string}
+             */
+            circuit_state: "open" | "closed" | "unknown";
+            /** @description Its deliveries dead-lettered and not resent or replayed since */
+            dead_letters_waiting: number;
+            oldest_dead_letter_at: string | null;
+        };
         AuditPage: {
             data: components["schemas"]["AuditRecord"][];
             next_cursor: string | null;
@@ -1630,6 +2004,11 @@ export interface components {
             kind: "partner" | "operator";
             partner_id?: string;
             partner_name?: string;
+            /**
+             * @description A partner’s session: opened with its API key, or with a portal link (which changes no key, endpoint or secret)
+             * @enum {string}
+             */
+            holds?: "api_key" | "portal_link";
             operator_id?: string;
             name?: string;
             /** @enum {string} */
@@ -1844,6 +2223,102 @@ export interface operations {
                 };
             };
             /** @description Nothing to resend: the message says why (error_code CONFLICT_ERR) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is too large (error_code INVALID_PAYLOAD_VALIDATION_ERR) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests from this partner (or, on a write, too many of its kind); retry after Retry-After (error_code TOO_MANY_REQUESTS_ERR) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Starting or unavailable; retry after Retry-After (error_code SERVICE_UNAVAILABLE_ERR) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    recoverDeadLetters: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecoverRequest"];
+            };
+        };
+        responses: {
+            /** @description What was (or would be) resent, and what not and why */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecoveryAnswer"];
+                };
+            };
+            /** @description The body is not JSON or a field is invalid; the message names each (error_code INVALID_PAYLOAD_VALIDATION_ERR) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No x-api-key or portal token, or one that is unknown, revoked or expired; a session or portal token of a partner since disabled is told so (error_code INVALID_API_KEY_ERR, PARTNER_DISABLED_ERR) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Signed in by the console’s cookie, from another origin or without its x-csrf-token (error_code FORBIDDEN_ERR) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such id among the caller’s own (error_code NOT_FOUND_ERR) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dead letter to resend could not be read from its topic (error_code CONFLICT_ERR) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2130,62 +2605,6 @@ export interface operations {
             };
         };
     };
-    getEndpointsHealth: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Health of each endpoint */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["EndpointsHealthAnswer"];
-                };
-            };
-            /** @description A query parameter is unknown or invalid; the message names each (error_code INVALID_PAYLOAD_VALIDATION_ERR) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No x-api-key or portal token, or one that is unknown, revoked or expired; a session or portal token of a partner since disabled is told so (error_code INVALID_API_KEY_ERR, PARTNER_DISABLED_ERR) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many requests from this partner (or, on a write, too many of its kind); retry after Retry-After (error_code TOO_MANY_REQUESTS_ERR) */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Starting or unavailable; retry after Retry-After (error_code SERVICE_UNAVAILABLE_ERR) */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
     rotateApiKey: {
         parameters: {
             query?: never;
@@ -2441,6 +2860,564 @@ export interface operations {
                 };
             };
             /** @description The partner is disabled, or its body mapping cannot build a callback (error_code CONFLICT_ERR) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is too large (error_code INVALID_PAYLOAD_VALIDATION_ERR) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests from this partner (or, on a write, too many of its kind); retry after Retry-After (error_code TOO_MANY_REQUESTS_ERR) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Starting or unavailable; retry after Retry-After (error_code SERVICE_UNAVAILABLE_ERR) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getEndpointsHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Health of each endpoint */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EndpointsHealthAnswer"];
+                };
+            };
+            /** @description A query parameter is unknown or invalid; the message names each (error_code INVALID_PAYLOAD_VALIDATION_ERR) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No x-api-key or portal token, or one that is unknown, revoked or expired; a session or portal token of a partner since disabled is told so (error_code INVALID_API_KEY_ERR, PARTNER_DISABLED_ERR) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests from this partner (or, on a write, too many of its kind); retry after Retry-After (error_code TOO_MANY_REQUESTS_ERR) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Starting or unavailable; retry after Retry-After (error_code SERVICE_UNAVAILABLE_ERR) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    addEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EndpointCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The endpoint added, with its id */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnEndpointAnswer"];
+                };
+            };
+            /** @description The body is not JSON or a field is invalid; the message names each (error_code INVALID_PAYLOAD_VALIDATION_ERR) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No x-api-key or portal token, or one that is unknown, revoked or expired; a session or portal token of a partner since disabled is told so (error_code INVALID_API_KEY_ERR, PARTNER_DISABLED_ERR) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A portal token (or a console session opened with one): changes need the API key; or the insurer turned the partner’s self-service off; or a console write from another origin or without its x-csrf-token (error_code FORBIDDEN_ERR) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The partner has the most endpoints allowed (error_code CONFLICT_ERR) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is too large (error_code INVALID_PAYLOAD_VALIDATION_ERR) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests from this partner (or, on a write, too many of its kind); retry after Retry-After (error_code TOO_MANY_REQUESTS_ERR) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Starting or unavailable; retry after Retry-After (error_code SERVICE_UNAVAILABLE_ERR) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EndpointDeleteRequest"];
+            };
+        };
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The body is not JSON or a field is invalid; the message names each (error_code INVALID_PAYLOAD_VALIDATION_ERR) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No x-api-key or portal token, or one that is unknown, revoked or expired; a session or portal token of a partner since disabled is told so (error_code INVALID_API_KEY_ERR, PARTNER_DISABLED_ERR) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A portal token (or a console session opened with one): changes need the API key; or the insurer turned the partner’s self-service off; or a console write from another origin or without its x-csrf-token (error_code FORBIDDEN_ERR) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such endpoint among the caller’s own (error_code NOT_FOUND_ERR) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description It is the partner’s last endpoint (error_code CONFLICT_ERR) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is too large (error_code INVALID_PAYLOAD_VALIDATION_ERR) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests from this partner (or, on a write, too many of its kind); retry after Retry-After (error_code TOO_MANY_REQUESTS_ERR) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Starting or unavailable; retry after Retry-After (error_code SERVICE_UNAVAILABLE_ERR) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    updateEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EndpointUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description The endpoint after the change */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnEndpointAnswer"];
+                };
+            };
+            /** @description The body is not JSON or a field is invalid; the message names each (error_code INVALID_PAYLOAD_VALIDATION_ERR) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No x-api-key or portal token, or one that is unknown, revoked or expired; a session or portal token of a partner since disabled is told so (error_code INVALID_API_KEY_ERR, PARTNER_DISABLED_ERR) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A portal token (or a console session opened with one): changes need the API key; or the insurer turned the partner’s self-service off; or a console write from another origin or without its x-csrf-token (error_code FORBIDDEN_ERR) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such endpoint among the caller’s own (error_code NOT_FOUND_ERR) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is too large (error_code INVALID_PAYLOAD_VALIDATION_ERR) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests from this partner (or, on a write, too many of its kind); retry after Retry-After (error_code TOO_MANY_REQUESTS_ERR) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Starting or unavailable; retry after Retry-After (error_code SERVICE_UNAVAILABLE_ERR) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getSigningSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The method and the overlap, never a secret */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SigningSecretStatus"];
+                };
+            };
+            /** @description A query parameter is unknown or invalid; the message names each (error_code INVALID_PAYLOAD_VALIDATION_ERR) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No x-api-key or portal token, or one that is unknown, revoked or expired; a session or portal token of a partner since disabled is told so (error_code INVALID_API_KEY_ERR, PARTNER_DISABLED_ERR) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests from this partner (or, on a write, too many of its kind); retry after Retry-After (error_code TOO_MANY_REQUESTS_ERR) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Starting or unavailable; retry after Retry-After (error_code SERVICE_UNAVAILABLE_ERR) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    rotateSigningSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["SigningSecretRequest"];
+            };
+        };
+        responses: {
+            /** @description The new secret (shown once) and the overlap */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RotatedSigningSecretAnswer"];
+                };
+            };
+            /** @description The body is not JSON or a field is invalid; the message names each (error_code INVALID_PAYLOAD_VALIDATION_ERR) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No x-api-key or portal token, or one that is unknown, revoked or expired; a session or portal token of a partner since disabled is told so (error_code INVALID_API_KEY_ERR, PARTNER_DISABLED_ERR) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A portal token (or a console session opened with one): changes need the API key; or the insurer turned the partner’s self-service off; or a console write from another origin or without its x-csrf-token (error_code FORBIDDEN_ERR) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Callbacks to the partner are authenticated by a method without a secret it rotates here (error_code CONFLICT_ERR) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is too large (error_code INVALID_PAYLOAD_VALIDATION_ERR) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests from this partner (or, on a write, too many of its kind); retry after Retry-After (error_code TOO_MANY_REQUESTS_ERR) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Starting or unavailable; retry after Retry-After (error_code SERVICE_UNAVAILABLE_ERR) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    activateSigningSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["SigningSecretRequest"];
+            };
+        };
+        responses: {
+            /** @description No switch pending any more */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SigningSecretStateAnswer"];
+                };
+            };
+            /** @description The body is not JSON or a field is invalid; the message names each (error_code INVALID_PAYLOAD_VALIDATION_ERR) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No x-api-key or portal token, or one that is unknown, revoked or expired; a session or portal token of a partner since disabled is told so (error_code INVALID_API_KEY_ERR, PARTNER_DISABLED_ERR) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A portal token (or a console session opened with one): changes need the API key; or the insurer turned the partner’s self-service off; or a console write from another origin or without its x-csrf-token (error_code FORBIDDEN_ERR) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No rotated secret is waiting, or the method has nothing to activate (error_code CONFLICT_ERR) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2809,7 +3786,10 @@ export interface operations {
     };
     adminListPartners: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only partners whose id or name contains this, whatever its case */
+                search?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -2823,6 +3803,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PartnerList"];
+                };
+            };
+            /** @description A query parameter is unknown or invalid; the message names each (error_code INVALID_PAYLOAD_VALIDATION_ERR) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description No operator token, or one that is unknown or revoked (error_code INVALID_API_KEY_ERR) */
@@ -3144,6 +4133,86 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ReasonRequest"];
+            };
+        };
+        responses: {
+            /** @description The partner after the change */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerAnswer"];
+                };
+            };
+            /** @description The body is not JSON or a field is invalid; the message names each (error_code INVALID_PAYLOAD_VALIDATION_ERR) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No operator token, or one that is unknown or revoked (error_code INVALID_API_KEY_ERR) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A viewer’s token: reading only (error_code FORBIDDEN_ERR) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No partner with that id (error_code NOT_FOUND_ERR) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is too large (error_code INVALID_PAYLOAD_VALIDATION_ERR) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Starting or unavailable; retry after Retry-After (error_code SERVICE_UNAVAILABLE_ERR) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    adminSetSelfService: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                partnerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SelfServiceRequest"];
             };
         };
         responses: {
@@ -3674,6 +4743,7 @@ export interface operations {
                 policy_number?: string[] | string;
                 delivery_id?: string[] | string;
                 event_id?: string[] | string;
+                letters?: string[] | string;
                 /** @description Only the newest n of those selected (default 100) */
                 limit?: number;
             };
@@ -3799,9 +4869,64 @@ export interface operations {
             };
         };
     };
+    adminListFailingEndpoints: {
+        parameters: {
+            query?: {
+                /** @description Only this partner’s endpoints */
+                partner_id?: string;
+                /** @description Endpoints per page (1-200, default 50) */
+                limit?: number;
+                /** @description How many of the sorted endpoints to pass over (next_offset of the previous page) */
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of failing endpoints */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FailingEndpointsPage"];
+                };
+            };
+            /** @description A query parameter is unknown or invalid; the message names each (error_code INVALID_PAYLOAD_VALIDATION_ERR) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No operator token, or one that is unknown or revoked (error_code INVALID_API_KEY_ERR) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Starting or unavailable; retry after Retry-After (error_code SERVICE_UNAVAILABLE_ERR) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     adminListAudit: {
         parameters: {
             query?: {
+                /** @description An actor’s id (ux-test), or its name as the trail shows it (partner:ux-test) */
                 actor_id?: string;
                 /** @description A partner id, an operator id or a replay id */
                 subject_id?: string;

@@ -1,5 +1,10 @@
-/** The audit trail: who changed what and why, from the operator API, the partner API or the CLI. */
+/**
+ * The audit trail: who changed what and why, from the operator API, the partner API or the CLI.
+ * Times carry their zone; each record's detail opens in full, its times written as times. The actor
+ * filter takes the actor as the trail shows it (partner:ux-test) or its bare id (ux-test).
+ */
 import { client, filtersAs, type Session } from '../api';
+import { AuditDetail } from '../components/audit-detail';
 import { Failure } from '../components/basics';
 import { Filters, type FilterField } from '../components/filters';
 import { ListState } from '../components/list-state';
@@ -8,10 +13,12 @@ import { when } from '../format';
 import type { Route } from '../router';
 
 const FIELDS: FilterField[] = [
-  { name: 'actor_id', label: 'Actor id' },
-  { name: 'subject_id', label: 'Subject id' },
+  { name: 'actor_id', label: 'Actor (as shown, or its id)' },
+  { name: 'subject_id', label: 'Subject id (a partner, operator or replay)', type: 'partner' },
   { name: 'action', label: 'Action' },
 ];
+
+const ACTOR_KINDS: Record<string, string> = { operator: 'an operator', partner: 'the partner itself', cli: 'the command line' };
 
 export function AuditPage({ route }: { session: Session; route: Route }) {
   const filters = Object.fromEntries(FIELDS.map((f) => [f.name, route.params.get(f.name) ?? undefined]));
@@ -30,10 +37,10 @@ export function AuditPage({ route }: { session: Session; route: Route }) {
         failed={pages.error !== undefined}
         count={pages.items.length}
         what="the audit trail"
-        empty="Nothing audited yet."
+        empty="Nothing audited matches."
       >
         <div class="table-wrap">
-          <table>
+          <table class="audit">
             <thead>
               <tr>
                 <th scope="col">When</th>
@@ -49,7 +56,15 @@ export function AuditPage({ route }: { session: Session; route: Route }) {
                 <tr key={a.audit_id}>
                   <td>{when(a.at)}</td>
                   <td>
-                    {a.actor_name} <span class="muted">({a.actor_type})</span>
+                    {a.actor_name}
+                    <div class="muted">
+                      {ACTOR_KINDS[a.actor_type] ?? a.actor_type}
+                      {a.actor_name !== a.actor_id && (
+                        <>
+                          , id <code>{a.actor_id}</code>
+                        </>
+                      )}
+                    </div>
                   </td>
                   <td>
                     <code>{a.action}</code>
@@ -59,7 +74,7 @@ export function AuditPage({ route }: { session: Session; route: Route }) {
                   </td>
                   <td>{a.reason}</td>
                   <td>
-                    <code class="detail">{JSON.stringify(a.detail)}</code>
+                    <AuditDetail detail={a.detail} />
                   </td>
                 </tr>
               ))}

@@ -1,25 +1,26 @@
 /*
- * Dead letters by topic, as `hookstream dlq list` shows them, and their replay: first a dry run
- * that says what would be replayed and what skipped (and why), then the replay itself with a
- * reason, which the audit trail records.
+ * Dead letters by topic, as `hookstream dlq list` shows them, and their replay: of every dead letter
+ * the filters select (a time range among them), or of the rows chosen one by one. First a dry run
+ * says what would be replayed and what skipped (and why), writing nothing; then the replay itself,
+ * with a reason and confirmed, replays what the dry run showed, and the audit trail records it.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { client, filtersAs, write, type Schema, type Session } from '../api';
-import { Badge, Failure, Section } from '../components/basics';
+import { client, filtersAs, type Session } from '../api';
+import { replay, type ReplayAnswer, type ReplayRequest } from '../api/operator-views';
+import { Failure, Section } from '../components/basics';
 import { BusyButton } from '../components/busy-button';
 import { Code } from '../components/code';
 import { useConfirm } from '../components/confirm';
-import { ListState } from '../components/list-state';
 import { Filters, type FilterField } from '../components/filters';
+import { ListState } from '../components/list-state';
+import { ReplayDecisions } from '../components/replay-decisions';
 import { when } from '../format';
 import { formText } from '../form-text';
 import { link, type Route } from '../router';
 import { useApi } from '../use-api';
+import { isoOf } from './deliveries';
 
-type ReplayAnswer = Schema<'ReplayAnswer'>;
-type ReplayRequest = Schema<'ReplayRequest'>;
-
-/** A dry run: the selection's request as it was sent (bounded by its time), and its answer. */
+/** A dry run: the request as it was sent (bounded by its time), what it was of, and its answer. */
 interface DryRun {
   selectionKey: string;
   request: ReplayRequest;
@@ -28,62 +29,83 @@ interface DryRun {
 
 const FIELDS: FilterField[] = [
   { name: 'topic', label: 'Topic', options: ['callback', 'policy-status', 'documents'] },
-  { name: 'partner_id', label: 'Partner' },
+  { name: 'partner_id', label: 'Partner', type: 'partner' },
+  { name: 'since', label: 'Dead-lettered from', type: 'datetime-local' },
+  { name: 'until', label: 'Dead-lettered before', type: 'datetime-local' },
   { name: 'error_class', label: 'Error class' },
   { name: 'last_status', label: 'Last HTTP status' },
   { name: 'policy_number', label: 'Policy number' },
   { name: 'delivery_id', label: 'Delivery id' },
 ];
 
+const coordinates = (l: { partition: number; offset: string }) => `${l.partition}:${l.offset}`;
+
 export function DeadLettersPage({ session, route }: { session: Session; route: Route }) {
   const filters = Object.fromEntries(FIELDS.map((f) => [f.name, route.params.get(f.name) ?? undefined]));
-  const selection = { ...filters, topic: filters['topic'] ?? 'callback' };
+  const selection = { ...filters, topic: filters['topic'] ?? 'callback', since: isoOf(filters['since']), until: isoOf(filters['until']) };
   const { data, error, reload } = useApi(
     () => client.GET('/api/admin/v1/dead-letters', { params: { query: filtersAs('/api/admin/v1/dead-letters', selection) } }),
     [selection],
   );
   const request = Object.fromEntries(Object.entries(selection).filter(([, v]) => v !== undefined)) as Record<string, string>;
-  const selectionKey = JSON.stringify(request);
+  const [chosen, setChosen] = useState<string[]>([]);
+  const [force, setForce] = useState(false);
+  const filtersKey = JSON.stringify(request);
+  const selectionKey = JSON.stringify([request, chosen, force]);
   const [dryRun, setDryRun] = useState<DryRun | undefined>(undefined);
   const [result, setResult] = useState<ReplayAnswer | undefined>(undefined);
   const [failure, setFailure] = useState<Error | undefined>(undefined);
-  const [busy, setBusy] = useState(false);
-  // A dry run stands for the selection it was made of only. Changed filters drop it (and the last
-  // replay's result), so "Replay" is only ever offered right after a dry run of what it replays; a
-  // dry run answered after the filters changed is not shown for the new ones either.
-  useEffect(() => {
-    setDryRun(undefined);
-    setResult(undefined);
-  }, [selectionKey]);
+  const [busy, setBusy] = useState<'dry-run' | 'replay' | undefined>(undefined);
+  // Other filters are other rows: none stays chosen.
+  useEffect(() => setChosen([]), [filtersKey]);
+  // A dry run stands for the selection it was made of only. Changed filters, rows or force drop it, so
+  // a replay is only ever offered right after a dry run of what it replays; a dry run answered after
+  // the selection changed is not shown for the new one either.
+  useEffect(() => setDryRun(undefined), [selectionKey]);
+  // The last replay's result stays until other filters are applied (the rows it replayed are unchosen after it).
+  useEffect(() => setResult(undefined), [filtersKey]);
   const plan = dryRun?.selectionKey === selectionKey ? dryRun : undefined;
 
-  const attempt = async (work: () => Promise<void>) => {
-    setBusy(true);
+  const attempt = async (what: 'dry-run' | 'replay', work: () => Promise<void>) => {
+    if (busy) return;
+    setBusy(what);
     setFailure(undefined);
     try {
       await work();
     } catch (e) {
       setFailure(e as Error);
     } finally {
-      setBusy(false);
+      setBusy(undefined);
     }
   };
-  // Bounded by the dry run's time: a dead letter that comes after it is not replayed unseen.
+  // The rows chosen, by their coordinates; else the filters (the address's, checked by the API as the
+  // list's are), bounded by the dry run's time: a dead letter that comes after it is not replayed unseen.
   const runDry = () =>
-    attempt(async () => {
-      // The address's filters as the replay's selection: the API checks them as it checks the list's.
-      const bounded = { ...(request as ReplayRequest), until: new Date().toISOString() };
-      const answer = await write(client.POST('/api/admin/v1/dead-letters/replay', { body: { ...bounded, dry_run: true } }));
+    attempt('dry-run', async () => {
+      const now = new Date().toISOString();
+      const until = request['until'] && request['until'] < now ? request['until'] : now;
+      const bounded: ReplayRequest = {
+        ...(chosen.length > 0
+          ? { topic: request['topic'] as ReplayRequest['topic'], letters: chosen }
+          : { ...(request as ReplayRequest), until }),
+        ...(force ? { force: true } : {}),
+      };
+      const answer = await replay({ ...bounded, dry_run: true });
       setDryRun({ selectionKey, request: bounded, answer });
     });
-  // The replay sends the dry run's own request, not the filters as they are now.
-  const replay = (done: DryRun, reason: string) =>
-    attempt(async () => {
-      setResult(await write(client.POST('/api/admin/v1/dead-letters/replay', { body: { ...done.request, dry_run: false, reason } })));
+  // The replay sends the dry run's own request, not the selection as it is now.
+  const execute = (done: DryRun, reason: string) =>
+    attempt('replay', async () => {
+      setResult(await replay({ ...done.request, dry_run: false, reason }));
       setDryRun(undefined);
+      setChosen([]);
       void reload();
     });
+  const toggle = (key: string) => setChosen((now) => (now.includes(key) ? now.filter((k) => k !== key) : [...now, key]));
+  const shown = data?.dead_letters ?? [];
+  const allChosen = shown.length > 0 && shown.every((l) => chosen.includes(coordinates(l)));
   const writer = session.kind === 'operator' && session.role === 'operator';
+  const replaying = plan?.answer.counts['replayed'] ?? 0;
   const confirm = useConfirm();
   return (
     <>
@@ -98,7 +120,7 @@ export function DeadLettersPage({ session, route }: { session: Session; route: R
       <ListState
         loading={data === undefined}
         failed={error !== undefined}
-        count={data?.dead_letters.length ?? 0}
+        count={shown.length}
         what="dead letters"
         empty="No dead letters match."
       >
@@ -106,6 +128,16 @@ export function DeadLettersPage({ session, route }: { session: Session; route: R
           <table>
             <thead>
               <tr>
+                {writer && (
+                  <th scope="col">
+                    <input
+                      type="checkbox"
+                      aria-label="Choose every row shown"
+                      checked={allChosen}
+                      onChange={() => setChosen(allChosen ? [] : shown.map(coordinates))}
+                    />
+                  </th>
+                )}
                 <th scope="col">Dead-lettered</th>
                 <th scope="col">Partner</th>
                 <th scope="col">Policy</th>
@@ -115,8 +147,18 @@ export function DeadLettersPage({ session, route }: { session: Session; route: R
               </tr>
             </thead>
             <tbody>
-              {data?.dead_letters.map((l) => (
-                <tr key={`${l.partition}:${l.offset}`}>
+              {shown.map((l) => (
+                <tr key={coordinates(l)}>
+                  {writer && (
+                    <td>
+                      <input
+                        type="checkbox"
+                        aria-label={`Choose ${l.policy_number ?? l.event_id ?? coordinates(l)} (${coordinates(l)})`}
+                        checked={chosen.includes(coordinates(l))}
+                        onChange={() => toggle(coordinates(l))}
+                      />
+                    </td>
+                  )}
                   <td>{when(l.dead_lettered_at)}</td>
                   <td>{l.partner_id ?? '?'}</td>
                   <td>
@@ -140,41 +182,56 @@ export function DeadLettersPage({ session, route }: { session: Session; route: R
         </div>
       </ListState>
       {writer && (
-        <Section title="Replay the selected dead letters">
-          <p>First a dry run: it says what would be replayed and what skipped, and writes nothing.</p>
-          <BusyButton type="button" busy={busy} busyLabel="Asking…" onClick={() => void runDry()}>
+        <Section title={chosen.length > 0 ? `Replay the ${chosen.length} chosen` : 'Replay the selected dead letters'}>
+          <p>
+            {chosen.length > 0
+              ? `The ${chosen.length} dead letter${chosen.length === 1 ? '' : 's'} you chose. `
+              : 'Every dead letter the filters select (the time range too), up to now. '}
+            First a dry run: it says what would be replayed and what skipped, and writes nothing. Dead letters replayed before, or replayed
+            the most times allowed, are skipped unless you tick the box below; superseded ones are never replayed.
+          </p>
+          <label class="check">
+            <input type="checkbox" checked={force} onChange={(e) => setForce(e.currentTarget.checked)} /> Replay also what was replayed
+            before or replayed the most times allowed
+          </label>
+          <BusyButton
+            type="button"
+            busy={busy === 'dry-run'}
+            disabled={busy !== undefined}
+            busyLabel="Asking…"
+            onClick={() => void runDry()}
+          >
             Dry run
           </BusyButton>
           {confirm.dialog}
           <Failure error={failure} />
-          {plan && <Decisions answer={plan.answer} />}
-          {plan && (plan.answer.counts['replayed'] ?? 0) > 0 && (
+          {plan && <ReplayDecisions answer={plan.answer} />}
+          {plan && replaying > 0 && (
             <form
               class="inline-form"
               onSubmit={(event) => {
                 event.preventDefault();
                 const reason = formText(event.currentTarget, 'reason');
-                const count = plan.answer.counts['replayed'] ?? 0;
                 void confirm
                   .ask({
-                    title: `Replay ${count} dead ${count === 1 ? 'letter' : 'letters'}?`,
+                    title: `Replay ${replaying} dead ${replaying === 1 ? 'letter' : 'letters'}?`,
                     body: (
                       <p>
                         They are queued again and sent to the partners’ endpoints from the first try, as the dry run listed; the replay is
-                        audited with your reason. It cannot be undone.
+                        audited with your reason (“{reason}”). It cannot be undone.
                       </p>
                     ),
-                    action: `Replay ${count}`,
+                    action: `Replay ${replaying}`,
                   })
-                  .then((yes) => (yes ? replay(plan, reason) : undefined));
+                  .then((yes) => (yes ? execute(plan, reason) : undefined));
               }}
             >
               <label>
                 <span>Reason (required, for the audit trail)</span>
-                <input name="reason" required placeholder="partner fixed its endpoint" />
+                <input name="reason" required maxLength={500} placeholder="partner fixed its endpoint" />
               </label>
-              <BusyButton busy={busy} busyLabel="Replaying…">
-                Replay {plan.answer.counts['replayed']}
+              <BusyButton busy={busy === 'replay'} disabled={busy !== undefined} busyLabel="Replaying…">
+                Replay {replaying}
               </BusyButton>
             </form>
           )}
@@ -183,33 +240,11 @@ export function DeadLettersPage({ session, route }: { session: Session; route: R
               <p>
                 Replayed: run <code>{result.replay_id}</code>. It is in the <a href={link('audit')}>audit trail</a>.
               </p>
-              <Decisions answer={result} />
+              <ReplayDecisions answer={result} />
             </div>
           )}
         </Section>
       )}
-    </>
-  );
-}
-
-function Decisions({ answer }: { answer: ReplayAnswer }) {
-  return (
-    <>
-      <p>
-        {answer.dry_run ? 'Would do: ' : 'Done: '}
-        {Object.entries(answer.counts)
-          .filter(([, n]) => n > 0)
-          .map(([outcome, n]) => `${n} ${outcome}`)
-          .join(', ') || 'nothing selected'}
-      </p>
-      <ul class="decisions">
-        {answer.decisions.map((d, i) => (
-          <li key={i}>
-            <Badge kind="replay" value={d.outcome} /> {d.partner_id} {d.policy_number} <code>{d.delivery_id ?? d.event_id}</code>
-            {d.detail && <span class="muted"> — {d.detail}</span>}
-          </li>
-        ))}
-      </ul>
     </>
   );
 }

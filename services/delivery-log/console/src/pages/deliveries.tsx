@@ -18,7 +18,7 @@ const STATES = ['pending', 'failing', 'delivered', 'dead_lettered', 'superseded'
 
 export function DeliveriesPage({ session, route }: { session: Session; route: Route }) {
   const fields: FilterField[] = [
-    ...(session.kind === 'operator' ? [{ name: 'partner_id', label: 'Partner' }] : []),
+    ...(session.kind === 'operator' ? [{ name: 'partner_id', label: 'Partner', type: 'partner' as const }] : []),
     { name: 'status', label: 'State', options: STATES },
     { name: 'policy_number', label: 'Policy number' },
     { name: 'endpoint_id', label: 'Endpoint' },

@@ -14,14 +14,23 @@ export interface EndpointRow {
   statuses: string;
   product_codes: string;
   ordering: string;
+  /** Kept through a change (the partner may have disabled it itself), and set here. */
+  disabled: boolean;
 }
 
 /** The inputs of a row, by their field in the spec. */
-const INPUTS = ['url', 'timeout_ms', 'statuses', 'product_codes', 'ordering'] as const;
+const INPUTS = ['url', 'timeout_ms', 'statuses', 'product_codes', 'ordering', 'disabled'] as const;
 
 export const endpointPath = (i: number, field?: string) => `callback_endpoints[${i}]${field ? `.${field}` : ''}`;
 
-const emptyEndpoint = (): EndpointRow => ({ url: '', timeout_ms: '10000', statuses: '', product_codes: '', ordering: 'LATEST_WINS' });
+const emptyEndpoint = (): EndpointRow => ({
+  url: '',
+  timeout_ms: '10000',
+  statuses: '',
+  product_codes: '',
+  ordering: 'LATEST_WINS',
+  disabled: false,
+});
 const list = (text: string) =>
   text
     .split(',')
@@ -38,6 +47,7 @@ export function endpointRows(partner: PartnerView | undefined): EndpointRow[] {
       statuses: e.statuses.join(', '),
       product_codes: e.product_codes.join(', '),
       ordering: e.ordering,
+      disabled: e.disabled === true,
     })) ?? [emptyEndpoint()]
   );
 }
@@ -51,6 +61,7 @@ export function endpointsSpec(rows: EndpointRow[]): Array<Record<string, unknown
     statuses: list(e.statuses),
     product_codes: list(e.product_codes),
     ordering: e.ordering,
+    disabled: e.disabled,
   }));
 }
 
@@ -115,6 +126,17 @@ export function EndpointInputs({
               </select>
             </label>
             {problem(path('ordering'))}
+            <label class="check">
+              <input
+                type="checkbox"
+                name={path('disabled')}
+                checked={e.disabled}
+                onChange={(event) => onChange(rows.map((row, j) => (j === i ? { ...row, disabled: event.currentTarget.checked } : row)))}
+                {...described(path('disabled'))}
+              />
+              Disabled (no new callbacks)
+            </label>
+            {problem(path('disabled'))}
             <button type="button" class="secondary" onClick={() => onChange(rows.filter((_, j) => j !== i))}>
               Remove endpoint
             </button>

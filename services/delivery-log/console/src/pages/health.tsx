@@ -32,7 +32,11 @@ export function HealthPage({ session, partnerId }: { session: Session; partnerId
   );
   const chooser =
     session.kind === 'operator' ? (
-      <Filters segments={['health']} fields={[{ name: 'partner_id', label: 'Partner' }]} values={{ partner_id: partnerId ?? undefined }} />
+      <Filters
+        segments={['health']}
+        fields={[{ name: 'partner_id', label: 'Partner', type: 'partner' }]}
+        values={{ partner_id: partnerId ?? undefined }}
+      />
     ) : null;
   if (!chosen)
     return (

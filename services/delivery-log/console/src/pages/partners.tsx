@@ -15,6 +15,7 @@ import { link } from '../router';
 import { useApi } from '../use-api';
 import { ApiKeys } from './api-keys';
 import { PortalLinks } from './portal-links';
+import { SelfServiceSwitch } from './self-service-switch';
 
 export type PartnerView = Schema<'Partner'>;
 
@@ -108,6 +109,7 @@ export function PartnerPage({ session, partnerId }: { session: Session; partnerI
             ['Revision', p.revision],
             ['Updated', when(p.updated_at)],
             ['Outbound auth', p.outbound_auth?.method ?? 'none'],
+            ['Self-service', p.self_service === false ? 'off' : 'on'],
             ['Body', `${p.body.shape.toLowerCase()}, absent fields ${p.body.absent_fields.toLowerCase()}`],
           ]}
         />
@@ -116,7 +118,7 @@ export function PartnerPage({ session, partnerId }: { session: Session; partnerI
             <li key={e.endpoint_id}>
               <code>{e.endpoint_id}</code> {e.url}{' '}
               <span class="muted">
-                ({e.ordering.toLowerCase()}, {e.timeout_ms} ms)
+                ({e.ordering.toLowerCase()}, {e.timeout_ms} ms{e.disabled ? ', disabled' : ''})
               </span>
             </li>
           ))}
@@ -124,6 +126,7 @@ export function PartnerPage({ session, partnerId }: { session: Session; partnerI
       </Section>
       <ApiKeys partner={p} writer={writer} onDone={reloadBoth} />
       {writer && <PartnerActions partner={p} onDone={reloadBoth} />}
+      {writer && <SelfServiceSwitch partnerId={p.partner_id} enabled={p.self_service !== false} onDone={reloadBoth} />}
       <PortalLinks partnerId={p.partner_id} links={links.data?.data ?? []} writer={writer} onDone={reloadBoth} />
     </>
   );

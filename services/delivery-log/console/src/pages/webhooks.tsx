@@ -21,7 +21,7 @@ type Rejected = Schema<'RejectedWebhook'>;
 export function WebhooksPage({ session, route }: { session: Session; route: Route }) {
   const refused = route.params.get('view') === 'refused';
   const fields: FilterField[] = [
-    ...(session.kind === 'operator' ? [{ name: 'partner_id', label: 'Partner' }] : []),
+    ...(session.kind === 'operator' ? [{ name: 'partner_id', label: 'Partner', type: 'partner' as const }] : []),
     ...(refused ? [] : [{ name: 'transaction_number', label: 'Transaction number' }]),
     { name: 'request_id', label: 'Request id' },
     { name: 'from', label: 'From', type: 'datetime-local' as const },

@@ -39,6 +39,7 @@ export interface Pruned {
   webhookReplays: number;
   auditRecords: number;
   resendReservations: number;
+  selfServiceChanges: number;
   /** Console sessions and portal links past their expiry (a revoked one is kept until then: the list shows it). */
   issuedCredentials: number;
 }
@@ -107,6 +108,12 @@ export class Pruner {
       resendReservations: await this.olderThan(new Date(now - HOUR_MS), {
         table: 'resend_reservations',
         key: ['reservation_id'],
+        time: 'reserved_at',
+      }),
+      // Out of the day the longest self-service limit counts them in.
+      selfServiceChanges: await this.olderThan(new Date(now - 24 * HOUR_MS), {
+        table: 'self_service_changes',
+        key: ['change_id'],
         time: 'reserved_at',
       }),
       issuedCredentials: await this.olderThan(new Date(now), { table: 'issued_credentials', key: ['credential_id'], time: 'expires_at' }),

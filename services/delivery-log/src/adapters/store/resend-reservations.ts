@@ -63,6 +63,18 @@ export class ResendReservations {
     });
   }
 
+  /** The places the partner has left in the window (a later reserve may still be refused: others may take them first). */
+  async left(partnerId: string, now: Date): Promise<number> {
+    const row = await this.db
+      .selectFrom('resend_reservations')
+      .select((eb) => eb.fn.countAll<string>().as('taken'))
+      .where('partner_id', '=', partnerId)
+      .where('kind', '=', this.kind)
+      .where('reserved_at', '>', new Date(now.getTime() - this.windowMs))
+      .executeTakeFirst();
+    return Math.max(0, this.perWindow - Number(row?.taken ?? 0));
+  }
+
   /** Gives a place back: its resend did not happen. */
   async release(reservationId: string): Promise<void> {
     await this.db.deleteFrom('resend_reservations').where('reservation_id', '=', reservationId).execute();

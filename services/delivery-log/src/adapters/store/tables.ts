@@ -210,6 +210,14 @@ export interface ResendReservationsTable {
   kind: Generated<string>;
 }
 
+/** A partner's own change the API accepted, counted by the self-service limits (self-service-limits.ts); the API's own, not projected. */
+export interface SelfServiceChangesTable {
+  change_id: string;
+  partner_id: string;
+  kind: string;
+  reserved_at: Timestamp;
+}
+
 /** A console session or portal link the API signed (issued-credentials.ts); the API's own, not projected. */
 export interface IssuedCredentialsTable {
   credential_id: string;
@@ -248,6 +256,7 @@ export interface DeliveryLogTables {
   rejected_webhooks: RejectedWebhooksTable;
   webhook_replays: WebhookReplaysTable;
   resend_reservations: ResendReservationsTable;
+  self_service_changes: SelfServiceChangesTable;
   issued_credentials: IssuedCredentialsTable;
   projected_topics: ProjectedTopicsTable;
 }

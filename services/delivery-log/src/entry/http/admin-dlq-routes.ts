@@ -4,7 +4,7 @@
  * unless the request says dry_run: false, so the plan is seen first; a real one is audited with
  * the operator as its actor and takes its turn with partners' resends of the same topic.
  */
-import type { Selection } from '@hookstream/dead-letters';
+import type { OffsetRange, Selection } from '@hookstream/dead-letters';
 import express, { Router, type Request } from 'express';
 import type { z } from 'zod';
 import type { DeadLetterSessions } from '../../adapters/kafka/dead-letter-sessions';
@@ -57,5 +57,14 @@ function selectionOf(query: Omit<z.infer<typeof DeadLetterListQuery>, 'limit'>, 
     ...(query.policy_number ? { policies: query.policy_number } : {}),
     ...(query.delivery_id ? { deliveryIds: query.delivery_id } : {}),
     ...(query.event_id ? { eventIds: query.event_id } : {}),
+    ...(query.letters ? { offsets: query.letters.map((text) => letterAt(text, where)) } : {}),
   };
+}
+
+/** A dead letter named as partition:offset, as the offset range of just it. */
+function letterAt(text: string, where: 'query' | 'body'): OffsetRange {
+  const match = /^(\d{1,4}):(\d{1,19})$/.exec(text);
+  if (!match) throw invalidInput(where, [{ field: 'letters', message: 'each must be partition:offset (as 2:1041)' }]);
+  const offset = BigInt(match[2]!);
+  return { partition: Number(match[1]), from: offset, to: offset };
 }

@@ -9,11 +9,12 @@ import express, { Router, type Request } from 'express';
 import { notFound } from './refusals';
 import { issuePortalLink, revokePortalLink } from '../../domain/portal-links';
 import { setPartnerStatus } from '../../domain/set-partner-status';
-import { PartnerCreateBody, PartnerUpdateBody, PortalTokenBody, ReasonBody, RotateKeyBody } from './schemas/admin-schemas';
+import { PartnerCreateBody, PartnerUpdateBody, PortalTokenBody, ReasonBody, RotateKeyBody, SelfServiceBody } from './schemas/admin-schemas';
 import { operatorActor, operatorOf } from './auth/operator-auth';
 import type { IssuedCredentials } from '../../adapters/store/issued-credentials';
 import type { PortalTokens } from '../../adapters/signing/portal-tokens';
 import { idParam, parseInput } from './request-input';
+import { PartnerListQuery } from './schemas/operator-view-schemas';
 
 export interface AdminPartnerDeps {
   partners: PartnerDirectory;
@@ -36,8 +37,11 @@ export function adminPartnerRoutes({ partners, changes, portalTokens, issuedCred
     return id;
   };
 
-  router.get('/partners', (_req, res) => {
-    res.json({ data: partners.list().map(describePartner) });
+  router.get('/partners', (req, res) => {
+    const { search } = parseInput(PartnerListQuery, req.query, 'query');
+    const wanted = search?.toLowerCase();
+    const found = partners.list().filter((p) => !wanted || `${p.partner_id}\n${p.name}`.toLowerCase().includes(wanted));
+    res.json({ data: found.map(describePartner) });
   });
 
   router.get('/partners/:partnerId', (req, res) => {
@@ -69,6 +73,13 @@ export function adminPartnerRoutes({ partners, changes, portalTokens, issuedCred
       res.json({ data: describePartner(partner) });
     });
   }
+
+  // The partner's own changes of its endpoints and signing secret (the partner API), on or off.
+  router.post('/partners/:partnerId/self-service', body, async (req, res) => {
+    const partnerId = partnerIdOf(req);
+    const input = parseInput(SelfServiceBody, req.body, 'body');
+    res.json({ data: describePartner(await changes.setSelfService(partnerId, input.enabled, actorOf(req), input.reason)) });
+  });
 
   router.post('/partners/:partnerId/api-keys/rotate', body, async (req, res) => {
     const partnerId = partnerIdOf(req);

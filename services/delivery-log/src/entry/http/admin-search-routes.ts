@@ -1,7 +1,7 @@
 /*
  * The operator API's reading side: deliveries, webhooks and refused webhooks across partners (the
  * partner API's routes and filters, plus partner_id: log-routes.ts), a partner's endpoint health,
- * the audit trail, and who the caller is.
+ * the endpoints failing across partners, the audit trail, and who the caller is.
  */
 import { describeOperator } from '@hookstream/partners';
 import { Router } from 'express';
@@ -13,6 +13,8 @@ import { logRoutes } from './log-routes';
 import { operatorOf } from './auth/operator-auth';
 import { idParam, pageFilter, parseInput } from './request-input';
 import { endpointHealthStore } from '../../adapters/store/endpoint-health-store';
+import { failingEndpoints } from '../../adapters/store/queries/failing-endpoints';
+import { FailingEndpointsQuery } from './schemas/operator-view-schemas';
 
 export function adminSearchRoutes(db: DeliveryLogDb, retryDelaysMs: readonly number[]): Router {
   const router = Router();
@@ -21,6 +23,17 @@ export function adminSearchRoutes(db: DeliveryLogDb, retryDelaysMs: readonly num
 
   router.get('/partners/:partnerId/endpoints', async (req, res) => {
     res.json({ data: await partnerEndpointHealth(endpointHealthStore(db), idParam(req.params.partnerId)) });
+  });
+
+  router.get('/failing-endpoints', async (req, res) => {
+    const query = parseInput(FailingEndpointsQuery, req.query, 'query');
+    const page = await failingEndpoints(db, {
+      limit: query.limit,
+      offset: query.offset,
+      ...(query.partner_id ? { partnerId: query.partner_id } : {}),
+    });
+    const next = query.offset + page.items.length;
+    res.json({ data: page.items, total: page.total, next_offset: next < page.total ? next : null });
   });
 
   router.get('/audit', async (req, res) => {

@@ -132,6 +132,7 @@ export function refusalOf(error: unknown, log: (cause: 'unavailable' | 'unstorab
   // ReplayRefused (@hookstream/dead-letters): an operator's replay refused as a whole.
   if (hasErrorCode(error, ErrorCodes.REPLAY_REFUSED)) return new Refusal(ErrorCodes.CONFLICT, e?.message ?? 'refused');
   if (hasErrorCode(error, ErrorCodes.PARTNER_CHANGE_REFUSED)) {
+    if (e?.kind === 'forbidden') return new Refusal(ErrorCodes.FORBIDDEN, e.message ?? 'refused');
     return e?.kind === 'rate_limited'
       ? new Refusal(ErrorCodes.TOO_MANY_REQUESTS, e.message ?? 'refused', { retryAfterSeconds: e.retryAfterSeconds })
       : new Refusal(ErrorCodes.CONFLICT, e?.message ?? 'refused');

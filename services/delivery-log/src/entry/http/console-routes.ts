@@ -90,7 +90,14 @@ function describeSession(session: ConsoleSession, deps: ConsoleDeps) {
   const common = { csrf_token: session.csrf, expires_at: session.expiresAt.toISOString() };
   if (session.kind === 'partner') {
     const partner = deps.partners.get(session.partnerId);
-    return { ...common, kind: 'partner' as const, partner_id: session.partnerId, partner_name: partner?.name ?? session.partnerId };
+    return {
+      ...common,
+      kind: 'partner' as const,
+      partner_id: session.partnerId,
+      partner_name: partner?.name ?? session.partnerId,
+      // A session opened with a portal link sees and resends but changes no key, endpoint or secret (docs/security.md).
+      holds: session.keyId === null ? ('portal_link' as const) : ('api_key' as const),
+    };
   }
   const operator = deps.operators.get(session.operatorId)!;
   return { ...common, kind: 'operator' as const, operator_id: operator.operator_id, name: operator.name, role: operator.role };

@@ -10,7 +10,7 @@ import { createWriteStream } from 'node:fs';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { request, type Dispatcher } from 'undici';
-import { createSsrfGuardedAgent, type SsrfPolicy } from '@hookstream/runtime';
+import { createSsrfGuardedAgent } from '@hookstream/runtime';
 import { FailureReasons, failureOf, httpFailure, type FetchFailure } from '../../domain/fetch-failure';
 import type { SpooledDocument } from '../../domain/document';
 import type { Spool } from '../storage/spool';
@@ -28,7 +28,8 @@ export interface DocumentDownloadOptions {
   maxRedirects: number;
   /** Keep-alive connections per origin. */
   connectionsPerOrigin: number;
-  ssrf: SsrfPolicy;
+  /** The SSRF guard's policy: the SSRF_ALLOW ranges. */
+  ssrf: Parameters<typeof createSsrfGuardedAgent>[0]['policy'];
 }
 
 export type Retrieval = { kind: 'retrieved'; document: SpooledDocument } | { kind: 'failed'; failure: FetchFailure };

@@ -18,6 +18,8 @@ import { issuedCredentials } from './0008-issued-credentials';
 import { topicGenerations } from './0009-topic-generations';
 import { partnerRowSecurity } from './0010-partner-row-security';
 import { retryNow } from './0011-retry-now';
+import { selfServiceChanges } from './0012-self-service-changes';
+import { searchAndHealth } from './0013-search-and-health';
 import { refusedRequests } from './0014-refused-requests';
 
 /** Every migration, by name; names sort in the order they run. */
@@ -33,5 +35,7 @@ export const migrations: Record<string, Migration> = {
   '0009-topic-generations': topicGenerations,
   '0010-partner-row-security': partnerRowSecurity,
   '0011-retry-now': retryNow,
+  '0012-self-service-changes': selfServiceChanges,
+  '0013-search-and-health': searchAndHealth,
   '0014-refused-requests': refusedRequests,
 };

@@ -6,12 +6,14 @@ import type { DeliveryLogDb } from '../tables';
 import type { Selectable } from 'kysely';
 import type { DeliveriesTable, DeliveryAttemptsTable, DeliveryState, ReplaysTable } from '../tables';
 import { pageOf, type Page, type PageCursor } from './page';
+import { startsWith } from './prefix';
 import { verificationOf, type Verification } from '../../../domain/signature-explanation';
 
 export interface DeliveryFilter {
   /** Only this partner's (always set for a partner; optional for operators). */
   partnerId?: string;
   state?: DeliveryState;
+  /** Policy numbers starting with this, whatever their case. */
   policyNumber?: string;
   endpointId?: string;
   /** Test events only (true) or real deliveries only (false); both when undefined. */
@@ -76,7 +78,7 @@ export async function listDeliveries(db: DeliveryLogDb, filter: DeliveryFilter):
   let query = db.selectFrom('deliveries').select(SUMMARY_COLUMNS);
   if (filter.partnerId !== undefined) query = query.where('partner_id', '=', filter.partnerId);
   if (filter.state !== undefined) query = query.where('state', '=', filter.state);
-  if (filter.policyNumber !== undefined) query = query.where('policy_number', '=', filter.policyNumber);
+  if (filter.policyNumber !== undefined) query = query.where(startsWith('policy_number', filter.policyNumber));
   if (filter.endpointId !== undefined) query = query.where('endpoint_id', '=', filter.endpointId);
   if (filter.test !== undefined) query = query.where('test', '=', filter.test);
   if (filter.from !== undefined) query = query.where('created_at', '>=', filter.from);

@@ -6,9 +6,11 @@ import { sql, type Selectable, type SelectQueryBuilder } from 'kysely';
 import type { DeliveryLogDb } from '../tables';
 import type { DeliveryLogTables, DocumentsTable, WebhookReplaysTable, WebhooksTable } from '../tables';
 import { pageOf, type Page, type PageCursor } from './page';
+import { startsWith } from './prefix';
 
 export interface WebhookFilter {
   partnerId?: string;
+  /** Transaction numbers starting with this, whatever their case. */
   transactionNumber?: string;
   requestId?: string;
   from?: Date;
@@ -82,7 +84,7 @@ function selectSummary<O>(query: SelectQueryBuilder<DeliveryLogTables, 'webhooks
 export async function listWebhooks(db: DeliveryLogDb, filter: WebhookFilter): Promise<Page<WebhookSummary>> {
   let query = selectSummary(db.selectFrom('webhooks'));
   if (filter.partnerId !== undefined) query = query.where('partner_id', '=', filter.partnerId);
-  if (filter.transactionNumber !== undefined) query = query.where('transaction_number', '=', filter.transactionNumber);
+  if (filter.transactionNumber !== undefined) query = query.where(startsWith('transaction_number', filter.transactionNumber));
   if (filter.requestId !== undefined) query = query.where('request_id', '=', filter.requestId);
   if (filter.from !== undefined) query = query.where('received_at', '>=', filter.from);
   if (filter.to !== undefined) query = query.where('received_at', '<', filter.to);

@@ -14,9 +14,11 @@ import {
   PortalToken,
   PortalTokenBody,
   ReasonBody,
+  SelfServiceBody,
   RotateKeyBody,
 } from '../schemas/admin-schemas';
-import { json, refusal } from './openapi-parts';
+import { badQuery, json, refusal } from './openapi-parts';
+import { PartnerListQuery } from '../schemas/operator-view-schemas';
 import { ADMIN_BASE } from '../paths';
 import { EndpointsHealthAnswer, one } from '../schemas/schemas';
 
@@ -30,9 +32,11 @@ export const adminPartnerPaths: ZodOpenApiPathsObject = {
   [`${ADMIN_BASE}/partners`]: {
     get: operation('Every partner, secrets masked', {
       operationId: 'adminListPartners',
+      requestParams: { query: PartnerListQuery },
       responses: {
         '200': { description: 'The partners', ...json(z.object({ data: z.array(PartnerView) }).meta({ id: 'PartnerList' })) },
         ...readRefusals,
+        ...badQuery,
       },
     }),
     post: operation('Onboard a partner (as `hookstream partners create`)', {
@@ -73,6 +77,17 @@ export const adminPartnerPaths: ZodOpenApiPathsObject = {
       },
     ]),
   ),
+  [`${ADMIN_BASE}/partners/{partnerId}/self-service`]: {
+    post: operation('Turn the partner’s self-service off, or on again', {
+      operationId: 'adminSetSelfService',
+      description:
+        'While off, the partner’s own changes through the partner API (its callback endpoints, its signing secret) answer 403 ' +
+        'saying the insurer turned self-service off; reads still answer. Audited (partner.self-service-off / -on).',
+      requestParams: partnerPath,
+      requestBody: { required: true, ...json(SelfServiceBody) },
+      responses: { '200': partnerAnswer('The partner after the change'), ...writeRefusals, ...notFound('partner') },
+    }),
+  },
   [`${ADMIN_BASE}/partners/{partnerId}/endpoints`]: {
     get: operation('A partner’s endpoints’ health (as the partner API shows it)', {
       operationId: 'adminGetEndpointsHealth',

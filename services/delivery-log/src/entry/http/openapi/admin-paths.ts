@@ -18,6 +18,7 @@ import {
   ReplayBody,
 } from '../schemas/admin-schemas';
 import { badQuery, json, refusal } from './openapi-parts';
+import { FailingEndpointsPage, FailingEndpointsQuery } from '../schemas/operator-view-schemas';
 import { ADMIN_BASE } from '../paths';
 import { DeliveryAnswer, DeliveryPage, one, pageOf } from '../schemas/schemas';
 import { RejectedWebhookAnswer, RejectedWebhookPage, WebhookAnswer, WebhookPage } from '../schemas/webhook-schemas';
@@ -29,6 +30,7 @@ export const adminPaths: ZodOpenApiPathsObject = {
   [`${ADMIN_BASE}/deliveries`]: {
     get: operation('Deliveries across partners', {
       operationId: 'adminListDeliveries',
+      description: 'policy_number finds the policy numbers starting with it, whatever their case.',
       requestParams: { query: AdminDeliveryListQuery },
       responses: {
         '200': { description: 'A page of deliveries', ...json(DeliveryPage) },
@@ -51,6 +53,7 @@ export const adminPaths: ZodOpenApiPathsObject = {
   [`${ADMIN_BASE}/webhooks`]: {
     get: operation('Inbound webhooks across partners', {
       operationId: 'adminListWebhooks',
+      description: 'transaction_number finds the transaction numbers starting with it, whatever their case.',
       requestParams: { query: AdminWebhookListQuery },
       responses: {
         '200': { description: 'A page of webhooks', ...json(WebhookPage) },
@@ -102,7 +105,8 @@ export const adminPaths: ZodOpenApiPathsObject = {
       operationId: 'adminReplayDeadLetters',
       description:
         'Decides for each selected dead letter: replayed, or skipped and why (superseded, already replayed, replay limit). With dry_run ' +
-        '(the default) nothing is written; with dry_run false the replay is written with its audit, at rate_per_second. At most 1,000 ' +
+        '(the default) nothing is written; with dry_run false the replay is written with its audit, at rate_per_second. since and until ' +
+        'select by time; letters names dead letters one by one (partition:offset). At most 1,000 ' +
         're-queued per request.',
       requestBody: { required: true, ...json(ReplayBody) },
       responses: {
@@ -112,9 +116,21 @@ export const adminPaths: ZodOpenApiPathsObject = {
       },
     }),
   },
+  [`${ADMIN_BASE}/failing-endpoints`]: {
+    get: operation('The endpoints failing across partners, the most affected first', {
+      operationId: 'adminListFailingEndpoints',
+      description:
+        'Every partner endpoint with a failed send in the last day, deliveries still dead-lettered, or its partner’s circuit open: ' +
+        'success rate over the last hour, the last answer, the circuit and the dead letters waiting; sorted by dead letters waiting, ' +
+        'then failed sends in the last hour, then in the last day.',
+      requestParams: { query: FailingEndpointsQuery },
+      responses: { '200': { description: 'A page of failing endpoints', ...json(FailingEndpointsPage) }, ...readRefusals, ...badQuery },
+    }),
+  },
   [`${ADMIN_BASE}/audit`]: {
     get: operation('The audit trail: every change and replay, who and why', {
       operationId: 'adminListAudit',
+      description: 'actor_id finds an actor by its id (ux-test) or by the name the trail shows for it (partner:ux-test).',
       requestParams: { query: AuditListQuery },
       responses: {
         '200': { description: 'A page of audit records', ...json(pageOf(AuditRecord, 'AuditPage')) },

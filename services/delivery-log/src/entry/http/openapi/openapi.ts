@@ -8,6 +8,7 @@ import { adminPaths } from './admin-paths';
 import { consolePaths } from './console-paths';
 import { portalPaths } from './portal-paths';
 import { adminRetryPaths, portalRetryPaths } from './retry-paths';
+import { selfServicePaths } from './portal-self-service-paths';
 
 export function deliveryLogOpenApi(): object {
   return createDocument({
@@ -17,7 +18,8 @@ export function deliveryLogOpenApi(): object {
       version: '1.0.0',
       description:
         'Partner API (/api/portal/v1): a partner sees its own callbacks (every attempt, the body as sent), its own inbound webhooks ' +
-        'with their documents and its endpoints’ health; it resends a dead-lettered callback, retries a failing one now, sends test events to its endpoints and rotates its own key. Authenticate with ' +
+        'with their documents and its endpoints’ health; it resends a dead-lettered callback, retries a failing one now, sends test events to its endpoints, rotates its own key, manages its own ' +
+        'callback endpoints and rotates its signing secret (those changes with the API key only). Authenticate with ' +
         'the x-api-key used on the webhook, or a portal token an operator issued (Authorization: Bearer). Another partner’s ids answer ' +
         '404, as unknown ones do.\n\n' +
         'Operator API (/api/admin/v1): everything across partners, onboarding (the same validation as `hookstream partners`), dead ' +
@@ -46,6 +48,6 @@ export function deliveryLogOpenApi(): object {
         },
       },
     },
-    paths: { ...portalPaths, ...portalRetryPaths, ...adminPaths, ...adminRetryPaths, ...consolePaths },
+    paths: { ...portalPaths, ...portalRetryPaths, ...selfServicePaths, ...adminPaths, ...adminRetryPaths, ...consolePaths },
   });
 }

@@ -6,18 +6,7 @@ import { z } from 'zod';
 import type { ZodOpenApiOperationObject, ZodOpenApiPathsObject } from 'zod-openapi';
 import { badBody, badQuery, json, refusal, unavailable } from './openapi-parts';
 import { PORTAL_BASE } from '../paths';
-import {
-  NoQuery,
-  DeliveryAnswer,
-  DeliveryListQuery,
-  DeliveryPage,
-  EndpointsHealthAnswer,
-  KeyRotationBody,
-  ResendBody,
-  Resent,
-  RotatedKey,
-  one,
-} from '../schemas/schemas';
+import { DeliveryAnswer, DeliveryListQuery, DeliveryPage, KeyRotationBody, ResendBody, Resent, RotatedKey, one } from '../schemas/schemas';
 import {
   RejectedWebhookAnswer,
   RejectedWebhookListQuery,
@@ -26,6 +15,8 @@ import {
   WebhookListQuery,
   WebhookPage,
 } from '../schemas/webhook-schemas';
+import { RecoverBody, RecoveryAnswer } from '../schemas/operator-view-schemas';
+import { MAX_RECOVERED_PER_REQUEST } from '../../../domain/recover-dead-letters';
 
 export const partnerRefusals = {
   '401': refusal(
@@ -55,6 +46,7 @@ export const portalPaths: ZodOpenApiPathsObject = {
   [`${PORTAL_BASE}/deliveries`]: {
     get: operation('The partner’s callback deliveries', {
       operationId: 'listDeliveries',
+      description: 'policy_number finds the policy numbers starting with it, whatever their case (an exact number finds itself).',
       requestParams: { query: DeliveryListQuery },
       responses: {
         '200': { description: 'A page of deliveries, newest first', ...json(DeliveryPage) },
@@ -87,9 +79,30 @@ export const portalPaths: ZodOpenApiPathsObject = {
       },
     }),
   },
+  [`${PORTAL_BASE}/dead-letters/recover`]: {
+    post: operation('Resend every dead-lettered delivery since a time (optionally of one endpoint), a dry run unless dry_run is false', {
+      operationId: 'recoverDeadLetters',
+      description:
+        `Looks at the partner's deliveries dead-lettered at or after since and not resent since, oldest first, at most ${MAX_RECOVERED_PER_REQUEST} ` +
+        'per request (more says whether others wait). Each is decided as a single resend is: refused when superseded, already resent or ' +
+        'resent the most times allowed; the rest are resent while the hourly number of resends allows, each one counting against it. ' +
+        'With dry_run (the default) nothing is written and the answer says what would happen now; with dry_run false they are queued ' +
+        'again (audited with the partner as the operator) and the answer says what was resent and what was not, and why. An endpoint id ' +
+        'that is not one of the partner’s answers 404.',
+      requestBody: { required: true, ...json(RecoverBody) },
+      responses: {
+        '200': { description: 'What was (or would be) resent, and what not and why', ...json(RecoveryAnswer) },
+        ...oneRefusals,
+        ...badBody,
+        '409': refusal('A dead letter to resend could not be read from its topic', [ErrorCodes.CONFLICT]),
+        ...csrfRefusal,
+      },
+    }),
+  },
   [`${PORTAL_BASE}/webhooks`]: {
     get: operation('The partner’s inbound webhooks', {
       operationId: 'listWebhooks',
+      description: 'transaction_number finds the transaction numbers starting with it, whatever their case.',
       requestParams: { query: WebhookListQuery },
       responses: {
         '200': { description: 'A page of webhooks, newest first', ...json(WebhookPage) },
@@ -126,20 +139,6 @@ export const portalPaths: ZodOpenApiPathsObject = {
         'and its body (the first 16 KiB). Another partner’s rejection_id answers 404 as an unknown one does.',
       requestParams: { path: z.object({ rejectionId: z.string() }) },
       responses: { '200': { description: 'The refused webhook', ...json(RejectedWebhookAnswer) }, ...oneRefusals },
-    }),
-  },
-  [`${PORTAL_BASE}/endpoints`]: {
-    get: operation('The partner’s endpoints’ health', {
-      operationId: 'getEndpointsHealth',
-      requestParams: { query: NoQuery },
-      description:
-        'Per callback endpoint, the share of requests the partner answered with 200 and the 95th percentile of their latency, over ' +
-        'the last hour and the last day; and the partner’s circuit as the sender last recorded it.',
-      responses: {
-        '200': { description: 'Health of each endpoint', ...json(EndpointsHealthAnswer) },
-        ...partnerRefusals,
-        ...badQuery,
-      },
     }),
   },
   [`${PORTAL_BASE}/api-keys/rotate`]: {

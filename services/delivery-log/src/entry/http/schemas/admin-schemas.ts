@@ -25,7 +25,12 @@ export const AdminWebhookListQuery = WebhookListQuery.extend(partnerFilter);
 export const AdminRejectedWebhookListQuery = RejectedWebhookListQuery.extend(partnerFilter);
 
 export const AuditListQuery = z.strictObject({
-  actor_id: z.string().min(1).max(200).optional(),
+  actor_id: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .meta({ description: 'An actor’s id (ux-test), or its name as the trail shows it (partner:ux-test)' }),
   subject_id: z.string().min(1).max(200).optional().meta({ description: 'A partner id, an operator id or a replay id' }),
   action: z.string().min(1).max(100).optional().meta({ example: 'partner.rotate-key' }),
   cursor: DeliveryListQuery.shape.cursor,
@@ -70,6 +75,15 @@ export const PartnerUpdateDoc = updateEnvelope(partnerSpecSchema.partial()).meta
 
 export const ReasonBody = z.strictObject({ reason }).meta({ id: 'ReasonRequest' });
 
+export const SelfServiceBody = z
+  .strictObject({
+    reason,
+    enabled: z.boolean().meta({
+      description: 'false: the partner’s own changes of its endpoints and signing secret (partner API) answer 403; true: allowed again',
+    }),
+  })
+  .meta({ id: 'SelfServiceRequest' });
+
 export const RotateKeyBody = z
   .strictObject({
     reason,
@@ -111,6 +125,9 @@ export const PartnerView = z
     partner_id: z.string(),
     name: z.string(),
     status: z.enum(['ACTIVE', 'DISABLED']),
+    self_service: z
+      .boolean()
+      .meta({ description: 'false: the partner’s own changes of its endpoints and signing secret (partner API) are refused' }),
     revision: z.number().int(),
     updated_at: timestamp,
     callback_endpoints: z.array(
@@ -121,6 +138,7 @@ export const PartnerView = z
         statuses: z.array(z.string()),
         product_codes: z.array(z.string()),
         ordering: z.enum(['LATEST_WINS', 'NONE']),
+        disabled: z.boolean().meta({ description: 'A disabled endpoint receives no new callback' }),
       }),
     ),
     outbound_auth: z
@@ -190,6 +208,7 @@ const selectionShape = {
   policy_number: list('Policy numbers').optional(),
   delivery_id: list('Delivery ids').optional(),
   event_id: list('Event ids').optional(),
+  letters: list('Dead letters chosen one by one, each as partition:offset (the list’s partition and offset)').optional(),
 };
 
 export const DeadLetterListQuery = z.strictObject({
@@ -205,10 +224,10 @@ export const ReplayBody = z
       .boolean()
       .default(true)
       .meta({ description: 'Only say what would be replayed and skipped (default true): send false to replay' }),
-    force: z
-      .boolean()
-      .default(false)
-      .meta({ description: 'Replay also what was replayed before or reached the replay limit (superseded ones never)' }),
+    force: z.boolean().default(false).meta({
+      description:
+        'Replay also what was replayed before or reached the replay limit (superseded ones never); default false: those are skipped',
+    }),
     rate_per_second: z.number().min(1).max(1000).default(50).meta({ description: 'Records re-queued per second (default 50)' }),
   })
   .meta({ id: 'ReplayRequest' });

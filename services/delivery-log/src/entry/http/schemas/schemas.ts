@@ -208,6 +208,16 @@ const windowHealth = z
   })
   .meta({ id: 'WindowHealth' });
 
+export const EndpointConfiguration = z
+  .object({
+    timeout_ms: z.number().int(),
+    statuses: z.array(z.string()).meta({ description: 'Empty: every status' }),
+    product_codes: z.array(z.string()).meta({ description: 'Agreed with the insurer; empty: every product' }),
+    ordering: z.enum(['LATEST_WINS', 'NONE']),
+    disabled: z.boolean().meta({ description: 'A disabled endpoint receives no new callback; those already queued are still sent' }),
+  })
+  .meta({ id: 'EndpointConfiguration' });
+
 export const EndpointsHealth = z
   .object({
     circuit_state: z.enum(['open', 'closed', 'unknown']).meta({
@@ -215,10 +225,17 @@ export const EndpointsHealth = z
         'open: the sender’s latest record for the partner is an attempt skipped because its circuit was open (no requests for a while, then one probe), or a dead-lettering because it stayed open; closed: it is a send, or a dead-lettering after failed sends; unknown: nothing in the last day',
     }),
     circuit_as_of: timestamp.nullable(),
+    self_service: z
+      .boolean()
+      .optional()
+      .meta({ description: 'The partner API: whether the partner may change its endpoints itself (false: the insurer turned it off)' }),
     endpoints: z.array(
       z.object({
         endpoint_id: z.string(),
         url: z.string().nullable().meta({ description: 'null for an endpoint since removed' }),
+        configuration: EndpointConfiguration.nullable()
+          .optional()
+          .meta({ description: 'The partner API: how the endpoint is configured now; null for an endpoint since removed' }),
         last_hour: windowHealth,
         last_day: windowHealth,
         hourly: z
@@ -257,6 +274,9 @@ export const ConsoleSessionView = z
     kind: z.enum(['partner', 'operator']),
     partner_id: z.string().optional(),
     partner_name: z.string().optional(),
+    holds: z.enum(['api_key', 'portal_link']).optional().meta({
+      description: 'A partner’s session: opened with its API key, or with a portal link (which changes no key, endpoint or secret)',
+    }),
     operator_id: z.string().optional(),
     name: z.string().optional(),
     role: z.enum(['viewer', 'operator']).optional(),

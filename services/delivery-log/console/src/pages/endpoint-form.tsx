@@ -1,0 +1,99 @@
+/*
+ * The form a partner adds or edits one of its callback endpoints with: URL, timeout and the
+ * statuses it receives. A refusal's problems are shown beside their fields (url, timeout_ms,
+ * statuses[0] beside the statuses), the first one focused and scrolled into view.
+ */
+import { useRef } from 'preact/hooks';
+import { addEndpoint, editEndpoint, type OwnEndpointView } from '../api/self-service';
+import { BusyButton, useAction } from '../components/busy-button';
+import { fieldNotes, fieldProblemsOf, RefusalBanner } from '../components/field-problems';
+import { useFocusProblem } from '../components/focus-problem';
+import { formText } from '../form-text';
+
+export const STATUSES = ['POLICY_ISSUING', 'POLICY_ACTIVE', 'POLICY_CANCELLED'] as const;
+const FIELDS = ['url', 'timeout_ms', 'statuses'];
+
+export function EndpointForm({
+  editing,
+  onSaved,
+  onCancel,
+}: {
+  /** The endpoint edited; none: a new one. */
+  editing?: OwnEndpointView;
+  onSaved: (message: string) => void;
+  onCancel?: () => void;
+}) {
+  const action = useAction();
+  const form = useRef<HTMLFormElement>(null);
+  const placement = fieldProblemsOf(action.error, FIELDS);
+  const { problem, described } = fieldNotes(placement);
+  const config = editing?.configuration;
+  useFocusProblem(action.error, form);
+
+  const submit = action.submit(async (element) => {
+    const timeout = formText(element, 'timeout_ms');
+    const body = {
+      url: formText(element, 'url'),
+      ...(timeout ? { timeout_ms: Number(timeout) } : {}),
+      statuses: new FormData(element).getAll('statuses').map((value) => (typeof value === 'string' ? value : '')),
+    };
+    const saved = editing ? await editEndpoint(editing.endpoint_id, body) : await addEndpoint(body);
+    if (!editing) element.reset();
+    onSaved(`Endpoint ${saved.data.endpoint_id} ${editing ? 'saved' : 'added'}.`);
+  });
+
+  const prefix = editing ? `edit-${editing.endpoint_id}` : 'new';
+  return (
+    <form
+      ref={form}
+      class="stacked-form"
+      onSubmit={submit}
+      aria-label={editing ? `Edit endpoint ${editing.endpoint_id}` : 'Add an endpoint'}
+    >
+      <RefusalBanner failure={action.error} placement={placement} />
+      <label>
+        <span>URL</span>
+        <input
+          name="url"
+          type="url"
+          required
+          defaultValue={editing?.url ?? ''}
+          placeholder="https://partner.example/callbacks"
+          {...described('url')}
+        />
+        {problem('url')}
+      </label>
+      <label>
+        <span>Timeout of one attempt (ms, 100–120000; default 10000)</span>
+        <input name="timeout_ms" type="number" defaultValue={config ? String(config.timeout_ms) : ''} {...described('timeout_ms')} />
+        {problem('timeout_ms')}
+      </label>
+      <fieldset {...described('statuses')}>
+        <legend>Statuses it receives (none ticked: every status)</legend>
+        {STATUSES.map((status) => (
+          <label key={status} class="check">
+            <input
+              type="checkbox"
+              name="statuses"
+              value={status}
+              id={`${prefix}-${status}`}
+              defaultChecked={config?.statuses.includes(status) ?? false}
+            />
+            {status.replace('POLICY_', '').toLowerCase()}
+          </label>
+        ))}
+        {problem('statuses')}
+      </fieldset>
+      <p>
+        <BusyButton busy={action.busy} busyLabel={editing ? 'Saving…' : 'Adding…'}>
+          {editing ? 'Save endpoint' : 'Add endpoint'}
+        </BusyButton>{' '}
+        {onCancel && (
+          <button type="button" class="secondary" disabled={action.busy} onClick={onCancel}>
+            Cancel
+          </button>
+        )}
+      </p>
+    </form>
+  );
+}

@@ -1,0 +1,200 @@
+/*
+ * A partner recovers: resends every dead-lettered delivery of its own since a time (optionally of
+ * one endpoint). First a dry run, which says how many there are, how many the hourly limit of
+ * resends lets through now, and which are not resent and why; then, confirmed, the resend itself,
+ * and what it did. Changing the time or the endpoint drops the dry run: only what was dry-run is
+ * offered.
+ */
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { client } from '../api';
+import { recover, type RecoverRequest, type RecoveryAnswer } from '../api/operator-views';
+import { Failure, Section } from '../components/basics';
+import { BusyButton } from '../components/busy-button';
+import { useConfirm } from '../components/confirm';
+import { fieldNotes, fieldProblemsOf, RefusalBanner } from '../components/field-problems';
+import { useFocusProblem } from '../components/focus-problem';
+import { when, zoneName } from '../format';
+import { link } from '../router';
+import { useApi } from '../use-api';
+import { isoOf } from './deliveries';
+
+const REASONS: Record<string, string> = {
+  superseded: 'superseded: a newer status of the policy was delivered first',
+  already_resent: 'already resent',
+  resent_too_often: 'resent the most times allowed',
+  hourly_limit: 'beyond your resends left this hour',
+  cannot_resend: 'cannot be resent',
+};
+
+/** A datetime-local value for `date` in the viewer's time. */
+function localInput(date: Date): string {
+  const shifted = new Date(date.getTime() - date.getTimezoneOffset() * 60_000);
+  return shifted.toISOString().slice(0, 16);
+}
+
+export function RecoverPage() {
+  const endpoints = useApi(() => client.GET('/api/portal/v1/endpoints'), []);
+  const [since, setSince] = useState(() => localInput(new Date(Date.now() - 24 * 3600_000)));
+  const [endpoint, setEndpoint] = useState('');
+  const [reason, setReason] = useState('');
+  const [plan, setPlan] = useState<{ request: RecoverRequest; answer: RecoveryAnswer } | undefined>(undefined);
+  const [result, setResult] = useState<RecoveryAnswer | undefined>(undefined);
+  const [failure, setFailure] = useState<Error | undefined>(undefined);
+  const [busy, setBusy] = useState<'dry-run' | 'resend' | undefined>(undefined);
+  const form = useRef<HTMLDivElement>(null);
+  const placement = fieldProblemsOf(failure, ['since', 'endpoint_id', 'reason']);
+  const notes = fieldNotes(placement);
+  const confirm = useConfirm();
+  // A refused field gets the focus, its problem beside it.
+  useFocusProblem(failure, form);
+  // Other choices are another recovery: its dry run comes first again.
+  useEffect(() => setPlan(undefined), [since, endpoint]);
+
+  const attempt = async (what: 'dry-run' | 'resend', work: () => Promise<void>) => {
+    if (busy) return;
+    setBusy(what);
+    setFailure(undefined);
+    try {
+      await work();
+    } catch (e) {
+      setFailure(e as Error);
+    } finally {
+      setBusy(undefined);
+    }
+  };
+  const dryRun = (event: Event) => {
+    event.preventDefault();
+    void attempt('dry-run', async () => {
+      setResult(undefined);
+      const request: RecoverRequest = { since: isoOf(since) ?? since, dry_run: true, ...(endpoint ? { endpoint_id: endpoint } : {}) };
+      setPlan({ request, answer: await recover(request) });
+    });
+  };
+  const willResend = plan?.answer.resent.length ?? 0;
+  const resend = async (done: { request: RecoverRequest }) => {
+    const yes = await confirm.ask({
+      title: `Resend ${willResend} ${willResend === 1 ? 'delivery' : 'deliveries'}?`,
+      body: (
+        <p>
+          Each is sent to your endpoint again from its first attempt, as the dry run listed, and counts against your resends of the hour. It
+          cannot be undone.
+        </p>
+      ),
+      action: `Resend ${willResend}`,
+    });
+    if (!yes) return;
+    await attempt('resend', async () => {
+      setResult(await recover({ ...done.request, dry_run: false, ...(reason.trim() ? { reason: reason.trim() } : {}) }));
+      setPlan(undefined);
+    });
+  };
+  return (
+    <div class="recover" ref={form}>
+      <h1>Recover dead letters</h1>
+      <p class="lead">
+        Resend every delivery of yours that was dead-lettered since a time, as a resend of each would: what was superseded or resent too
+        often is not sent again, and each one resent counts against your resends of the hour. A dry run first shows what would happen.
+      </p>
+      <Failure error={endpoints.error} />
+      <form class="inline-form" onSubmit={dryRun} aria-label="What to recover">
+        <label>
+          <span>Dead-lettered since (your time, {zoneName(-new Date().getTimezoneOffset())})</span>
+          <input
+            type="datetime-local"
+            name="since"
+            required
+            value={since}
+            onInput={(e) => setSince(e.currentTarget.value)}
+            {...notes.described('since')}
+          />
+          {notes.problem('since')}
+        </label>
+        <label>
+          <span>Endpoint</span>
+          <select
+            name="endpoint_id"
+            value={endpoint}
+            onChange={(e) => setEndpoint(e.currentTarget.value)}
+            {...notes.described('endpoint_id')}
+          >
+            <option value="">every endpoint</option>
+            {endpoints.data?.data.endpoints.map((e) => (
+              <option key={e.endpoint_id} value={e.endpoint_id}>
+                {e.endpoint_id} {e.url ? `(${e.url})` : ''}
+              </option>
+            ))}
+          </select>
+          {notes.problem('endpoint_id')}
+        </label>
+        <BusyButton busy={busy === 'dry-run'} disabled={busy !== undefined} busyLabel="Asking…">
+          Dry run
+        </BusyButton>
+      </form>
+      {confirm.dialog}
+      <RefusalBanner failure={failure} placement={placement} />
+      {plan && (
+        <Section title="Dry run">
+          <p role="status">
+            {plan.answer.selected === 0
+              ? `Nothing dead-lettered since ${when(plan.request.since)}.`
+              : `${plan.answer.selected} dead-lettered since ${when(plan.request.since)}${plan.answer.more ? ' (the oldest of more)' : ''}: ` +
+                `${willResend} would be resent now, ${plan.answer.not_resent.length} not. You have ${plan.answer.resends_left_this_hour} resends left this hour.`}
+          </p>
+          <Outcomes answer={plan.answer} />
+          {willResend > 0 && (
+            <form
+              class="inline-form"
+              onSubmit={(event) => {
+                event.preventDefault();
+                void resend(plan);
+              }}
+            >
+              <label>
+                <span>Reason (optional, for the audit trail)</span>
+                <input name="reason" value={reason} onInput={(e) => setReason(e.currentTarget.value)} maxLength={500} />
+              </label>
+              <BusyButton busy={busy === 'resend'} disabled={busy !== undefined} busyLabel="Resending…">
+                Resend {willResend}
+              </BusyButton>
+            </form>
+          )}
+        </Section>
+      )}
+      {result && (
+        <div class="ok" role="status">
+          <p>
+            Resent {result.resent.length}
+            {result.not_resent.length > 0 ? `; ${result.not_resent.length} not resent` : ''}.{' '}
+            <a href={link('deliveries')}>Your deliveries</a> show them as they are sent.
+          </p>
+          <Outcomes answer={result} />
+        </div>
+      )}
+    </div>
+  );
+}
+
+function Outcomes({ answer }: { answer: RecoveryAnswer }) {
+  return (
+    <ul class="decisions">
+      {answer.resent.map((r) => (
+        <li key={r.delivery_id}>
+          <span class="badge badge-good">{answer.dry_run ? 'would resend' : 'resent'}</span>{' '}
+          <a href={link('deliveries', r.delivery_id)}>{r.policy_number}</a>{' '}
+          <span class="muted">
+            to {r.endpoint_id}, dead-lettered {when(r.dead_lettered_at)}
+          </span>
+        </li>
+      ))}
+      {answer.not_resent.map((r) => (
+        <li key={r.delivery_id}>
+          <span class="badge badge-muted">not resent</span> <a href={link('deliveries', r.delivery_id)}>{r.policy_number}</a>{' '}
+          <span class="muted">
+            — {REASONS[r.reason] ?? r.reason}
+            {r.retry_after_seconds ? ` (a place frees in ${Math.ceil(r.retry_after_seconds / 60)} min)` : ''}
+          </span>
+        </li>
+      ))}
+    </ul>
+  );
+}

@@ -1,0 +1,148 @@
+/*
+ * A partner rotates the secret its callbacks are signed with. The confirmation says how the overlap
+ * works for its method (Standard Webhooks: both signatures for a while; HMAC_SHA256: the old secret
+ * until the switch, which it may bring forward); the new secret is shown once, with a copy button.
+ */
+import { useState } from 'preact/hooks';
+import type { Session } from '../api';
+import { activateSigningSecret, rotateSigningSecret, signingSecretCall, type RotatedSecret } from '../api/self-service';
+import { Facts, Failure, Section } from '../components/basics';
+import { BusyButton, useAction } from '../components/busy-button';
+import { useConfirm } from '../components/confirm';
+import { CopyField } from '../components/copy-field';
+import { when } from '../format';
+import { useApi } from '../use-api';
+
+const OVERLAP: Record<string, string> = {
+  STANDARD_WEBHOOKS:
+    'The new secret signs at once. For an overlap (24 hours unless the insurer set another), every callback also carries a signature made ' +
+    'with your current secret (webhook-signature lists both), so your verifier accepts callbacks whichever secret it holds. Install the new ' +
+    'secret before the overlap ends.',
+  HMAC_SHA256:
+    'X-Signature carries one signature, so the secrets cannot sign together. Your current secret keeps signing until the switch time ' +
+    '(24 hours from now unless the insurer set another), then the new one signs. Meanwhile make your verifier accept either secret; ' +
+    'once it does, you may switch at once with “Sign with the new secret now”.',
+};
+
+export function SigningSecretPage({ session }: { session: Session }) {
+  const { data, error, reload } = useApi(signingSecretCall, []);
+  const [rotated, setRotated] = useState<RotatedSecret | undefined>(undefined);
+  const [done, setDone] = useState<string | undefined>(undefined);
+  const [acting, setActing] = useState<'rotate' | 'activate' | undefined>(undefined);
+  const action = useAction();
+  const confirm = useConfirm();
+
+  if (error && !data) return <Failure error={error} />;
+  if (!data)
+    return (
+      <p class="loading" role="status">
+        <span class="spinner" aria-hidden="true" />
+        Loading…
+      </p>
+    );
+  const s = data.data;
+  const byLink = session.holds === 'portal_link';
+  const rotate = async () => {
+    const yes = await confirm.ask({
+      title: 'Rotate your signing secret?',
+      body: (
+        <>
+          <p>{OVERLAP[s.method ?? ''] ?? ''}</p>
+          <p>The new secret is shown once, right after; keep it somewhere safe.</p>
+        </>
+      ),
+      action: 'Rotate now',
+    });
+    if (!yes) return;
+    setActing('rotate');
+    await action.run(async () => {
+      setRotated((await rotateSigningSecret()).data);
+      setDone(undefined);
+      void reload();
+    });
+  };
+  const activate = async () => {
+    const yes = await confirm.ask({
+      title: 'Sign with the new secret now?',
+      body: <p>Callbacks from now on are signed only with the new secret: your verifier must accept it already.</p>,
+      action: 'Switch now',
+    });
+    if (!yes) return;
+    setActing('activate');
+    await action.run(async () => {
+      await activateSigningSecret();
+      setRotated(undefined);
+      setDone('Callbacks are signed with the new secret from now on.');
+      void reload();
+    });
+  };
+
+  return (
+    <>
+      {confirm.dialog}
+      <h1>Signing secret</h1>
+      <Section title="How your callbacks are signed">
+        <Facts
+          rows={[
+            ['Method', s.method ?? 'none'],
+            ...(s.previous_secret_until
+              ? ([['Previous secret also signs until', when(s.previous_secret_until)]] as Array<[string, string]>)
+              : []),
+            ...(s.next_secret_from ? ([['New secret signs from', when(s.next_secret_from)]] as Array<[string, string]>) : []),
+          ]}
+        />
+        {!s.rotatable && <p>Your callbacks are not signed with a secret you rotate here: ask your contact at the insurer.</p>}
+        {s.rotatable && !s.self_service && <p class="note">The insurer turned self-service off for you: ask your contact to rotate it.</p>}
+        {s.rotatable && s.self_service && byLink && (
+          <p class="note">Opened with a portal link, the console cannot rotate your secret: sign in with your API key.</p>
+        )}
+        {done && (
+          <p class="ok" role="status">
+            {done}
+          </p>
+        )}
+        <Failure error={action.error} />
+        {s.rotatable && s.self_service && !byLink && (
+          <p>
+            <BusyButton
+              type="button"
+              busy={action.busy && acting === 'rotate'}
+              disabled={action.busy}
+              busyLabel="Rotating…"
+              onClick={() => void rotate()}
+            >
+              Rotate signing secret
+            </BusyButton>{' '}
+            {s.next_secret_from && (
+              <BusyButton
+                type="button"
+                class="secondary"
+                busy={action.busy && acting === 'activate'}
+                disabled={action.busy}
+                busyLabel="Switching…"
+                onClick={() => void activate()}
+              >
+                Sign with the new secret now
+              </BusyButton>
+            )}
+          </p>
+        )}
+        {rotated && (
+          <div class="ok" role="status">
+            <p>Your new signing secret, shown only now:</p>
+            <CopyField label="New signing secret" value={rotated.secret} />
+            <p>
+              {rotated.method === 'STANDARD_WEBHOOKS'
+                ? rotated.previous_secret_until
+                  ? `Until ${when(rotated.previous_secret_until)} callbacks carry signatures with both the new and the previous secret; then only the new one.`
+                  : 'Callbacks are signed with the new secret only.'
+                : rotated.next_secret_from
+                  ? `Your current secret keeps signing until ${when(rotated.next_secret_from)}; then the new one signs. Accept either until then.`
+                  : 'Callbacks are signed with the new secret from now on.'}
+            </p>
+          </div>
+        )}
+      </Section>
+    </>
+  );
+}

@@ -1,0 +1,17 @@
+/* A partner's recovery's store (domain/recover-dead-letters.ts RecoveryStore) on the log's PostgreSQL database. */
+import type { RecoveryStore } from '../../domain/recover-dead-letters';
+import { endpointKnown, waitingSince } from './queries/recovery-queries';
+import { ResendReservations } from './resend-reservations';
+import type { DeliveryLogDb } from './tables';
+
+/** `perHour` is the resends' limit: a recovery's resends take places of the same hour as single resends. */
+export function recoveryStore(db: DeliveryLogDb, perHour: number): RecoveryStore {
+  const reservations = new ResendReservations(db, perHour);
+  return {
+    endpointKnown: (partnerId, endpointId) => endpointKnown(db, partnerId, endpointId),
+    waitingSince: (partnerId, since, endpointId, limit) => waitingSince(db, partnerId, since, endpointId, limit),
+    resendsLeft: (partnerId, now) => reservations.left(partnerId, now),
+    reserve: (partnerId, deliveryId, now) => reservations.reserve(partnerId, deliveryId, now),
+    release: (reservationId) => reservations.release(reservationId),
+  };
+}

@@ -1,0 +1,94 @@
+/*
+ * What the partner API's self-service routes take and answer (a partner's own endpoints and signing
+ * secret): the request's shape here; its values are judged by the onboarding rules and the SSRF
+ * guard in the use cases, which name each field at fault the same way.
+ */
+import { ENDPOINT_LIMITS, POLICY_STATUSES } from '@hookstream/partners';
+import { z } from 'zod';
+import { EndpointConfiguration, timestamp } from './schemas';
+
+const reason = z
+  .string()
+  .trim()
+  .min(1)
+  .max(500)
+  .optional()
+  .meta({ description: 'Why, for the audit (default: changed from the partner API)' });
+
+const endpointFields = {
+  url: z
+    .string()
+    .max(ENDPOINT_LIMITS.urlLength + 100)
+    .meta({
+      description: `Absolute http(s) URL, at most ${ENDPOINT_LIMITS.urlLength} characters, without credentials; refused when its host is or resolves to a private, loopback, link-local or metadata address the deployment does not allow (the SSRF guard)`,
+    }),
+  timeout_ms: z.number().int().meta({ description: 'Total timeout of one attempt, 100-120000 ms (default 10000)' }),
+  statuses: z
+    .array(z.string().max(50))
+    .max(POLICY_STATUSES.length + 5)
+    .meta({ description: `Policy statuses this endpoint receives (${POLICY_STATUSES.join(', ')}); empty or absent: all` }),
+  disabled: z.boolean().meta({ description: 'A disabled endpoint receives no new callback; those already queued are still sent' }),
+};
+
+export const EndpointCreateBody = z
+  .strictObject({
+    url: endpointFields.url,
+    timeout_ms: endpointFields.timeout_ms.optional(),
+    statuses: endpointFields.statuses.optional(),
+    disabled: endpointFields.disabled.optional(),
+    reason,
+  })
+  .meta({ id: 'EndpointCreateRequest' });
+
+export const EndpointUpdateBody = z
+  .strictObject({
+    url: endpointFields.url.optional(),
+    timeout_ms: endpointFields.timeout_ms.optional(),
+    statuses: endpointFields.statuses.optional(),
+    disabled: endpointFields.disabled.optional(),
+    reason,
+  })
+  .meta({ id: 'EndpointUpdateRequest', description: 'The fields given are set; the others are kept' });
+
+export const EndpointDeleteBody = z.strictObject({ reason }).meta({ id: 'EndpointDeleteRequest' });
+
+export const OwnEndpoint = z
+  .object({ endpoint_id: z.string(), url: z.string(), configuration: EndpointConfiguration })
+  .meta({ id: 'OwnEndpoint' });
+
+export const OwnEndpointAnswer = z.object({ data: OwnEndpoint }).meta({ id: 'OwnEndpointAnswer' });
+
+export const SigningSecretBody = z.strictObject({ reason }).meta({ id: 'SigningSecretRequest' });
+
+const signingState = {
+  method: z.enum(['STANDARD_WEBHOOKS', 'HMAC_SHA256']),
+  previous_secret_until: timestamp.nullable().optional().meta({
+    description: 'STANDARD_WEBHOOKS: until when callbacks also carry a signature with the previous secret; null: no overlap under way',
+  }),
+  next_secret_from: timestamp.nullable().optional().meta({
+    description: 'HMAC_SHA256: when the new secret starts signing instead of the current one; null: no switch pending',
+  }),
+};
+
+export const RotatedSigningSecret = z
+  .object({
+    data: z.object({
+      ...signingState,
+      secret: z.string().meta({ description: 'The new signing secret, shown only now (whsec_… for Standard Webhooks)' }),
+    }),
+  })
+  .meta({ id: 'RotatedSigningSecretAnswer' });
+
+export const SigningSecretStatus = z
+  .object({
+    data: z.object({
+      method: z.string().nullable().meta({ description: 'How callbacks are authenticated (outbound_auth.method); null: not at all' }),
+      rotatable: z.boolean().meta({ description: 'Whether the partner rotates this secret itself (STANDARD_WEBHOOKS, HMAC_SHA256)' }),
+      previous_secret_until: signingState.previous_secret_until,
+      next_secret_from: signingState.next_secret_from,
+      self_service: z.boolean().meta({ description: 'false: the insurer turned the partner’s self-service off' }),
+    }),
+  })
+  .meta({ id: 'SigningSecretStatus' });
+
+export const SigningSecretStateAnswer = z.object({ data: z.object(signingState) }).meta({ id: 'SigningSecretStateAnswer' });
