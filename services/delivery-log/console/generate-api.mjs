@@ -19,7 +19,10 @@ const target = path.join(here, 'src', 'generated', 'openapi.ts');
 const generate = async (document) => HEADER + astToString(await openapiTS(document, { defaultNonNullable: false }));
 
 if (process.argv.includes('--stdin')) {
-  process.stdout.write(await generate(JSON.parse(readFileSync(0, 'utf8'))));
+  // Read as a stream: readFileSync(0) fails with EAGAIN when the pipe is empty for a moment (a loaded machine).
+  let input = '';
+  for await (const chunk of process.stdin) input += chunk;
+  process.stdout.write(await generate(JSON.parse(input)));
 } else {
   const { deliveryLogOpenApi } = createRequire(import.meta.url)('../dist/entry/http/openapi/openapi.js');
   const text = await generate(deliveryLogOpenApi());

@@ -20,7 +20,13 @@ import { SelfServiceSwitch } from './self-service-switch';
 export type PartnerView = Schema<'Partner'>;
 
 export function PartnersPage({ session }: { session: Session }) {
-  const { data, error } = useApi(() => client.GET('/api/admin/v1/partners'), []);
+  // Part of an id or a name, in any case (the API's `search`); every partner while it is empty.
+  const [search, setSearch] = useState('');
+  const query = search.trim();
+  const { data, error } = useApi(
+    () => client.GET('/api/admin/v1/partners', { params: { query: query ? { search: query } : {} } }),
+    [query],
+  );
   const writer = session.kind === 'operator' && session.role === 'operator';
   return (
     <>
@@ -32,13 +38,25 @@ export function PartnersPage({ session }: { session: Session }) {
           </a>
         </p>
       )}
+      <p>
+        <label>
+          Find a partner{' '}
+          <input
+            type="search"
+            value={search}
+            maxLength={100}
+            placeholder="part of its id or name"
+            onInput={(e) => setSearch(e.currentTarget.value)}
+          />
+        </label>
+      </p>
       <Failure error={error} />
       <ListState
         loading={data === undefined}
         failed={error !== undefined}
         count={data?.data.length ?? 0}
         what="partners"
-        empty="No partners yet."
+        empty={query ? `No partner's id or name contains “${query}”.` : 'No partners yet.'}
       >
         <div class="table-wrap">
           <table>

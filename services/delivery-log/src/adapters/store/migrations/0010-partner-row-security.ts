@@ -22,16 +22,23 @@ export const partnerRowSecurity: Migration = {
   async up(db: Kysely<unknown>) {
     const role = sql.id(PARTNER_READER_ROLE);
     // Roles belong to the server, not the database: another database of it may have made it already
-    // (or an administrator, for a user without CREATEROLE). SET ROLE needs the session's user to be a member.
+    // (or an administrator, for a user without CREATEROLE). Two logs migrating at once on one server
+    // race to create it: the loser's error is duplicate_object or, from the catalogue's unique index,
+    // unique_violation; either means the role is there. The grant is a block of its own, so that the
+    // lost race does not skip it. SET ROLE needs the session's user to be a member.
     await sql`
       do $$ begin
         if not exists (select from pg_roles where rolname = ${sql.lit(PARTNER_READER_ROLE)}) then
           create role ${role} nologin;
         end if;
+      exception when duplicate_object or unique_violation then null;
+      end $$`.execute(db);
+    await sql`
+      do $$ begin
         if not pg_has_role(current_user, ${sql.lit(PARTNER_READER_ROLE)}, 'member') then
           grant ${role} to current_user;
         end if;
-      exception when duplicate_object then null;
+      exception when duplicate_object or unique_violation then null;
       end $$`.execute(db);
     // Attempts projected before migration 0002 have no partner_id: their delivery's.
     await sql`
