@@ -84,6 +84,15 @@ test('an endpoint with an SSRF-refused URL, a bad timeout or an unknown status i
       { field: 'url', message: expect.stringMatching(/^refused by the SSRF guard: .* (private|cloud-metadata|loopback) address/) },
     ]);
   }
+  // A name: the same words whether it does not resolve or resolves somewhere refused, and no address in them.
+  const unresolved = await api.post('/api/portal/v1/endpoints', as(webhooks), { url: 'http://no-such-host.invalid/cb' });
+  expect(unresolved.status).toBe(400);
+  const [problem] = (unresolved.json as Refused).fields!;
+  expect(problem).toEqual({
+    field: 'url',
+    message: expect.stringMatching(/^refused by the SSRF guard: its host does not resolve to an address callbacks may reach/),
+  });
+  expect(problem!.message).not.toMatch(/\d+\.\d+\.\d+\.\d+/);
   const invalid = await api.post('/api/portal/v1/endpoints', as(webhooks), {
     url: 'ftp://partner.example/x',
     timeout_ms: 50,
@@ -207,14 +216,16 @@ test('signing secrets: Standard Webhooks rotates with an overlap, HMAC_SHA256 wi
   expect((other.json as Refused).message).toMatch(/authenticated with BEARER_STATIC: .*ask an operator/);
 });
 
-test(`past ${CHANGES_PER_HOUR} endpoint changes in an hour, the next answers 429 with Retry-After (refused ones cost none)`, async () => {
+test(`past ${CHANGES_PER_HOUR} endpoint changes in an hour, the next answers 429 with Retry-After (refused ones cost none, but a URL the SSRF guard refused costs one)`, async () => {
+  // Probing where names resolve is paid for: an SSRF refusal keeps its place.
+  expect((await api.patch('/api/portal/v1/endpoints/main', as(hmac), { url: 'http://10.0.0.7/cb' })).status).toBe(400);
   const statuses: number[] = [];
-  for (let i = 0; i < CHANGES_PER_HOUR; i++) {
+  for (let i = 0; i < CHANGES_PER_HOUR - 1; i++) {
     // A refused change gives its place back: it does not count.
     expect((await api.patch('/api/portal/v1/endpoints/main', as(hmac), { timeout_ms: 1 })).status).toBe(400);
     statuses.push((await api.patch('/api/portal/v1/endpoints/main', as(hmac), { timeout_ms: 3000 + i })).status);
   }
-  expect(statuses).toEqual(Array<number>(CHANGES_PER_HOUR).fill(200));
+  expect(statuses).toEqual(Array<number>(CHANGES_PER_HOUR - 1).fill(200));
   const answer = await api.patch('/api/portal/v1/endpoints/main', as(hmac), { timeout_ms: 2500 });
   expect(answer.status).toBe(429);
   expect(Number(answer.headers.get('retry-after'))).toBeGreaterThan(3000);

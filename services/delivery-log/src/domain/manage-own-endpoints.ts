@@ -52,9 +52,11 @@ function configurationOf(e: CallbackEndpoint) {
 }
 
 export async function addEndpoint(deps: OwnEndpointsDeps, partnerId: string, input: OwnEndpointInput & { url: string }, reason: string) {
-  const unsafe = await ssrfProblem(deps.urlGuard, input.url);
-  const { answer } = await withinLimit(deps.places, partnerId, deps.limit, () =>
-    deps.changes.selfService(partnerId, partnerActor(partnerId), reason, (current, adminDeps) => {
+  const { answer } = await withinLimit(deps.places, partnerId, deps.limit, async (spend) => {
+    // Judged within the hour's places: each name looked up costs one.
+    const unsafe = await ssrfProblem(deps.urlGuard, input.url);
+    if (unsafe) spend();
+    return deps.changes.selfService(partnerId, partnerActor(partnerId), reason, (current, adminDeps) => {
       const change = judged(unsafe, () => addOwnEndpoint(current, input, adminDeps));
       return {
         next: change.partner,
@@ -62,15 +64,16 @@ export async function addEndpoint(deps: OwnEndpointsDeps, partnerId: string, inp
         detail: auditDetail(change.endpoint, change.changed),
         answer: change.endpoint,
       };
-    }),
-  );
+    });
+  });
   return configurationOf(answer);
 }
 
 export async function editEndpoint(deps: OwnEndpointsDeps, partnerId: string, endpointId: string, input: OwnEndpointInput, reason: string) {
-  const unsafe = input.url === undefined ? undefined : await ssrfProblem(deps.urlGuard, input.url);
-  const { answer } = await withinLimit(deps.places, partnerId, deps.limit, () =>
-    deps.changes.selfService(partnerId, partnerActor(partnerId), reason, (current, adminDeps) => {
+  const { answer } = await withinLimit(deps.places, partnerId, deps.limit, async (spend) => {
+    const unsafe = input.url === undefined ? undefined : await ssrfProblem(deps.urlGuard, input.url);
+    if (unsafe) spend();
+    return deps.changes.selfService(partnerId, partnerActor(partnerId), reason, (current, adminDeps) => {
       const change = judged(unsafe, () => editOwnEndpoint(current, endpointId, input, adminDeps));
       return {
         next: change.partner,
@@ -78,8 +81,8 @@ export async function editEndpoint(deps: OwnEndpointsDeps, partnerId: string, en
         detail: auditDetail(change.endpoint, change.changed),
         answer: change.endpoint,
       };
-    }),
-  );
+    });
+  });
   return configurationOf(answer);
 }
 

@@ -41,12 +41,16 @@ export function refuseUnlessKeyHolderMay(holds: 'api_key' | 'portal_link', what:
   }
 }
 
-/** Runs `change` in a place under `limit` (429 with Retry-After past it); the place is given back when the change throws. */
+/**
+ * Runs `change` in a place under `limit` (429 with Retry-After past it); the place is given back when
+ * the change throws, unless the change called `spend` first: a URL the SSRF guard refused keeps its
+ * place, so that probing which names resolve where costs the prober its hourly changes.
+ */
 export async function withinLimit<T>(
   places: SelfServicePlaces,
   partnerId: string,
   limit: SelfServiceLimit,
-  change: () => Promise<T>,
+  change: (spend: () => void) => Promise<T>,
 ): Promise<T> {
   const place = await places.reserve(partnerId, limit, new Date());
   if (!place.reserved) {
@@ -56,10 +60,13 @@ export async function withinLimit<T>(
       { retryAfterSeconds: place.retryAfterSeconds },
     );
   }
+  let spent = false;
   try {
-    return await change();
+    return await change(() => {
+      spent = true;
+    });
   } catch (error) {
-    await places.release(place.changeId).catch(() => undefined);
+    if (!spent) await places.release(place.changeId).catch(() => undefined);
     throw error;
   }
 }

@@ -9,10 +9,14 @@ export function callbackUrlGuard(allow: string[]): CallbackUrlGuard {
   const policy = { allow };
   return async (url) => {
     const refusal = await ssrfRefusalOf(url, policy);
-    if (refusal === 'unresolved') return `its host "${new URL(url).hostname}" does not resolve (no DNS address): check the name`;
     if (!refusal) return undefined;
-    const { host, address, range } = refusal.details as { host: string; address: string; range: string };
-    const where = address === host ? `${host} is` : `${host} resolves to ${address}, which is`;
-    return `refused by the SSRF guard: ${where} a ${range} address, which callbacks may not reach`;
+    if (refusal !== 'unresolved') {
+      const { host, address, range } = refusal.details as { host: string; address: string; range: string };
+      // An address typed in the URL: naming its range tells the partner nothing it did not write.
+      if (address === host) return `refused by the SSRF guard: ${host} is a ${range} address, which callbacks may not reach`;
+    }
+    // A name: one answer whether it does not resolve or resolves where callbacks may not go, and
+    // never the address, so that the check cannot be used to read the deployment's own DNS.
+    return `refused by the SSRF guard: its host does not resolve to an address callbacks may reach (check the name; private, loopback, link-local and reserved addresses are refused)`;
   };
 }
