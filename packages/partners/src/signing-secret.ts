@@ -52,9 +52,12 @@ export function rotateSigningSecret(current: Partner, overlapMs: number, deps: D
     deps.box.decrypt(sealed, secretContext(current.partner_id, field));
   if (auth.method === 'STANDARD_WEBHOOKS') {
     const secret = `whsec_${randomBytes(32).toString('base64')}`;
-    // A rotation during an overlap ends that overlap: only the last two secrets ever sign.
-    const previous = overlapMs > 0 ? seal('previous_secret', reveal('secret', auth.secret)) : null;
-    const until = previous ? deps.now + overlapMs : null;
+    // A rotation during an overlap replaces the secret that overlap brought and keeps the oldest, with
+    // its end: a partner whose first answer was lost (a timeout, a retry, a second tab) never held
+    // that secret, while its verifier still holds the oldest. At most two secrets ever sign.
+    const overlapping = auth.previous_secret && (auth.previous_secret_until ?? 0) > deps.now;
+    const previous = overlapping ? auth.previous_secret : overlapMs > 0 ? seal('previous_secret', reveal('secret', auth.secret)) : null;
+    const until = overlapping ? (auth.previous_secret_until ?? null) : previous ? deps.now + overlapMs : null;
     const next: OutboundAuth = { ...auth, secret: seal('secret', secret), previous_secret: previous, previous_secret_until: until };
     return { partner: revised(current, next, deps.now), secret, state: { method: auth.method, previous_secret_until: until } };
   }

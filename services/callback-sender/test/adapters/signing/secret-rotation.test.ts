@@ -68,6 +68,18 @@ describe('Standard Webhooks secret rotation', () => {
     expect(verifies(OLD_WHSEC, signed.headers, at)).toEqual(payload);
   });
 
+  test('when rotated again during the overlap (its first answer lost, say), then the oldest secret keeps signing until its own end, beside the newest', async () => {
+    const again = rotateSigningSecret(rotated.partner, 24 * HOUR, { box, now: T0 + HOUR });
+    expect(again.state).toEqual({ method: 'STANDARD_WEBHOOKS', previous_secret_until: T0 + 24 * HOUR });
+    const at = T0 + 2 * HOUR;
+    const signed = await sign(again.partner, at);
+    expect(signed.headers['webhook-signature']).toMatch(/^v1,\S+ v1,\S+$/);
+    expect(verifies(OLD_WHSEC, signed.headers, at)).toEqual(payload);
+    expect(verifies(again.secret, signed.headers, at)).toEqual(payload);
+    // The secret of the rotation in between never reached a verifier that the answer lost: it signs no more.
+    expect(() => verifies(rotated.secret, signed.headers, at)).toThrow(/No matching signature/);
+  });
+
   test('after the overlap, only the new secret signs: the old one is refused', async () => {
     const at = T0 + 24 * HOUR + 1;
     const signed = await sign(rotated.partner, at);

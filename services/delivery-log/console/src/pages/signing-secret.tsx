@@ -17,7 +17,7 @@ const OVERLAP: Record<string, string> = {
   STANDARD_WEBHOOKS:
     'The new secret signs at once. For an overlap (24 hours unless the insurer set another), every callback also carries a signature made ' +
     'with your current secret (webhook-signature lists both), so your verifier accepts callbacks whichever secret it holds. Install the new ' +
-    'secret before the overlap ends.',
+    'secret before the overlap ends. Rotating again during an overlap replaces the secret it brought; the oldest keeps signing until the overlap ends.',
   HMAC_SHA256:
     'X-Signature carries one signature, so the secrets cannot sign together. Your current secret keeps signing until the switch time ' +
     '(24 hours from now unless the insurer set another), then the new one signs. Meanwhile make your verifier accept either secret; ' +
