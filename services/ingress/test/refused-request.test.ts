@@ -4,7 +4,7 @@ import { rejectionOf } from '../src/domain/webhook-rejection';
 
 /** What is kept of a refused request: its headers with credentials redacted, its body, both bounded. */
 
-test('credentials are redacted whatever their case; other headers are kept as received, in order, repeats included', () => {
+test('every header not known to be harmless has its value redacted, whatever its name or case; harmless ones are kept as received, in order, repeats included', () => {
   const raw = [
     'Host',
     'ingress:8080',
@@ -26,10 +26,14 @@ test('credentials are redacted whatever their case; other headers are kept as re
     'sess',
     'Content-Type',
     'application/json',
-    'X-Trace',
-    'a',
-    'X-Trace',
-    'b',
+    'Ocp-Apim-Subscription-Key',
+    'gateway-key-1',
+    'X-Partner-Thing',
+    'opaque',
+    'X-Forwarded-For',
+    '203.0.113.9',
+    'X-Forwarded-For',
+    '198.51.100.7',
   ];
   const { headers, truncated } = recordedHeaders(raw);
   expect(truncated).toBe(false);
@@ -44,11 +48,13 @@ test('credentials are redacted whatever their case; other headers are kept as re
     { name: 'X-Auth-Token', value: REDACTED },
     { name: 'X-Session-Id', value: REDACTED },
     { name: 'Content-Type', value: 'application/json' },
-    { name: 'X-Trace', value: 'a' },
-    { name: 'X-Trace', value: 'b' },
+    { name: 'Ocp-Apim-Subscription-Key', value: REDACTED },
+    { name: 'X-Partner-Thing', value: REDACTED },
+    { name: 'X-Forwarded-For', value: '203.0.113.9' },
+    { name: 'X-Forwarded-For', value: '198.51.100.7' },
   ]);
   const text = JSON.stringify(headers);
-  for (const secret of ['hk_live_the_partner_key', 'abc.def.ghi', 'dXNlcjpwYXNz', 'sid=42', 'deadbeef', 's3cr3t'])
+  for (const secret of ['hk_live_the_partner_key', 'abc.def.ghi', 'dXNlcjpwYXNz', 'sid=42', 'deadbeef', 's3cr3t', 'gateway-key-1'])
     expect(text).not.toContain(secret);
   expect(isCredentialHeader('content-length')).toBe(false);
   expect(isCredentialHeader('X-API_KEY')).toBe(true);
@@ -59,12 +65,15 @@ test('headers are bounded in count, name and value, and say when they were cut',
   const counted = recordedHeaders(many);
   expect(counted.headers).toHaveLength(RecordedBounds.headers);
   expect(counted.truncated).toBe(true);
-  const long = recordedHeaders(['x-long', 'v'.repeat(5000), 'n'.repeat(300), 'short']);
+  const long = recordedHeaders(['user-agent', 'v'.repeat(5000), 'n'.repeat(300), 'short']);
   expect(long.headers[0]!.value).toHaveLength(RecordedBounds.headerValue);
   expect(long.headers[1]!.name).toHaveLength(RecordedBounds.headerName);
   expect(long.truncated).toBe(true);
   // A long credential is redacted, not cut.
   expect(recordedHeaders(['x-api-key', 'k'.repeat(5000)]).headers).toEqual([{ name: 'x-api-key', value: REDACTED }]);
+  // A name is judged whole: one that is harmless only once cut to its bound is still redacted.
+  const cut = recordedHeaders(['user-agent'.padEnd(RecordedBounds.headerName, ' ') + 'x-token', 'secret-value']);
+  expect(cut.headers[0]!.value).toBe(REDACTED);
 });
 
 test('the body is kept whole up to 16 KiB, beyond that its first 16 KiB with its size, never a character cut in two', () => {

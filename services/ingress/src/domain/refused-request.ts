@@ -1,18 +1,54 @@
 /*
  * What is kept of a refused webhook's request, so its partner can open it later and see it as it
  * arrived: its headers with every credential redacted, and its body, both bounded. The body is the
- * partner's own data, shown only to that partner and to operators; a credential in a header is
- * ours (the API key) or may be another system's (a cookie, a token), so its value is never kept.
+ * partner's own data, shown only to that partner and to operators; a header may carry our API key
+ * or another system's credential under any name, so only the values of headers known to be harmless
+ * are kept.
  */
 
 /** What a credential header's value is recorded as. */
 export const REDACTED = '[redacted]';
 
-/** Headers whose value is always a credential. */
-const CREDENTIAL_HEADERS: ReadonlySet<string> = new Set(['x-api-key', 'authorization', 'proxy-authorization', 'cookie', 'set-cookie']);
-
-/** Any other header whose name suggests it carries a secret (x-auth-token, x-hub-signature, x-client-secret, x-session-id…). */
-const SECRET_LIKE_NAME = /secret|token|signature|passw|api[-_]?key|auth|credential|cookie|session|jwt|bearer/i;
+/**
+ * Headers whose value is kept: those known to carry no credential. Every other header's value is
+ * redacted, whatever its name: a gateway's key header (Ocp-Apim-Subscription-Key, x-functions-key…)
+ * or a partner's own can be named anything, so a list of credential names would always miss one.
+ * The name and its position are kept, which is what debugging a refusal needs of them.
+ */
+const HARMLESS_HEADERS: ReadonlySet<string> = new Set([
+  'host',
+  'content-type',
+  'content-length',
+  'content-encoding',
+  'transfer-encoding',
+  'user-agent',
+  'accept',
+  'accept-encoding',
+  'accept-language',
+  'accept-charset',
+  'connection',
+  'keep-alive',
+  'date',
+  'expect',
+  'via',
+  'forwarded',
+  'x-forwarded-for',
+  'x-forwarded-proto',
+  'x-forwarded-host',
+  'x-forwarded-port',
+  'x-real-ip',
+  'x-request-id',
+  'x-correlation-id',
+  'traceparent',
+  'tracestate',
+  'x-trace-id',
+  'x-b3-traceid',
+  'x-amzn-trace-id',
+  'x-cloud-trace-context',
+  'cache-control',
+  'pragma',
+  'origin',
+]);
 
 /** Bounds: Node already caps a request's header section at 16 KiB; these cap what is stored of it and of the body. */
 export const RecordedBounds = {
@@ -47,18 +83,18 @@ export interface RecordedRequest {
 /** Text that fits Avro (UTF-8, so no lone surrogate) and `max` UTF-16 units. */
 const bounded = (text: string, max: number) => text.toWellFormed().slice(0, max).toWellFormed();
 
-/** Whether a header's value is a credential, by its name in any case. */
+/** Whether a header's value is redacted: any header not known to be harmless, by its whole name in any case. */
 export function isCredentialHeader(name: string): boolean {
-  const lower = name.toLowerCase();
-  return CREDENTIAL_HEADERS.has(lower) || SECRET_LIKE_NAME.test(lower);
+  return !HARMLESS_HEADERS.has(name.toLowerCase());
 }
 
 /** The headers as received (names in their case, in order, repeated ones kept), credentials redacted, within bounds. */
 export function recordedHeaders(rawHeaders: readonly string[]): { headers: RecordedHeader[]; truncated: boolean } {
   const headers: RecordedHeader[] = [];
   for (let i = 0; i + 1 < rawHeaders.length && headers.length < RecordedBounds.headers; i += 2) {
+    // Judged by the whole name, before it is cut to its bound.
     const name = bounded(rawHeaders[i]!, RecordedBounds.headerName);
-    const value = isCredentialHeader(name) ? REDACTED : bounded(rawHeaders[i + 1]!, RecordedBounds.headerValue);
+    const value = isCredentialHeader(rawHeaders[i]!) ? REDACTED : bounded(rawHeaders[i + 1]!, RecordedBounds.headerValue);
     headers.push({ name, value });
   }
   const truncated =
