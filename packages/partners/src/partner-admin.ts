@@ -146,7 +146,7 @@ export function updatePartner(current: Partner, patch: Record<string, unknown>, 
     throw new PartnerSpecError([{ field: 'partner_id', message: 'cannot be changed' }]);
   }
   const authChanged = 'outbound_auth' in patch;
-  const merged: Record<string, unknown> = { ...partnerToSpec(current), ...patch };
+  const merged: Record<string, unknown> = { ...partnerToSpec(current), ...patch, ...keptDisabled(current, patch) };
   if (!authChanged && current.outbound_auth) {
     // The current auth is kept as it is (ciphertexts untouched); validate the rest against it
     // with stand-in secrets, since the masked ones are refused as secrets on purpose.
@@ -163,6 +163,23 @@ export function updatePartner(current: Partner, patch: Record<string, unknown>, 
     callback_endpoints: endpointsFromSpec(spec),
     outbound_auth: authChanged ? outboundAuthFromSpec(spec, current.partner_id, deps.box) : current.outbound_auth,
     body_mapping: bodyMappingFromSpec(spec),
+  };
+}
+
+/**
+ * An endpoint the patch names without `disabled` keeps its current one: a partner may disable its
+ * own endpoint, and an operator's spec file written before (or without) the field must not enable
+ * it again unawares. A new endpoint without it is enabled.
+ */
+function keptDisabled(current: Partner, patch: Record<string, unknown>): Record<string, unknown> {
+  if (!Array.isArray(patch.callback_endpoints)) return {};
+  const disabledNow = new Set(current.callback_endpoints.filter((e) => e.disabled === true).map((e) => e.endpoint_id));
+  return {
+    callback_endpoints: patch.callback_endpoints.map((e: unknown) =>
+      e !== null && typeof e === 'object' && !('disabled' in e) && disabledNow.has((e as { endpoint_id?: unknown }).endpoint_id as string)
+        ? { ...e, disabled: true }
+        : e,
+    ),
   };
 }
 

@@ -64,6 +64,31 @@ describe("a partner's own endpoint changes", () => {
     ]);
   });
 
+  test('when an operator updates the endpoints without saying `disabled`, then one the partner disabled stays disabled', () => {
+    const { partner: disabled } = editOwnEndpoint(partner, 'main', { disabled: true }, deps);
+    const updated = updatePartner(
+      disabled,
+      {
+        callback_endpoints: [
+          { endpoint_id: 'main', url: 'https://partner.example/cb', timeout_ms: 4000 },
+          { endpoint_id: 'two', url: 'https://partner.example/two' },
+        ],
+      },
+      deps,
+    );
+    expect(updated.callback_endpoints.map((e) => [e.endpoint_id, e.timeout_ms, e.disabled])).toEqual([
+      ['main', 4000, true],
+      ['two', 10_000, false],
+    ]);
+    // Said explicitly, it is what the operator says.
+    const enabled = updatePartner(
+      disabled,
+      { callback_endpoints: [{ endpoint_id: 'main', url: 'https://partner.example/cb', disabled: false }] },
+      deps,
+    );
+    expect(enabled.callback_endpoints[0]!.disabled).toBe(false);
+  });
+
   test('when a partner has 10 endpoints, then an 11th is refused', () => {
     let next = partner;
     for (let i = 0; i < 9; i++) next = addOwnEndpoint(next, { url: `https://partner.example/${i}` }, deps).partner;
