@@ -30,6 +30,7 @@ interface Delivery {
 }
 interface Recovery {
   dry_run: boolean;
+  until: string;
   selected: number;
   more: boolean;
   resends_left_this_hour: number;
@@ -169,7 +170,10 @@ test('a partner recovers its dead letters since a time: a dry run first, then re
   expect((await stack.api.post('/api/portal/v1/dead-letters/recover', stack.asC(), { since: 'yesterday' })).status).toBe(400);
   expect((await stack.api.post('/api/portal/v1/dead-letters/recover', stack.asC(), {})).status).toBe(400);
 
-  const done = await recover(stack.asC(), { since, dry_run: false, reason: 'endpoint fixed (ticket 7)' });
+  // The real run is bounded by the dry run's end (`until`): nothing dead-lettered before `since` … and before an `until` equal to it.
+  expect(Date.parse(dryRun.until)).toBeGreaterThan(Date.parse(since));
+  expect(await recover(stack.asC(), { since, until: since, dry_run: false })).toMatchObject({ selected: 0, resent: [] });
+  const done = await recover(stack.asC(), { since, until: dryRun.until, dry_run: false, reason: 'endpoint fixed (ticket 7)' });
   expect(done.dry_run).toBe(false);
   expect(done.resent.map((r) => r.delivery_id).sort()).toEqual(dryRun.resent.map((r) => r.delivery_id).sort());
   expect(done.resent.every((r) => typeof r.replay_id === 'string')).toBe(true);

@@ -30,8 +30,13 @@ export interface WaitingDelivery {
 export interface RecoveryStore {
   /** Whether the partner has this endpoint, or had it for a delivery still dead-lettered. */
   endpointKnown(partnerId: string, endpointId: string): Promise<boolean>;
-  /** The partner's deliveries dead-lettered at or after `since` and not resent since, oldest first, at most `limit`. */
-  waitingSince(partnerId: string, since: Date, endpointId: string | undefined, limit: number): Promise<WaitingDelivery[]>;
+  /** The partner's deliveries dead-lettered at or after `since` (and before `until`, when given) and not resent since, oldest first, at most `limit`. */
+  waitingSince(
+    partnerId: string,
+    window: { since: Date; until?: Date | undefined },
+    endpointId: string | undefined,
+    limit: number,
+  ): Promise<WaitingDelivery[]>;
   /** How many resends the partner may still make this hour. */
   resendsLeft(partnerId: string, now: Date): Promise<number>;
   reserve(partnerId: string, deliveryId: string, now: Date): Promise<Reservation>;
@@ -50,6 +55,8 @@ export interface RecoveryItem {
 export interface Recovery {
   dry_run: boolean;
   since: Date;
+  /** The end of the time looked at: the request's `until`, else when it was answered. Send it as `until` with the real run to resend what the dry run showed and nothing dead-lettered after it. */
+  until: Date;
   endpoint_id: string | null;
   /** Deliveries dead-lettered since then and waiting, as far as this request looked (at most MAX_RECOVERED_PER_REQUEST). */
   selected: number;
@@ -64,6 +71,7 @@ export interface Recovery {
 
 export interface RecoveryRequest {
   since: Date;
+  until?: Date | undefined;
   endpointId?: string | undefined;
   dryRun: boolean;
   reason: string;
@@ -78,15 +86,17 @@ export class DeadLetterRecovery {
 
   async recover(partnerId: string, request: RecoveryRequest, now = new Date()): Promise<Recovery> {
     const { since, endpointId, dryRun } = request;
+    const until = request.until ?? now;
     if (endpointId !== undefined && !(await this.store.endpointKnown(partnerId, endpointId))) {
       throw new NotFoundError('endpoint', 'no endpoint with that id');
     }
-    const found = await this.store.waitingSince(partnerId, since, endpointId, MAX_RECOVERED_PER_REQUEST + 1);
+    const found = await this.store.waitingSince(partnerId, { since, until }, endpointId, MAX_RECOVERED_PER_REQUEST + 1);
     const waiting = found.slice(0, MAX_RECOVERED_PER_REQUEST);
     const left = await this.store.resendsLeft(partnerId, now);
     const answer: Recovery = {
       dry_run: dryRun,
       since,
+      until,
       endpoint_id: endpointId ?? null,
       selected: waiting.length,
       more: found.length > waiting.length,
@@ -98,7 +108,14 @@ export class DeadLetterRecovery {
     // The plan and the resend take their turn with the topic's other replays (replay-lanes.ts), as a resend does.
     return this.lanes.run('callback', async () => {
       // What the replay would decide for each, as a single resend's plan (nothing written).
-      const plan = await this.decide(partnerId, waiting, request.reason, true, () => undefined);
+      const plan = await this.decide(
+        partnerId,
+        waiting,
+        request.reason,
+        true,
+        () => undefined,
+        () => undefined,
+      );
       const resendable = waiting.filter((w) => plan.get(w.delivery_id)?.outcome === 'replayed');
       for (const w of waiting) {
         const decision = plan.get(w.delivery_id);
@@ -115,36 +132,41 @@ export class DeadLetterRecovery {
   /** Takes a place of the hour for each, in order, until the limit refuses one; replays those; gives back the places of any not replayed. */
   private async resend(partnerId: string, resendable: WaitingDelivery[], reason: string, answer: Recovery, now: Date): Promise<Recovery> {
     const reserved: Array<{ waiting: WaitingDelivery; reservationId: string }> = [];
-    for (const [i, w] of resendable.entries()) {
-      const reservation = await this.store.reserve(partnerId, w.delivery_id, now);
-      if (!reservation.reserved) {
-        for (const rest of resendable.slice(i)) {
-          answer.not_resent.push({
-            ...itemOf(rest),
-            ...hourlyLimit(answer.resends_left_this_hour),
-            retry_after_seconds: reservation.retryAfterSeconds,
-          });
-        }
-        break;
-      }
-      reserved.push({ waiting: w, reservationId: reservation.reservationId });
-    }
-    if (reserved.length === 0) return answer;
+    // Once the replay starts writing, a place may have been used even if it then fails: kept, not given back.
+    let started = false;
     let replayId: string | null = null;
     let decisions: Map<string, ReplayDecision>;
     try {
+      for (const [i, w] of resendable.entries()) {
+        const reservation = await this.store.reserve(partnerId, w.delivery_id, now);
+        if (!reservation.reserved) {
+          for (const rest of resendable.slice(i)) {
+            answer.not_resent.push({
+              ...itemOf(rest),
+              ...hourlyLimit(answer.resends_left_this_hour),
+              retry_after_seconds: reservation.retryAfterSeconds,
+            });
+          }
+          break;
+        }
+        reserved.push({ waiting: w, reservationId: reservation.reservationId });
+      }
+      if (reserved.length === 0) return answer;
       decisions = await this.decide(
         partnerId,
         reserved.map((r) => r.waiting),
         reason,
         false,
+        () => {
+          started = true;
+        },
         (id) => {
           replayId = id;
         },
       );
     } catch (error) {
-      // Nothing was resent: every place goes back (a lost one leaves the hour by itself).
-      await Promise.all(reserved.map((r) => this.store.release(r.reservationId).catch(() => undefined)));
+      // Nothing was resent: every place taken goes back (a lost one leaves the hour by itself).
+      if (!started) await Promise.all(reserved.map((r) => this.store.release(r.reservationId).catch(() => undefined)));
       throw error;
     }
     for (const { waiting, reservationId } of reserved) {
@@ -171,6 +193,7 @@ export class DeadLetterRecovery {
     deliveries: WaitingDelivery[],
     reason: string,
     dryRun: boolean,
+    starting: () => void,
     ran: (replayId: string) => void,
   ): Promise<Map<string, ReplayDecision>> {
     const oldest = Math.min(...deliveries.map((d) => d.letter.dead_lettered_at.getTime()));
@@ -190,12 +213,14 @@ export class DeadLetterRecovery {
     try {
       let decisions: readonly ReplayDecision[] = replay.prepared.decisions;
       if (!dryRun && decisions.some((d) => d.outcome === 'replayed')) {
+        starting();
         decisions = (await replay.execute()).decisions;
         ran(replay.prepared.run.replayId);
       }
       return new Map(decisions.filter((d) => d.letter.deliveryId !== null).map((d) => [d.letter.deliveryId!, d]));
     } finally {
-      await replay.close();
+      // Closing its reader and writer cannot undo what was replayed: a failure to close is not the request's.
+      await replay.close().catch(() => undefined);
     }
   }
 }

@@ -775,6 +775,12 @@ export interface components {
              * @example 2026-11-25T10:00:00Z
              */
             since: string;
+            /**
+             * Format: date-time
+             * @description And before this time (default: now). Send the dry run’s `until` so the real run resends what the dry run showed
+             * @example 2026-11-25T10:00:00Z
+             */
+            until?: string;
             /** @description Only this endpoint’s (one of yours) */
             endpoint_id?: string;
             /**
@@ -1389,6 +1395,12 @@ export interface components {
              * @example 2026-11-25T10:00:00Z
              */
             since: string;
+            /**
+             * Format: date-time
+             * @description The end of the time looked at (the request’s `until`, else when it was answered): send it as `until` with the real run
+             * @example 2026-11-25T10:00:00Z
+             */
+            until: string;
             endpoint_id: string | null;
             /** @description Deliveries dead-lettered since then and waiting, oldest first, at most 100 per request */
             selected: number;

@@ -71,7 +71,7 @@ export function RecoverPage() {
     });
   };
   const willResend = plan?.answer.resent.length ?? 0;
-  const resend = async (done: { request: RecoverRequest }) => {
+  const resend = async (done: { request: RecoverRequest; answer: { until: string } }) => {
     const yes = await confirm.ask({
       title: `Resend ${willResend} ${willResend === 1 ? 'delivery' : 'deliveries'}?`,
       body: (
@@ -84,7 +84,9 @@ export function RecoverPage() {
     });
     if (!yes) return;
     await attempt('resend', async () => {
-      setResult(await recover({ ...done.request, dry_run: false, ...(reason.trim() ? { reason: reason.trim() } : {}) }));
+      // Bounded by the dry run's own end: what was dead-lettered after it was not in the count confirmed.
+      const request = { ...done.request, until: done.answer.until, dry_run: false };
+      setResult(await recover({ ...request, ...(reason.trim() ? { reason: reason.trim() } : {}) }));
       setPlan(undefined);
     });
   };

@@ -1,6 +1,7 @@
 /* A partner's recovery's store (domain/recover-dead-letters.ts RecoveryStore) on the log's PostgreSQL database. */
 import type { RecoveryStore } from '../../domain/recover-dead-letters';
 import { endpointKnown, waitingSince } from './queries/recovery-queries';
+import { inPartnerScope } from './partner-scope';
 import { ResendReservations } from './resend-reservations';
 import type { DeliveryLogDb } from './tables';
 
@@ -8,8 +9,10 @@ import type { DeliveryLogDb } from './tables';
 export function recoveryStore(db: DeliveryLogDb, perHour: number): RecoveryStore {
   const reservations = new ResendReservations(db, perHour);
   return {
-    endpointKnown: (partnerId, endpointId) => endpointKnown(db, partnerId, endpointId),
-    waitingSince: (partnerId, since, endpointId, limit) => waitingSince(db, partnerId, since, endpointId, limit),
+    // The reads run in the partner's scope too, as the partner API's other reads (partner-scope.ts).
+    endpointKnown: (partnerId, endpointId) => inPartnerScope(db, partnerId, (scoped) => endpointKnown(scoped, partnerId, endpointId)),
+    waitingSince: (partnerId, window, endpointId, limit) =>
+      inPartnerScope(db, partnerId, (scoped) => waitingSince(scoped, partnerId, window, endpointId, limit)),
     resendsLeft: (partnerId, now) => reservations.left(partnerId, now),
     reserve: (partnerId, deliveryId, now) => reservations.reserve(partnerId, deliveryId, now),
     release: (reservationId) => reservations.release(reservationId),

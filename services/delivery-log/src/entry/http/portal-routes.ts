@@ -60,6 +60,7 @@ export function portalRoutes(deps: PortalDeps): Router {
     const body = parseInput(RecoverBody, req.body ?? {}, 'body');
     const recovered = await recovery.recover(partnerOf(req), {
       since: new Date(body.since),
+      until: body.until === undefined ? undefined : new Date(body.until),
       endpointId: body.endpoint_id,
       dryRun: body.dry_run,
       reason: body.reason ?? 'recovered from the partner API',

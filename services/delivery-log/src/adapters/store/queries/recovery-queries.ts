@@ -11,7 +11,7 @@ import type { DeliveryLogDb } from '../tables';
 export async function waitingSince(
   db: DeliveryLogDb,
   partnerId: string,
-  since: Date,
+  window: { since: Date; until?: Date | undefined },
   endpointId: string | undefined,
   limit: number,
 ): Promise<WaitingDelivery[]> {
@@ -20,7 +20,8 @@ export async function waitingSince(
     .select(['delivery_id', 'endpoint_id', 'policy_number', 'dead_lettered_at'])
     .where('partner_id', '=', partnerId)
     .where('state', '=', 'dead_lettered')
-    .where('dead_lettered_at', '>=', since);
+    .where('dead_lettered_at', '>=', window.since);
+  if (window.until !== undefined) query = query.where('dead_lettered_at', '<', window.until);
   if (endpointId !== undefined) query = query.where('endpoint_id', '=', endpointId);
   const deliveries = await query.orderBy('dead_lettered_at').orderBy('delivery_id').limit(limit).execute();
   if (deliveries.length === 0) return [];
