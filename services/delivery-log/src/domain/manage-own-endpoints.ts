@@ -7,6 +7,7 @@
  * should hear it now, beside the field), and goes through self-service.ts: API key only, limited,
  * audited, refused while an operator turned self-service off.
  */
+import { isIP } from 'node:net';
 import {
   addOwnEndpoint,
   deleteOwnEndpoint,
@@ -53,9 +54,9 @@ function configurationOf(e: CallbackEndpoint) {
 
 export async function addEndpoint(deps: OwnEndpointsDeps, partnerId: string, input: OwnEndpointInput & { url: string }, reason: string) {
   const { answer } = await withinLimit(deps.places, partnerId, deps.limit, async (spend) => {
-    // Judged within the hour's places: each name looked up costs one.
+    // Judged within the hour's places: a refused host name costs one (a refused address typed in does not: it looked nothing up).
     const unsafe = await ssrfProblem(deps.urlGuard, input.url);
-    if (unsafe) spend();
+    if (unsafe && namesAHost(input.url)) spend();
     return deps.changes.selfService(partnerId, partnerActor(partnerId), reason, (current, adminDeps) => {
       const change = judged(unsafe, () => addOwnEndpoint(current, input, adminDeps));
       return {
@@ -72,7 +73,7 @@ export async function addEndpoint(deps: OwnEndpointsDeps, partnerId: string, inp
 export async function editEndpoint(deps: OwnEndpointsDeps, partnerId: string, endpointId: string, input: OwnEndpointInput, reason: string) {
   const { answer } = await withinLimit(deps.places, partnerId, deps.limit, async (spend) => {
     const unsafe = input.url === undefined ? undefined : await ssrfProblem(deps.urlGuard, input.url);
-    if (unsafe) spend();
+    if (unsafe && namesAHost(input.url!)) spend();
     return deps.changes.selfService(partnerId, partnerActor(partnerId), reason, (current, adminDeps) => {
       const change = judged(unsafe, () => editOwnEndpoint(current, endpointId, input, adminDeps));
       return {
@@ -112,6 +113,11 @@ function auditDetail(endpoint: CallbackEndpoint, changed: string[]): Record<stri
 }
 
 /** Why the SSRF guard refuses `url`, or undefined (also for no URL at all: the onboarding rules name that). */
+/** Whether the URL's host is a name (looked up in DNS to be judged), not an address. */
+function namesAHost(url: string): boolean {
+  return isIP(new URL(url.trim()).hostname.replace(/^\[(.*)\]$/, '$1')) === 0;
+}
+
 async function ssrfProblem(guard: CallbackUrlGuard, url: string): Promise<string | undefined> {
   const text = url.trim();
   if (!URL.canParse(text) || !/^https?:$/.test(new URL(text).protocol)) return undefined;
