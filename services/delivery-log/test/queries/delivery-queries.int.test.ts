@@ -22,6 +22,7 @@ const requests = [
   callbackRequest('a5', at(3), { policyNumber: 'P-1', endpointId: 'backup' }),
   callbackRequest('a6', at(4), { policyNumber: 'P-2' }),
   callbackRequest('g1', at(2.5), { policyNumber: 'P-1', partnerId: 'globex' }),
+  callbackRequest('u1', at(-1), { policyNumber: 'ÄB-İ1', partnerId: 'umlaut' }),
 ];
 const [a1, a2, , a4] = requests;
 const facts: Fact[] = [
@@ -52,6 +53,10 @@ for (const [name, store] of storesUnderTest()) {
       expect(await ids({ partnerId: 'acme', state: 'delivered' })).toEqual(['a4', 'a1']);
       expect(await ids({ partnerId: 'acme', state: 'failing' })).toEqual(['a2']);
       expect(await ids({ partnerId: 'acme', policyNumber: 'P-1' })).toEqual(['a5', 'a3', 'a1']);
+      // A policy number is a prefix in any case; an exact one finds itself whatever its letters (both sides lowered by PostgreSQL).
+      expect(await ids({ partnerId: 'acme', policyNumber: 'p-' })).toEqual(['a6', 'a5', 'a4', 'a3', 'a2', 'a1']);
+      expect(await ids({ partnerId: 'umlaut', policyNumber: 'ÄB-İ1' })).toEqual(['u1']);
+      expect(await ids({ partnerId: 'umlaut', policyNumber: 'ÄB-' })).toEqual(['u1']);
       expect(await ids({ partnerId: 'acme', endpointId: 'backup' })).toEqual(['a5', 'a2']);
       expect(await ids({ partnerId: 'acme', policyNumber: 'P-1', endpointId: 'main' })).toEqual(['a3', 'a1']);
       // From is inclusive, to exclusive.
@@ -74,7 +79,7 @@ for (const [name, store] of storesUnderTest()) {
         } while (cursor);
         return pages;
       };
-      expect(await walk({}, 2)).toEqual([['a6', 'a5'], ['g1', 'a4'], ['a3', 'a2'], ['a1']]);
+      expect(await walk({}, 2)).toEqual([['a6', 'a5'], ['g1', 'a4'], ['a3', 'a2'], ['a1', 'u1']]);
       // a4 and a3 were made at the same time: a page ends between them.
       expect(await walk({ partnerId: 'acme', endpointId: 'main' }, 1)).toEqual([['a6'], ['a4'], ['a3'], ['a1']]);
       expect(await walk({ partnerId: 'acme', state: 'delivered' }, 2)).toEqual([['a4', 'a1']]);

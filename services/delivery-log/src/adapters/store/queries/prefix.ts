@@ -5,12 +5,17 @@
  */
 import { sql, type RawBuilder } from 'kysely';
 
-/** The LIKE pattern of values starting with `prefix`, whatever their case. */
+/** The LIKE pattern of values starting with `prefix` (its case as given: startsWith lowers both sides). */
 export function prefixPattern(prefix: string): string {
-  return `${prefix.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
-/** `lower(column) like prefix%` (column: a column name of the query's table). */
+/**
+ * `lower(column) like lower(prefix%)` (column: a column name of the query's table). Both sides are
+ * lowered by PostgreSQL, under the database's own collation: JavaScript's toLowerCase differs from
+ * it beyond ASCII (and under LC_CTYPE=C PostgreSQL lowers ASCII only), and an exact value must find
+ * itself whatever its letters.
+ */
 export function startsWith(column: string, prefix: string): RawBuilder<boolean> {
-  return sql<boolean>`lower(${sql.ref(column)}) like ${prefixPattern(prefix)}`;
+  return sql<boolean>`lower(${sql.ref(column)}) like lower(${prefixPattern(prefix)})`;
 }
