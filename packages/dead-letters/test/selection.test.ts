@@ -27,6 +27,15 @@ describe('isSelected', () => {
     expect(isSelected(letter, other)).toBe(false);
   });
 
+  test('when a thousand letters are chosen one by one beside a range, then each chosen one and the range select, and nothing else', () => {
+    const chosen = Array.from({ length: 1000 }, (_, i) => ({ partition: i % 3, from: BigInt(1000 + i), to: BigInt(1000 + i) }));
+    const offsets = [...chosen, { partition: 2, from: 10n, to: 20n }];
+    expect(isSelected(letter, { offsets })).toBe(true); // in the range
+    expect(isSelected(deadLetter({ partition: 1, offset: '1001' }), { offsets })).toBe(true); // chosen: 1001 is i = 1, partition 1
+    expect(isSelected(deadLetter({ partition: 0, offset: '1001' }), { offsets })).toBe(false); // that offset, another partition
+    expect(isSelected(deadLetter({ partition: 2, offset: '21' }), { offsets })).toBe(false);
+  });
+
   test('when a time range is given, then since is inclusive and until exclusive', () => {
     const at = letter.deadLetteredAt;
     expect(isSelected(letter, { since: at, until: at + 1 })).toBe(true);

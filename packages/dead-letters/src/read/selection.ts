@@ -38,7 +38,7 @@ export function isSelected(letter: DeadLetter, selection: Selection): boolean {
   if (selection.since !== undefined && letter.deadLetteredAt < selection.since) return false;
   if (selection.until !== undefined && letter.deadLetteredAt >= selection.until) return false;
   if (selection.undecodable && letter.undecodable === null) return false;
-  if (selection.offsets && !selection.offsets.some((range) => inRange(letter, range))) return false;
+  if (selection.offsets && !inOffsets(letter, selection.offsets)) return false;
   return (
     anyOf(selection.partners, letter.partnerId) &&
     // The class it was dead-lettered for, or its last attempt's: 500s until the circuit opened are HTTP_STATUS too.
@@ -49,6 +49,23 @@ export function isSelected(letter: DeadLetter, selection: Selection): boolean {
     anyOf(selection.deliveryIds, letter.deliveryId) &&
     (selection.anyIds === undefined || anyOf(selection.anyIds, letter.deliveryId) || anyOf(selection.anyIds, letter.eventId))
   );
+}
+
+/**
+ * Single offsets (letters chosen one by one, up to a thousand) are looked up in a set made once per
+ * list, not compared one by one with every letter read: a topic of n letters costs n lookups, not
+ * n × chosen. Ranges of more than one offset are few, and compared.
+ */
+const singlesOf = new WeakMap<OffsetRange[], { singles: Set<string>; ranges: OffsetRange[] }>();
+
+function inOffsets(letter: DeadLetter, offsets: OffsetRange[]): boolean {
+  let index = singlesOf.get(offsets);
+  if (!index) {
+    const singles = new Set(offsets.filter((r) => r.from === r.to).map((r) => `${r.partition}:${r.from}`));
+    index = { singles, ranges: offsets.filter((r) => r.from !== r.to) };
+    singlesOf.set(offsets, index);
+  }
+  return index.singles.has(`${letter.partition}:${BigInt(letter.offset)}`) || index.ranges.some((range) => inRange(letter, range));
 }
 
 function inRange(letter: DeadLetter, range: OffsetRange): boolean {

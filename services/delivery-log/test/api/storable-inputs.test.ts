@@ -66,6 +66,13 @@ test('when the dead letters are selected by a time out of range, then it is refu
   ]);
 });
 
+test('when more than 1,000 dead letters are chosen as one comma-separated value, then it is refused by name, as an array of them is', () => {
+  const chosen = (n: number) => Array.from({ length: n }, (_, i) => `0:${i}`);
+  expect(refusedFields(DeadLetterListQuery, { letters: chosen(1000).join(',') })).toEqual([]);
+  expect(refusedFields(DeadLetterListQuery, { letters: chosen(1001).join(',') })).toEqual([expect.stringMatching(/^letters: /)]);
+  expect(refusedFields(DeadLetterListQuery, { letters: chosen(1001) })).toEqual([expect.stringMatching(/^letters: /)]);
+});
+
 test('a cursor the API gave decodes to its time and id', () => {
   const cursor = { at: new Date('2026-11-25T10:00:00.123Z'), id: 'd-1' };
   expect(decodeCursor(encodeCursor(cursor))).toEqual(cursor);

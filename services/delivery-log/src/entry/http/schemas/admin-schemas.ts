@@ -192,6 +192,8 @@ const list = (text: string) =>
   z
     .union([z.array(z.string().max(200)).max(1000), z.string().max(20_000)])
     .transform((value) => (Array.isArray(value) ? value : value.split(',')).map((v) => v.trim()).filter(Boolean))
+    // The same bounds after a comma-separated string is split: 20,000 characters are about 5,000 short values.
+    .pipe(z.array(z.string().max(200)).max(1000))
     .meta({ description: `${text}: an array, or comma-separated in a query` });
 
 /** The filters of `hookstream dlq list` and `replay`, as query parameters or a replay's selection. */
