@@ -244,6 +244,9 @@ function blockListOf(cidrs: readonly string[]): BlockList {
  * by the same ranges and allow list as each connection, which checks again at connect time (DNS may
  * change in between).
  */
+/** Longest ssrfRefusalOf waits for a name's addresses. */
+const LOOKUP_TIMEOUT_MS = 5000;
+
 export async function ssrfRefusalOf(
   url: string,
   policy: SsrfPolicy,
@@ -255,9 +258,15 @@ export async function ssrfRefusalOf(
     const range = refusedRangeIn(host, allowList);
     return range === undefined ? undefined : new SsrfRefusedError(host, host, range);
   }
-  const addresses = await new Promise<LookupAddress[]>((resolve) =>
-    lookup(host, { all: true }, (error, found) => resolve(error ? [] : found)),
-  );
+  // A name server that never answers must not hold the caller's request for the resolver's own
+  // timeout (tens of seconds): past LOOKUP_TIMEOUT_MS the name counts as not resolving.
+  let timer: NodeJS.Timeout | undefined;
+  const addresses = await Promise.race([
+    new Promise<LookupAddress[]>((resolve) => lookup(host, { all: true }, (error, found) => resolve(error ? [] : found))),
+    new Promise<LookupAddress[]>((resolve) => {
+      timer = setTimeout(() => resolve([]), LOOKUP_TIMEOUT_MS);
+    }),
+  ]).finally(() => clearTimeout(timer));
   if (addresses.length === 0) return 'unresolved';
   for (const { address } of addresses) {
     const range = refusedRangeIn(address, allowList);

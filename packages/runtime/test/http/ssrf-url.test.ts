@@ -32,4 +32,21 @@ describe('a URL judged by the SSRF guard before anything connects', () => {
     expect(await ssrfRefusalOf('http://127.0.0.1:9/cb', { allow: ['127.0.0.0/8'] }, lookup)).toBeUndefined();
     expect(await ssrfRefusalOf('https://nowhere.example/cb', { allow: [] }, lookup)).toBe('unresolved');
   });
+
+  test("a name server that never answers counts as not resolving after 5 s, not the resolver's own timeout", async () => {
+    jest.useFakeTimers();
+    try {
+      const silent = () => undefined; // never calls back
+      const judged = ssrfRefusalOf('https://slow.example/cb', { allow: [] }, silent as never);
+      await jest.advanceTimersByTimeAsync(4999);
+      let settled = false;
+      void judged.then(() => (settled = true));
+      await Promise.resolve();
+      expect(settled).toBe(false);
+      await jest.advanceTimersByTimeAsync(1);
+      expect(await judged).toBe('unresolved');
+    } finally {
+      jest.useRealTimers();
+    }
+  });
 });
