@@ -2,7 +2,8 @@
 // in, minified ES2022 out, no CDN at run time; the verification snippets read from
 // examples/verify), its stylesheet, and the page (its icon inline). Run by `npm run build`.
 import { build } from 'esbuild';
-import { copyFileSync, mkdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { verifySnippetsPlugin } from './verify-snippets.mjs';
@@ -26,4 +27,8 @@ await build({
   plugins: [verifySnippetsPlugin(path.join(here, '..', '..', '..', 'examples', 'verify'))],
 });
 copyFileSync(path.join(here, 'index.html'), path.join(out, 'index.html'));
+// Gzipped once here, served to browsers that take gzip (console-routes.ts): no compression per request.
+for (const asset of ['app.js', 'styles.css']) {
+  writeFileSync(path.join(out, `${asset}.gz`), gzipSync(readFileSync(path.join(out, asset)), { level: 9 }));
+}
 console.log(`console built into ${path.relative(process.cwd(), out)} in ${Date.now() - started} ms`);

@@ -5,6 +5,8 @@
  * key, disables it, issues it a portal token, finds a dead letter across partners and replays it
  * after a dry run; every write is in the audit trail with who and why; a revoked token opens nothing.
  */
+import { get as httpGet, type IncomingHttpHeaders } from 'node:http';
+import { gunzipSync } from 'node:zlib';
 import { OutboundFixture, retryTierDelays, uniquePartnerId } from '../../../test/helpers/outbound-fixture';
 import { DELIVERY_LOG_ENTRY, policyEvent, startService, type Receiver, type RunningService } from '../../../test/helpers/outbound';
 import { postWebhook, webhook, type RunningIngress } from '../../../test/helpers/ingress';
@@ -258,6 +260,31 @@ async function portalToken(partnerId: string): Promise<Record<string, string>> {
   const answer = await api.post(`/api/admin/v1/partners/${partnerId}/portal-tokens`, asOperator, { reason: 'health check' });
   return bearer((answer.json as { data: { token: string } }).data.token);
 }
+
+test('the console’s script and stylesheet are served gzipped to a browser that takes gzip, and plain to one that does not', async () => {
+  const get = (asset: string, encoding: string) =>
+    new Promise<{ headers: IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
+      httpGet(`${log.url}/console/${asset}`, { headers: { 'accept-encoding': encoding } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ headers: res.headers, body: Buffer.concat(chunks) }));
+      }).on('error', reject);
+    });
+  for (const [asset, type] of [
+    ['app.js', /javascript/],
+    ['styles.css', /text\/css/],
+  ] as const) {
+    const plain = await get(asset, 'identity');
+    const zipped = await get(asset, 'gzip, deflate, br');
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(zipped.headers['content-encoding']).toBe('gzip');
+    expect(zipped.headers['content-type']).toMatch(type);
+    expect(zipped.headers['vary']).toMatch(/Accept-Encoding/i);
+    expect(zipped.headers['content-security-policy']).toMatch(/script-src 'self'/);
+    expect(gunzipSync(zipped.body).equals(plain.body)).toBe(true);
+    expect(zipped.body.length).toBeLessThan(plain.body.length / 2);
+  }
+});
 
 test('the console signs in with a token into an HttpOnly SameSite=Strict cookie (Secure behind TLS), and a write with it needs the CSRF token', async () => {
   const token = (await cli('operators', 'create', '--name', 'Cora Console', '--role', 'operator', '--json')).json()['token'] as string;
