@@ -1,6 +1,7 @@
 // @hookstream/contract: the interface contract's records (README.md). What other packages use, and nothing else.
 export { CallbackRequestHeaders, type CallbackRequestValue, type CallbackTrigger, CallbackTriggers } from './callbacks/callback-request';
 export { EmittedPolicyVersions } from './callbacks/emitted-versions';
+export { callbackRetryDelaysSetting } from './callbacks/retry-delays';
 export { SecretPlaceholders, signedStringOfRequest } from './callbacks/signed-request';
 export {
   hmacSha256SignedString,

@@ -219,24 +219,6 @@ export const apiKeyPeppersSetting = { HOOKSTREAM_API_KEY_PEPPERS: keyring('HOOKS
 /** Keys that sign the partner portal's tokens (HS256): `id:base64(≥32 bytes)`, comma-separated, newest first (it signs; all verify). */
 export const portalTokenKeysSetting = { HOOKSTREAM_PORTAL_TOKEN_KEYS: keyring('HOOKSTREAM_PORTAL_TOKEN_KEYS', 32) };
 /**
- * Delay of each callback retry tier in ms, comma-separated, one per tier (spec 8: up to 8 retries,
- * exponential backoff): the callback-sender's schedule, and what the delivery log shows is left of
- * it. Default 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, 6 h: about 10 h 42 min in all.
- */
-export const callbackRetryDelaysSetting = (tierCount: number) => ({
-  CALLBACK_RETRY_DELAYS_MS: z
-    .string()
-    .default('5000,30000,120000,600000,1800000,3600000,10800000,21600000')
-    .transform((value, ctx) => {
-      const delays = value.split(',').map((part) => Number(part.trim()));
-      if (delays.length !== tierCount || delays.some((d) => !Number.isInteger(d) || d < 0)) {
-        ctx.addIssue({ code: 'custom', message: `must list ${tierCount} whole numbers of milliseconds, one per retry tier` });
-        return z.NEVER;
-      }
-      return delays;
-    }),
-});
-/**
  * The PostgreSQL store of the services whose state must not live in a replica's heap (the ingress,
  * the callback-sender, the document-fetcher): every replica of each reaches the same database.
  */

@@ -2,7 +2,6 @@
 export { sleep, sleepUnlessAborted, untilAborted, withTimeout } from './async';
 export {
   apiKeyPeppersSetting,
-  callbackRetryDelaysSetting,
   consumerLagSetting,
   kafkaSettingsSchema,
   loadConfig,

@@ -1,13 +1,7 @@
+import { callbackRetryDelaysSetting } from '@hookstream/contract';
 import { z } from 'zod';
 import { RETRY_TIER_COUNT, retryScheduleMs } from '@hookstream/kafka';
-import {
-  callbackRetryDelaysSetting,
-  consumerLagSetting,
-  secretsKeysSetting,
-  serviceSchemaWithPort,
-  stateStoreSettings,
-  ssrfAllowSetting,
-} from '@hookstream/runtime';
+import { consumerLagSetting, secretsKeysSetting, serviceSchemaWithPort, stateStoreSettings, ssrfAllowSetting } from '@hookstream/runtime';
 
 const positiveInt = z.coerce.number().int('must be a whole number').positive('must be greater than 0');
 
@@ -20,7 +14,7 @@ export const configSchema = serviceSchemaWithPort(8092)
     ...stateStoreSettings,
     /** Address ranges callback and token URLs may resolve to despite the SSRF guard (@hookstream/runtime's ssrfAllowSetting). Default none. */
     ...ssrfAllowSetting,
-    /** Delay of each retry tier in ms (@hookstream/runtime's callbackRetryDelaysSetting; the delivery log reads the same). */
+    /** Delay of each retry tier in ms (@hookstream/contract's callbackRetryDelaysSetting; the delivery log reads the same). */
     ...callbackRetryDelaysSetting(RETRY_TIER_COUNT),
     /** Consumer group of the replicas. Default hookstream-callback-sender. */
     SENDER_CONSUMER_GROUP: z.string().min(1).default('hookstream-callback-sender'),

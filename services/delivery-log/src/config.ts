@@ -1,8 +1,8 @@
+import { callbackRetryDelaysSetting } from '@hookstream/contract';
 import { z } from 'zod';
 import { RETRY_TIER_COUNT } from '@hookstream/kafka';
 import {
   apiKeyPeppersSetting,
-  callbackRetryDelaysSetting,
   consumerLagSetting,
   portalTokenKeysSetting,
   secretsKeysSetting,

@@ -37,7 +37,7 @@ describe('a URL judged by the SSRF guard before anything connects', () => {
     jest.useFakeTimers();
     try {
       const silent = () => undefined; // never calls back
-      const judged = ssrfRefusalOf('https://slow.example/cb', { allow: [] }, silent as never);
+      const judged = ssrfRefusalOf('https://slow.example/cb', { allow: [] }, silent);
       await jest.advanceTimersByTimeAsync(4999);
       let settled = false;
       void judged.then(() => (settled = true));

@@ -79,7 +79,12 @@ for (const [name, store] of storesUnderTest()) {
         } while (cursor);
         return pages;
       };
-      expect(await walk({}, 2)).toEqual([['a6', 'a5'], ['g1', 'a4'], ['a3', 'a2'], ['a1', 'u1']]);
+      expect(await walk({}, 2)).toEqual([
+        ['a6', 'a5'],
+        ['g1', 'a4'],
+        ['a3', 'a2'],
+        ['a1', 'u1'],
+      ]);
       // a4 and a3 were made at the same time: a page ends between them.
       expect(await walk({ partnerId: 'acme', endpointId: 'main' }, 1)).toEqual([['a6'], ['a4'], ['a3'], ['a1']]);
       expect(await walk({ partnerId: 'acme', state: 'delivered' }, 2)).toEqual([['a4', 'a1']]);

@@ -65,11 +65,9 @@ export const PartnerListQuery = z.strictObject({
 export const RecoverBody = z
   .strictObject({
     since: timeInput.meta({ description: 'Resend what was dead-lettered at or after this time' }),
-    until: timeInput
-      .optional()
-      .meta({
-        description: 'And before this time (default: now). Send the dry run’s `until` so the real run resends what the dry run showed',
-      }),
+    until: timeInput.optional().meta({
+      description: 'And before this time (default: now). Send the dry run’s `until` so the real run resends what the dry run showed',
+    }),
     endpoint_id: z.string().min(1).max(100).optional().meta({ description: 'Only this endpoint’s (one of yours)' }),
     dry_run: z.boolean().default(true).meta({ description: 'Only say what would happen (default true): send false to resend' }),
     reason: z
