@@ -54,7 +54,10 @@ export async function clusterReplicationFactor(admin: Admin): Promise<number> {
 /**
  * Creates `topics` and waits for their leaders. A retryable failure (a broker still loading, a
  * lost answer) is retried for what is still missing, so a busy cluster does not fail an
- * idempotent ensure.
+ * idempotent ensure. So is the controller's refusal while every broker is fenced: KRaft fences a
+ * broker that missed its heartbeats (a restart, a starved JVM) until it registers again, seconds
+ * later, and answers INVALID_REPLICATION_FACTOR meanwhile, a code that otherwise means a real
+ * misconfiguration and is not retried.
  */
 async function createTopicsSettled(admin: Admin, topics: ResolvedTopic[], attempts = 10): Promise<void> {
   let pending = topics;
@@ -70,13 +73,15 @@ async function createTopicsSettled(admin: Admin, topics: ResolvedTopic[], attemp
       });
       return;
     } catch (error) {
-      if (attempt >= attempts || !isRetryableKafkaError(error)) throw error;
+      if (attempt >= attempts || !(isRetryableKafkaError(error) || brokersFenced(error))) throw error;
       await sleep(Math.min(2000, 200 * attempt));
       const now = new Set(await admin.listTopics());
       pending = pending.filter((t) => !now.has(t.topic));
     }
   }
 }
+
+const brokersFenced = (error: unknown) => error instanceof Error && /brokers are currently fenced/i.test(error.message);
 
 /**
  * Creates missing topics and compares existing ones with the wanted settings.
