@@ -13,7 +13,7 @@ export interface TestStack {
   /** KAFKA_BROKERS, SCHEMA_REGISTRY_URL and the local keys, as the stack's stack.env gives them. */
   env: Record<string, string>;
   /** The stack's run.json. */
-  runInfo: () => { cluster?: Array<{ nodeId: number; pid: number; port: number }> };
+  runInfo: () => { cluster?: Array<{ nodeId: number; pid: number; port: number }>; processes?: { kafka?: number } };
   /** `stack status --json`: its exit code and document. */
   status: () => Promise<{ code: number | null; json: StackStatusJson }>;
   /** `stack down`, then the state dir is deleted. */
@@ -92,6 +92,21 @@ export function activeController(stateDir: string, nodes = 3): number | undefine
  */
 export function killClusterNode(stack: TestStack, nodeId: number): { restart: () => Promise<number> } {
   const pid = stack.runInfo().cluster!.find((n) => n.nodeId === nodeId)!.pid;
+  return killAndRespawn(stack, pid, path.join(stack.stateDir, 'kafka-cluster', `node-${nodeId}`, 'kafka.log'));
+}
+
+/** SIGKILLs the broker of a single-broker stack; `restart()` starts it again as killClusterNode does. */
+export function killStackBroker(stack: TestStack): { restart: () => Promise<number> } {
+  return killAndRespawn(stack, stack.runInfo().processes!.kafka!, path.join(stack.stateDir, 'kafka', 'kafka.log'));
+}
+
+/** CPU seconds (user + system) process `pid` has used so far, from /proc. */
+export function cpuSecondsOf(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, in ticks of 1/100 s
+}
+
+function killAndRespawn(stack: TestStack, pid: number, logFile: string): { restart: () => Promise<number> } {
   const read = (what: string) => readFileSync(`/proc/${pid}/${what}`, 'utf8').split('\0').filter(Boolean);
   const [command, ...args] = read('cmdline');
   const env = Object.fromEntries(read('environ').map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)]));
@@ -102,15 +117,15 @@ export function killClusterNode(stack: TestStack, nodeId: number): { restart: ()
       // Its ports and storage lock are free once it is gone.
       await waitFor(
         () => !existsSync(`/proc/${pid}`) || readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z '),
-        `node ${nodeId} to end`,
+        `broker ${pid} to end`,
       );
-      const out = openSync(path.join(stack.stateDir, 'kafka-cluster', `node-${nodeId}`, 'kafka.log'), 'a');
+      const out = openSync(logFile, 'a');
       const child = spawn(command!, args, { cwd, env, detached: true, stdio: ['ignore', out, out] });
       closeSync(out);
       child.unref();
       const file = path.join(stack.stateDir, 'run.json');
-      const info = JSON.parse(readFileSync(file, 'utf8')) as { processes: { kafka: number }; cluster: Array<{ pid: number }> };
-      for (const node of info.cluster) if (node.pid === pid) node.pid = child.pid!;
+      const info = JSON.parse(readFileSync(file, 'utf8')) as { processes: { kafka: number }; cluster?: Array<{ pid: number }> };
+      for (const node of info.cluster ?? []) if (node.pid === pid) node.pid = child.pid!;
       if (info.processes.kafka === pid) info.processes.kafka = child.pid!;
       writeFileSync(file, `${JSON.stringify(info, null, 2)}\n`);
       return child.pid!;

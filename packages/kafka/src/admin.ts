@@ -68,12 +68,7 @@ export class KafkaAdmin implements Admin {
   }
 
   private async open(): Promise<void> {
-    const { brokers, connectionTimeoutMs } = this.settings;
-    await this.withRetries(() =>
-      anyAccepts(brokers, connectionTimeoutMs).catch((error: Error) => {
-        throw new KafkaAdminError(error.message, codes.ERR__TRANSPORT, error.cause ?? error);
-      }),
-    );
+    await this.withRetries(() => this.brokerAccepts());
     const admin = this.settings.createLibrdkafkaAdmin({ ...this.settings.security?.librdkafka });
     await admin.connect().catch(async (error: unknown) => {
       // A client whose connect failed may still run inside librdkafka and keep the process alive.
@@ -229,13 +224,30 @@ export class KafkaAdmin implements Admin {
     return this.platformaticAdmin;
   }
 
-  /** One try; a failure as a KafkaAdminError. */
+  /**
+   * One try; a failure as a KafkaAdminError. Made only while a bootstrap broker accepts a TCP
+   * connection: a request of librdkafka's admin made while no broker is up waits out its timeout
+   * (30 s) reconnecting with no backoff at all, thousands of times a second (each failed connect
+   * wakes the request, which asks for a connection at once, which cancels the reconnect backoff):
+   * 0.8 of a core for one metadata request, and every service that measures its consumer lag spun
+   * so for as long as the broker was away (test/kafka-outage.int.test.ts). Refused at once
+   * instead, as retriable; the check costs one TCP handshake per admin request, which are rare.
+   */
   private async attempt<T>(request: () => Promise<T>): Promise<T> {
+    await this.brokerAccepts();
     try {
       return await request();
     } catch (error) {
       throw asAdminError(error);
     }
+  }
+
+  /** Resolves once a bootstrap broker accepts a TCP connection; else a retriable KafkaAdminError (ERR__TRANSPORT). */
+  private brokerAccepts(): Promise<void> {
+    const { brokers, connectionTimeoutMs } = this.settings;
+    return anyAccepts(brokers, connectionTimeoutMs).catch((error: Error) => {
+      throw new KafkaAdminError(error.message, codes.ERR__TRANSPORT, error.cause ?? error);
+    });
   }
 
   /** Tries again, after 100 ms doubling up to a second, while the failure may pass and retries are left. */
