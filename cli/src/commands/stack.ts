@@ -21,7 +21,7 @@ import { ExitCodes } from '../exit-codes';
 
 const stateDirOption = () =>
   new Option('--state-dir <dir>', 'where the Kafka log, registry database and PostgreSQL data live')
-    .default(defaultStateDir(), '$HOOKSTREAM_STATE_DIR or ~/.local/state/hookstream/stack')
+    .default(defaultStateDir(), "$HOOKSTREAM_STATE_DIR or this clone's ~/.local/state/hookstream/<clone>/stack")
     .argParser((dir) => path.resolve(dir));
 const cacheDirOption = () =>
   new Option('--cache-dir <dir>', 'where fetched Kafka and Apicurio builds are kept').default(

@@ -5,6 +5,7 @@ import { loadConfig, serviceSettingsSchema, untilReady } from '@hookstream/runti
 import { formatTable, printLine } from '../output';
 import { REPO_ROOT, STACK_ENV_FILE } from '../paths';
 import { defaultCacheDir } from '../stack/artifacts';
+import { untilStackServes } from '../stack/health';
 import { throwIfInterrupted, untilAborted, watchInterrupts } from '../stack/interruption';
 import { PORTS_HELP, pickPort, portPreference, type PortPreference } from '../stack/ports';
 import { livePids, readRunInfo, type StackSettings } from '../stack/run-info';
@@ -69,6 +70,7 @@ async function stackSettings(
   const running = readRunInfo(stateDir);
   if (running && livePids(running, stateDir).length > 0) {
     printLine(`using the local stack already running from ${stateDir}`);
+    await untilStackServes(running.settings, stateDir, signal, printLine);
     return { settings: running.settings, secrets: localSecrets(stateDir), stateDir };
   }
   printLine('starting the local stack (Kafka, Apicurio Registry and PostgreSQL)');

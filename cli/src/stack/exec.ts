@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import os from 'node:os';
 import { StackError } from '@hookstream/errors';
+import { untilStackServes } from './health';
 import { sayShutdownInProgress, throwIfInterrupted, watchInterrupts } from './interruption';
 import { portPreference } from './ports';
 import { livePids, readRunInfo, type StackSettings } from './run-info';
@@ -73,6 +74,7 @@ async function stackForCommand(stateDir: string, opts: ExecOptions, signal: Abor
   const running = opts.ephemeral ? undefined : readRunInfo(stateDir);
   if (running && livePids(running, stateDir).length > 0) {
     say(`using the local stack already running from ${stateDir}`);
+    await untilStackServes(running.settings, stateDir, signal, say);
     return { settings: running.settings, secrets: localSecrets(stateDir) };
   }
   const began = Date.now();

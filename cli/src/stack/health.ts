@@ -1,5 +1,5 @@
-import { describeError } from '@hookstream/errors';
-import { withTimeout } from '@hookstream/runtime';
+import { StackError, describeError } from '@hookstream/errors';
+import { sleepUnlessAborted, withTimeout } from '@hookstream/runtime';
 import { answers } from './postgres-server';
 import { stackProbeClient } from './probe-client';
 import type { StackSettings } from './run-info';
@@ -72,4 +72,35 @@ export async function checkPostgres(url: string): Promise<EndpointHealth> {
 export async function checkStack(settings: StackSettings): Promise<{ kafka: EndpointHealth; registry: EndpointHealth }> {
   const [kafka, registry] = await Promise.all([checkKafka(settings.KAFKA_BROKERS), checkRegistry(settings.SCHEMA_REGISTRY_URL)]);
   return { kafka, registry };
+}
+
+/** How long a command waits for a stack that another command is still starting (its JVMs take 10–70 s). */
+const STARTING_STACK_WAIT_MS = 180_000;
+
+/**
+ * Resolves once the stack running from `stateDir` serves (Kafka and the registry answer): a stack
+ * found there may have been started a moment ago by another command and not answer yet. Rejects,
+ * naming the folder, when it does not within STARTING_STACK_WAIT_MS.
+ */
+export async function untilStackServes(
+  settings: StackSettings,
+  stateDir: string,
+  signal: AbortSignal,
+  say: (line: string) => void,
+): Promise<void> {
+  const deadline = Date.now() + STARTING_STACK_WAIT_MS;
+  let said = false;
+  for (;;) {
+    const { kafka, registry } = await checkStack(settings);
+    if (kafka.ok && registry.ok) return;
+    if (Date.now() > deadline) {
+      const detail = !kafka.ok ? `Kafka: ${kafka.detail}` : `registry: ${registry.detail}`;
+      throw new StackError(
+        `the local stack running from ${stateDir} did not answer within ${STARTING_STACK_WAIT_MS / 1000} s (${detail}); see \`hookstream stack status\``,
+      );
+    }
+    if (!said) say(`waiting for the local stack in ${stateDir}, still starting, to answer`);
+    said = true;
+    await sleepUnlessAborted(1000, signal);
+  }
 }

@@ -10,19 +10,32 @@ import {
   rmSync,
   writeSync,
 } from 'node:fs';
+import { createHash } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { parseEnv } from 'node:util';
 import { StackError } from '@hookstream/errors';
 import { generateKeyringValue } from '@hookstream/runtime';
+import { REPO_ROOT } from '../paths';
 import { isAlive } from './processes';
 import { RUN_FILE } from './run-info';
 
-/** Where `stack up` keeps the Kafka log and the registry's database: HOOKSTREAM_STATE_DIR, else $XDG_STATE_HOME/hookstream/stack, else ~/.local/state/hookstream/stack. Always absolute. */
+/**
+ * This clone's own folder of local state (the stack's data, the demo's documents): under
+ * $XDG_STATE_HOME/hookstream (else ~/.local/state/hookstream), one folder per clone, named by the
+ * clone's folder and a hash of its path. Two clones on one machine never share a stack, its
+ * PostgreSQL or its keys: one's demo key re-issued would revoke the other's.
+ */
+export function cloneStateRoot(env: NodeJS.ProcessEnv = process.env, repoRoot = REPO_ROOT): string {
+  const base = env.XDG_STATE_HOME ?? path.join(env.HOME ?? '/tmp', '.local', 'state');
+  const clone = `${path.basename(repoRoot)}-${createHash('sha256').update(path.resolve(repoRoot)).digest('hex').slice(0, 8)}`;
+  return path.resolve(base, 'hookstream', clone);
+}
+
+/** Where `stack up` keeps the Kafka log, the registry's database and PostgreSQL's data: HOOKSTREAM_STATE_DIR, else this clone's `<cloneStateRoot>/stack`. Always absolute. */
 export function defaultStateDir(env: NodeJS.ProcessEnv = process.env): string {
   if (env.HOOKSTREAM_STATE_DIR) return path.resolve(env.HOOKSTREAM_STATE_DIR);
-  const base = env.XDG_STATE_HOME ?? path.join(env.HOME ?? '/tmp', '.local', 'state');
-  return path.resolve(base, 'hookstream', 'stack');
+  return path.join(cloneStateRoot(env), 'stack');
 }
 
 /** A throwaway state folder for a stack that lives only as long as one run (tests). */

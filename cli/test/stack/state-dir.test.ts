@@ -1,12 +1,30 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { START_LOCK_FILE, lockStateDir, wipeRefusal } from '../../src/stack/state-dir';
+import { START_LOCK_FILE, cloneStateRoot, defaultStateDir, lockStateDir, wipeRefusal } from '../../src/stack/state-dir';
 
 describe('state dir', () => {
   let dir: string;
   beforeEach(() => (dir = mkdtempSync(path.join(os.tmpdir(), 'hookstream-state-unit-'))));
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  describe('defaultStateDir', () => {
+    const env = { HOME: '/home/partner-dev' };
+
+    test('when two clones run on one machine, then each keeps its stack in a folder of its own, named for it', () => {
+      const first = cloneStateRoot(env, '/work/hookstream');
+      const second = cloneStateRoot(env, '/work/review/hookstream');
+      expect(first).not.toEqual(second);
+      expect(path.dirname(first)).toBe('/home/partner-dev/.local/state/hookstream');
+      expect(path.basename(first)).toMatch(/^hookstream-[0-9a-f]{8}$/);
+      expect(cloneStateRoot(env, '/work/hookstream/')).toBe(first);
+    });
+
+    test('when XDG_STATE_HOME or HOOKSTREAM_STATE_DIR is set, then it is honoured', () => {
+      expect(defaultStateDir({ ...env, XDG_STATE_HOME: '/var/state' })).toMatch(/^\/var\/state\/hookstream\/[^/]+\/stack$/);
+      expect(defaultStateDir({ ...env, HOOKSTREAM_STATE_DIR: 'relative/dir' })).toBe(path.resolve('relative/dir'));
+    });
+  });
 
   describe('wipeRefusal', () => {
     test('when the folder is absent or empty, then it may be wiped', () => {
