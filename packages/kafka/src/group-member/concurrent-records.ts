@@ -207,9 +207,13 @@ export class ConcurrentRecords {
     const key = message.key?.toString('utf8') ?? '';
     const previous = progress.chains.get(key) ?? Promise.resolve();
     const work = previous
-      .then(() => this.mode.handle({ topic: progress.topic, partition: progress.partition, message }))
+      .then(() =>
+        // Rewound or revoked while it waited behind its key: the partition is read again from its
+        // last commit, this record with it, so starting it here would do it twice (a callback sent twice).
+        this.current(progress) ? this.mode.handle({ topic: progress.topic, partition: progress.partition, message }) : undefined,
+      )
       .then(
-        (outputs) => this.finish(progress, offset, outputs),
+        (outputs) => (outputs ? this.finish(progress, offset, outputs) : this.dropped(progress, offset)),
         (error: unknown) => this.failed(progress, offset, error),
       );
     progress.chains.set(key, work);
@@ -224,6 +228,12 @@ export class ConcurrentRecords {
     progress.outputs.push(...outputs);
     progress.wakeOne();
     this.rounds.soon();
+  }
+
+  /** A record not started because its partition will be read again: it only leaves the records in flight. */
+  private dropped(progress: PartitionProgress, offset: bigint): void {
+    progress.pending.delete(offset);
+    progress.wakeOne();
   }
 
   /** A record could not be done now (Kafka or the registry unavailable): its partition is read again from its last commit. */
