@@ -6,9 +6,10 @@ import net from 'node:net';
  * - `dropProduceAnswers(n)`: the next n Produce requests reach the broker, but each connection that
  *   carried one is closed at the first byte of its answer (the broker wrote the records; the client
  *   never hears of it);
- * - `delayEndTxnAnswer(ms)`: the next EndTxn request (a transaction's commit or abort) reaches the
- *   broker, which ends the transaction, but its answer, and every later answer on its connection
- *   (answers come in order), reaches the client only `ms` later: a slow coordinator;
+ * - `delayEndTxnAnswers(ms, forMs)`: the next EndTxn request (a transaction's commit or abort), and
+ *   every other within `forMs` after it, reaches the broker, which ends the transaction, but its answer, and
+ *   every later answer on its connection (answers come in order), reaches the client only `ms`
+ *   later: a slow coordinator;
  * - `stall()` / `resume()`: bytes stop flowing both ways (connections stay open) until resumed;
  * - `cut()`: every open connection is closed at once (new ones are accepted).
  * The broker must advertise the proxy's port (see proxied-broker.ts), so that every connection a
@@ -18,7 +19,8 @@ export class FaultProxy {
   private readonly server: net.Server;
   private readonly links = new Set<Link>();
   private produceAnswersToDrop = 0;
-  private endTxnAnswerDelays: number[] = [];
+  /** The EndTxn answers to hold back: how long, for how long after the first, and until when (epoch ms, once the first came). */
+  private endTxnDelay: { ms: number; forMs: number; until?: number } | undefined;
   private stalled = false;
   /** How many Produce answers were dropped so far. */
   droppedProduceAnswers = 0;
@@ -48,8 +50,8 @@ export class FaultProxy {
     this.produceAnswersToDrop += count;
   }
 
-  delayEndTxnAnswer(ms: number): void {
-    this.endTxnAnswerDelays.push(ms);
+  delayEndTxnAnswers(ms: number, forMs = 0): void {
+    this.endTxnDelay = { ms, forMs };
   }
 
   stall(): void {
@@ -81,9 +83,10 @@ export class FaultProxy {
       },
       answerDropped: () => (this.droppedProduceAnswers += 1),
       endTxnRequested: () => {
-        const delay = this.endTxnAnswerDelays.shift();
-        if (delay !== undefined) this.delayedEndTxnAnswers += 1;
-        return delay;
+        const delay = this.endTxnDelay;
+        if (!delay || Date.now() > (delay.until ??= Date.now() + delay.forMs)) return undefined;
+        this.delayedEndTxnAnswers += 1;
+        return delay.ms;
       },
     });
     this.links.add(link);
