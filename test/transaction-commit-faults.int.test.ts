@@ -8,7 +8,8 @@ import { startProxiedBroker, type ProxiedBroker } from './helpers/proxied-broker
  * ends in doubt: the EndTxn request reaches the coordinator, which commits, but its answer comes
  * later than the commit call waits (a slow broker), made by the TCP proxy in between. librdkafka
  * reports such a commit as retriable; the member must finish that commit, not write the batch again
- * in a new transaction, or its outputs are read twice (read_committed).
+ * in a new transaction, or its outputs are read twice (read_committed). When it gives up on the
+ * commit, it must read on from what the group committed, not write again what it holds.
  */
 const logger = createLogger({ service: 'test', level: process.env.TEST_LOG_LEVEL ?? 'silent' });
 /** The member's transaction timeout, which bounds each commit call too. */
