@@ -40,6 +40,8 @@ const IDLE_WAKE_MS = 1000;
 const CONSUME_RETRY_MS = 100;
 /** How long past the poll interval a stalled member waits before it takes records again (librdkafka has left the group by then). */
 const STALL_MARGIN_MS = 1000;
+/** How long the group's coordinator may take to say what the group committed. */
+const COMMITTED_TIMEOUT_MS = 10_000;
 /** How long a partition rests after its batch failed, at most. */
 const MAX_BATCH_BACKOFF_MS = 1000;
 
@@ -116,6 +118,20 @@ export class GroupConsumer implements Consumer {
   commitOffsets(offsets: TopicPartitionOffset[]): Promise<void> {
     const native = offsets.map((o) => ({ topic: o.topic, partition: o.partition, offset: Number(o.offset) }));
     return new Promise((resolve, reject) => this.native.commitCb(native, (error) => (error ? reject(asError(error)) : resolve())));
+  }
+
+  /** read_committed: librdkafka asks for stable offsets (KIP-447), waiting out a transaction still open. */
+  committed(partitions: TopicPartition[]): Promise<TopicPartitionOffset[]> {
+    return new Promise((resolve, reject) =>
+      this.native.committed(partitions, COMMITTED_TIMEOUT_MS, (error, offsets) => {
+        if (error) return reject(asError(error));
+        resolve(
+          offsets.flatMap(({ topic, partition, offset }) =>
+            offset !== undefined && offset >= 0 ? [{ topic, partition, offset: String(offset) }] : [],
+          ),
+        );
+      }),
+    );
   }
 
   seek(position: TopicPartitionOffset): void {

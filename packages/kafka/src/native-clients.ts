@@ -25,6 +25,11 @@ export interface NativeGroupClient {
   seek(position: { topic: string; partition: number; offset: number }, timeoutMs: number, callback: (error: unknown) => void): void;
   offsetsStore(offsets: Array<TopicPartition & { offset: number }>): void;
   commitCb(offsets: Array<TopicPartition & { offset: number }> | null, callback: (error: unknown) => void): void;
+  committed(
+    partitions: TopicPartition[],
+    timeoutMs: number,
+    callback: (error: unknown, offsets: Array<TopicPartition & { offset?: number }>) => void,
+  ): void;
 }
 
 /** What a member's client is made with: its rebalances are this adapter's. */

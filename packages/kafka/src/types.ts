@@ -130,6 +130,8 @@ export interface Consumer {
   /** Starts handing records over and resolves at once; the member joins its group in the background. */
   run(config: ConsumerRunConfig): Promise<void>;
   commitOffsets(offsets: TopicPartitionOffset[]): Promise<void>;
+  /** The offsets the group committed for the partitions, none from a transaction still open; a partition without one is left out. */
+  committed(partitions: TopicPartition[]): Promise<TopicPartitionOffset[]>;
   /** Reads the partition from `offset` next; a batch of it in hand becomes stale. */
   seek(position: TopicPartitionOffset): void;
   pause(partitions: Array<{ topic: string; partitions?: number[] }>): void;

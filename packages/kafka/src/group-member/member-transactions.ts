@@ -2,10 +2,26 @@
  * A consumer-group member's own transactional producer: what the member's records became and the
  * offsets its group resumes from, written together in one transaction with the member's group
  * metadata (KIP-447). Built once for the transactional and concurrent modes of a GroupMember.
+ *
+ * A failed commit is handled as librdkafka's rd_kafka_commit_transaction documents, by the flags
+ * its errors carry. Retriable (the call timed out, the coordinator slow): the commit may have
+ * reached the coordinator, so the same commit is called again until it answers; a new transaction
+ * with the same records would write them twice once the first one completes anyway. Requiring an
+ * abort: the transaction is aborted, and nothing of it is read. Fatal, or an abort that failed, or
+ * a commit still unanswered past its bound: the producer is closed, and the next one opened under
+ * the same transactional id fences it, ending its transaction (committed or aborted) before it
+ * begins. Either way what the transaction carried is not known to be written, and not known not
+ * to be: its caller reads its partitions again from the offsets the group committed (which say
+ * which way it went), never writes again what it holds (test/transaction-commit-faults.int.test.ts).
  */
 import { randomUUID } from 'node:crypto';
+import { sleep } from '@hookstream/runtime';
 import type { Kafka } from '../client';
-import type { Consumer, Message, Producer, TopicMessages, TopicOffsets } from '../types';
+import type { Consumer, Message, Producer, TopicMessages, TopicOffsets, Transaction } from '../types';
+
+/** The first pause before a retriable commit is called again; it doubles up to MAX_COMMIT_BACKOFF_MS. */
+const COMMIT_BACKOFF_MS = 100;
+const MAX_COMMIT_BACKOFF_MS = 1000;
 
 /** A record to write in a member's transaction. */
 export interface OutputRecord {
@@ -25,8 +41,7 @@ export interface MemberTransactionsOptions {
  * One transactional id per member, never shared: KIP-447 fences a member by its group's generation,
  * so a member that lost its partitions to a rebalance or was expelled cannot commit its offsets
  * (its transaction aborts, and nothing of it is read by read_committed readers). A failed
- * transaction is aborted and its producer replaced: a fenced or failed producer is not trusted with
- * the next one.
+ * transaction is aborted, or its producer replaced (see the file's header).
  */
 export class MemberTransactions {
   private producer: Promise<Producer> | undefined;
@@ -44,21 +59,21 @@ export class MemberTransactions {
     await this.ready();
   }
 
-  /** Writes the records and commits the offsets in one transaction; on failure it is aborted, the producer replaced, and the error thrown. */
+  /**
+   * Writes the records and commits the offsets in one transaction. A retriable commit is called
+   * again; on failure the transaction is aborted or its producer closed (see the file's header), and
+   * the error thrown: the records may be written or not, and the group's committed offsets say which.
+   */
   async commit(records: OutputRecord[], offsets: TopicOffsets[], consumer: Consumer): Promise<void> {
+    let transaction: Transaction | undefined;
     try {
-      const transaction = await (await this.ready()).transaction();
-      try {
-        const topicMessages = byTopic(records);
-        if (topicMessages.length > 0) await transaction.sendBatch({ topicMessages });
-        if (offsets.length > 0) await transaction.sendOffsets({ consumer, topics: offsets });
-        await transaction.commit();
-      } catch (error) {
-        await transaction.abort().catch(() => undefined);
-        throw error;
-      }
+      transaction = await (await this.ready()).transaction();
+      const topicMessages = byTopic(records);
+      if (topicMessages.length > 0) await transaction.sendBatch({ topicMessages });
+      if (offsets.length > 0) await transaction.sendOffsets({ consumer, topics: offsets });
+      await this.finish(transaction);
     } catch (error) {
-      await this.close();
+      await this.end(transaction, error);
       throw error;
     }
   }
@@ -69,9 +84,42 @@ export class MemberTransactions {
     await (await producer?.catch(() => undefined))?.disconnect().catch(() => undefined);
   }
 
+  /** Commits, calling the commit again while librdkafka says it is retriable, up to twice the transaction's timeout. */
+  private async finish(transaction: Transaction): Promise<void> {
+    const giveUpAt = Date.now() + 2 * this.timeoutMs();
+    for (let backoffMs = COMMIT_BACKOFF_MS; ; backoffMs = Math.min(2 * backoffMs, MAX_COMMIT_BACKOFF_MS)) {
+      try {
+        return await transaction.commit();
+      } catch (error) {
+        if (!flag(error, 'isRetriable') || flag(error, 'isFatal') || Date.now() + backoffMs >= giveUpAt) throw error;
+        await sleep(backoffMs);
+      }
+    }
+  }
+
+  /**
+   * A failed transaction: aborted unless fatal (an error requiring an abort, and any other: librdkafka
+   * refuses an abort while a commit of the transaction is under way, so an abort that succeeds means
+   * nothing of it commits); if it was fatal or the abort failed, the producer is closed.
+   */
+  private async end(transaction: Transaction | undefined, error: unknown): Promise<void> {
+    const aborted =
+      transaction && !flag(error, 'isFatal')
+        ? await transaction.abort().then(
+            () => true,
+            () => false,
+          )
+        : false;
+    if (!aborted) await this.close();
+  }
+
+  private timeoutMs(): number {
+    return this.options.transactionTimeoutMs ?? 10_000;
+  }
+
   private ready(): Promise<Producer> {
     if (!this.producer) {
-      const timeoutMs = this.options.transactionTimeoutMs ?? 10_000;
+      const timeoutMs = this.timeoutMs();
       const producer = this.kafka.producer({
         transactionalId: this.transactionalId,
         transactionTimeoutMs: timeoutMs,
@@ -87,6 +135,11 @@ export class MemberTransactions {
     }
     return this.producer;
   }
+}
+
+/** One of the flags librdkafka's errors carry (a plain Error has none). */
+function flag(error: unknown, name: 'isRetriable' | 'isFatal'): boolean {
+  return typeof error === 'object' && error !== null && (error as Record<string, unknown>)[name] === true;
 }
 
 /** The records grouped by topic, in order, as sendBatch takes them. */
