@@ -2,7 +2,7 @@
  * A Kafka outage with nothing else happening: every service backs off rather than spin. The five
  * services run as real processes (compiled code, as deployed) against a single-broker stack of
  * this file's own; the broker is SIGKILLed and stays away while each service's CPU is read from
- * /proc; then it is started again, and every service is ready again. Before the services waited
+ * /proc, and each answers /readyz with 503; then it is started again, and every service is ready again. Before the services waited
  * between reconnects, four of them used 37–50 % of a core each for as long as the broker was away,
  * which also slowed the broker's own restart (67–70 s to answer on two cores).
  */
@@ -48,6 +48,10 @@ test('when the broker is away, then no service spins; once it is back, every ser
     [...services].map(([name, s]) => [name, (cpuSecondsOf(s.pid) - before.get(name)!) / (WINDOW_MS / 1000)]),
   );
   process.stdout.write(`CPU while the broker was away (cores): ${JSON.stringify(cores)}\n`);
+  // Readiness says so meanwhile: a load balancer or Kubernetes stops sending work to a replica that cannot do it.
+  const readiness = Object.fromEntries(
+    await Promise.all([...services].map(async ([name, s]) => [name, (await fetch(`${s.opsUrl}/readyz`)).status] as const)),
+  );
 
   const restartedAt = Date.now();
   await broker.restart();
@@ -61,5 +65,6 @@ test('when the broker is away, then no service spins; once it is back, every ser
     `broker answered ${answeredAfterMs} ms after its restart; every service ready ${Date.now() - restartedAt} ms after\n`,
   );
 
+  expect(readiness).toEqual(Object.fromEntries(SERVICES.map((name) => [name, 503])));
   for (const [name, used] of Object.entries(cores)) expect({ name, used: used <= MOST_CPU_WHILE_AWAY }).toEqual({ name, used: true });
 }, 420_000);
