@@ -7,11 +7,12 @@ import { PartnerSigners } from './adapters/signing/partner-signers';
 import { deliverCallback } from './domain/deliver-callback';
 import { sendCallback, type SendCallbackDeps } from './domain/send-callback';
 import { PartnerBreakers } from './domain/circuit-breaker';
+import { SendsInFlight } from './domain/sends-in-flight';
 import { CallbackRecords } from './entry/kafka/callback-records';
 import { DispositionWriter, type CallbackTopics } from './adapters/kafka/disposition-writer';
 import { BREAKER_GAUGE, createCallbackSenderMetrics } from './metrics';
 import { LatestVersions } from './adapters/store/latest-versions';
-import { RetryNowDeliveries } from './adapters/store/retry-now-deliveries';
+import { DeliveredCallbacks } from './adapters/store/delivered-callbacks';
 import { versionMigrations, type VersionTables } from './adapters/store/version-table';
 
 export { configSchema } from './config';
@@ -71,15 +72,16 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
       }),
     logger: runtime.logger,
     windowMs: versionWindowMs(config),
-    // The deliveries retried now share the versions' store and window: their rows are swept with them.
-    sweepAlso: (cutoff) => retriesNow.sweep(cutoff),
+    // The deliveries delivered share the versions' store and window: their rows are swept with them.
+    sweepAlso: (cutoff) => delivered.sweep(cutoff),
   });
-  const retriesNow: RetryNowDeliveries = new RetryNowDeliveries(() => versions.db());
+  const delivered: DeliveredCallbacks = new DeliveredCallbacks(() => versions.db());
 
   const delivery: SendCallbackDeps = {
     partners,
     versions,
-    retriesNow,
+    delivered,
+    sendsInFlight: new SendsInFlight(),
     breakers,
     limiter,
     deliver: (request, attempt) =>

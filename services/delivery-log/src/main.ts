@@ -19,7 +19,7 @@ import { configSchema } from './config';
 import { createDeliveryLogMetrics } from './metrics';
 import { DeliveryLogProjection } from './entry/kafka/projection';
 import { openStore, type StoreLocation } from './adapters/store/database';
-import { DeliveryRetrier } from './domain/retry-delivery';
+import { DeliveryRetrier, retryNowInFlightMs } from './domain/retry-delivery';
 import { sendTestEvent } from './domain/send-test-event';
 import { retryStore } from './adapters/store/retry-store';
 import { ResendReservations } from './adapters/store/resend-reservations';
@@ -157,6 +157,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
       retryStore(store.db, config.DELIVERY_LOG_RESENDS_PER_HOUR),
       requested,
       config.DELIVERY_LOG_RESENDS_PER_HOUR,
+      (delivery) => retryNowInFlightMs(runtime.partners, delivery),
     ),
     sendTestEvent: (partnerId, endpointId, status) => sendTestEvent(testEvents, partnerId, endpointId, status),
     retryDelaysMs: config.CALLBACK_RETRY_DELAYS_MS,

@@ -9,6 +9,7 @@ import { documentIdOf, type CallbackRequestValue, type InboundRejectionValue, ty
 import type { DeliveryLogStore } from '../src/adapters/store/database';
 import { writeFacts } from '../src/adapters/store/projection/fact-writer';
 import type { Fact } from '../src/entry/kafka/facts';
+import { RetryNowClaims } from '../src/adapters/store/retry-now-claims';
 import { ResendReservations } from '../src/adapters/store/resend-reservations';
 import { Pruner, type Pruned } from '../src/adapters/store/pruner';
 import { storesUnderTest } from './support/stores';
@@ -27,6 +28,7 @@ const NOTHING: Pruned = {
   auditRecords: 0,
   resendReservations: 0,
   selfServiceChanges: 0,
+  retryNowClaims: 0,
   issuedCredentials: 0,
 };
 
@@ -162,7 +164,7 @@ for (const [name, store] of storesUnderTest()) {
       expect(await pruner.prune()).toEqual(NOTHING);
     });
 
-    test('dead letters and documents whose webhook the log never had go by their own time, resend reservations once out of the hour', async () => {
+    test('dead letters and documents whose webhook the log never had go by their own time, resend reservations once out of the hour, retry-now claims once expired', async () => {
       const young = documentWithoutWebhook('TRX-NEW', NOW - DAY);
       await writeFacts(s.db, [
         deadLetter(NOW - 31 * DAY, 1),
@@ -173,8 +175,12 @@ for (const [name, store] of storesUnderTest()) {
       const reservations = new ResendReservations(s.db, 10);
       await reservations.reserve('acme', 'd-1', new Date(NOW - 2 * HOUR));
       await reservations.reserve('acme', 'd-2', new Date(NOW - HOUR / 2));
+      const claims = new RetryNowClaims(s.db);
+      await claims.claim('d-1', 1, new Date(NOW - HOUR), new Date(NOW - 1));
+      await claims.claim('d-2', 1, new Date(NOW - 1000), new Date(NOW + 1000));
       const pruner = prunerOf(s);
-      expect(await pruner.prune()).toEqual({ ...NOTHING, deadLetters: 1, orphanDocuments: 1, resendReservations: 1 });
+      expect(await pruner.prune()).toEqual({ ...NOTHING, deadLetters: 1, orphanDocuments: 1, resendReservations: 1, retryNowClaims: 1 });
+      expect(await s.db.selectFrom('retry_now_claims').select('delivery_id').execute()).toEqual([{ delivery_id: 'd-2' }]);
       expect(await s.db.selectFrom('dead_letters').select('subject_id').execute()).toEqual([{ subject_id: 'doc-2' }]);
       expect(await s.db.selectFrom('documents').select(['document_id', 'webhook_id']).execute()).toEqual([
         { document_id: young.document.document_id, webhook_id: null },

@@ -3,8 +3,9 @@
  * - RETRY_NOW: a failing delivery tried again now, under its own id. Latest-wins as always (a newer
  *   status of the policy supersedes it). It goes even while the partner's circuit is open and is its
  *   probe (its outcome closes or re-opens it): whoever asked has just fixed the endpoint, most often.
- *   Delivered → recorded in the state store, so the record still waiting in its tier sends nothing
- *   when it comes due (send-callback.ts); failed → only its outcome, the tier record keeps its schedule.
+ *   Sent only while its delivery is not delivered, and recorded in the state store once delivered, so
+ *   neither the record still waiting in its tier nor a second retry now sends it again
+ *   (send-callback.ts oneSend); failed → only its outcome, the tier record keeps its schedule.
  * - TEST: a sample callback to try an endpoint. Never ordered against real callbacks (no latest-wins,
  *   and it is not recorded among the versions: latest-versions.ts skips it), and the circuit is left
  *   alone both ways: a test is no evidence about real deliveries, nor held back by them.
@@ -31,8 +32,6 @@ export async function sendRequestedAttempt(
   if (outcome.kind !== 'circuit-open') breaker?.recordAttempt(outcome, attempt);
   switch (outcome.kind) {
     case 'delivered':
-      // Before its outcome is written: once the log shows it delivered, the tier record already finds it (a store away rejects: read again).
-      if (retryNow) await deps.retriesNow.recordDelivered(request.delivery_id, deps.now());
       return {
         kind: 'delivered',
         attempt,

@@ -3,19 +3,23 @@ import { type PartnerDirectory } from '@hookstream/partners';
 import { type PartnerLimiter } from '@hookstream/runtime';
 import type { PartnerBreakers } from './circuit-breaker';
 import type { CallbackRequest, DeliveryOutcome } from './deliver-callback';
+import type { SendsInFlight } from './sends-in-flight';
 
-/** The deliveries a retry now delivered (adapters/store/retry-now-deliveries.ts, in the state store). */
-export interface RetryNowDeliveries {
-  /** Whether a retry now of this delivery was delivered after `since` (epoch ms); rejects when the store cannot say. */
-  deliveredSince(deliveryId: string, since: number): Promise<boolean>;
-  /** Records that a retry now of this delivery was delivered at `at`; rejects when the store cannot. */
+/**
+ * The deliveries a retry now or a retry tier's record delivered (adapters/store/delivered-callbacks.ts,
+ * in the state store every replica shares). Delivered is for good: a delivery id is one callback.
+ */
+export interface DeliveredCallbacks {
+  /** Whether this delivery was delivered by a retry now or a tier's record; rejects when the store cannot say. */
+  wasDelivered(deliveryId: string): Promise<boolean>;
+  /** Records that this delivery was delivered at `at`; rejects when the store cannot. */
   recordDelivered(deliveryId: string, at: number): Promise<void>;
 }
 
-/** Where the record was read: a retry tier's record says since when it has waited there (see sendCallback). */
+/** Where the record was read (see sendCallback). */
 export interface ReadFrom {
-  /** Epoch ms of the record's last failed attempt, or of its first wait when none failed; undefined when not read from a tier. */
-  waitingSince?: number;
+  /** The retry tier the record was read from; undefined for callback-requests. */
+  tier?: number;
 }
 
 export interface SendCallbackDeps {
@@ -26,8 +30,10 @@ export interface SendCallbackDeps {
     /** Whether a newer version than `version` was emitted for this endpoint and policy; rejects when the store cannot say (adapters/store/latest-versions). */
     isSuperseded(partnerId: string, endpointId: string, policyNumber: string, version: number): Promise<boolean>;
   };
-  /** The deliveries a retry now delivered: a tier's record asks before it is sent. */
-  retriesNow: RetryNowDeliveries;
+  /** The deliveries a retry now or a tier's record delivered: both ask before they send, and record their delivery. */
+  delivered: DeliveredCallbacks;
+  /** One check-and-send at a time per delivery within this replica (tier records and retries now). */
+  sendsInFlight: Pick<SendsInFlight, 'one'>;
   /** Each partner's circuit. */
   breakers: Pick<PartnerBreakers, 'for'>;
   /** Each partner's concurrency limit: an attempt runs in one of its slots. */

@@ -11,7 +11,7 @@ import type { ReadFrom, SendCallbackDeps } from './send-callback-deps';
 import { sendRequestedAttempt } from './requested-attempt';
 
 export type { Disposition } from './disposition';
-export type { ReadFrom, RetryNowDeliveries, SendCallbackDeps } from './send-callback-deps';
+export type { DeliveredCallbacks, ReadFrom, SendCallbackDeps } from './send-callback-deps';
 
 /**
  * Latest-wins (spec 7.2): a newer version of the policy was emitted for the record's endpoint; never
@@ -28,8 +28,8 @@ async function isSuperseded(r: CallbackRequest, deps: SendCallbackDeps): Promise
  * Handles one callback record (spec 4.1, 7.2, 8), whether fresh or from a retry tier. A retry now or
  * a test makes one attempt of its own (requested-attempt.ts). Otherwise:
  * 1. superseded by a newer version for its endpoint → SUPERSEDED, not sent; a tier's record whose
- *    delivery a retry now delivered since it waits there → ALREADY_DELIVERED, not sent (only tier
- *    records ask: the first send pays nothing);
+ *    delivery a retry now (or another record of it) delivered → ALREADY_DELIVERED, not sent (only
+ *    tier records ask, and record their delivery: the first send pays nothing; see oneSend);
  * 2. the partner's circuit is open → back to a retry tier without an attempt (no retry is used
  *    up; see skip());
  * 3. otherwise one attempt, in one of the partner's slots (the circuit looked at again once the
@@ -43,11 +43,35 @@ export async function sendCallback(
   deps: SendCallbackDeps,
   read: ReadFrom = {},
 ): Promise<Disposition> {
-  if (request.trigger) return sendRequestedAttempt(request, history.attempts, deps, () => isSuperseded(request, deps));
-  if (await isSuperseded(request, deps)) return { kind: 'superseded', attempts: history.attempts };
-  if (read.waitingSince !== undefined && (await deps.retriesNow.deliveredSince(request.delivery_id, read.waitingSince))) {
-    return { kind: 'already-delivered', attempts: history.attempts };
+  if (request.trigger === 'TEST') return sendRequestedAttempt(request, history.attempts, deps, () => isSuperseded(request, deps));
+  if (request.trigger === 'RETRY_NOW') {
+    return oneSend(request, history, deps, () => sendRequestedAttempt(request, history.attempts, deps, () => isSuperseded(request, deps)));
   }
+  if (read.tier === undefined) return sendScheduled(request, history, deps);
+  return oneSend(request, history, deps, () => sendScheduled(request, history, deps));
+}
+
+/**
+ * A retry now or a tier's record: sends nothing once its delivery is delivered (by a retry now or
+ * another record of it, at any time: a tier attempt in flight while a retry now delivered, which
+ * then failed, must not go on through the tiers), and records its own delivery so that the other
+ * sends nothing. The check, the send and the record run one at a time per delivery on this
+ * replica (SendsInFlight). A store unable to answer rejects: the record is read again, never sent
+ * or skipped unjudged.
+ */
+function oneSend(request: CallbackRequest, history: RetryHistory, deps: SendCallbackDeps, send: () => Promise<Disposition>) {
+  return deps.sendsInFlight.one(request.delivery_id, async (): Promise<Disposition> => {
+    if (await deps.delivered.wasDelivered(request.delivery_id)) return { kind: 'already-delivered', attempts: history.attempts };
+    const disposition = await send();
+    // Before its outcome is written: once the log shows it delivered, the other record already finds it.
+    if (disposition.kind === 'delivered') await deps.delivered.recordDelivered(request.delivery_id, deps.now());
+    return disposition;
+  });
+}
+
+/** One attempt by the retry schedule (steps 1 to 3 above). */
+async function sendScheduled(request: CallbackRequest, history: RetryHistory, deps: SendCallbackDeps): Promise<Disposition> {
+  if (await isSuperseded(request, deps)) return { kind: 'superseded', attempts: history.attempts };
   const breaker = deps.breakers.for(request.partner_id);
   const skipped = () => skip(history, breaker, deps);
   if (!breaker.tryAcquire()) return skipped();

@@ -1,5 +1,6 @@
 import type { CallbackRequest, DeliveryOutcome } from '../../src/domain/deliver-callback';
 import { sendCallback, type SendCallbackDeps } from '../../src/domain/send-callback';
+import { SendsInFlight } from '../../src/domain/sends-in-flight';
 import { CircuitBreaker } from '../../src/domain/circuit-breaker';
 
 const real: CallbackRequest = {
@@ -31,23 +32,24 @@ const failed: DeliveryOutcome = {
 function deps(outcome: DeliveryOutcome, superseded = false) {
   const sent: number[] = [];
   const recorded: Array<[string, number]> = [];
-  const asked: Array<[string, number]> = [];
-  const deliveredNow = new Map<string, number>();
+  const asked: string[] = [];
+  const deliveredNow = new Set<string>();
   const breaker = new CircuitBreaker({ failureThreshold: 1, failureRate: 0.01, openMs: 60_000, now: () => 1_000 });
   const d: SendCallbackDeps = {
     partners: { get: () => undefined },
     versions: { isSuperseded: () => Promise.resolve(superseded) },
-    retriesNow: {
-      deliveredSince: (id, since) => {
-        asked.push([id, since]);
-        return Promise.resolve((deliveredNow.get(id) ?? -Infinity) > since);
+    delivered: {
+      wasDelivered: (id) => {
+        asked.push(id);
+        return Promise.resolve(deliveredNow.has(id));
       },
       recordDelivered: (id, at) => {
         recorded.push([id, at]);
-        deliveredNow.set(id, at);
+        deliveredNow.add(id);
         return Promise.resolve();
       },
     },
+    sendsInFlight: new SendsInFlight(),
     breakers: { for: () => breaker },
     limiter: { run: (_partnerId, task) => task() },
     deliver: (_r, n) => {
@@ -104,28 +106,64 @@ describe('a retry now', () => {
     expect(bad.breaker.state).toBe('open');
   });
 
-  test('the record waiting in its tier sends nothing once a retry now was delivered after it last waited, and is sent otherwise', async () => {
+  test('the record waiting in its tier sends nothing once a retry now delivered its delivery, and is sent otherwise', async () => {
     const { d, sent } = deps(delivered);
+    expect(await sendCallback({ ...real, delivery_id: 'd-2' }, history(1), d, { tier: 1 })).toMatchObject({ kind: 'delivered' });
     await sendCallback(retryNow, history(1), d);
-    expect(await sendCallback(real, history(1), d, { waitingSince: 900 })).toEqual({ kind: 'already-delivered', attempts: 1 });
-    expect(sent).toEqual([2]);
-    // A record that failed after the retry now (the delivery sent again since) is sent as usual.
-    expect(await sendCallback(real, history(1), d, { waitingSince: 1_500 })).toMatchObject({ kind: 'delivered' });
+    expect(await sendCallback(real, history(1), d, { tier: 1 })).toEqual({ kind: 'already-delivered', attempts: 1 });
     expect(sent).toEqual([2, 2]);
   });
 
-  test('only tier records ask: a first send never does', async () => {
+  test('the tier race: a tier attempt in flight while a retry now delivered, which then failed, sends nothing at its next tier', async () => {
+    const { d, sent } = deps(delivered);
+    await sendCallback(retryNow, history(1), d);
+    // Its failure (later than the retry now's delivery) does not make the delivery undelivered again.
+    expect(await sendCallback(real, history(2), d, { tier: 1 })).toEqual({ kind: 'already-delivered', attempts: 2 });
+    expect(sent).toEqual([2]);
+  });
+
+  test('a second retry now of a delivery already delivered sends nothing (a double click the log let through)', async () => {
+    const { d, sent } = deps(delivered);
+    expect(await sendCallback(retryNow, history(2), d)).toMatchObject({ kind: 'delivered', attempt: 3 });
+    expect(await sendCallback(retryNow, history(2), d)).toEqual({ kind: 'already-delivered', attempts: 2 });
+    expect(sent).toEqual([3]);
+  });
+
+  test('a delivery its tier record delivered is recorded: a retry now accepted meanwhile sends nothing', async () => {
+    const { d, sent, recorded } = deps(delivered);
+    expect(await sendCallback(real, history(1), d, { tier: 1 })).toMatchObject({ kind: 'delivered', attempt: 2 });
+    expect(recorded).toEqual([['d-1', 1_000]]);
+    expect(await sendCallback(retryNow, history(1), d)).toEqual({ kind: 'already-delivered', attempts: 1 });
+    expect(sent).toEqual([2]);
+  });
+
+  test('only tier records and retries now ask: a first send never does', async () => {
     const { d, asked } = deps(delivered);
     await sendCallback(real, history(0), d);
     expect(asked).toEqual([]);
-    await sendCallback(real, history(1), d, { waitingSince: 700 });
-    expect(asked).toEqual([['d-1', 700]]);
+    await sendCallback(real, history(1), d, { tier: 1 });
+    expect(asked).toEqual(['d-1']);
+  });
+
+  test('a retry now and its tier record handled at the same moment on one replica: one send, the other finds it delivered', async () => {
+    const { d, sent } = deps(delivered);
+    const slowly = d.deliver;
+    // The partner takes a while to answer: both records are in hand before either has recorded its delivery.
+    d.deliver = async (r, n) => {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      return slowly(r, n);
+    };
+    const kinds = (await Promise.all([sendCallback(real, history(2), d, { tier: 2 }), sendCallback(retryNow, history(2), d)])).map(
+      (x) => x.kind,
+    );
+    expect(kinds).toEqual(['delivered', 'already-delivered']);
+    expect(sent).toEqual([3]);
   });
 
   test('the store unable to say rejects: the record is read again, never sent unjudged', async () => {
     const { d, sent } = deps(delivered);
-    d.retriesNow.deliveredSince = () => Promise.reject(new Error('store away'));
-    await expect(sendCallback(real, history(1), d, { waitingSince: 700 })).rejects.toThrow('store away');
+    d.delivered.wasDelivered = () => Promise.reject(new Error('store away'));
+    await expect(sendCallback(real, history(1), d, { tier: 1 })).rejects.toThrow('store away');
     expect(sent).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 import type { CallbackRequest, DeliveryOutcome } from '../../src/domain/deliver-callback';
 import type { RetryHistory } from '@hookstream/kafka';
 import { sendCallback, type SendCallbackDeps } from '../../src/domain/send-callback';
+import { SendsInFlight } from '../../src/domain/sends-in-flight';
 import { CircuitBreaker } from '../../src/domain/circuit-breaker';
 
 const request: CallbackRequest = {
@@ -25,7 +26,8 @@ function deps(outcome: DeliveryOutcome, overrides: Partial<SendCallbackDeps> = {
   const d: SendCallbackDeps = {
     partners: { get: () => undefined },
     versions: { isSuperseded: () => Promise.resolve(false) },
-    retriesNow: { deliveredSince: () => Promise.resolve(false), recordDelivered: () => Promise.resolve() },
+    delivered: { wasDelivered: () => Promise.resolve(false), recordDelivered: () => Promise.resolve() },
+    sendsInFlight: new SendsInFlight(),
     breakers: { for: () => breaker },
     limiter: { run: (_partnerId, task) => task() },
     deliver: (_r, n) => {

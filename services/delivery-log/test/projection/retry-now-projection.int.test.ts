@@ -107,6 +107,15 @@ for (const [name, store] of storesUnderTest()) {
       },
     );
 
+    test('delivered by a retry now while a tier attempt was in flight, which failed after it: the delivery stays delivered, nothing next', async () => {
+      const db = await fresh();
+      await writeFacts(db, [{ kind: 'delivery', request }, failedFirst, retryRequest]);
+      await writeFacts(db, [attempt(2, 'DELIVERED', T0 + 31_000, { status: 200, trigger: 'RETRY_NOW' })]);
+      // The tier's attempt 2, sent before the retry now was delivered, failed a moment after it.
+      await writeFacts(db, [attempt(2, 'FAILED_ATTEMPT', T0 + 31_200, { status: 503, tier: 1, next: T0 + 151_200 })]);
+      expect(await row(db)).toMatchObject({ state: 'delivered', next_attempt_at: null });
+    });
+
     test("a test event's delivery is marked as one, from its request or from its attempt read first", async () => {
       const db = await fresh();
       const test: CallbackRequestValue = { ...request, delivery_id: 'test_1', policy_number: 'TEST-1', trigger: 'TEST' };

@@ -1,8 +1,9 @@
 /**
  * Retry now's use case (domain/retry-delivery.ts) and a failing delivery's schedule left
  * (domain/retry-schedule.ts): only a failing delivery, the request rebuilt from the log's row with the
- * trigger RETRY_NOW and the attempts so far, the partner's hourly place taken and given back when
- * nothing was written, the audit's actor and action.
+ * trigger RETRY_NOW and the attempts so far, one retry now in flight per delivery (its claim), the
+ * partner's hourly place taken and the claim and place given back when nothing was written, the
+ * audit's actor and action.
  */
 import type { CallbackRequestValue } from '@hookstream/contract';
 import type { Actor, AuditedChange } from '@hookstream/partners';
@@ -25,11 +26,27 @@ const failing: RetriableDelivery = {
 };
 const partner: Actor = { type: 'partner', id: 'acme', name: 'partner:acme' };
 
+const IN_FLIGHT_MS = 40_000;
+
 function setup(delivery: RetriableDelivery | undefined, places = 1, writeFails = false) {
   const written: Array<{ request: CallbackRequestValue; attempts: number; actor: Actor; change: AuditedChange }> = [];
   const released: string[] = [];
+  const claims = new Map<string, { claimId: string; claimedAt: Date; expiresAt: Date; attemptsBefore: number }>();
   let taken = 0;
   const store: RetryStore = {
+    // As retry-now-claims.ts, with no outcome ever coming: a claim holds until it expires.
+    claim: (id, attemptsBefore, now, expiresAt) => {
+      const held = claims.get(id);
+      if (held && held.expiresAt > now) return Promise.resolve({ claimed: false, claimedAt: held.claimedAt, expiresAt: held.expiresAt });
+      const claimId = `c-${claims.size + 1}-${now.getTime()}`;
+      claims.set(id, { claimId, claimedAt: now, expiresAt, attemptsBefore });
+      return Promise.resolve({ claimed: true, claimId });
+    },
+    releaseClaim: (claimId) => {
+      released.push(claimId);
+      for (const [id, held] of claims) if (held.claimId === claimId) claims.delete(id);
+      return Promise.resolve();
+    },
     deliveryOf: (id, partnerId) =>
       Promise.resolve(
         delivery && delivery.delivery_id === id && (partnerId === undefined || partnerId === delivery.partner_id) ? delivery : undefined,
@@ -51,8 +68,9 @@ function setup(delivery: RetriableDelivery | undefined, places = 1, writeFails =
       },
     },
     60,
+    () => IN_FLIGHT_MS,
   );
-  return { retrier, written, released };
+  return { retrier, written, released, claims };
 }
 
 describe('retry now', () => {
@@ -114,7 +132,30 @@ describe('retry now', () => {
     await expect(limited.retrier.retry(partner, 'acme', 'd-1', 'x')).rejects.toMatchObject({ httpStatus: 429, retryAfterSeconds: 1200 });
     const failed = setup(failing, 1, true);
     await expect(failed.retrier.retry(partner, 'acme', 'd-1', 'x')).rejects.toThrow('Kafka away');
-    expect(failed.released).toEqual(['r-1']);
+    expect(failed.released).toEqual(['r-1', expect.stringMatching(/^c-1-/)]);
+    // The refused one gave its claim back too: a retry now after the hour is not held up by it.
+    expect(limited.released).toEqual([expect.stringMatching(/^c-1-/)]);
+    expect(limited.claims.size).toBe(0);
+  });
+
+  test('a second retry now while the first is in flight: 409 with the reason, nothing written, no place taken', async () => {
+    const { retrier, written, claims } = setup(failing, 5);
+    const at = new Date('2026-11-25T11:00:00Z');
+    await retrier.retry(partner, 'acme', 'd-1', 'fixed', at);
+    const second = new Date(at.getTime() + 50);
+    await expect(retrier.retry(partner, 'acme', 'd-1', 'fixed', second)).rejects.toMatchObject({
+      httpStatus: 409,
+      message: expect.stringMatching(
+        /a retry now of this delivery is in flight \(accepted at 2026-11-25T11:00:00.000Z\).+after 2026-11-25T11:00:40.000Z/,
+      ),
+    });
+    expect(written).toHaveLength(1);
+    // Claimed with the attempts so far: the retry's own outcome is numbered after them and ends the claim.
+    expect(claims.get('d-1')).toMatchObject({ attemptsBefore: 3, expiresAt: new Date(at.getTime() + IN_FLIGHT_MS) });
+    // A retry lost on its way blocks no one for ever.
+    await expect(retrier.retry(partner, 'acme', 'd-1', 'fixed', new Date(at.getTime() + IN_FLIGHT_MS))).resolves.toMatchObject({
+      delivery_id: 'd-1',
+    });
   });
 
   test('a row the log has not read whole (no body yet) is refused: nothing half-made is sent', async () => {

@@ -57,7 +57,7 @@ export interface LatestVersionsOptions {
   windowMs: number;
   /** How often old rows are deleted, in ms. Default 60,000. */
   sweepIntervalMs?: number;
-  /** Also swept with the versions, with the same cutoff (retry-now-deliveries.ts); resolves with how many rows it deleted. */
+  /** Also swept with the versions, with the same cutoff (delivered-callbacks.ts); resolves with how many rows it deleted. */
   sweepAlso?: (cutoff: number) => Promise<number>;
   /** Rows deleted per statement by a sweep (it repeats until fewer are left). Default 1,000. */
   sweepBatchSize?: number;

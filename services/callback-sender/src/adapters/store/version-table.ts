@@ -16,7 +16,7 @@ export interface LatestPolicyVersionTable {
   seen_at: number;
 }
 
-/** A delivery a retry now delivered (retry-now-deliveries.ts): its record waiting in a tier sends nothing. */
+/** A delivery a retry now or a tier's record delivered (delivered-callbacks.ts): neither sends it again. */
 export interface RetryNowDeliveryTable {
   delivery_id: string;
   /** When the retry now was delivered, epoch ms (kept for the same window as the versions). */

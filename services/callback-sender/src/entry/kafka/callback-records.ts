@@ -6,15 +6,7 @@
  * GroupMember (concurrent mode, with tiers).
  */
 import { AvroInvalidError, ErrorCodes, describeError, hasErrorCode } from '@hookstream/errors';
-import {
-  RetryHeaders,
-  headerText,
-  retryHistoryOf,
-  type AvroCodec,
-  type ConsumedRecord,
-  type OutputRecord,
-  type RetryHistory,
-} from '@hookstream/kafka';
+import { retryHistoryOf, type AvroCodec, type ConsumedRecord, type OutputRecord, type RetryHistory } from '@hookstream/kafka';
 import { type Logger } from '@hookstream/runtime';
 import type { CallbackRequest } from '../../domain/deliver-callback';
 import type { Disposition } from '../../domain/disposition';
@@ -66,25 +58,10 @@ export class CallbackRecords {
     const history = retryHistoryOf(message.headers);
     let disposition: Disposition;
     try {
-      disposition = await this.options.sendCallback(request, history, tier === undefined ? {} : { waitingSince: waitingSince(message) });
+      disposition = await this.options.sendCallback(request, history, tier === undefined ? {} : { tier });
     } finally {
       metrics.inFlight.dec({ partner });
     }
     return this.writer.write(record, request, history, disposition);
   }
-}
-
-/**
- * Since when a tier's record has waited for its delivery: its last failed attempt (the header every
- * attempt's failure writes), else its first wait (a record skipped while the circuit was open before
- * any attempt), else when it was written to its tier (a tier record is produced afresh, so its
- * timestamp is its write time). A retry now delivered after that makes it obsolete; a rewrite of
- * the record after a skip keeps the attempt's time, so a skip does not make it look newer.
- */
-function waitingSince(message: ConsumedRecord['message']): number {
-  for (const name of [RetryHeaders.lastFailureAt, RetryHeaders.firstFailureAt]) {
-    const at = Number(headerText(message.headers, name));
-    if (Number.isFinite(at) && at > 0) return at;
-  }
-  return Number(message.timestamp);
 }

@@ -103,22 +103,16 @@ test("a delivery dead-lettered because the circuit stayed open keeps its last se
   });
 });
 
-test('a tier record is judged by since when it waits (its last failure, else its first wait, else its write time); a first read is not asked', async () => {
+test('a tier record is handed over with its tier (it asks whether its delivery was delivered); a first read with none', async () => {
   const reads: unknown[] = [];
   const records = callbackRecords(((_request: unknown, _history: unknown, read: unknown) => {
     reads.push(read);
     return Promise.resolve({ kind: 'already-delivered', attempts: 1 });
   }) as () => Promise<Disposition>);
-  const tier = (headers: Record<string, string>, timestamp: string) => ({
-    topic: 'retry-1',
-    partition: 0,
-    message: { ...requestRecord(headers), timestamp },
-  });
-  await records.handle(tier({ 'hookstream-last-failure-at': '700', 'hookstream-first-failure-at': '500' }, '900'));
-  await records.handle(tier({ 'hookstream-first-failure-at': '500' }, '900'));
-  await records.handle(tier({}, '900'));
+  await records.handle({ topic: 'retry-1', partition: 0, message: requestRecord({ 'hookstream-last-failure-at': '700' }) });
+  await records.handle({ topic: 'retry-4', partition: 0, message: requestRecord({}) });
   const written = await records.handle({ topic: 'callback-requests', partition: 0, message: requestRecord({}) });
-  expect(reads).toEqual([{ waitingSince: 700 }, { waitingSince: 500 }, { waitingSince: 900 }, {}]);
+  expect(reads).toEqual([{ tier: 1 }, { tier: 4 }, {}]);
   // Not sent: only its outcome is written (ALREADY_DELIVERED), no tier and no dead letter.
   expect(written.map((r) => r.topic)).toEqual(['outcomes']);
 });

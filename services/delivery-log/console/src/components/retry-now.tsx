@@ -37,7 +37,9 @@ export function span(msTotal: number): string {
 
 /** What a retry now asked for became, from the attempts the page sees since it was asked. */
 export function retryResult(attempts: readonly Attempt[], before: number): Attempt | undefined {
-  return attempts.slice(before).find((a) => a.trigger === 'RETRY_NOW' && (a.outcome === 'DELIVERED' || a.outcome === 'FAILED_ATTEMPT'));
+  // ALREADY_DELIVERED: the sender found the delivery delivered already (by a send the log had not shown yet) and sent nothing.
+  const ends = ['DELIVERED', 'FAILED_ATTEMPT', 'ALREADY_DELIVERED'];
+  return attempts.slice(before).find((a) => a.trigger === 'RETRY_NOW' && ends.includes(a.outcome));
 }
 
 export function RetrySchedule({ delivery }: { delivery: Delivery }) {
@@ -89,6 +91,12 @@ export function RetryOutcome({ result }: { result: Attempt | undefined }) {
         Retried now: delivered (HTTP {result.http_status}).
       </p>
     );
+  if (result.outcome === 'ALREADY_DELIVERED')
+    return (
+      <p class="ok" role="status">
+        Not sent again: the delivery was delivered already.
+      </p>
+    );
   const why = result.http_status !== null ? `HTTP ${result.http_status}` : (result.error_class ?? 'no answer');
   return (
     <p class="failure" role="status">
@@ -104,7 +112,12 @@ export function testFailed(attempt: Attempt): boolean {
 
 /** What the timeline says beside an attempt besides its outcome. */
 export function AttemptNote({ attempt }: { attempt: Attempt }) {
-  if (attempt.outcome === 'ALREADY_DELIVERED') return <span class="muted">not sent: delivered already by a retry now</span>;
+  if (attempt.outcome === 'ALREADY_DELIVERED')
+    return (
+      <span class="muted">
+        {attempt.trigger === 'RETRY_NOW' ? 'not sent: delivered already' : 'not sent: delivered already by a retry now'}
+      </span>
+    );
   if (attempt.trigger === 'RETRY_NOW')
     return (
       <a class="badge badge-neutral" href={glossaryHref('term', 'retry-now')}>

@@ -186,7 +186,7 @@ export interface paths {
         put?: never;
         /**
          * Retry a failing delivery now
-         * @description Attempts a failing delivery once more within seconds, under the same delivery_id (one attempt: it goes even while the partner’s circuit is open, as its probe; a newer status of the policy still supersedes it). The retry already scheduled keeps its time and sends nothing once this attempt was delivered (its outcome ALREADY_DELIVERED); if this attempt fails, the schedule goes on. Counted with resends in the partner’s hourly limit (429 past it) and audited. 409 with the reason unless the delivery is failing.
+         * @description Attempts a failing delivery once more within seconds, under the same delivery_id (one attempt: it goes even while the partner’s circuit is open, as its probe; a newer status of the policy still supersedes it). The retry already scheduled keeps its time and sends nothing once this attempt was delivered (its outcome ALREADY_DELIVERED); if this attempt fails, the schedule goes on. Counted with resends in the partner’s hourly limit (429 past it) and audited. 409 with the reason unless the delivery is failing, and while another retry now of it is in flight (one at a time per delivery: until its attempt is in the log, or the endpoint’s timeout and 30 s, whichever comes first); a refused one sends nothing and takes no place of the hour.
          */
         post: operations["retryDelivery"];
         delete?: never;
@@ -724,7 +724,7 @@ export interface paths {
         put?: never;
         /**
          * Retry a failing delivery now
-         * @description Attempts a failing delivery once more within seconds, under the same delivery_id (one attempt: it goes even while the partner’s circuit is open, as its probe; a newer status of the policy still supersedes it). The retry already scheduled keeps its time and sends nothing once this attempt was delivered (its outcome ALREADY_DELIVERED); if this attempt fails, the schedule goes on. Counted with resends in the partner’s hourly limit (429 past it) and audited. 409 with the reason unless the delivery is failing. The operator is the audit's actor; the partner's hourly limit counts it too.
+         * @description Attempts a failing delivery once more within seconds, under the same delivery_id (one attempt: it goes even while the partner’s circuit is open, as its probe; a newer status of the policy still supersedes it). The retry already scheduled keeps its time and sends nothing once this attempt was delivered (its outcome ALREADY_DELIVERED); if this attempt fails, the schedule goes on. Counted with resends in the partner’s hourly limit (429 past it) and audited. 409 with the reason unless the delivery is failing, and while another retry now of it is in flight (one at a time per delivery: until its attempt is in the log, or the endpoint’s timeout and 30 s, whichever comes first); a refused one sends nothing and takes no place of the hour. The operator is the audit's actor; the partner's hourly limit counts it too.
          */
         post: operations["adminRetryDelivery"];
         delete?: never;
@@ -1286,7 +1286,7 @@ export interface components {
             /** @description Retry tier the request was read from: 0 for the first send (or a resend), n for retry n */
             tier: number;
             /**
-             * @description ALREADY_DELIVERED: not sent, a retry now of this delivery was delivered after this retry was scheduled (the retry ends there)
+             * @description ALREADY_DELIVERED: not sent, this delivery was delivered already (by a retry now, or another send of it); a scheduled retry ends there
              * @enum {string}
              */
             outcome: "DELIVERED" | "FAILED_ATTEMPT" | "DEAD_LETTERED" | "SUPERSEDED" | "SKIPPED_CIRCUIT_OPEN" | "ALREADY_DELIVERED";
@@ -2764,7 +2764,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not failing (pending, delivered, dead-lettered, superseded): the message says why (error_code CONFLICT_ERR) */
+            /** @description Not failing (pending, delivered, dead-lettered, superseded), or a retry now of it in flight: the message says why (error_code CONFLICT_ERR) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5094,7 +5094,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not failing (pending, delivered, dead-lettered, superseded): the message says why (error_code CONFLICT_ERR) */
+            /** @description Not failing (pending, delivered, dead-lettered, superseded), or a retry now of it in flight: the message says why (error_code CONFLICT_ERR) */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -2,8 +2,8 @@
  * Retention of the delivery log: rows older than DELIVERY_LOG_RETENTION_DAYS go: a delivery with
  * its attempts and replays, a webhook with its documents; on their own a dead letter, a refused or
  * a replayed webhook, and a document whose webhook the log never had. The audit trail is kept a
- * year, resend reservations only the hour they count in, console sessions and portal links until
- * they expire. Deleted a thousand at a time, each batch
+ * year, resend reservations only the hour they count in, retry-now claims, console sessions and
+ * portal links until they expire. Deleted a thousand at a time, each batch
  * its own short transaction, so the projection's writes wait at
  * most for one small batch, never for a whole day's worth.
  */
@@ -40,6 +40,8 @@ export interface Pruned {
   auditRecords: number;
   resendReservations: number;
   selfServiceChanges: number;
+  /** Retry-now claims past their expiry (retry-now-claims.ts): they hold nothing any more. */
+  retryNowClaims: number;
   /** Console sessions and portal links past their expiry (a revoked one is kept until then: the list shows it). */
   issuedCredentials: number;
 }
@@ -116,6 +118,7 @@ export class Pruner {
         key: ['change_id'],
         time: 'reserved_at',
       }),
+      retryNowClaims: await this.olderThan(new Date(now), { table: 'retry_now_claims', key: ['delivery_id'], time: 'expires_at' }),
       issuedCredentials: await this.olderThan(new Date(now), { table: 'issued_credentials', key: ['credential_id'], time: 'expires_at' }),
     };
   }

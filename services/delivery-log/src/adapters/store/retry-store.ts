@@ -1,11 +1,13 @@
-/* A retry now's store (domain/retry-delivery.ts RetryStore) on the log's PostgreSQL database: the delivery's row and the resends' reservations. */
+/* A retry now's store (domain/retry-delivery.ts RetryStore) on the log's PostgreSQL database: the delivery's row, its retry-now claim and the resends' reservations. */
 import type { RetryStore } from '../../domain/retry-delivery';
 import { ResendReservations } from './resend-reservations';
+import { RetryNowClaims } from './retry-now-claims';
 import type { DeliveryLogDb } from './tables';
 
 export function retryStore(db: DeliveryLogDb, perHour: number): RetryStore {
   // The resend's reservations: a retry now counts in the same hourly limit.
   const reservations = new ResendReservations(db, perHour);
+  const claims = new RetryNowClaims(db);
   return {
     deliveryOf: async (deliveryId, partnerId) => {
       let query = db
@@ -28,6 +30,8 @@ export function retryStore(db: DeliveryLogDb, perHour: number): RetryStore {
       if (partnerId !== undefined) query = query.where('partner_id', '=', partnerId);
       return query.executeTakeFirst();
     },
+    claim: (deliveryId, attemptsBefore, now, expiresAt) => claims.claim(deliveryId, attemptsBefore, now, expiresAt),
+    releaseClaim: (claimId) => claims.release(claimId),
     reserve: (partnerId, deliveryId, now) => reservations.reserve(partnerId, deliveryId, now),
     release: (reservationId) => reservations.release(reservationId),
   };

@@ -210,6 +210,18 @@ export interface ResendReservationsTable {
   kind: Generated<string>;
 }
 
+/** A retry now in flight (retry-now-claims.ts; migration 0015): at most one per delivery. */
+export interface RetryNowClaimsTable {
+  delivery_id: string;
+  /** This claim's own id: a retry now that gives its claim back never takes a later one's. */
+  claim_id: string;
+  /** The delivery's attempts when it was accepted: the retry's own outcome is numbered after them. */
+  attempts_before: number;
+  claimed_at: Timestamp;
+  /** When it stops holding even if no outcome came (the endpoint's timeout and a margin after it was accepted). */
+  expires_at: Timestamp;
+}
+
 /** A partner's own change the API accepted, counted by the self-service limits (self-service-limits.ts); the API's own, not projected. */
 export interface SelfServiceChangesTable {
   change_id: string;
@@ -256,6 +268,7 @@ export interface DeliveryLogTables {
   rejected_webhooks: RejectedWebhooksTable;
   webhook_replays: WebhookReplaysTable;
   resend_reservations: ResendReservationsTable;
+  retry_now_claims: RetryNowClaimsTable;
   self_service_changes: SelfServiceChangesTable;
   issued_credentials: IssuedCredentialsTable;
   projected_topics: ProjectedTopicsTable;

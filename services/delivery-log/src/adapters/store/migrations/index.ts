@@ -21,6 +21,7 @@ import { retryNow } from './0011-retry-now';
 import { selfServiceChanges } from './0012-self-service-changes';
 import { searchAndHealth } from './0013-search-and-health';
 import { refusedRequests } from './0014-refused-requests';
+import { retryNowClaims } from './0015-retry-now-claims';
 
 /** Every migration, by name; names sort in the order they run. */
 export const migrations: Record<string, Migration> = {
@@ -38,4 +39,5 @@ export const migrations: Record<string, Migration> = {
   '0012-self-service-changes': selfServiceChanges,
   '0013-search-and-health': searchAndHealth,
   '0014-refused-requests': refusedRequests,
+  '0015-retry-now-claims': retryNowClaims,
 };

@@ -9,7 +9,10 @@
  * - dead_lettered: dead-lettered since its last attempt (or its last attempt was the last retry);
  * - failing: its last attempt failed (or was held by an open circuit) and retries remain.
  * An ALREADY_DELIVERED outcome (a tier's record a retry now made obsolete) is no attempt and never
- * the latest: it leaves a delivered delivery delivered. A failing delivery's next attempt is the due
+ * the latest: it leaves a delivered delivery delivered. Nor does a send that failed after the
+ * delivery was delivered (not resent since): a tier attempt in flight while a retry now delivered;
+ * the sender sends nothing of it after that (callback-sender delivered-callbacks.ts), so the
+ * delivery is delivered, with nothing next. A failing delivery's next attempt is the due
  * time its latest tier decision gave (a retry now's failure has none: the tier record keeps its own).
  */
 import { TopicNames } from '@hookstream/kafka';
@@ -20,6 +23,7 @@ import type { DeliveryLogTables } from '../tables';
 export async function summarizeDeliveries(trx: Transaction<DeliveryLogTables>, deliveryIds: string[]): Promise<void> {
   if (deliveryIds.length === 0) return;
   await lockDeliveries(trx, deliveryIds);
+  const deliveredBefore = sql`(s.delivered_at is not null and (s.replayed_at is null or s.replayed_at < s.delivered_at))`;
   await sql`
     update deliveries d set
       attempt_count = s.attempt_count,
@@ -28,9 +32,11 @@ export async function summarizeDeliveries(trx: Transaction<DeliveryLogTables>, d
       last_error_class = s.last_error_class,
       dead_lettered_at = s.dead_lettered_at,
       replay_count = s.replay_count,
-      next_attempt_at = case when s.last_outcome in ('FAILED_ATTEMPT', 'SKIPPED_CIRCUIT_OPEN') then s.next_attempt_at end,
+      next_attempt_at = case
+        when s.last_outcome in ('FAILED_ATTEMPT', 'SKIPPED_CIRCUIT_OPEN') and not ${deliveredBefore} then s.next_attempt_at
+      end,
       state = case
-        when s.last_outcome = 'DELIVERED' then 'delivered'
+        when s.last_outcome = 'DELIVERED' or ${deliveredBefore} then 'delivered'
         when s.last_outcome = 'SUPERSEDED' then 'superseded'
         when s.replayed_at is not null
           and (s.last_at is null or s.replayed_at > s.last_at)
@@ -47,6 +53,8 @@ export async function summarizeDeliveries(trx: Transaction<DeliveryLogTables>, d
         (select count(*) from delivery_attempts a
           where a.delivery_id = d2.delivery_id and a.outcome in ('DELIVERED', 'FAILED_ATTEMPT'))::integer as attempt_count,
         la.recorded_at as last_at,
+        (select max(a.recorded_at) from delivery_attempts a
+          where a.delivery_id = d2.delivery_id and a.outcome = 'DELIVERED') as delivered_at,
         la.outcome as last_outcome,
         la.error_class as last_error_class,
         -- The partner's last answer, even when later attempts got none (an open circuit, a timeout).

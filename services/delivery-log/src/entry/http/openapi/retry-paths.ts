@@ -13,10 +13,14 @@ const retryDescription =
   'Attempts a failing delivery once more within seconds, under the same delivery_id (one attempt: it goes even while the partner’s ' +
   'circuit is open, as its probe; a newer status of the policy still supersedes it). The retry already scheduled keeps its time ' +
   'and sends nothing once this attempt was delivered (its outcome ALREADY_DELIVERED); if this attempt fails, the schedule goes on. ' +
-  'Counted with resends in the partner’s hourly limit (429 past it) and audited. 409 with the reason unless the delivery is failing.';
+  'Counted with resends in the partner’s hourly limit (429 past it) and audited. 409 with the reason unless the delivery is failing, ' +
+  'and while another retry now of it is in flight (one at a time per delivery: until its attempt is in the log, or the endpoint’s ' +
+  'timeout and 30 s, whichever comes first); a refused one sends nothing and takes no place of the hour.';
 const RetryAnswer = one(RetryAccepted, 'RetryAnswer');
 const conflict = {
-  '409': refusal('Not failing (pending, delivered, dead-lettered, superseded): the message says why', [ErrorCodes.CONFLICT]),
+  '409': refusal('Not failing (pending, delivered, dead-lettered, superseded), or a retry now of it in flight: the message says why', [
+    ErrorCodes.CONFLICT,
+  ]),
 };
 const deliveryPath = { path: z.object({ deliveryId: z.string() }) };
 

@@ -95,7 +95,7 @@ export const DeliveryAttempt = z
     tier: z.number().int().meta({ description: 'Retry tier the request was read from: 0 for the first send (or a resend), n for retry n' }),
     outcome: z.enum(['DELIVERED', 'FAILED_ATTEMPT', 'DEAD_LETTERED', 'SUPERSEDED', 'SKIPPED_CIRCUIT_OPEN', 'ALREADY_DELIVERED']).meta({
       description:
-        'ALREADY_DELIVERED: not sent, a retry now of this delivery was delivered after this retry was scheduled (the retry ends there)',
+        'ALREADY_DELIVERED: not sent, this delivery was delivered already (by a retry now, or another send of it); a scheduled retry ends there',
     }),
     trigger: z.enum(['RETRY_NOW', 'TEST']).nullable().meta({
       description: 'RETRY_NOW: the attempt a retry now asked for; TEST: a test event; null for the scheduled sends',

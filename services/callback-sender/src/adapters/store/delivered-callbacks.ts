@@ -1,17 +1,21 @@
 /*
- * The deliveries a retry now delivered (domain/send-callback.ts RetryNowDeliveries), in the state
- * store every sender replica shares (table retry_now_delivery): the record of the same delivery
- * still waiting in a retry tier asks here when it comes due, and sends nothing once a retry now was
- * delivered after it last waited. Only tier records ask, and the asks of one turn of the event loop
- * (a tier batch's records start together) go as one query, as latest-versions.ts does. Rows are
- * kept for the versions' window (a record older than that is in no tier) and swept with them.
+ * The deliveries a retry now or a retry tier's record delivered (domain/send-callback-deps.ts
+ * DeliveredCallbacks), in the state store every sender replica shares (table retry_now_delivery,
+ * named when only retries now were recorded: a rename would break replicas of the version before
+ * during a rolling upgrade). A tier's record and a retry now ask here before they send and send
+ * nothing once their delivery is in it, whenever it was delivered: a check anchored on the record's
+ * last failure let a tier attempt that failed after a retry now delivered send the callback again.
+ * First sends neither ask nor record (a retry now is accepted only once a first send failed). The
+ * asks of one turn of the event loop (a tier batch's records start together) go as one query, as
+ * latest-versions.ts does. Rows are kept for the versions' window (a record older than that is in
+ * no tier) and swept with them.
  * The store unavailable: both calls reject (StoreUnavailableError); the record is read again later,
  * never sent or skipped unjudged.
  */
 import { setImmediate } from 'node:timers';
 import { sql, type Kysely } from 'kysely';
 import { asStoreError } from '@hookstream/runtime';
-import type { RetryNowDeliveries as RetryNowDeliveriesPort } from '../../domain/send-callback';
+import type { DeliveredCallbacks as DeliveredCallbacksPort } from '../../domain/send-callback';
 import type { VersionTables } from './version-table';
 
 /** Most deliveries asked in one query. */
@@ -19,12 +23,11 @@ const MAX_ASKS_PER_QUERY = 1000;
 
 interface Ask {
   deliveryId: string;
-  since: number;
   resolve: (delivered: boolean) => void;
   reject: (error: unknown) => void;
 }
 
-export class RetryNowDeliveries implements RetryNowDeliveriesPort {
+export class DeliveredCallbacks implements DeliveredCallbacksPort {
   private queued: Ask[] = [];
 
   constructor(
@@ -33,9 +36,9 @@ export class RetryNowDeliveries implements RetryNowDeliveriesPort {
     private readonly sweepBatchSize = 1000,
   ) {}
 
-  deliveredSince(deliveryId: string, since: number): Promise<boolean> {
+  wasDelivered(deliveryId: string): Promise<boolean> {
     return new Promise((resolve, reject) => {
-      this.queued.push({ deliveryId, since, resolve, reject });
+      this.queued.push({ deliveryId, resolve, reject });
       if (this.queued.length === 1) setImmediate(() => void this.askQueued());
     });
   }
@@ -48,7 +51,7 @@ export class RetryNowDeliveries implements RetryNowDeliveriesPort {
         this.db(),
       );
     } catch (error) {
-      throw asStoreError(error, 'record a retry now delivered');
+      throw asStoreError(error, 'record a delivery delivered');
     }
   }
 
@@ -71,13 +74,13 @@ export class RetryNowDeliveries implements RetryNowDeliveriesPort {
     for (let i = 0; i < asks.length; i += MAX_ASKS_PER_QUERY) {
       const part = asks.slice(i, i + MAX_ASKS_PER_QUERY);
       try {
-        const result = await sql<{ delivery_id: string; delivered_at: number }>`
-          select delivery_id, delivered_at from retry_now_delivery
+        const result = await sql<{ delivery_id: string }>`
+          select delivery_id from retry_now_delivery
           where delivery_id = any(${part.map((a) => a.deliveryId)}::text[])`.execute(this.db());
-        const deliveredAt = new Map(result.rows.map((r) => [r.delivery_id, Number(r.delivered_at)]));
-        for (const a of part) a.resolve((deliveredAt.get(a.deliveryId) ?? -Infinity) > a.since);
+        const delivered = new Set(result.rows.map((r) => r.delivery_id));
+        for (const a of part) a.resolve(delivered.has(a.deliveryId));
       } catch (error) {
-        const failure = asStoreError(error, 'read the deliveries retried now');
+        const failure = asStoreError(error, 'read the deliveries delivered');
         for (const a of part) a.reject(failure);
       }
     }

@@ -3,20 +3,20 @@ import { StoreUnavailableError } from '@hookstream/errors';
 import { type KafkaMessage } from '@hookstream/kafka';
 import { freshStateDatabase, stopStateServer, type StateDatabase } from '../../../../../test/helpers/state-database';
 import { LatestVersions } from '../../../src/adapters/store/latest-versions';
-import { RetryNowDeliveries } from '../../../src/adapters/store/retry-now-deliveries';
+import { DeliveredCallbacks } from '../../../src/adapters/store/delivered-callbacks';
 import { versionMigrations, type VersionTables } from '../../../src/adapters/store/version-table';
 
 /**
- * The deliveries a retry now delivered, in the sender's state store on a real PostgreSQL: what a
- * tier record asks when it comes due (asked together within a turn), swept with the versions after
- * their window; a store not open rejects, it never answers "not delivered". And a test event is left
+ * The deliveries a retry now or a tier's record delivered, in the sender's state store on a real
+ * PostgreSQL: what a tier record or a retry now asks before it sends (asked together within a turn),
+ * delivered whenever it was delivered, swept with the versions after their window; a store not open rejects, it never answers "not delivered". And a test event is left
  * out of the versions recorded.
  */
-const logger = createLogger({ service: 'retry-now-deliveries-test', level: 'silent' });
+const logger = createLogger({ service: 'delivered-callbacks-test', level: 'silent' });
 const DAY = 24 * 3600_000;
 let database: StateDatabase;
 let versions: LatestVersions;
-let deliveries: RetryNowDeliveries;
+let deliveries: DeliveredCallbacks;
 
 beforeEach(async () => {
   database = await freshStateDatabase();
@@ -33,7 +33,7 @@ beforeEach(async () => {
     windowMs: DAY,
     sweepAlso: (cutoff) => deliveries.sweep(cutoff),
   });
-  deliveries = new RetryNowDeliveries(() => versions.db());
+  deliveries = new DeliveredCallbacks(() => versions.db());
   await versions.start();
 });
 afterEach(async () => {
@@ -42,18 +42,15 @@ afterEach(async () => {
 });
 afterAll(() => stopStateServer());
 
-test('a tier record asks whether a retry now delivered its delivery after it last waited; the asks of a turn are answered together', async () => {
-  await deliveries.recordDelivered('d-1', 1_000);
-  // Recorded again later (a retry now of a delivery delivered before, sent again since): the later time holds.
+test('a record asks whether its delivery was delivered, at any time; the asks of a turn are answered together', async () => {
   await deliveries.recordDelivered('d-1', 5_000);
+  // Recorded again (two sends that met across replicas): one row, the later time kept for the sweep.
   await deliveries.recordDelivered('d-1', 2_000);
-  expect(
-    await Promise.all([
-      deliveries.deliveredSince('d-1', 4_000),
-      deliveries.deliveredSince('d-1', 5_000),
-      deliveries.deliveredSince('d-2', 0),
-    ]),
-  ).toEqual([true, false, false]);
+  expect(await Promise.all([deliveries.wasDelivered('d-1'), deliveries.wasDelivered('d-2'), deliveries.wasDelivered('d-1')])).toEqual([
+    true,
+    false,
+    true,
+  ]);
 });
 
 test('rows are swept with the versions once older than the window', async () => {
@@ -61,12 +58,12 @@ test('rows are swept with the versions once older than the window', async () => 
   await deliveries.recordDelivered('old', now - DAY - 1);
   await deliveries.recordDelivered('new', now);
   expect(await versions.sweep(now)).toBe(1);
-  expect(await Promise.all([deliveries.deliveredSince('old', 0), deliveries.deliveredSince('new', 0)])).toEqual([false, true]);
+  expect(await Promise.all([deliveries.wasDelivered('old'), deliveries.wasDelivered('new')])).toEqual([false, true]);
 });
 
 test('the store not open: both calls reject, never answer "not delivered"', async () => {
   await versions.stop();
-  await expect(deliveries.deliveredSince('d-1', 0)).rejects.toBeInstanceOf(StoreUnavailableError);
+  await expect(deliveries.wasDelivered('d-1')).rejects.toBeInstanceOf(StoreUnavailableError);
   await expect(deliveries.recordDelivered('d-1', 0)).rejects.toBeInstanceOf(StoreUnavailableError);
 });
 
