@@ -119,29 +119,56 @@ async function main(): Promise<void> {
   const median = async (body: Record<string, unknown>) => {
     const results = [];
     for (let i = 0; i < runs; i++) results.push(await recover(body));
-    return { seconds: quantile(results.map((r) => r.seconds), 0.5), answer: results[0]!.answer };
+    return {
+      seconds: quantile(
+        results.map((r) => r.seconds),
+        0.5,
+      ),
+      answer: results[0]!.answer,
+    };
   };
   try {
     const since = new Date(Date.now() - 60_000).toISOString();
     const empty = await median({ since });
 
     let started = performance.now();
-    await fill(stack.kafka, stack.codec, stack.topic(TopicNames.callbackDlq), stack.topic(TopicNames.callbackRequests), partnerId, deadLetters);
+    await fill(
+      stack.kafka,
+      stack.codec,
+      stack.topic(TopicNames.callbackDlq),
+      stack.topic(TopicNames.callbackRequests),
+      partnerId,
+      deadLetters,
+    );
     const waiting = async () =>
       Number(
-        (await db.query<{ n: string }>("select count(*) as n from deliveries where partner_id = $1 and state = 'dead_lettered'", [partnerId]))
-          .rows[0]!.n,
+        (
+          await db.query<{ n: string }>("select count(*) as n from deliveries where partner_id = $1 and state = 'dead_lettered'", [
+            partnerId,
+          ])
+        ).rows[0]!.n,
       );
     while ((await waiting()) < deadLetters) await new Promise((resolve) => setTimeout(resolve, 200));
-    console.log(`dead-lettered ${deadLetters} callbacks of one partner, all in the delivery log, in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    console.log(
+      `dead-lettered ${deadLetters} callbacks of one partner, all in the delivery log, in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+    );
 
     const dry = await median({ since });
     const real = await recover({ since, until: dry.answer.until, dry_run: false, reason: 'bench' });
-    const line = (name: string, seconds: number, what: string) => console.log(`  ${name.padEnd(48)} ${seconds.toFixed(3).padStart(7)} s  ${what}`);
+    const line = (name: string, seconds: number, what: string) =>
+      console.log(`  ${name.padEnd(48)} ${seconds.toFixed(3).padStart(7)} s  ${what}`);
     console.log(`\nrecover, ${deadLetters} dead letters waiting (median of ${runs} where said):`);
     line('baseline: dry run with nothing to resend', empty.seconds, `selected ${empty.answer.selected} (median of ${runs})`);
-    line('dry run', dry.seconds, `selected ${dry.answer.selected}, would resend ${dry.answer.resent.length}, more: ${dry.answer.more} (median of ${runs})`);
-    line('real run (resends paced at 10 a second)', real.seconds, `resent ${real.answer.resent.length}, not resent ${real.answer.not_resent.length}`);
+    line(
+      'dry run',
+      dry.seconds,
+      `selected ${dry.answer.selected}, would resend ${dry.answer.resent.length}, more: ${dry.answer.more} (median of ${runs})`,
+    );
+    line(
+      'real run (resends paced at 10 a second)',
+      real.seconds,
+      `resent ${real.answer.resent.length}, not resent ${real.answer.not_resent.length}`,
+    );
   } finally {
     await db.end();
     await service.stop();
