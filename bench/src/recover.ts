@@ -131,7 +131,7 @@ async function main(): Promise<void> {
     const since = new Date(Date.now() - 60_000).toISOString();
     const empty = await median({ since });
 
-    let started = performance.now();
+    const started = performance.now();
     await fill(
       stack.kafka,
       stack.codec,
