@@ -7,12 +7,15 @@
  *   npm run bench:recover      (starts a throwaway local stack and a PostgreSQL server)
  *
  * The dead letters are written to callback-dlq as the callback-sender writes them (the dlq-list
- * bench's records, one partner, one endpoint, a policy each); the delivery log projects them into
- * its store, and the bench waits until every one is there. A request looks at the oldest
+ * bench's records, one partner, one endpoint, a policy each), after BENCH_OTHER_REQUESTS (default
+ * 20,000) callback requests of other partners (about 1.5 KB each) on callback-requests, as a busy
+ * hour leaves them; the delivery log projects them all into its store, and the bench waits until
+ * every one is there. A request looks at the oldest
  * MAX_RECOVERED_PER_REQUEST (100) of them; the real run resends those at the replay's pace (10 a
  * second), so its figure is mostly that pace.
  *
- * Env: BENCH_DEAD_LETTERS (default 2000), BENCH_RUNS (default 3: dry runs, the median shown).
+ * Env: BENCH_DEAD_LETTERS (default 2000), BENCH_OTHER_REQUESTS (default 20000), BENCH_RUNS (default 3:
+ * dry runs, the median shown).
  * Prints: the fill time; the baseline's and the dry run's median seconds; the real run's seconds
  * and what it resent.
  */
@@ -29,6 +32,7 @@ import { quantile } from './support/samples';
 import { ServiceProcess } from './support/service-process';
 
 const deadLetters = envNumber('BENCH_DEAD_LETTERS', 2_000);
+const others = envNumber('BENCH_OTHER_REQUESTS', 20_000, 0);
 const runs = envNumber('BENCH_RUNS', 3);
 
 interface Recovery {
@@ -74,6 +78,36 @@ async function fill(kafka: Kafka, codec: AvroCodec, topic: string, requestsTopic
             [RetryHeaders.lastError]: reason,
             [DeadLetterIdentityHeaders.eventId]: request.event_id,
             [DeadLetterIdentityHeaders.deliveryId]: request.delivery_id,
+          };
+          return { key: policy, value: await codec.encode(topic, request), headers };
+        }),
+      );
+      await producer.sendBatch({ topicMessages: [{ topic, messages }] });
+    }
+  } finally {
+    await producer.disconnect();
+  }
+}
+
+/** Writes `count` callback requests of other partners to `topic`, as the policy-status consumer does, each a policy of its own. */
+async function fillRequests(kafka: Kafka, codec: AvroCodec, topic: string, count: number): Promise<void> {
+  const producer = kafka.producer();
+  await producer.connect();
+  try {
+    for (let from = 0; from < count; from += 1_000) {
+      const messages = await Promise.all(
+        Array.from({ length: Math.min(1_000, count - from) }, async (_, j) => {
+          const partner = `other-${(from + j) % 10}`;
+          const policy = `OTHER-${from + j}`;
+          const request = {
+            ...{ delivery_id: randomUUID(), event_id: randomUUID(), partner_id: partner, endpoint_id: 'main', policy_number: policy },
+            ...{ policy_version: 1, policy_status: 'POLICY_ACTIVE', created_at: Date.now() },
+            body: JSON.stringify({ policy_number: policy, padding: 'x'.repeat(1_400) }),
+          };
+          const headers = {
+            [CallbackRequestHeaders.partnerId]: partner,
+            [CallbackRequestHeaders.endpointId]: 'main',
+            [CallbackRequestHeaders.policyVersion]: '1',
           };
           return { key: policy, value: await codec.encode(topic, request), headers };
         }),
@@ -132,6 +166,7 @@ async function main(): Promise<void> {
     const empty = await median({ since });
 
     const started = performance.now();
+    await fillRequests(stack.kafka, stack.codec, stack.topic(TopicNames.callbackRequests), others);
     await fill(
       stack.kafka,
       stack.codec,
@@ -148,9 +183,12 @@ async function main(): Promise<void> {
           ])
         ).rows[0]!.n,
       );
-    while ((await waiting()) < deadLetters) await new Promise((resolve) => setTimeout(resolve, 200));
+    const projected = async () => Number((await db.query<{ n: string }>('select count(*) as n from deliveries')).rows[0]!.n);
+    while ((await waiting()) < deadLetters || (await projected()) < deadLetters + others) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
     console.log(
-      `dead-lettered ${deadLetters} callbacks of one partner, all in the delivery log, in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+      `${others} other partners' callback requests, then ${deadLetters} callbacks of one partner dead-lettered, all in the delivery log, in ${((performance.now() - started) / 1000).toFixed(1)} s`,
     );
 
     const dry = await median({ since });
