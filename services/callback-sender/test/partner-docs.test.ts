@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { Agent } from 'undici';
 import { AUTH_METHODS, secretContext, type AuthMethod, type OutboundAuth } from '@hookstream/partners';
 import { SecretBox, generateKeyringValue, parseKeyring } from '@hookstream/runtime';
 import { createCallbackSigner, type SignedCallback } from '../src/adapters/signing';
@@ -72,7 +73,9 @@ function runSnippet(method: AuthMethod, language: Language, cases: Case[]): bool
 const PARTNER = 'docs-partner';
 const box = new SecretBox(parseKeyring(generateKeyringValue('k1'), 'HOOKSTREAM_SECRETS_KEYS', 32, 32));
 const seal = (field: string, value: string) => box.encrypt(value, secretContext(PARTNER, field));
-const signerFor = (auth: OutboundAuth) => createCallbackSigner({ partnerId: PARTNER, auth, secrets: box });
+/** BEARER_FETCHED's token endpoint is on 127.0.0.1, which the sender's SSRF guard refuses: unguarded here on purpose. */
+const loopback = new Agent();
+const signerFor = (auth: OutboundAuth) => createCallbackSigner({ partnerId: PARTNER, auth, secrets: box, dispatcher: loopback });
 
 const BODY = JSON.stringify({
   policy_number: 'P-2026-0001',
@@ -113,6 +116,7 @@ beforeAll(async () => {
   tokenUrl = `http://127.0.0.1:${(tokenEndpoint.address() as AddressInfo).port}/token`;
 });
 afterAll(async () => {
+  await loopback.close();
   tokenEndpoint.closeAllConnections();
   await new Promise((resolve) => tokenEndpoint.close(resolve));
 });

@@ -164,7 +164,7 @@ test('partner D recovers its dead letters since a time: the dry run counts them,
   await dialog.getByText(/counts against your resends of the hour/).waitFor();
   await screenshot(p, 'recover');
   await dialog.getByRole('button', { name: 'Resend 2' }).click();
-  await p.getByText(/^Resent 2\./).waitFor();
+  await p.getByText(/^2 resent\./).waitFor();
   expect(await p.locator('.ok .badge', { hasText: 'resent' }).count()).toBe(2);
   const delivered = await inState(partnerD, 'delivered', 2);
   expect(delivered.map((d) => d.policy_number).sort()).toEqual(['P-FAIL-1', 'P-FAIL-2']);

@@ -7,6 +7,13 @@ import type { DlqRecord } from './dead-letter';
 
 /** How long a scan may take before the command gives up (a broker that answers nothing). */
 const SCAN_TIMEOUT_MS = 5 * 60_000;
+/**
+ * How long a fetch waits at a partition's end for new records. A scan stops at the end: a fetch
+ * there answers empty only after this wait, and that empty answer is how the end is seen, so each
+ * scan paid the reader's default 100 ms about twice (the fetch, then the read that hears of it);
+ * a partner's resend runs four scans (bench/src/recover.ts).
+ */
+const SCAN_FETCH_WAIT_MS = 10;
 
 export interface TopicScan {
   kafka: Kafka;
@@ -29,6 +36,7 @@ export async function scanTopic(scan: TopicScan): Promise<number> {
     kafka,
     logger,
     topic,
+    maxWaitMs: SCAN_FETCH_WAIT_MS,
     ...(scan.fromTimestamp === undefined ? {} : { fromTimestamp: scan.fromTimestamp }),
     apply: async (messages, partition) => scan.onRecords(messages.map((m) => recordOf(partition, m))),
   });

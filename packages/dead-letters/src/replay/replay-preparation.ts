@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import type { EmittedPolicyVersions } from '@hookstream/contract';
 import type { Actor } from '@hookstream/partners';
 import { ReplayRefused } from './replay-refused';
 import { readAudit } from '../audit/audit-reader';
 import type { ReplayRun } from '../audit/audit-trail';
-import type { DlqRecord } from '../read/dead-letter';
+import type { DeadLetter, DlqRecord } from '../read/dead-letter';
 import { readDeadLetters } from '../read/dead-letter-reader';
 import type { DlqSession } from '../dlq-session';
 import { readEmittedVersions, readPartners } from '../read/related-records';
@@ -20,6 +21,13 @@ export interface ReplayRequest {
   actor: Actor;
   force: boolean;
   ratePerSecond: number;
+  /**
+   * The newest versions emitted for these (ordered topics') letters' policies, from where the caller
+   * already keeps them (the delivery log's store). Default: read from callback-requests since an hour
+   * before the oldest selected delivery was built, every partner's requests of that time: on a busy
+   * topic most of a plan's time (200,000 requests in that hour: 50 s for one letter).
+   */
+  emittedVersions?: (letters: DeadLetter[]) => Promise<Pick<EmittedPolicyVersions, 'isSuperseded' | 'newest'>>;
 }
 
 export interface PreparedReplay {
@@ -37,18 +45,28 @@ export interface PreparedReplay {
  */
 export async function prepareReplay(session: DlqSession, request: ReplayRequest, now = Date.now()): Promise<PreparedReplay> {
   const { letters } = session;
-  const { selected, unseen } = await readDeadLetters(session, request.selection, { keepRecords: true });
+  // The reads that need nothing of each other run side by side: each scan pays for its own client
+  // (connect, metadata, offsets, close), and one after the other they were most of a plan's time.
+  const reads = settled([
+    readDeadLetters(session, request.selection, { keepRecords: true }),
+    readAudit(session),
+    letters.ordered ? readPartners(session) : Promise.resolve(undefined),
+  ] as const);
+  const [{ selected, unseen }, audit, allPartners] = await reads;
   if (unseen) {
     const where = request.selection.since === undefined ? '' : ' at or after --since';
     throw new ReplayRefused(`${unseen.flag}: no dead letter in ${session.topicName(letters.source)}${where} has ${unseen.ids.join(', ')}`);
   }
-  const audit = await readAudit(session);
   const candidates = selected.filter((s) => s.letter.unreplayable === null);
   const ordered = letters.ordered && candidates.length > 0;
   const oldest = Math.min(...candidates.map((s) => s.letter.createdAt ?? s.letter.deadLetteredAt));
-  const [versions, partners] = ordered
-    ? await Promise.all([readEmittedVersions(session, oldest - VERSIONS_MARGIN_MS), readPartners(session)])
-    : [undefined, undefined];
+  // The versions are read from the oldest selected delivery's build: known only once the dead letters are.
+  const versions = !ordered
+    ? undefined
+    : request.emittedVersions
+      ? await request.emittedVersions(candidates.map((s) => s.letter))
+      : await readEmittedVersions(session, oldest - VERSIONS_MARGIN_MS);
+  const partners = ordered ? allPartners : undefined;
 
   const planned = planReplay(
     selected.map((s) => s.letter),
@@ -83,4 +101,12 @@ export async function prepareReplay(session: DlqSession, request: ReplayRequest,
     },
     decisions: planned.map((decision, i) => ({ ...decision, record: selected[i]!.record! })),
   };
+}
+
+/** All of `reads`, once every one has ended (none left running when one fails); the first failure is thrown. */
+async function settled<T extends readonly unknown[]>(reads: { [K in keyof T]: Promise<T[K]> }): Promise<T> {
+  const results = await Promise.allSettled(reads);
+  const failed = results.find((r) => r.status === 'rejected');
+  if (failed) throw failed.reason;
+  return results.map((r) => (r as PromiseFulfilledResult<unknown>).value) as unknown as T;
 }

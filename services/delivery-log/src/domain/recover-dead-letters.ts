@@ -9,11 +9,11 @@
  * any more, so the next request takes the next ones).
  */
 import { NotFoundError } from '@hookstream/errors';
-import { DeadLetterReplay, type DlqSession, type ReplayDecision } from '@hookstream/dead-letters';
+import { DeadLetterReplay, type DeadLetter, type DlqSession, type ReplayDecision } from '@hookstream/dead-letters';
 import type { ReplayLanes } from '../adapters/kafka/replay-lanes';
 import type { DeadLetterPlace } from '../adapters/store/queries/resend-queries';
 import type { Reservation } from '../adapters/store/resend-reservations';
-import { partnerOperator } from './resend-delivery';
+import { partnerOperator, policiesOf, type ResendStore } from './resend-delivery';
 
 export const MAX_RECOVERED_PER_REQUEST = 100;
 
@@ -41,6 +41,8 @@ export interface RecoveryStore {
   resendsLeft(partnerId: string, now: Date): Promise<number>;
   reserve(partnerId: string, deliveryId: string, now: Date): Promise<Reservation>;
   release(reservationId: string): Promise<void>;
+  /** The newest version of each policy the partner's callbacks carried, per endpoint (the plan's superseded check). */
+  emittedVersions: ResendStore['emittedVersions'];
 }
 
 export type NotResentReason = 'superseded' | 'already_resent' | 'resent_too_often' | 'hourly_limit' | 'cannot_resend';
@@ -209,7 +211,12 @@ export class DeadLetterRecovery {
       since: oldest - 60_000,
     };
     const actor = { type: 'partner' as const, id: partnerId, name: partnerOperator(partnerId) };
-    const replay = await DeadLetterReplay.prepare(this.session, { selection, reason, actor, force: false, ratePerSecond: 10 }, { dryRun });
+    const request = {
+      ...{ selection, reason, actor, force: false, ratePerSecond: 10 },
+      // From the log's store, not callback-requests read for the hour before (every partner's requests of it).
+      emittedVersions: (letters: DeadLetter[]) => this.store.emittedVersions(partnerId, policiesOf(letters)),
+    };
+    const replay = await DeadLetterReplay.prepare(this.session, request, { dryRun });
     try {
       let decisions: readonly ReplayDecision[] = replay.prepared.decisions;
       if (!dryRun && decisions.some((d) => d.outcome === 'replayed')) {

@@ -6,7 +6,8 @@
  * status of the policy was delivered since (superseded), already resent, or resent too often.
  */
 import { ErrorCodes, NotFoundError, Refusal } from '@hookstream/errors';
-import { DeadLetterReplay, type DlqSession, type ReplayDecision } from '@hookstream/dead-letters';
+import type { EmittedPolicyVersions } from '@hookstream/contract';
+import { DeadLetterReplay, type DeadLetter, type DlqSession, type ReplayDecision } from '@hookstream/dead-letters';
 import type { DeliveryState } from '../adapters/store/tables';
 import type { DeadLetterPlace } from '../adapters/store/queries/resend-queries';
 import type { ReplayLanes } from '../adapters/kafka/replay-lanes';
@@ -36,7 +37,16 @@ export interface ResendStore {
   /** A place for one resend within the partner's resends of the hour, or when one frees. */
   reserve(partnerId: string, deliveryId: string, now: Date): Promise<Reservation>;
   release(reservationId: string): Promise<void>;
+  /**
+   * The newest version of each of these policies the partner's callbacks carried, per endpoint: the
+   * plan's superseded check, from the log's store rather than callback-requests read for the hour
+   * before the delivery was built (every partner's requests of it: on a busy topic, tens of seconds).
+   */
+  emittedVersions(partnerId: string, policyNumbers: string[]): Promise<EmittedPolicyVersions>;
 }
+
+/** The policies of these dead letters. */
+export const policiesOf = (letters: DeadLetter[]): string[] => letters.flatMap((l) => (l.policyNumber === null ? [] : [l.policyNumber]));
 
 export class DeliveryResender {
   constructor(
@@ -86,7 +96,10 @@ export class DeliveryResender {
       since: oldest - 60_000,
     };
     const actor = { type: 'partner' as const, id: partnerId, name: partnerOperator(partnerId) };
-    const request = { selection, reason, actor, force: false, ratePerSecond: 10 };
+    const request = {
+      ...{ selection, reason, actor, force: false, ratePerSecond: 10 },
+      emittedVersions: (found: DeadLetter[]) => this.store.emittedVersions(partnerId, policiesOf(found)),
+    };
     const replay = await DeadLetterReplay.prepare(this.session, request, { dryRun: false });
     try {
       const planned = chosen(replay.prepared.decisions);

@@ -13,8 +13,12 @@ export interface BearerTokenFetcherOptions {
   auth: BearerFetchedAuth;
   /** Decrypts secret_headers and request_body_secret, once, in the constructor. */
   secrets: SecretBox;
-  /** Agent for the token requests (the SSRF-guarded one in production). Default: undici's global dispatcher. */
-  dispatcher?: Dispatcher;
+  /**
+   * Agent for the token requests: the sender's SSRF-guarded one in production. Required, with no
+   * default: the token URL is the partner's to set, and undici's global dispatcher would fetch it
+   * unguarded (loopback, the cloud's metadata address, the private network).
+   */
+  dispatcher: Dispatcher;
   /** Clock in epoch milliseconds, for the cache's expiry. Default: Date.now. */
   now?: () => number;
   /** Bound on one token request, answer included. Default: 10000 ms. */
@@ -39,7 +43,7 @@ const DEFAULT_TIMEOUT_MS = 10_000;
  */
 export class BearerTokenFetcher {
   readonly #tokenRequest: TokenRequest;
-  readonly #dispatcher: Dispatcher | undefined;
+  readonly #dispatcher: Dispatcher;
   readonly #now: () => number;
   readonly #timeoutMs: number;
   readonly #cacheSeconds: number | null;
@@ -47,6 +51,8 @@ export class BearerTokenFetcher {
   #inFlight: Promise<string> | undefined;
 
   constructor(options: BearerTokenFetcherOptions) {
+    // Checked at run time too: a caller outside the type checker must not get undici's unguarded default.
+    if (!options.dispatcher) throw new Error(`partner "${options.partnerId}": a token fetcher needs a dispatcher (the SSRF-guarded one)`);
     this.#tokenRequest = buildTokenRequest(options);
     this.#dispatcher = options.dispatcher;
     this.#now = options.now ?? Date.now;

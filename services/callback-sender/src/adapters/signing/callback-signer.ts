@@ -1,7 +1,7 @@
 import type { Dispatcher } from 'undici';
 import type { AuthMethod, OutboundAuth } from '@hookstream/partners';
 import type { SecretBox } from '@hookstream/runtime';
-import { BearerTokenFetcher } from './bearer-token-fetcher';
+import { BearerTokenFetcher, type BearerFetchedAuth } from './bearer-token-fetcher';
 import { createHmacSha256Signer } from './hmac-sha256';
 import { createBearerJwtSigner } from './jwt';
 import { createMd5Signer } from './md5-signature';
@@ -28,7 +28,7 @@ export interface CallbackSignerOptions {
   secrets: SecretBox;
   /** BEARER_FETCHED: the partner's token cache, shared by its signers; built from the same auth. Default: a new one. */
   tokenFetcher?: BearerTokenFetcher;
-  /** BEARER_FETCHED without `tokenFetcher`: agent for the token requests. Default: undici's global dispatcher. */
+  /** BEARER_FETCHED without `tokenFetcher`: agent for the token requests (the SSRF-guarded one). Required then, with no default (bearer-token-fetcher.ts). */
   dispatcher?: Dispatcher;
 }
 
@@ -40,7 +40,7 @@ export interface CallbackSignerOptions {
 export function createCallbackSigner(options: CallbackSignerOptions): CallbackSigner {
   const { partnerId, auth, secrets } = options;
   if (auth.method === 'BEARER_FETCHED') {
-    const fetcher = options.tokenFetcher ?? new BearerTokenFetcher({ partnerId, auth, secrets, dispatcher: options.dispatcher });
+    const fetcher = options.tokenFetcher ?? tokenFetcherOf(options, auth);
     return {
       method: auth.method,
       sign: async ({ body }) => jsonCallback(Buffer.from(body, 'utf8'), { secret: { authorization: `Bearer ${await fetcher.token()}` } }),
@@ -53,6 +53,12 @@ export function createCallbackSigner(options: CallbackSignerOptions): CallbackSi
     sign: async (input) => signAttempt(input),
     invalidateCredentials: () => {},
   };
+}
+
+/** A token fetcher of the signer's own: only with the dispatcher given (no unguarded default). */
+function tokenFetcherOf({ partnerId, secrets, dispatcher }: CallbackSignerOptions, auth: BearerFetchedAuth): BearerTokenFetcher {
+  if (!dispatcher) throw new Error(`partner "${partnerId}": BEARER_FETCHED needs a tokenFetcher or a dispatcher (the SSRF-guarded one)`);
+  return new BearerTokenFetcher({ partnerId, auth, secrets, dispatcher });
 }
 
 function attemptSigner(auth: Exclude<OutboundAuth, { method: 'BEARER_FETCHED' }>, secrets: AuthSecrets): SignAttempt {

@@ -14,7 +14,8 @@ export class PartnerSigners {
 
   constructor(
     private readonly secrets: SecretBox,
-    private readonly dispatcher: Dispatcher | undefined,
+    /** For BEARER_FETCHED partners' token requests: the SSRF-guarded one (required: the token URL is the partner's). */
+    private readonly dispatcher: Dispatcher,
     partners: PartnerDirectory,
   ) {
     partners.onChange((_partner, partnerId) => this.signers.delete(partnerId));

@@ -34,11 +34,7 @@ type Fail = (reason: string, status?: number, cause?: unknown) => CallbackSignin
  * failure is a retryable TOKEN_FETCH_FAILED naming the partner and the HTTP status, never
  * the request's secrets or the answer's content.
  */
-export async function requestToken(
-  tokenRequest: TokenRequest,
-  dispatcher: Dispatcher | undefined,
-  timeoutMs: number,
-): Promise<FetchedToken> {
+export async function requestToken(tokenRequest: TokenRequest, dispatcher: Dispatcher, timeoutMs: number): Promise<FetchedToken> {
   const { partnerId } = tokenRequest;
   const fail: Fail = (reason, status, cause) =>
     new CallbackSigningError(ErrorCodes.TOKEN_FETCH_FAILED, `partner "${partnerId}": token fetch failed: ${reason}`, {
@@ -52,7 +48,7 @@ export async function requestToken(
 /** A 2xx answer's text, bounded in time and size. */
 async function fetchAnswer(
   tokenRequest: TokenRequest,
-  dispatcher: Dispatcher | undefined,
+  dispatcher: Dispatcher,
   timeoutMs: number,
   fail: Fail,
 ): Promise<{ status: number; text: string }> {

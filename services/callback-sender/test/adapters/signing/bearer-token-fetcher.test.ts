@@ -71,8 +71,11 @@ const auth = (overrides: Partial<BearerFetchedAuth> = {}): BearerFetchedAuth => 
   ...overrides,
 });
 const attempt = { body: '{"policy_number":"P-1"}', deliveryId: 'd-1', now: new Date() };
+/** Unguarded on purpose: the token endpoint here is on 127.0.0.1, which the sender's SSRF guard refuses. */
+const loopback = new Agent();
+afterAll(() => loopback.close());
 const signerWith = (a = auth(), extra: { tokenFetcher?: BearerTokenFetcher; dispatcher?: Dispatcher } = {}) =>
-  createCallbackSigner({ partnerId: PARTNER, auth: a, secrets: box, ...extra });
+  createCallbackSigner({ partnerId: PARTNER, auth: a, secrets: box, dispatcher: loopback, ...extra });
 const fetchError = async (promise: Promise<unknown>) =>
   (await promise.then(
     () => undefined,
@@ -143,7 +146,7 @@ describe('BEARER_FETCHED: token request', () => {
   });
 
   test('when the signer or the fetcher is inspected or serialised, then no secret shows', () => {
-    const fetcher = new BearerTokenFetcher({ partnerId: PARTNER, auth: auth(), secrets: box });
+    const fetcher = new BearerTokenFetcher({ partnerId: PARTNER, auth: auth(), secrets: box, dispatcher: loopback });
     const signer = signerWith(auth(), { tokenFetcher: fetcher });
     const shown = `${inspect(fetcher, { depth: 10, showHidden: true })} ${JSON.stringify(fetcher)} ${inspect(signer, { depth: 10 })}`;
     expect(shown).not.toContain(CLIENT_SECRET);
@@ -167,7 +170,7 @@ describe('BEARER_FETCHED: token cache', () => {
   });
 
   test('when signers share a fetcher, then they share its token', async () => {
-    const tokenFetcher = new BearerTokenFetcher({ partnerId: PARTNER, auth: auth(), secrets: box });
+    const tokenFetcher = new BearerTokenFetcher({ partnerId: PARTNER, auth: auth(), secrets: box, dispatcher: loopback });
     await signerWith(auth(), { tokenFetcher }).sign(attempt);
     expect((await signerWith(auth(), { tokenFetcher }).sign(attempt)).headers.authorization).toBe('Bearer tok-1');
     expect(endpoint.seen).toHaveLength(1);
@@ -185,6 +188,7 @@ describe('BEARER_FETCHED: token cache', () => {
       partnerId: PARTNER,
       auth: auth({ cache_seconds: cacheSeconds }),
       secrets: box,
+      dispatcher: loopback,
       now: () => clock,
     });
     const signer = signerWith(auth(), { tokenFetcher });
@@ -231,7 +235,7 @@ describe('BEARER_FETCHED: failures are TOKEN_FETCH_FAILED, retryable, without se
 
   test('when the endpoint does not answer in time, then signing fails after the timeout', async () => {
     endpoint.answer = () => {};
-    const tokenFetcher = new BearerTokenFetcher({ partnerId: PARTNER, auth: auth(), secrets: box, timeoutMs: 200 });
+    const tokenFetcher = new BearerTokenFetcher({ partnerId: PARTNER, auth: auth(), secrets: box, dispatcher: loopback, timeoutMs: 200 });
     const started = Date.now();
     const error = await fetchError(signerWith(auth(), { tokenFetcher }).sign(attempt));
     expect(Date.now() - started).toBeLessThan(5_000);

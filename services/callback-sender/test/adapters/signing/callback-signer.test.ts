@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { inspect } from 'node:util';
 import { SecretBox, generateKeyringValue, parseKeyring } from '@hookstream/runtime';
 import { isRetryable, ErrorCodes } from '@hookstream/errors';
 import { secretContext, type OutboundAuth } from '@hookstream/partners';
-import { createCallbackSigner, type CallbackSigningError } from '../../../src/adapters/signing';
+import { BearerTokenFetcher, createCallbackSigner, type BearerFetchedAuth, type CallbackSigningError } from '../../../src/adapters/signing';
 
 const PARTNER = 'acme';
 const box = new SecretBox(parseKeyring(generateKeyringValue('k1'), 'HOOKSTREAM_SECRETS_KEYS', 32, 32));
@@ -92,4 +94,29 @@ describe('createCallbackSigner', () => {
       }),
     );
   });
+});
+
+test('when a BEARER_FETCHED signer or token fetcher is made without a dispatcher, then it is refused: no token is ever fetched unguarded from the partner-set URL', async () => {
+  let fetched = 0;
+  const server = createServer((_req, res) => (fetched++, res.end('{"access_token":"t"}')));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const auth: BearerFetchedAuth = {
+    method: 'BEARER_FETCHED',
+    token_url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/token`,
+    request_method: 'POST',
+    request_headers: {},
+    secret_headers: {},
+    request_body_secret: null,
+    token_path: 'access_token',
+    cache_seconds: null,
+  };
+  try {
+    const signed = async () => createCallbackSigner({ partnerId: PARTNER, auth, secrets: box }).sign(attempt);
+    await expect(signed()).rejects.toThrow(/dispatcher/);
+    // @ts-expect-error the dispatcher is required: checked at run time as well
+    expect(() => new BearerTokenFetcher({ partnerId: PARTNER, auth, secrets: box })).toThrow(/dispatcher/);
+    expect(fetched).toBe(0);
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+  }
 });

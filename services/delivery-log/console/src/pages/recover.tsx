@@ -3,7 +3,8 @@
  * one endpoint). First a dry run, which says how many there are, how many the hourly limit of
  * resends lets through now, and which are not resent and why; then, confirmed, the resend itself,
  * and what it did. Changing the time or the endpoint drops the dry run: only what was dry-run is
- * offered.
+ * offered. While either runs, a line says what is being done and for how long: the resend is
+ * paced (a hundred take about ten seconds), and a spinner alone looked stuck.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { client } from '../api';
@@ -45,6 +46,7 @@ export function RecoverPage() {
   const placement = fieldProblemsOf(failure, ['since', 'endpoint_id', 'reason']);
   const notes = fieldNotes(placement);
   const confirm = useConfirm();
+  const elapsed = useElapsedSeconds(busy !== undefined);
   // A refused field gets the focus, its problem beside it.
   useFocusProblem(failure, form);
   // Other choices are another recovery: its dry run comes first again.
@@ -134,6 +136,14 @@ export function RecoverPage() {
       </form>
       {confirm.dialog}
       <RefusalBanner failure={failure} placement={placement} />
+      {busy && (
+        <p class="muted" role="status">
+          {busy === 'dry-run'
+            ? 'Looking through your dead letters…'
+            : `Resending ${willResend} ${willResend === 1 ? 'delivery' : 'deliveries'}, a few a second…`}
+          {elapsed > 0 ? ` ${elapsed} s` : ''}
+        </p>
+      )}
       {plan && (
         <Section title="Dry run">
           <p role="status">
@@ -165,8 +175,8 @@ export function RecoverPage() {
       {result && (
         <div class="ok" role="status">
           <p>
-            Resent {result.resent.length}
-            {result.not_resent.length > 0 ? `; ${result.not_resent.length} not resent` : ''}.{' '}
+            {result.resent.length} resent
+            {result.not_resent.length > 0 ? `, ${result.not_resent.length} not resent` : ''}.{' '}
             <a href={link('deliveries')}>Your deliveries</a> show them as they are sent.
           </p>
           <Outcomes answer={result} />
@@ -174,6 +184,19 @@ export function RecoverPage() {
       )}
     </div>
   );
+}
+
+/** Whole seconds since `running` became true (0 while it is not). */
+function useElapsedSeconds(running: boolean): number {
+  const [seconds, setSeconds] = useState(0);
+  useEffect(() => {
+    setSeconds(0);
+    if (!running) return;
+    const started = Date.now();
+    const timer = setInterval(() => setSeconds(Math.floor((Date.now() - started) / 1000)), 1000);
+    return () => clearInterval(timer);
+  }, [running]);
+  return seconds;
 }
 
 function Outcomes({ answer }: { answer: RecoveryAnswer }) {

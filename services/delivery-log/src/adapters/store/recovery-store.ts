@@ -1,6 +1,6 @@
 /* A partner's recovery's store (domain/recover-dead-letters.ts RecoveryStore) on the log's PostgreSQL database. */
 import type { RecoveryStore } from '../../domain/recover-dead-letters';
-import { endpointKnown, waitingSince } from './queries/recovery-queries';
+import { emittedVersions, endpointKnown, waitingSince } from './queries/recovery-queries';
 import { inPartnerScope } from './partner-scope';
 import { ResendReservations } from './resend-reservations';
 import type { DeliveryLogDb } from './tables';
@@ -16,5 +16,6 @@ export function recoveryStore(db: DeliveryLogDb, perHour: number): RecoveryStore
     resendsLeft: (partnerId, now) => reservations.left(partnerId, now),
     reserve: (partnerId, deliveryId, now) => reservations.reserve(partnerId, deliveryId, now),
     release: (reservationId) => reservations.release(reservationId),
+    emittedVersions: (partnerId, policies) => inPartnerScope(db, partnerId, (scoped) => emittedVersions(scoped, partnerId, policies)),
   };
 }

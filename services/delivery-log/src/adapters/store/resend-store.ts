@@ -1,6 +1,8 @@
 /* The resend's store (domain/resend-delivery.ts ResendStore) on the log's PostgreSQL database. */
 import type { ResendStore } from '../../domain/resend-delivery';
 import { callbackDeadLettersOf, deliveryStateOf } from './queries/resend-queries';
+import { emittedVersions } from './queries/recovery-queries';
+import { inPartnerScope } from './partner-scope';
 import { ResendReservations } from './resend-reservations';
 import type { DeliveryLogDb } from './tables';
 
@@ -11,5 +13,6 @@ export function resendStore(db: DeliveryLogDb, perHour: number): ResendStore {
     callbackDeadLettersOf: (deliveryId) => callbackDeadLettersOf(db, deliveryId),
     reserve: (partnerId, deliveryId, now) => reservations.reserve(partnerId, deliveryId, now),
     release: (reservationId) => reservations.release(reservationId),
+    emittedVersions: (partnerId, policies) => inPartnerScope(db, partnerId, (scoped) => emittedVersions(scoped, partnerId, policies)),
   };
 }

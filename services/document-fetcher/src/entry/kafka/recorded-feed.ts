@@ -103,7 +103,8 @@ export class RecordedFeed {
   /**
    * Where an assigned partition is read from: its applied offset in the store, not the group's
    * committed offset (committed only for the lag gauges), so the position is in one place. A store
-   * restored from an older backup then reads again what it lacks; an applied offset past the
+   * restored from an older backup then reads again what it lacks (a partition it has no applied
+   * offset for, from the partition's start); an applied offset past the
    * partition's end (the topic deleted and made again) starts the partition over, since the wait
    * after a fence would otherwise take it for caught up.
    */
@@ -118,7 +119,15 @@ export class RecordedFeed {
     });
     const from = applied.get(partition);
     const partitionBounds = bounds.find((b) => b.partition === partition);
-    if (from === undefined || !partitionBounds) return;
+    if (from === undefined) {
+      // Nothing applied yet (a new store, or one restored from before the feed read this partition):
+      // from the partition's start, not the group's committed offset, or what lies before that
+      // offset would never be recorded and a record of it could be written again. Offset 0 is taken
+      // to the first one retention kept by the reset (earliest), as below.
+      this.member!.seek({ topic, partition, offset: String(partitionBounds?.low ?? 0n) });
+      return;
+    }
+    if (!partitionBounds) return;
     if (from > partitionBounds.end) {
       this.logger.warn(
         { partition, applied: String(from), end: String(partitionBounds.end) },

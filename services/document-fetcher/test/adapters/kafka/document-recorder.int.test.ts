@@ -228,7 +228,7 @@ class TcpProxy {
   }
 }
 
-test("when the store is behind the feed group's offsets (restored from an older backup) or past the topic's end (the topic made again), then the feed reads from the store's position", async () => {
+test("when the store is behind the feed group's offsets (restored from an older backup, even without an applied offset) or past the topic's end (the topic made again), then the feed reads from the store's position", async () => {
   const db = await database();
   const sql = new Client({ connectionString: db.url });
   await sql.connect();
@@ -245,6 +245,13 @@ test("when the store is behind the feed group's offsets (restored from an older 
     await sql.query(`update recorded_document_offsets set applied = 0`);
     r = await replica(db.url, 'resume');
     await recordedSoon(r, 'again after the store went back');
+    await r.stop();
+
+    // An older backup still: no applied offset at all for a partition (made before the feed read it); the group's offsets are past it.
+    await sql.query(`delete from recorded_documents where document_id = 'resume-1'`);
+    await sql.query(`delete from recorded_document_offsets`);
+    r = await replica(db.url, 'resume');
+    await recordedSoon(r, 'again from the partition start, with no applied offset');
     await r.stop();
 
     // Applied offsets past every partition's end: the wait after a fence would take them for caught up.

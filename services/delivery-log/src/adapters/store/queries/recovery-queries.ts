@@ -3,6 +3,7 @@
  * dead-lettered since a time, each with its newest callback-dlq dead letter, through the partial
  * index of dead-lettered deliveries (migration 0013); and whether an endpoint is the partner's.
  */
+import { EmittedPolicyVersions } from '@hookstream/contract';
 import { TopicNames } from '@hookstream/kafka';
 import { sql } from 'kysely';
 import type { WaitingDelivery } from '../../../domain/recover-dead-letters';
@@ -53,4 +54,24 @@ export async function endpointKnown(db: DeliveryLogDb, partnerId: string, endpoi
       select 1 from deliveries where partner_id = ${partnerId} and endpoint_id = ${endpointId} and state = 'dead_lettered'
     ) as known`.execute(db);
   return rows[0]?.known === true;
+}
+
+/**
+ * The newest version of each of these policies the partner's deliveries carry, per endpoint: every
+ * callback request is projected here, so this is what callback-requests says, without reading the
+ * topic (a plan's superseded check: domain/resend-delivery.ts). The sender judges again when it sends.
+ */
+export async function emittedVersions(db: DeliveryLogDb, partnerId: string, policyNumbers: string[]): Promise<EmittedPolicyVersions> {
+  const versions = new EmittedPolicyVersions();
+  if (policyNumbers.length === 0) return versions;
+  const rows = await db
+    .selectFrom('deliveries')
+    .select(['endpoint_id', 'policy_number'])
+    .select((eb) => eb.fn.max('policy_version').as('newest'))
+    .where('partner_id', '=', partnerId)
+    .where('policy_number', 'in', [...new Set(policyNumbers)])
+    .groupBy(['endpoint_id', 'policy_number'])
+    .execute();
+  for (const row of rows) versions.observe(partnerId, row.endpoint_id, row.policy_number, Number(row.newest));
+  return versions;
 }
