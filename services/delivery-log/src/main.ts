@@ -60,8 +60,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
   const location: StoreLocation = {
     url: config.DELIVERY_LOG_DATABASE_URL,
     maxConnections: config.DELIVERY_LOG_DATABASE_CONNECTIONS,
-    onIdleConnectionError: (error) =>
-      logger.warn({ err: error }, 'a PostgreSQL connection of the delivery log failed while idle; it is replaced'),
+    logger: logger.child({ module: 'store' }),
   };
   const store = await openStore(location);
   runtime.shutdown.onStop('delivery log store', () => store.close(), 'connections');

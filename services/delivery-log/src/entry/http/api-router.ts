@@ -5,7 +5,7 @@
  */
 import { ErrorCodes, hasErrorCode, HookstreamError, Refusal, type ErrorCode, type FieldProblem } from '@hookstream/errors';
 import { type OperatorDirectory, type PartnerDirectory } from '@hookstream/partners';
-import { type Logger } from '@hookstream/runtime';
+import { isStoreUnavailable, type Logger } from '@hookstream/runtime';
 import { Router, type ErrorRequestHandler, type RequestHandler } from 'express';
 import type { DeliveryLogDb } from '../../adapters/store/tables';
 import { adminDlqRoutes } from './admin-dlq-routes';
@@ -149,7 +149,7 @@ export function refusalOf(error: unknown, log: (cause: 'unavailable' | 'unstorab
     log('unstorable');
     return new Refusal(ErrorCodes.INVALID_PAYLOAD, 'invalid input: a value given cannot be stored (out of range, or a character refused)');
   }
-  if ((error instanceof HookstreamError && error.retryable) || isStoreUnavailable(e?.code)) {
+  if ((error instanceof HookstreamError && error.retryable) || isStoreUnavailable(error)) {
     // Kafka or the database away: the same request may succeed in a moment.
     log('unavailable');
     return new Refusal(ErrorCodes.SERVICE_UNAVAILABLE, 'a store the answer needs is unavailable; retry later', { retryAfterSeconds: 2 });
@@ -165,11 +165,6 @@ function methodsByPath(document: { paths: Record<string, Record<string, unknown>
     methods: Object.keys(operations).map((m) => m.toUpperCase()),
   }));
   return (path) => templates.find((t) => t.pattern.test(path))?.methods ?? [];
-}
-
-/** A connection to PostgreSQL refused, cut or closed by a server shutting down (node errors, SQLSTATE classes 08 and 57P). */
-function isStoreUnavailable(code: string | undefined): boolean {
-  return code !== undefined && (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE'].includes(code) || /^(08|57P)/.test(code));
 }
 
 /**
