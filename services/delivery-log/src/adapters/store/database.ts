@@ -16,6 +16,8 @@ export interface StoreLocation {
   maxConnections?: number;
   /** A query waits this long for a connection before it fails as unavailable (503 to an API caller). Default 5,000 ms. */
   connectTimeoutMs?: number;
+  /** The server cancels a statement running longer; the client gives up 5 s later (a server that stopped answering). Default 30,000 ms. */
+  statementTimeoutMs?: number;
   /** Told of a connection that failed (the server restarted, the network dropped); the pool replaces it. */
   logger: Logger;
 }

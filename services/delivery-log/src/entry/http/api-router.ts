@@ -80,7 +80,12 @@ export function apiRouter(options: ApiOptions): { router: Router; notFound: Requ
     next(new Refusal(ErrorCodes.METHOD_NOT_ALLOWED, `${req.method} is not allowed here; ${allowed.join(', ')} is`));
   };
 
-  const onError: ErrorRequestHandler = (error: unknown, req, res, next) => {
+  return { router, notFound: notFoundHere, onError: answerOfError(logger) };
+}
+
+/** The one place where refusals and failures become answers: the status, Retry-After and the error body. */
+export function answerOfError(logger: Logger): ErrorRequestHandler {
+  return (error: unknown, req, res, next) => {
     if (res.headersSent) {
       next(error);
       return;
@@ -99,8 +104,6 @@ export function apiRouter(options: ApiOptions): { router: Router; notFound: Requ
     if (refusal.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(refusal.retryAfterSeconds));
     res.status(refusal.httpStatus).json(refusalBody(refusal));
   };
-
-  return { router, notFound: notFoundHere, onError };
 }
 
 /** The codes of the input refusals naming each problem by field (FieldProblemsError's kinds) a route may meet. */
