@@ -44,7 +44,7 @@ async function partnerApiOn(db: DeliveryLogStore['db']): Promise<string> {
   const app = express();
   app.use(
     '/api/portal/v1',
-    logRoutes(db, {
+    logRoutes({
       partnerOf: () => 'partner-a',
       acrossPartners: false,
       retryDelaysMs: [],

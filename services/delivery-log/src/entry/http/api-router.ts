@@ -24,15 +24,21 @@ import type { PortalTokens } from '../../adapters/signing/portal-tokens';
 import { consoleRoutes } from './console-routes';
 import type { ConsoleSessions } from '../../adapters/signing/console-sessions';
 import type { DeadLetterSessions } from '../../adapters/kafka/dead-letter-sessions';
+import type { ReplayLanes } from '../../adapters/kafka/replay-lanes';
+import type { DeliveryRetrier } from '../../domain/retry-delivery';
 
 export interface ApiOptions extends PortalDeps, Omit<AdminPartnerDeps, 'partners'> {
+  /** The operator API's and the console's store (the partner API has none: PortalDeps.forPartner). */
   db: DeliveryLogDb;
+  /** An operator's retry now (any partner's delivery). */
+  retrier: DeliveryRetrier;
   partners: PartnerDirectory;
   operators: OperatorDirectory;
   portalTokens: PortalTokens;
   issuedCredentials: IssuedCredentials;
   sessions: ConsoleSessions;
   deadLetters: DeadLetterSessions;
+  lanes: ReplayLanes;
   logger: Logger;
   draining: () => boolean;
   /** Requests one partner may make to this replica per second (partner-rate-limit.ts). */
