@@ -4,58 +4,26 @@
  * each query is seen by PostgreSQL itself as the partner reader role with the partner set (row
  * security, migration 0010), so a filter a query forgot would still show no other partner's rows.
  */
-import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
-import { createLogger, openPostgresPool } from '@hookstream/runtime';
 import type { DeliveryLogStore } from '../../src/adapters/store/database';
 import { PARTNER_READER_ROLE } from '../../src/adapters/store/partner-scope';
 import { testAttemptOf } from '../../src/adapters/store/queries/test-event-queries';
 import { recoveryStore } from '../../src/adapters/store/recovery-store';
 import { resendStore } from '../../src/adapters/store/resend-store';
 import { retryStore } from '../../src/adapters/store/retry-store';
-import type { DeliveryLogDb, DeliveryLogTables } from '../../src/adapters/store/tables';
+import type { DeliveryLogDb } from '../../src/adapters/store/tables';
 import { freshStateDatabase, stopStateServer, type StateDatabase } from '../../../../test/helpers/state-database';
+import { recordingDb, type SeenQuery } from '../support/recording-db';
 import { storeAt } from '../support/stores';
-
-interface SeenQuery {
-  sql: string;
-  role: string;
-  partner: string | null;
-}
 
 let database: StateDatabase;
 let store: DeliveryLogStore;
 let db: DeliveryLogDb;
 const seen: SeenQuery[] = [];
 
-/**
- * The log's database through a pool that asks PostgreSQL, on the same connection and just before
- * each query of a read, which role runs it and which partner is set.
- */
-function recordingDb(url: string): DeliveryLogDb {
-  const pool = openPostgresPool({ url, logger: createLogger({ service: 'test', level: 'silent' }) });
-  const recording: PostgresPool = {
-    connect: async () => {
-      const client = await pool.connect();
-      const query = async (sql: string, parameters: readonly unknown[]) => {
-        if (!/^\s*(begin|commit|rollback|select set_config)/i.test(sql)) {
-          const { rows } = await client.query<{ role: string; partner: string | null }>(
-            "select current_user::text as role, nullif(current_setting('app.partner_id', true), '') as partner",
-          );
-          seen.push({ sql, role: rows[0]!.role, partner: rows[0]!.partner });
-        }
-        return client.query(sql, parameters as unknown[]);
-      };
-      return { query, release: () => client.release() } as unknown as PostgresPoolClient;
-    },
-    end: () => pool.end(),
-  };
-  return new Kysely<DeliveryLogTables>({ dialect: new PostgresDialect({ pool: recording }) });
-}
-
 beforeAll(async () => {
   database = await freshStateDatabase();
   store = await storeAt(database.url);
-  db = recordingDb(database.url);
+  db = recordingDb(database.url, seen);
 });
 
 afterAll(async () => {
