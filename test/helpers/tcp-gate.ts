@@ -9,6 +9,7 @@ import net from 'node:net';
 export class TcpGate {
   private server: net.Server | undefined;
   private readonly sockets = new Set<net.Socket>();
+  private hung = false;
   port = 0;
 
   constructor(private readonly targetPort: number) {}
@@ -16,6 +17,7 @@ export class TcpGate {
   /** Listens (on the port it had before, once it has one) and forwards each connection. */
   async open(): Promise<void> {
     const server = net.createServer((client) => {
+      if (this.hung) return void this.hold(client);
       const target = net.connect({ port: this.targetPort, host: '127.0.0.1' });
       for (const socket of [client, target]) {
         this.sockets.add(socket);
@@ -30,6 +32,22 @@ export class TcpGate {
     });
     this.port = (server.address() as net.AddressInfo).port;
     this.server = server;
+  }
+
+  /**
+   * The server behind stops answering without closing anything (a hung PostgreSQL): open connections
+   * stay open and carry nothing more, new ones are accepted and never answered.
+   */
+  hang(): void {
+    this.hung = true;
+    for (const socket of this.sockets) socket.unpipe().pause();
+  }
+
+  private hold(client: net.Socket): void {
+    this.sockets.add(client);
+    client.once('close', () => this.sockets.delete(client));
+    client.on('error', () => client.destroy());
+    client.pause();
   }
 
   /** Refuses new connections and resets the open ones. */

@@ -4,13 +4,10 @@ import { SecretBox, sleep } from '@hookstream/runtime';
 import { createServiceRuntime, runService } from '@hookstream/service';
 import { apiRouter } from './entry/http/api-router';
 import { callbackUrlGuard } from './adapters/http/callback-url-guard';
-import { selfServicePlaces } from './adapters/store/self-service-limits';
 import { IssuedCredentials } from './adapters/store/issued-credentials';
 import { PortalTokens } from './adapters/signing/portal-tokens';
 import { ConsoleSessions } from './adapters/signing/console-sessions';
 import { DeliveryResender } from './domain/resend-delivery';
-import { resendStore } from './adapters/store/resend-store';
-import { recoveryStore } from './adapters/store/recovery-store';
 import { DeadLetterRecovery } from './domain/recover-dead-letters';
 import { DeadLetterSessions } from './adapters/kafka/dead-letter-sessions';
 import { ReplayLanes } from './adapters/kafka/replay-lanes';
@@ -21,9 +18,9 @@ import { DeliveryLogProjection } from './entry/kafka/projection';
 import { openStore, type StoreLocation } from './adapters/store/database';
 import { DeliveryRetrier, retryNowInFlightMs } from './domain/retry-delivery';
 import { sendTestEvent } from './domain/send-test-event';
+import type { PartnerUseCases } from './entry/http/partner-handle';
+import { partnerScopes } from './adapters/store/partner-store';
 import { retryStore } from './adapters/store/retry-store';
-import { ResendReservations } from './adapters/store/resend-reservations';
-import { testAttemptOf } from './adapters/store/queries/test-event-queries';
 import { RequestedCallbacks } from './adapters/kafka/requested-callbacks';
 import { readSamplePolicy } from './adapters/storage/sample-policy';
 
@@ -60,8 +57,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
   const location: StoreLocation = {
     url: config.DELIVERY_LOG_DATABASE_URL,
     maxConnections: config.DELIVERY_LOG_DATABASE_CONNECTIONS,
-    onIdleConnectionError: (error) =>
-      logger.warn({ err: error }, 'a PostgreSQL connection of the delivery log failed while idle; it is replaced'),
+    logger: logger.child({ module: 'store' }),
   };
   const store = await openStore(location);
   runtime.shutdown.onStop('delivery log store', () => store.close(), 'connections');
@@ -123,17 +119,31 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
   });
   const lanes = new ReplayLanes();
   const requested = new RequestedCallbacks(audit);
+  const callbackDlq = await deadLetters.of('callback');
+  const perHour = config.DELIVERY_LOG_RESENDS_PER_HOUR;
+  // How long a retry now holds its delivery's claim when its outcome never comes: the endpoint's timeout and a margin.
+  const retryNowInFlight = (delivery: Parameters<typeof retryNowInFlightMs>[1]) => retryNowInFlightMs(runtime.partners, delivery);
   const testEvents = {
     partners: runtime.partners,
     samplePolicy: readSamplePolicy(defaultSchemasDir(env)),
-    reservations: new ResendReservations(store.db, config.DELIVERY_LOG_TEST_EVENTS_PER_MINUTE, 'test-event', 60_000),
     callbacks: requested,
-    attemptOf: (deliveryId: string, partnerId: string) => testAttemptOf(store.db, deliveryId, partnerId),
     perMinute: config.DELIVERY_LOG_TEST_EVENTS_PER_MINUTE,
     // The sender's pick-up and the projection's lag, on top of the endpoint's own timeout.
     graceMs: 5_000,
     sleep,
   };
+  // The partner API's only way to the store: a handle per caller, its use cases on stores bound to it.
+  const forPartner = partnerScopes<PartnerUseCases>(
+    store.db,
+    { resendsPerHour: perHour, testEventsPerMinute: config.DELIVERY_LOG_TEST_EVENTS_PER_MINUTE },
+    (stores) => ({
+      resender: new DeliveryResender(stores.resends, callbackDlq, lanes, { perHour }),
+      recovery: new DeadLetterRecovery(stores.recoveries, callbackDlq, lanes),
+      retrier: new DeliveryRetrier(stores.retries, requested, perHour, retryNowInFlight),
+      sendTestEvent: (endpointId, status) => sendTestEvent({ ...testEvents, ...stores.testEvents }, stores.partnerId, endpointId, status),
+      places: stores.places,
+    }),
+  );
   // Every session and portal link signed, in the store all replicas share: revocable everywhere at once.
   const issuedCredentials = new IssuedCredentials(store.db);
   const api = apiRouter({
@@ -144,27 +154,14 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
     issuedCredentials,
     // Console sessions are signed with the portal token keys, for another audience.
     sessions: new ConsoleSessions(config.HOOKSTREAM_PORTAL_TOKEN_KEYS, issuedCredentials),
-    resender: new DeliveryResender(resendStore(store.db, config.DELIVERY_LOG_RESENDS_PER_HOUR), await deadLetters.of('callback'), lanes, {
-      perHour: config.DELIVERY_LOG_RESENDS_PER_HOUR,
-    }),
-    recovery: new DeadLetterRecovery(
-      recoveryStore(store.db, config.DELIVERY_LOG_RESENDS_PER_HOUR),
-      await deadLetters.of('callback'),
-      lanes,
-    ),
+    forPartner,
     lanes,
-    retrier: new DeliveryRetrier(
-      retryStore(store.db, config.DELIVERY_LOG_RESENDS_PER_HOUR),
-      requested,
-      config.DELIVERY_LOG_RESENDS_PER_HOUR,
-      (delivery) => retryNowInFlightMs(runtime.partners, delivery),
-    ),
-    sendTestEvent: (partnerId, endpointId, status) => sendTestEvent(testEvents, partnerId, endpointId, status),
+    // An operator's retry now reads any partner's delivery, as the store's own user.
+    retrier: new DeliveryRetrier(retryStore(store.db, perHour), requested, perHour, retryNowInFlight),
     retryDelaysMs: config.CALLBACK_RETRY_DELAYS_MS,
     changes,
     audit,
     keyRotationOverlapHours: config.DELIVERY_LOG_KEY_ROTATION_OVERLAP_HOURS,
-    places: selfServicePlaces(store.db),
     urlGuard: callbackUrlGuard(config.SSRF_ALLOW),
     endpointChangesPerHour: config.DELIVERY_LOG_ENDPOINT_CHANGES_PER_HOUR,
     signingSecretOverlapHours: config.DELIVERY_LOG_SIGNING_SECRET_OVERLAP_HOURS,

@@ -7,7 +7,8 @@
  */
 import { Client } from 'pg';
 import { TopicNames } from '@hookstream/kafka';
-import { openStore, type DeliveryLogStore } from '../src/adapters/store/database';
+import type { DeliveryLogStore } from '../src/adapters/store/database';
+import { storeAt } from './support/stores';
 import { OutboundFixture, retryTierDelays, uniquePartnerId } from '../../../test/helpers/outbound-fixture';
 import { DELIVERY_LOG_ENTRY, policyEvent, startService, type RunningService } from '../../../test/helpers/outbound';
 import { postWebhook, webhook } from '../../../test/helpers/ingress';
@@ -61,7 +62,7 @@ test('killed mid-run and restarted, the projection has every attempt once, and t
   await Promise.all([fixture.startConsumer(), fixture.startSender()]);
 
   const liveUrl = await database('live');
-  const live = await openStore({ url: liveUrl });
+  const live = await storeAt(liveUrl);
   stores.push(live);
   const first = await startProjection(liveUrl, 'log-live');
 
@@ -109,7 +110,7 @@ test('killed mid-run and restarted, the projection has every attempt once, and t
 
   // A projection built from scratch (a new group, an empty database) out of the same topics writes the same rows.
   const rebuiltUrl = await database('rebuilt');
-  const rebuilt = await openStore({ url: rebuiltUrl });
+  const rebuilt = await storeAt(rebuiltUrl);
   stores.push(rebuilt);
   await startProjection(rebuiltUrl, 'log-rebuild');
   const expected = await tableRows(live.db);

@@ -9,9 +9,10 @@
  */
 import { createHash } from 'node:crypto';
 import { Kysely, Migrator, PostgresDialect, type Migration, type MigrationResultSet } from 'kysely';
-import { Pool, types as pgTypes } from 'pg';
+import type { Pool } from 'pg';
 import { StoreUnavailableError, describeError } from '@hookstream/errors';
 import type { Logger } from '../logging';
+import { openPostgresPool } from './postgres-pool';
 
 export interface StateStoreOptions {
   /** postgres:// URL (DATABASE_URL). */
@@ -35,9 +36,6 @@ export interface StateStore<Tables> {
   close(): Promise<void>;
 }
 
-/** PostgreSQL's bigint (int8): as JavaScript numbers, since every such value here (times, versions, offsets) is below 2^53. */
-const INT8 = 20;
-
 /**
  * The PostgreSQL schema of a topic namespace's state: `public` for no prefix, else `state_` and the
  * prefix folded to lower-case letters, digits and "_", with a hash of the prefix itself so two
@@ -52,51 +50,17 @@ export function stateSchemaOf(namespace: string): string {
   return `state_${folded}_${createHash('sha256').update(namespace).digest('hex').slice(0, 12)}`;
 }
 
-/**
- * `url` without its `options` parameter, and that parameter. Only the query string is touched:
- * pg accepts URLs that Node's URL parser refuses (a Unix socket without a host, a raw % in a
- * password), and those parts are passed on as they were.
- */
-export function withoutStartupOptions(url: string): { url: string; startupOptions?: string } {
-  const at = url.indexOf('?');
-  if (at < 0) return { url };
-  const params = new URLSearchParams(url.slice(at + 1));
-  const startupOptions = params.get('options');
-  if (startupOptions === null) return { url };
-  params.delete('options');
-  const rest = params.toString();
-  return { url: `${url.slice(0, at)}${rest ? `?${rest}` : ''}`, startupOptions };
-}
-
 /** Opens the pool and runs the service's migrations not yet applied; rejects naming the one that failed. */
 export async function openStateStore<Tables>(options: StateStoreOptions): Promise<StateStore<Tables>> {
-  const parserOf = (oid: number, format?: string) => pgTypes.getTypeParser(oid, format as 'text') as (text: string) => unknown;
   // Every connection's unqualified names resolve in the namespace's schema, so the services' SQL
-  // names its tables plainly: a startup option, added to the URL's own `options` (which would
-  // otherwise replace it). Not a statement on connect, which races the connection's first query.
+  // names its tables plainly.
   const schema = stateSchemaOf(options.namespace ?? '');
-  const { url, startupOptions } = withoutStartupOptions(options.url);
-  const pool = new Pool({
-    connectionString: url,
-    options: [startupOptions, `-c search_path=${schema}`].filter(Boolean).join(' '),
-    max: options.maxConnections ?? 10,
-    connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,
-    // A query never hangs on a half-open connection or a stuck server: it fails (as unavailable) and
-    // its work is tried again, where waiting would hold a partition or a webhook indefinitely.
-    keepAlive: true,
-    statement_timeout: 30_000,
-    query_timeout: 35_000,
-    types: { getTypeParser: (oid: number, format?: string) => (oid === INT8 ? Number : parserOf(oid, format)) },
-  });
-  // An idle connection that fails (the server restarted) is replaced at the next query; without a
-  // listener the pool's error would end the process.
-  pool.on('error', (error) => options.logger.warn({ err: describeError(error) }, 'an idle store connection failed'));
-  // The pool listens only while a connection is idle (pg-pool removes its listener on checkout): one
-  // that the server ends while it is checked out but between queries emits 'error' with no listener,
-  // which would end the process. A query on it fails on its own (unavailable); the pool drops it on
-  // release. (Defensive: a server stopped under a running query was seen to fail only the query.)
-  pool.on('connect', (client) => {
-    client.on('error', (error) => options.logger.warn({ err: describeError(error) }, 'a store connection failed'));
+  const pool = openPostgresPool({
+    url: options.url,
+    startupOptions: `-c search_path=${schema}`,
+    maxConnections: options.maxConnections,
+    connectTimeoutMs: options.connectTimeoutMs,
+    logger: options.logger,
   });
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
   const migrator = new Migrator({
@@ -138,10 +102,20 @@ export async function openStateStore<Tables>(options: StateStoreOptions): Promis
 const UNAVAILABLE_CLASSES = new Set(['08', '53', '57', '58', '40']);
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH']);
 
-/** Whether `error`, thrown by a store query, means the store is unavailable (retry later) rather than a fault of ours. */
+/**
+ * Whether `error`, thrown by a store query, means the store is unavailable (retry later) rather than a
+ * fault of ours. An error that wraps another (`cause`) is judged by every error of its chain.
+ */
 export function isStoreUnavailable(error: unknown): boolean {
-  if (error instanceof StoreUnavailableError) return true;
-  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  // Not `instanceof Error`: a driver's errors may come from another realm (a VM context under Jest).
+  let e = error as { code?: unknown; message?: unknown; cause?: unknown } | null | undefined;
+  for (let depth = 0; typeof e === 'object' && e !== null && depth < 5; e = e.cause as typeof e, depth++) {
+    if (e instanceof StoreUnavailableError || meansUnavailable(e.code, e.message)) return true;
+  }
+  return false;
+}
+
+function meansUnavailable(code: unknown, message: unknown): boolean {
   if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && UNAVAILABLE_CLASSES.has(code.slice(0, 2))) return true;
   if (typeof code === 'string' && NETWORK_CODES.has(code)) return true;
   // pg's own words when no connection could be had, one ended under a query, or a query got no

@@ -1,4 +1,5 @@
-import { isStoreUnavailable, stateSchemaOf, withoutStartupOptions } from '../../src/store/state-store';
+import { withoutStartupOptions } from '../../src/store/postgres-pool';
+import { isStoreUnavailable, stateSchemaOf } from '../../src/store/state-store';
 
 describe('stateSchemaOf', () => {
   it('keeps a deployment without a prefix in public', () => {

@@ -32,8 +32,8 @@ export const partnerOperator = (partnerId: string) => `partner:${partnerId}`;
 export interface ResendStore {
   /** The delivery's state, if it is the partner's; undefined when the partner has no such delivery. */
   deliveryStateOf(partnerId: string, deliveryId: string): Promise<DeliveryState | undefined>;
-  /** Where the delivery's callback dead letters are. */
-  callbackDeadLettersOf(deliveryId: string): Promise<DeadLetterPlace[]>;
+  /** Where the delivery's callback dead letters are, if it is the partner's. */
+  callbackDeadLettersOf(partnerId: string, deliveryId: string): Promise<DeadLetterPlace[]>;
   /** A place for one resend within the partner's resends of the hour, or when one frees. */
   reserve(partnerId: string, deliveryId: string, now: Date): Promise<Reservation>;
   release(reservationId: string): Promise<void>;
@@ -65,7 +65,7 @@ export class DeliveryResender {
         'superseded: a newer status of this policy was delivered to this endpoint first, so it is not sent again',
       );
     }
-    const letters = await this.store.callbackDeadLettersOf(deliveryId);
+    const letters = await this.store.callbackDeadLettersOf(partnerId, deliveryId);
     if (state !== 'dead_lettered' || letters.length === 0) {
       throw new Refusal(ErrorCodes.CONFLICT, `only a dead-lettered delivery can be resent; this one is ${state}`);
     }

@@ -42,3 +42,23 @@ test('when the failure is not the input, then it stays a 500 or a 503', () => {
   expect(refusalOf(sqlError('08006'), (cause) => causes.push(cause)).httpStatus).toBe(503);
   expect(causes).toEqual(['unexpected', 'unexpected', 'unexpected', 'unavailable']);
 });
+
+test.each([
+  ['53300', 'sorry, too many clients already'],
+  ['40P01', 'deadlock detected'],
+  ['40001', 'could not serialize access due to concurrent update'],
+  ['57014', 'canceling statement due to statement timeout'],
+])('when the store answers SQLSTATE %s (%s), then it answers 503 with Retry-After', (code, message) => {
+  const refusal = refusalOf(Object.assign(new Error(message), { code }), () => {});
+  expect([refusal.httpStatus, refusal.retryAfterSeconds]).toEqual([503, 2]);
+});
+
+test("when no connection comes within the pool's connect timeout, or a wrapped store error says the store is away, then it answers 503 with Retry-After", () => {
+  const away = [
+    // pg-pool's words when connectionTimeoutMillis passes with every connection busy or the server silent.
+    new Error('timeout exceeded when trying to connect'),
+    new Error('Query read timeout'),
+    new Error('could not reserve a resend', { cause: Object.assign(new Error('sorry, too many clients already'), { code: '53300' }) }),
+  ];
+  for (const error of away) expect([refusalOf(error, () => {}).httpStatus, refusalOf(error, () => {}).retryAfterSeconds]).toEqual([503, 2]);
+});

@@ -10,7 +10,8 @@ import path from 'node:path';
 import { createKafkaClient } from '@hookstream/kafka';
 import { createLogger } from '@hookstream/runtime';
 import { defaultCacheDir, startStack, stopStack } from '@hookstream/cli/stack';
-import { openStore, type DeliveryLogStore } from '../../src/adapters/store/database';
+import type { DeliveryLogStore } from '../../src/adapters/store/database';
+import { storeAt } from '../support/stores';
 import { ensureTopics } from '../../../../test/helpers/ingress';
 import { uniqueName } from '../../../../test/helpers/infrastructure';
 import { freshStateDatabase, stopStateServer, type StateDatabase } from '../../../../test/helpers/state-database';
@@ -45,7 +46,7 @@ async function freshStack() {
 test('when the stack is wiped and started again under a kept log, then the log projects the new records at the old positions', async () => {
   // A database outside the stack, kept, and opened again after the wipe as a restarted service would.
   storeDatabase = await freshStateDatabase();
-  store = await openStore({ url: storeDatabase.url });
+  store = await storeAt(storeDatabase.url);
   const first = await freshStack();
   let log = new LogUnderReset(store.db, prefix, first.registryUrl);
   await log.produce(first.kafka, ['d-old-1', 'd-old-2'], 'acme');
@@ -54,7 +55,7 @@ test('when the stack is wiped and started again under a kept log, then the log p
   await first.stack.stop();
   rmSync(stateDir, { recursive: true, force: true });
 
-  store = await openStore({ url: storeDatabase.url });
+  store = await storeAt(storeDatabase.url);
   const second = await freshStack();
   log = new LogUnderReset(store.db, prefix, second.registryUrl);
   await log.produce(second.kafka, ['d-new-1', 'd-new-2'], 'acme');

@@ -4,7 +4,8 @@
  * and new records land at the offsets of records already projected. They must be projected as new
  * rows (a new generation of their topic), and the old rows stay.
  */
-import { openStore, type DeliveryLogStore } from '../../src/adapters/store/database';
+import type { DeliveryLogStore } from '../../src/adapters/store/database';
+import { storeAt } from '../support/stores';
 import { ensureTopics } from '../../../../test/helpers/ingress';
 import { testInfrastructure, testKafka, uniqueName, waitFor } from '../../../../test/helpers/infrastructure';
 import { freshStateDatabase, stopStateServer, type StateDatabase } from '../../../../test/helpers/state-database';
@@ -19,7 +20,7 @@ let log: LogUnderReset;
 beforeAll(async () => {
   await ensureTopics(prefix);
   database = await freshStateDatabase();
-  store = await openStore({ url: database.url });
+  store = await storeAt(database.url);
   log = new LogUnderReset(store.db, prefix, testInfrastructure().registryUrl);
 });
 

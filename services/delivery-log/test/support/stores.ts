@@ -1,4 +1,5 @@
 import { Client } from 'pg';
+import { createLogger } from '@hookstream/runtime';
 import { openStore, type DeliveryLogStore } from '../../src/adapters/store/database';
 import { startPostgres, type RunningPostgres } from '../../../../test/helpers/postgres';
 
@@ -23,11 +24,16 @@ export function storesUnderTest(): Array<[string, StoreUnderTest]> {
       await admin.connect();
       await admin.query(`create database ${name}`);
       await admin.end();
-      return openStore({ url: postgres.url.replace(/\/hookstream$/, `/${name}`) });
+      return storeAt(postgres.url.replace(/\/hookstream$/, `/${name}`));
     },
     stop: async () => {
       await postgres?.stop();
     },
   };
   return [['PostgreSQL server', server]];
+}
+
+/** The log's store at `url`, opened as main.ts opens it, its connection failures not logged. */
+export function storeAt(url: string): Promise<DeliveryLogStore> {
+  return openStore({ url, logger: createLogger({ service: 'test', level: 'silent' }) });
 }

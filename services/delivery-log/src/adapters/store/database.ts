@@ -3,8 +3,8 @@
  * docker-compose, and the local stack's server under `npm start`) and brings its schema up to date.
  */
 import { describeError } from '@hookstream/errors';
+import { openPostgresPool, type Logger } from '@hookstream/runtime';
 import { Kysely, Migrator, PostgresDialect, type MigrationResultSet } from 'kysely';
-import { Pool, types as pgTypes } from 'pg';
 import { migrations } from './migrations/index';
 import { WithoutNulPlugin } from './without-nul';
 import type { DeliveryLogDb, DeliveryLogTables } from './tables';
@@ -12,12 +12,14 @@ import type { DeliveryLogDb, DeliveryLogTables } from './tables';
 export interface StoreLocation {
   /** postgres:// URL of the log's database. */
   url: string;
+  /** Connections of this replica. Default 10. */
   maxConnections?: number;
-  /**
-   * Told when an idle connection fails (the server restarted, the network dropped): the pool
-   * replaces it at the next query. Without a listener the pool's error would end the process.
-   */
-  onIdleConnectionError?: (error: Error) => void;
+  /** A query waits this long for a connection before it fails as unavailable (503 to an API caller). Default 5,000 ms. */
+  connectTimeoutMs?: number;
+  /** The server cancels a statement running longer; the client gives up 5 s later (a server that stopped answering). Default 30,000 ms. */
+  statementTimeoutMs?: number;
+  /** Told of a connection that failed (the server restarted, the network dropped); the pool replaces it. */
+  logger: Logger;
 }
 
 export interface DeliveryLogStore {
@@ -27,7 +29,10 @@ export interface DeliveryLogStore {
 
 /** Opens the store and runs every migration not yet applied; rejects naming the one that failed. */
 export async function openStore(location: StoreLocation): Promise<DeliveryLogStore> {
-  const db = new Kysely<DeliveryLogTables>({ dialect: dialectOf(location), plugins: [new WithoutNulPlugin()] });
+  // The runtime's pool: bounded waits for a connection and a statement, so a hung server answers
+  // partners and operators 503 and fails a projection batch (tried again) instead of holding them.
+  const pool = openPostgresPool(location);
+  const db = new Kysely<DeliveryLogTables>({ dialect: new PostgresDialect({ pool }), plugins: [new WithoutNulPlugin()] });
   try {
     await migrateToLatest(db);
   } catch (error) {
@@ -35,22 +40,6 @@ export async function openStore(location: StoreLocation): Promise<DeliveryLogSto
     throw error;
   }
   return { db, close: () => db.destroy() };
-}
-
-/** PostgreSQL's bigint (int8) type. */
-const INT8 = 20;
-/**
- * bigint columns (offsets, versions, sizes) as JavaScript numbers: every such value is an Avro
- * long that this code already holds as a number (below 2^53).
- */
-const int8AsNumber = (text: string) => Number(text);
-
-function dialectOf(location: StoreLocation) {
-  const parserOf = (oid: number, format?: string) => pgTypes.getTypeParser(oid, format as 'text') as (text: string) => unknown;
-  const types = { getTypeParser: (oid: number, format?: string) => (oid === INT8 ? int8AsNumber : parserOf(oid, format)) };
-  const pool = new Pool({ connectionString: location.url, max: location.maxConnections ?? 10, types });
-  pool.on('error', (error) => location.onIdleConnectionError?.(error));
-  return new PostgresDialect({ pool });
 }
 
 async function migrateToLatest(db: Kysely<DeliveryLogTables>): Promise<void> {

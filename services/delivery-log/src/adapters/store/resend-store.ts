@@ -10,7 +10,7 @@ export function resendStore(db: DeliveryLogDb, perHour: number): ResendStore {
   const reservations = new ResendReservations(db, perHour);
   return {
     deliveryStateOf: (partnerId, deliveryId) => deliveryStateOf(db, partnerId, deliveryId),
-    callbackDeadLettersOf: (deliveryId) => callbackDeadLettersOf(db, deliveryId),
+    callbackDeadLettersOf: (partnerId, deliveryId) => callbackDeadLettersOf(db, partnerId, deliveryId),
     reserve: (partnerId, deliveryId, now) => reservations.reserve(partnerId, deliveryId, now),
     release: (reservationId) => reservations.release(reservationId),
     emittedVersions: (partnerId, policies) => inPartnerScope(db, partnerId, (scoped) => emittedVersions(scoped, partnerId, policies)),

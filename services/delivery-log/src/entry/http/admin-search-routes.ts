@@ -19,7 +19,7 @@ import { FailingEndpointsQuery } from './schemas/operator-view-schemas';
 export function adminSearchRoutes(db: DeliveryLogDb, retryDelaysMs: readonly number[]): Router {
   const router = Router();
   // Deliveries, webhooks and refused webhooks of the partner the query names, or of every partner.
-  router.use(logRoutes(db, { partnerOf: (_req, named) => named, acrossPartners: true, retryDelaysMs }));
+  router.use(logRoutes({ partnerOf: (_req, named) => named, acrossPartners: true, retryDelaysMs, read: (_req, query) => query(db) }));
 
   router.get('/partners/:partnerId/endpoints', async (req, res) => {
     res.json({ data: await partnerEndpointHealth(endpointHealthStore(db), idParam(req.params.partnerId)) });

@@ -5,7 +5,7 @@
  */
 import { ErrorCodes, hasErrorCode, HookstreamError, Refusal, type ErrorCode, type FieldProblem } from '@hookstream/errors';
 import { type OperatorDirectory, type PartnerDirectory } from '@hookstream/partners';
-import { type Logger } from '@hookstream/runtime';
+import { isStoreUnavailable, type Logger } from '@hookstream/runtime';
 import { Router, type ErrorRequestHandler, type RequestHandler } from 'express';
 import type { DeliveryLogDb } from '../../adapters/store/tables';
 import { adminDlqRoutes } from './admin-dlq-routes';
@@ -24,15 +24,21 @@ import type { PortalTokens } from '../../adapters/signing/portal-tokens';
 import { consoleRoutes } from './console-routes';
 import type { ConsoleSessions } from '../../adapters/signing/console-sessions';
 import type { DeadLetterSessions } from '../../adapters/kafka/dead-letter-sessions';
+import type { ReplayLanes } from '../../adapters/kafka/replay-lanes';
+import type { DeliveryRetrier } from '../../domain/retry-delivery';
 
 export interface ApiOptions extends PortalDeps, Omit<AdminPartnerDeps, 'partners'> {
+  /** The operator API's and the console's store (the partner API has none: PortalDeps.forPartner). */
   db: DeliveryLogDb;
+  /** An operator's retry now (any partner's delivery). */
+  retrier: DeliveryRetrier;
   partners: PartnerDirectory;
   operators: OperatorDirectory;
   portalTokens: PortalTokens;
   issuedCredentials: IssuedCredentials;
   sessions: ConsoleSessions;
   deadLetters: DeadLetterSessions;
+  lanes: ReplayLanes;
   logger: Logger;
   draining: () => boolean;
   /** Requests one partner may make to this replica per second (partner-rate-limit.ts). */
@@ -80,7 +86,12 @@ export function apiRouter(options: ApiOptions): { router: Router; notFound: Requ
     next(new Refusal(ErrorCodes.METHOD_NOT_ALLOWED, `${req.method} is not allowed here; ${allowed.join(', ')} is`));
   };
 
-  const onError: ErrorRequestHandler = (error: unknown, req, res, next) => {
+  return { router, notFound: notFoundHere, onError: answerOfError(logger) };
+}
+
+/** The one place where refusals and failures become answers: the status, Retry-After and the error body. */
+export function answerOfError(logger: Logger): ErrorRequestHandler {
+  return (error: unknown, req, res, next) => {
     if (res.headersSent) {
       next(error);
       return;
@@ -99,8 +110,6 @@ export function apiRouter(options: ApiOptions): { router: Router; notFound: Requ
     if (refusal.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(refusal.retryAfterSeconds));
     res.status(refusal.httpStatus).json(refusalBody(refusal));
   };
-
-  return { router, notFound: notFoundHere, onError };
 }
 
 /** The codes of the input refusals naming each problem by field (FieldProblemsError's kinds) a route may meet. */
@@ -149,7 +158,7 @@ export function refusalOf(error: unknown, log: (cause: 'unavailable' | 'unstorab
     log('unstorable');
     return new Refusal(ErrorCodes.INVALID_PAYLOAD, 'invalid input: a value given cannot be stored (out of range, or a character refused)');
   }
-  if ((error instanceof HookstreamError && error.retryable) || isStoreUnavailable(e?.code)) {
+  if ((error instanceof HookstreamError && error.retryable) || isStoreUnavailable(error)) {
     // Kafka or the database away: the same request may succeed in a moment.
     log('unavailable');
     return new Refusal(ErrorCodes.SERVICE_UNAVAILABLE, 'a store the answer needs is unavailable; retry later', { retryAfterSeconds: 2 });
@@ -165,11 +174,6 @@ function methodsByPath(document: { paths: Record<string, Record<string, unknown>
     methods: Object.keys(operations).map((m) => m.toUpperCase()),
   }));
   return (path) => templates.find((t) => t.pattern.test(path))?.methods ?? [];
-}
-
-/** A connection to PostgreSQL refused, cut or closed by a server shutting down (node errors, SQLSTATE classes 08 and 57P). */
-function isStoreUnavailable(code: string | undefined): boolean {
-  return code !== undefined && (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE'].includes(code) || /^(08|57P)/.test(code));
 }
 
 /**

@@ -25,12 +25,12 @@ export interface LogScope {
   acrossPartners: boolean;
   /** The sender's retry tiers' delays, in ms (CALLBACK_RETRY_DELAYS_MS): a failing delivery's schedule left. */
   retryDelaysMs: readonly number[];
-  /** Runs a request's query: in the caller's partner scope for the partner API (adapters/store/partner-scope.ts); default, on the store as it is. */
-  read?: <T>(req: Request, query: (db: DeliveryLogDb) => Promise<T>) => Promise<T>;
+  /** Runs a request's query: in the caller's partner scope for the partner API (adapters/store/partner-store.ts), on the store as it is for the operator API. */
+  read: <T>(req: Request, query: (db: DeliveryLogDb) => Promise<T>) => Promise<T>;
 }
 
-export function logRoutes(db: DeliveryLogDb, scope: LogScope): Router {
-  const read = scope.read ?? (<T>(_req: Request, query: (db: DeliveryLogDb) => Promise<T>) => query(db));
+export function logRoutes(scope: LogScope): Router {
+  const { read } = scope;
   const router = Router();
   const schemas = scope.acrossPartners
     ? { deliveries: AdminDeliveryListQuery, webhooks: AdminWebhookListQuery, rejected: AdminRejectedWebhookListQuery }

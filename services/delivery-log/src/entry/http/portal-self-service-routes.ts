@@ -6,12 +6,11 @@
  */
 import { signingSecretState, type PartnerChanges, type PartnerDirectory } from '@hookstream/partners';
 import express, { Router, type Request } from 'express';
-import type { DeliveryLogDb } from '../../adapters/store/tables';
-import { inPartnerScope } from '../../adapters/store/partner-scope';
+import type { PartnerHandle } from './partner-handle';
 import { endpointHealthStore } from '../../adapters/store/endpoint-health-store';
 import { addEndpoint, deleteEndpoint, editEndpoint, ownEndpoints, type CallbackUrlGuard } from '../../domain/manage-own-endpoints';
 import { activateOwnSigningSecret, rotateOwnSigningSecret } from '../../domain/rotate-signing-secret';
-import { refuseUnlessKeyHolderMay, type SelfServicePlaces } from '../../domain/self-service';
+import { refuseUnlessKeyHolderMay } from '../../domain/self-service';
 import { partnerCallerOf } from './auth/partner-auth';
 import { notFound } from './refusals';
 import { idParam, parseInput } from './request-input';
@@ -19,10 +18,8 @@ import { NoQuery } from './schemas/schemas';
 import { EndpointCreateBody, EndpointDeleteBody, EndpointUpdateBody, SigningSecretBody } from './schemas/self-service-schemas';
 
 export interface SelfServiceDeps {
-  db: DeliveryLogDb;
   partners: PartnerDirectory;
   changes: PartnerChanges;
-  places: SelfServicePlaces;
   urlGuard: CallbackUrlGuard;
   /** Changes of its endpoints one partner may make in an hour. */
   endpointChangesPerHour: number;
@@ -36,22 +33,25 @@ const HOUR_MS = 3_600_000;
 const body = express.json({ limit: '16kb', type: () => true });
 const iso = (at: number | null | undefined) => (at === null || at === undefined ? null : new Date(at).toISOString());
 
-export function selfServiceRoutes(deps: SelfServiceDeps): Router {
+/** `scopeOf`: the caller's handle (partner-handle.ts): its scoped reads and its self-service places. */
+export function selfServiceRoutes(deps: SelfServiceDeps, scopeOf: (req: Request) => PartnerHandle): Router {
   const router = Router();
   const partnerOf = (req: Request) => partnerCallerOf(req.res!.locals).partnerId;
   const writer = (req: Request, what: string) => {
     refuseUnlessKeyHolderMay(partnerCallerOf(req.res!.locals).holds, what);
     return partnerOf(req);
   };
-  const endpointDeps = {
+  const endpointDeps = (req: Request) => ({
     ...deps,
+    places: scopeOf(req).places,
     limit: { kind: 'endpoints' as const, count: deps.endpointChangesPerHour, windowMs: HOUR_MS },
-  };
-  const secretDeps = {
+  });
+  const secretDeps = (req: Request) => ({
     ...deps,
+    places: scopeOf(req).places,
     limit: { kind: 'signing-secret' as const, count: SIGNING_SECRET_ROTATIONS_PER_DAY, windowMs: 24 * HOUR_MS },
     overlapHours: deps.signingSecretOverlapHours,
-  };
+  });
   const endpointIdOf = (req: Request) => {
     const id = idParam(req.params['endpointId'] as string | undefined);
     if (!id) throw notFound('endpoint');
@@ -62,27 +62,27 @@ export function selfServiceRoutes(deps: SelfServiceDeps): Router {
     parseInput(NoQuery, req.query, 'query');
     const partner = deps.partners.get(partnerOf(req));
     if (!partner) throw notFound('partner');
-    res.json({ data: await inPartnerScope(deps.db, partner.partner_id, (scoped) => ownEndpoints(endpointHealthStore(scoped), partner)) });
+    res.json({ data: await scopeOf(req).read((scoped) => ownEndpoints(endpointHealthStore(scoped), partner)) });
   });
 
   router.post('/endpoints', body, async (req, res) => {
     const partnerId = writer(req, 'change callback endpoints');
     const { reason, ...input } = parseInput(EndpointCreateBody, req.body ?? {}, 'body');
-    res.status(201).json({ data: await addEndpoint(endpointDeps, partnerId, input, reason ?? 'added from the partner API') });
+    res.status(201).json({ data: await addEndpoint(endpointDeps(req), partnerId, input, reason ?? 'added from the partner API') });
   });
 
   router.patch('/endpoints/:endpointId', body, async (req, res) => {
     const partnerId = writer(req, 'change callback endpoints');
     const endpointId = endpointIdOf(req);
     const { reason, ...input } = parseInput(EndpointUpdateBody, req.body ?? {}, 'body');
-    res.json({ data: await editEndpoint(endpointDeps, partnerId, endpointId, input, reason ?? 'edited from the partner API') });
+    res.json({ data: await editEndpoint(endpointDeps(req), partnerId, endpointId, input, reason ?? 'edited from the partner API') });
   });
 
   router.delete('/endpoints/:endpointId', body, async (req, res) => {
     const partnerId = writer(req, 'change callback endpoints');
     const endpointId = endpointIdOf(req);
     const { reason } = parseInput(EndpointDeleteBody, req.body ?? {}, 'body');
-    await deleteEndpoint(endpointDeps, partnerId, endpointId, reason ?? 'deleted from the partner API');
+    await deleteEndpoint(endpointDeps(req), partnerId, endpointId, reason ?? 'deleted from the partner API');
     res.status(204).end();
   });
 
@@ -105,14 +105,14 @@ export function selfServiceRoutes(deps: SelfServiceDeps): Router {
   router.post('/signing-secret/rotate', body, async (req, res) => {
     const partnerId = writer(req, 'rotate the signing secret');
     const { reason } = parseInput(SigningSecretBody, req.body ?? {}, 'body');
-    const { secret, state } = await rotateOwnSigningSecret(secretDeps, partnerId, reason ?? 'rotated from the partner API');
+    const { secret, state } = await rotateOwnSigningSecret(secretDeps(req), partnerId, reason ?? 'rotated from the partner API');
     res.status(201).json({ data: { ...stateAnswer(state), secret } });
   });
 
   router.post('/signing-secret/activate', body, async (req, res) => {
     const partnerId = writer(req, 'activate a signing secret');
     const { reason } = parseInput(SigningSecretBody, req.body ?? {}, 'body');
-    res.json({ data: stateAnswer(await activateOwnSigningSecret(secretDeps, partnerId, reason ?? 'activated from the partner API')) });
+    res.json({ data: stateAnswer(await activateOwnSigningSecret(secretDeps(req), partnerId, reason ?? 'activated from the partner API')) });
   });
 
   return router;

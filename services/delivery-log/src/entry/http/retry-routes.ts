@@ -5,9 +5,8 @@
  */
 import express, { Router, type Request } from 'express';
 import type { DeliveryRetrier } from '../../domain/retry-delivery';
-import type { TestEventResult, TestStatus } from '../../domain/send-test-event';
 import { partnerOperator } from '../../domain/resend-delivery';
-import { partnerCallerOf } from './auth/partner-auth';
+import type { PartnerHandle } from './partner-handle';
 import { operatorActor, operatorOf } from './auth/operator-auth';
 import { notFound } from './refusals';
 import { idParam, parseInput } from './request-input';
@@ -15,21 +14,15 @@ import { AdminRetryBody, RetryBody, TestEventBody } from './schemas/retry-schema
 
 const body = express.json({ limit: '16kb', type: () => true });
 
-export interface RetryRoutesDeps {
-  retrier: DeliveryRetrier;
-  /** Sends a test event (domain/send-test-event.ts, wired in main.ts). */
-  sendTestEvent: (partnerId: string, endpointId: string, status: TestStatus) => Promise<TestEventResult>;
-}
-
-export function portalRetryRoutes({ retrier, sendTestEvent }: RetryRoutesDeps): Router {
+/** `scopeOf`: the caller's handle (partner-handle.ts), its use cases bound to it. */
+export function portalRetryRoutes(scopeOf: (req: Request) => PartnerHandle): Router {
   const router = Router();
-  const partnerOf = (req: Request) => partnerCallerOf(req.res!.locals).partnerId;
 
   router.post('/deliveries/:deliveryId/retry', body, async (req, res) => {
     const id = idParam(req.params.deliveryId);
     const input = parseInput(RetryBody, req.body ?? {}, 'body');
     if (!id) throw notFound('delivery');
-    const partnerId = partnerOf(req);
+    const { partnerId, retrier } = scopeOf(req);
     const actor = { type: 'partner' as const, id: partnerId, name: partnerOperator(partnerId) };
     res.status(202).json({ data: await retrier.retry(actor, partnerId, id, input.reason ?? 'retried now from the partner API') });
   });
@@ -38,7 +31,7 @@ export function portalRetryRoutes({ retrier, sendTestEvent }: RetryRoutesDeps): 
     const id = idParam(req.params.endpointId);
     const input = parseInput(TestEventBody, req.body ?? {}, 'body');
     if (!id) throw notFound('endpoint');
-    const result = await sendTestEvent(partnerOf(req), id, input.status);
+    const result = await scopeOf(req).sendTestEvent(id, input.status);
     // 202: sent, its attempt not in the log in time; the delivery id says where to look.
     res.status(result.answered ? 200 : 202).json({ data: result });
   });

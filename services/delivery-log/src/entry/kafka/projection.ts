@@ -12,6 +12,7 @@ import type { DeliveryLogDb } from '../../adapters/store/tables';
 import type { DeliveryLogMetrics } from '../../metrics';
 import { writeFacts } from '../../adapters/store/projection/fact-writer';
 import { factOf, type Fact } from './facts';
+import { retryPause } from './retry-pause';
 import { TopicGenerations } from '../../adapters/store/projection/topic-generations';
 
 export interface ProjectionOptions {
@@ -103,7 +104,7 @@ export class DeliveryLogProjection {
     } catch (error) {
       this.options.metrics.batchFailures.inc();
       this.logger.warn({ err: error, topic, partition: batch.partition }, 'could not write a batch to the delivery log; reading it again');
-      await pause(RETRY_PAUSE_MS, this.stopping.signal);
+      await retryPause(RETRY_PAUSE_MS, this.stopping.signal);
       throw error;
     }
     timer();
@@ -136,11 +137,4 @@ export class DeliveryLogProjection {
       return null;
     }
   }
-}
-
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
-  });
 }
