@@ -23,7 +23,7 @@ import { DOCUMENT_RETRY_TIER_COUNT, TopicNames, documentRetryTopicName } from '@
 import { routeProcessWarnings } from '@hookstream/runtime';
 import { MemorySamples } from './retry-backlog/memory-samples';
 import { fillCallbackTiers, fillDocumentTiers } from './retry-backlog/tier-fill';
-import { runBench } from './support/bench-run';
+import { envNumber, runBench } from './support/bench-run';
 import { prepareBenchStack } from './support/bench-stack';
 import { markdownTable } from './support/markdown-table';
 import { ServiceProcess } from './support/service-process';
@@ -31,8 +31,8 @@ import { ServiceProcess } from './support/service-process';
 /** The bench stack's partitions per topic (prepareBenchStack). */
 const PARTITIONS = 6;
 const backlogs = backlogList(process.env.BENCH_BACKLOGS, [0, 100_000, 1_000_000]);
-const seconds = Number(process.env.BENCH_SECONDS ?? 60);
-const sampleMs = Number(process.env.BENCH_SAMPLE_MS ?? 3000);
+const seconds = envNumber('BENCH_SECONDS', 60);
+const sampleMs = envNumber('BENCH_SAMPLE_MS', 3000);
 
 /** Backlog sizes: whole numbers, 0 allowed (the baseline), unlike envNumberList's. */
 function backlogList(raw: string | undefined, fallback: number[]): number[] {
