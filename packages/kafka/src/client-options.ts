@@ -26,6 +26,11 @@ export interface ConsumerOptions {
   maxWaitMs?: number;
   minBytes?: number;
   maxBytesPerPartition?: number;
+  /**
+   * Most kilobytes of records librdkafka fetches ahead into its queue, all partitions together
+   * (queued.max.messages.kbytes; a fetch may overshoot it by one response). Default librdkafka's, 64 MB.
+   */
+  maxQueuedKBytes?: number;
   /** Most records of one partition an `eachBatch` call gets. Default 500. */
   maxBatchSize?: number;
   /**

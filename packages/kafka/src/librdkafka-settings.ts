@@ -77,6 +77,7 @@ export function groupMemberSettings(options: ConsumerOptions): Record<string, un
     'fetch.wait.max.ms': options.maxWaitMs ?? 100,
     ...(options.minBytes ? { 'fetch.min.bytes': options.minBytes } : {}),
     ...(options.maxBytesPerPartition ? { 'max.partition.fetch.bytes': options.maxBytesPerPartition } : {}),
+    ...(options.maxQueuedKBytes ? { 'queued.max.messages.kbytes': options.maxQueuedKBytes } : {}),
     'statistics.interval.ms': STATISTICS_INTERVAL_MS,
   };
 }

@@ -7,8 +7,18 @@ import type { GroupTopics } from '../consumer-lag';
 import type { TopicPartition, TopicPartitionOffset } from '../types';
 import { ConcurrentRecords } from './concurrent-records';
 import { joinGroup, type MemberSession } from './member-session';
-import type { BatchesMode, ConcurrentMode, GroupMemberOptions, MemberGroupOptions } from './options';
+import type { BatchesMode, ConcurrentMode, FetchSettings, GroupMemberOptions, MemberGroupOptions } from './options';
 import { TransactionalBatches } from './transactional-batches';
+
+/**
+ * The tiers' group's fetches (see the class's comment). librdkafka fetches ahead up to 64 MB by
+ * default, whatever waits in the tiers; 2 MB here. With 100,000 callbacks and 100,000 documents
+ * not yet due in the tiers (6 partitions each), the callback-sender's RSS after 45 s fell from
+ * 618 MB to 522 and 548 MB (two runs), the document-fetcher's from 446 to 391 and 392 MB (npm run
+ * bench:retry-backlog, 2026-11-29, docs/benchmarks.md). What remains above an empty backlog's
+ * ~205 MB is the records held until due (MAX_HELD_PER_PARTITION per partition): the same with 1,000,000.
+ */
+export const TIER_FETCH: FetchSettings = { maxWaitMs: 250, maxBytesPerPartition: 64 * 1024, maxQueuedKBytes: 2 * 1024 };
 
 /** What each of a member's groups is, whatever its mode. */
 interface MemberGroup {
@@ -27,7 +37,7 @@ interface MemberGroup {
  * always and paused while their records wait, so they get a fetch loop of their own
  * (`<groupId>-retries`), and the first topic's fetches carry only its records. A tier record waits
  * seconds at least: a longer fetch wait there (250 ms) costs it nothing noticeable, and smaller
- * fetches bound what a paused partition holds in memory.
+ * fetches and a small queue ahead (TIER_FETCH) bound what the tiers' backlog puts in memory.
  */
 export class GroupMember {
   /** The groups this member belongs to and what each reads: what lag is watched on. */
@@ -63,7 +73,7 @@ export class GroupMember {
         ...options,
         ...retries,
         logger: options.logger.child({ reads: 'retry-tiers' }),
-        fetch: { maxWaitMs: 250, maxBytesPerPartition: 64 * 1024 },
+        fetch: TIER_FETCH,
         mode: { ...tierMode(mode), delayed: tiers.delayed },
       });
       this.memberships = [first, this.retries];

@@ -7,7 +7,7 @@ import type { Batch, KafkaMessage, TopicPartition } from '../types';
 import type { OutputRecord } from './member-transactions';
 
 /** How a fetch waits and how much it brings (the client's defaults where unset). */
-export type FetchSettings = Pick<ConsumerOptions, 'maxWaitMs' | 'minBytes' | 'maxBytesPerPartition' | 'maxBatchSize'>;
+export type FetchSettings = Pick<ConsumerOptions, 'maxWaitMs' | 'minBytes' | 'maxBytesPerPartition' | 'maxQueuedKBytes' | 'maxBatchSize'>;
 
 /** A consumer-group member's session settings (see KAFKA_SESSION_TIMEOUT_MS in config.ts). */
 export interface GroupSession {
