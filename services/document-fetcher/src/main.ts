@@ -126,6 +126,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
         await storage.check();
         await spool.open(2 * config.DOCUMENT_TIMEOUT_MS);
         await recorded.open();
+        recorder.start();
         await feed.start();
         await member.start();
       },

@@ -73,6 +73,7 @@ export class ConcurrentRecords {
       lost: (progress) => {
         if (this.current(progress)) this.rewinds.rewind(progress);
       },
+      committed: (progress) => this.rewinds.recovered(progress.topic, progress.partition),
     });
     const dueAt = mode.delayed?.dueAt ?? (() => 0);
     this.held = new HeldRecords({

@@ -21,6 +21,8 @@ export interface RoundsOptions {
   consumer: () => Consumer | undefined;
   /** A partition whose round failed: what it became since its last commit is lost, so it must be read again from there. */
   lost: (progress: PartitionProgress) => void;
+  /** A partition whose round was written: what it did since its last commit is safe. */
+  committed?: (progress: PartitionProgress) => void;
 }
 
 export class Rounds {
@@ -57,7 +59,10 @@ export class Rounds {
         offsets,
         consumer,
       );
-      for (const { progress, next } of taken) if (next > progress.committed) progress.committed = next;
+      for (const { progress, next } of taken) {
+        if (next > progress.committed) progress.committed = next;
+        this.options.committed?.(progress);
+      }
     } catch (error) {
       this.options.logger.warn(
         { partitions: taken.length, err: describeError(error) },

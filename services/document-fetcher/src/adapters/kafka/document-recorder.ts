@@ -59,6 +59,15 @@ export class DocumentRecorder {
     return recording.submit(write);
   }
 
+  /**
+   * Takes writes again after a stop: the service stops its consumer, and the recorder with it, when
+   * a start fails (the store not reachable yet, say) and then starts them again. A recorder left
+   * stopped refused every record for good, while the consumer read them again and again.
+   */
+  start(): void {
+    this.stopping = false;
+  }
+
   async stop(): Promise<void> {
     this.stopping = true;
     await Promise.all([...this.lanes.values()].map((lane) => lane.close()));
