@@ -13,7 +13,7 @@
  * The services' state shared by replicas goes to PostgreSQL (DATABASE_URL): a database of the
  * test's own, on the stack's server when DATABASE_URL is set, else on one started for this file.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { topicCatalogue } from '@hookstream/kafka';
@@ -50,6 +50,9 @@ let receiver: Receiver | undefined;
 let host: DocumentHost | undefined;
 let documentsDir: string | undefined;
 const loads: Array<() => Promise<unknown>> = [];
+/** Every replica started, killed ones included: their output is kept when the test fails. */
+const everyReplica: Array<{ name: string; replica: Replica }> = [];
+let passed = false;
 
 beforeAll(async () => {
   stack = await startTestStack(3);
@@ -60,6 +63,14 @@ beforeAll(async () => {
   host = await startDocumentHost();
   documentsDir = mkdtempSync(path.join(os.tmpdir(), 'hookstream-replicas-documents-'));
 }, 300_000);
+
+afterEach(() => {
+  // What each replica wrote, to read after a failure (a run on a loaded machine cannot be repeated at will).
+  if (passed || everyReplica.length === 0) return;
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'hookstream-replicas-logs-'));
+  everyReplica.forEach(({ name, replica }, i) => writeFileSync(path.join(dir, `${i}-${name}.log`), replica.output()));
+  console.log(`the replicas' output: ${dir}`);
+});
 
 afterAll(async () => {
   for (const stop of loads) await stop().catch(() => undefined);
@@ -89,11 +100,12 @@ test('when one replica of each service and then the busiest broker are SIGKILLed
     callback_endpoints: [{ endpoint_id: 'primary', url: `${receiver!.url}/cb` }],
     outbound_auth: { method: 'API_KEY', api_key: 'k' },
   });
+  const kept = (name: Service) => (replica: Replica) => (everyReplica.push({ name, replica }), replica);
   const start: Record<Service, () => Promise<Replica>> = {
-    ingress: () => outbound.startIngress(outbound.env),
-    'policy-status-consumer': () => outbound.startConsumer(),
-    'callback-sender': () => outbound.startSender(),
-    'document-fetcher': () => outbound.startFetcher(),
+    ingress: () => outbound.startIngress(outbound.env).then(kept('ingress')),
+    'policy-status-consumer': () => outbound.startConsumer().then(kept('policy-status-consumer')),
+    'callback-sender': () => outbound.startSender().then(kept('callback-sender')),
+    'document-fetcher': () => outbound.startFetcher().then(kept('document-fetcher')),
   };
   const started = await Promise.all(SERVICES.map((service) => Promise.all([start[service](), start[service]()])));
   const [ingress, consumers, senders, fetchers] = started;
@@ -245,6 +257,7 @@ test('when one replica of each service and then the busiest broker are SIGKILLed
   expect(documents).toHaveLength(expectedDocuments.length);
   expect([...count(documents.map((d) => `${d.document_id}/${d.replay}`)).values()].filter((n) => n > 1)).toEqual([]);
   expect(documents.filter((d) => d.outcome !== 'STORED')).toEqual([]);
+  passed = true;
 }, 600_000);
 
 /**
