@@ -39,7 +39,9 @@ export interface BackgroundComponent {
   start: () => Promise<void>;
   /**
    * Stops it on shutdown: nothing new is started; what is in flight finishes, or once `handBack` is
-   * aborted is handed back (left uncommitted for the next owner); what is done is committed.
+   * aborted is handed back (left uncommitted for the next owner); what is done is committed. Also
+   * called after a start that failed, before the next try: `start` must then work again from
+   * scratch (nothing stopped may stay stopped).
    */
   stop: (handBack?: AbortSignal) => Promise<void>;
 }

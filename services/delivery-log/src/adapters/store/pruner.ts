@@ -57,6 +57,7 @@ export class Pruner {
   constructor(private readonly options: PrunerOptions) {}
 
   start(): Promise<void> {
+    this.stopped = false;
     this.schedule(5_000);
     return Promise.resolve();
   }
