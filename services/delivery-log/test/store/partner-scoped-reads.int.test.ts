@@ -34,12 +34,15 @@ afterAll(async () => {
 });
 
 const reads: Array<[string, (partnerId: string) => Promise<unknown>]> = [
-  ["a retry now's delivery", (partnerId) => retryStore(db, 10).deliveryOf('d-1', partnerId)],
-  ["a resend's delivery state", (partnerId) => resendStore(db, 10).deliveryStateOf(partnerId, 'd-1')],
-  ["a resend's dead letters", (partnerId) => resendStore(db, 10).callbackDeadLettersOf(partnerId, 'd-1')],
+  ["a retry now's delivery", (partnerId) => retryStore(db, 10, partnerId).deliveryOf('d-1', partnerId)],
+  ["a resend's delivery state", (partnerId) => resendStore(db, 10, partnerId).deliveryStateOf(partnerId, 'd-1')],
+  ["a resend's dead letters", (partnerId) => resendStore(db, 10, partnerId).callbackDeadLettersOf(partnerId, 'd-1')],
   ["a test event's attempt", (partnerId) => testAttemptOf(db, 'd-1', partnerId)],
-  ["a recovery's endpoint", (partnerId) => recoveryStore(db, 10).endpointKnown(partnerId, 'main')],
-  ["a recovery's dead letters", (partnerId) => recoveryStore(db, 10).waitingSince(partnerId, { since: new Date(0) }, undefined, 10)],
+  ["a recovery's endpoint", (partnerId) => recoveryStore(db, 10, partnerId).endpointKnown(partnerId, 'main')],
+  [
+    "a recovery's dead letters",
+    (partnerId) => recoveryStore(db, 10, partnerId).waitingSince(partnerId, { since: new Date(0) }, undefined, 10),
+  ],
 ];
 
 test.each(reads)('when a partner reads %s, then every query runs as the partner reader with that partner set', async (_what, read) => {
