@@ -9,6 +9,7 @@ import { documentIdOf, type CallbackRequestValue, type InboundRejectionValue, ty
 import type { DeliveryLogStore } from '../src/adapters/store/database';
 import { writeFacts } from '../src/adapters/store/projection/fact-writer';
 import type { Fact } from '../src/entry/kafka/facts';
+import { ownerTransactions } from '../src/adapters/store/partner-scope';
 import { RetryNowClaims } from '../src/adapters/store/retry-now-claims';
 import { ResendReservations } from '../src/adapters/store/resend-reservations';
 import { Pruner, type Pruned } from '../src/adapters/store/pruner';
@@ -172,10 +173,10 @@ for (const [name, store] of storesUnderTest()) {
         documentWithoutWebhook('TRX-OLD', NOW - 31 * DAY),
         young,
       ]);
-      const reservations = new ResendReservations(s.db, 10);
+      const reservations = new ResendReservations(ownerTransactions(s.db), 10);
       await reservations.reserve('acme', 'd-1', new Date(NOW - 2 * HOUR));
       await reservations.reserve('acme', 'd-2', new Date(NOW - HOUR / 2));
-      const claims = new RetryNowClaims(s.db);
+      const claims = new RetryNowClaims(ownerTransactions(s.db));
       await claims.claim('d-1', 1, new Date(NOW - HOUR), new Date(NOW - 1));
       await claims.claim('d-2', 1, new Date(NOW - 1000), new Date(NOW + 1000));
       const pruner = prunerOf(s);

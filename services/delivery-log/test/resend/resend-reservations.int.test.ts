@@ -1,9 +1,11 @@
 /**
  * The hourly limit of a partner's resends on a real PostgreSQL server: a place per resend of the last hour,
  * refused past the limit with when one frees, given back by a resend that did not happen, and
- * held by concurrent requests (on PostgreSQL, each on its own connection, as replicas' would be).
+ * held by concurrent requests (on PostgreSQL, each on its own connection, as replicas' would be);
+ * each partner's counted and written in its scope, as the partner API does (partner-scope.ts).
  */
 import type { DeliveryLogStore } from '../../src/adapters/store/database';
+import { partnerTransactions } from '../../src/adapters/store/partner-scope';
 import { ResendReservations } from '../../src/adapters/store/resend-reservations';
 import { storesUnderTest } from '../support/stores';
 
@@ -22,7 +24,7 @@ for (const [name, store] of storesUnderTest()) {
     });
 
     test('when a partner has had its resends of the hour, the next is refused until the oldest leaves the hour; a released place is free again', async () => {
-      const reservations = new ResendReservations(s.db, 3);
+      const reservations = new ResendReservations(partnerTransactions(s.db, 'acme'), 3);
       const first = await reservations.reserve('acme', 'd-1', at(0));
       const second = await reservations.reserve('acme', 'd-2', at(10));
       expect(await reservations.reserve('acme', 'd-3', at(20))).toMatchObject({ reserved: true });
@@ -31,7 +33,9 @@ for (const [name, store] of storesUnderTest()) {
       // The first place frees an hour after it was taken: 3,570 s after the fourth try.
       expect(await reservations.reserve('acme', 'd-4', at(30))).toEqual({ reserved: false, retryAfterSeconds: 3570 });
       // Another partner has its own.
-      expect(await reservations.reserve('globex', 'd-9', at(30))).toMatchObject({ reserved: true });
+      expect(await new ResendReservations(partnerTransactions(s.db, 'globex'), 3).reserve('globex', 'd-9', at(30))).toMatchObject({
+        reserved: true,
+      });
 
       // The second resend did not happen: its place is given back.
       if (!second.reserved) throw new Error('unreachable');
@@ -43,7 +47,7 @@ for (const [name, store] of storesUnderTest()) {
     });
 
     test('concurrent resends beyond the limit are refused: as many pass as the limit allows', async () => {
-      const reservations = new ResendReservations(s.db, 4);
+      const reservations = new ResendReservations(partnerTransactions(s.db, 'initech'), 4);
       const tries = await Promise.all(Array.from({ length: 10 }, (_, i) => reservations.reserve('initech', `d-${i}`, at(0))));
       expect(tries.filter((t) => t.reserved)).toHaveLength(4);
       expect(tries.filter((t) => !t.reserved)).toEqual(Array(6).fill({ reserved: false, retryAfterSeconds: 3600 }));

@@ -3,10 +3,12 @@
  * server: of twenty claims at once one is taken; a claim holds until the log has the retry's own
  * outcome (an attempt of trigger RETRY_NOW numbered after the attempts it was claimed with, not an
  * earlier retry now's nor a tier's) or until it expires; a claim given back frees the delivery, and
- * never a later claim.
+ * never a later claim. The claims are taken in the partner's scope, as the partner API takes them
+ * (partner-scope.ts: row security).
  */
 import type { CallbackRequestValue } from '@hookstream/contract';
 import type { DeliveryLogStore } from '../../src/adapters/store/database';
+import { partnerTransactions } from '../../src/adapters/store/partner-scope';
 import { writeFacts } from '../../src/adapters/store/projection/fact-writer';
 import { RetryNowClaims } from '../../src/adapters/store/retry-now-claims';
 import type { Fact } from '../../src/entry/kafka/facts';
@@ -52,8 +54,13 @@ for (const [name, store] of storesUnderTest()) {
     let claims: RetryNowClaims;
     beforeEach(async () => {
       s = await store.fresh();
-      claims = new RetryNowClaims(s.db);
-      await writeFacts(s.db, [{ kind: 'delivery', request }, failedAttempt(1, null), failedAttempt(2, 'RETRY_NOW')]);
+      claims = new RetryNowClaims(partnerTransactions(s.db, 'acme'));
+      await writeFacts(s.db, [
+        { kind: 'delivery', request },
+        { kind: 'delivery', request: { ...request, delivery_id: 'd-2' } },
+        failedAttempt(1, null),
+        failedAttempt(2, 'RETRY_NOW'),
+      ]);
     });
     afterEach(() => s.close());
     afterAll(() => store.stop());

@@ -1,14 +1,22 @@
 /*
  * The partner API's second guard. Its queries take the caller's partner id and filter by it, route
- * by route; these reads also run in a transaction as a role that PostgreSQL's row security limits to
- * the partner set in it (migration 0010), so a route that forgot the filter would still read only
- * the caller's rows, and one with no partner set reads none.
+ * by route; they also run in a transaction as a role that PostgreSQL's row security limits to the
+ * partner set in it (migration 0010 for the reads, 0016 for the places under a partner's limits), so
+ * a route that forgot the filter would still read and write only the caller's rows, and one with no
+ * partner set none.
  */
 import { sql } from 'kysely';
 import type { DeliveryLogDb } from './tables';
 
-/** The role partner reads run as: select on partner-owned tables, under their row policies. */
+/**
+ * The role partner queries run as: select on partner-owned tables, and insert, update and delete on
+ * the partner's own places (migration 0016), under their row policies. Named for what it first did:
+ * replicas of every version and other databases on the server name it so.
+ */
 export const PARTNER_READER_ROLE = 'hookstream_partner_reader';
+
+/** Runs `work` in a transaction of its own, each call; which user and rows it has is the maker's (below). */
+export type InTransaction = <T>(work: (trx: DeliveryLogDb) => Promise<T>) => Promise<T>;
 
 /**
  * Runs `read` in a transaction as PARTNER_READER_ROLE with app.partner_id set to `partnerId`; both
@@ -20,4 +28,14 @@ export function inPartnerScope<T>(db: DeliveryLogDb, partnerId: string, read: (s
     await sql`select set_config('role', ${PARTNER_READER_ROLE}, true), set_config('app.partner_id', ${partnerId}, true)`.execute(trx);
     return read(trx);
   });
+}
+
+/** Transactions in `partnerId`'s scope: what a partner's writes run in. */
+export function partnerTransactions(db: DeliveryLogDb, partnerId: string): InTransaction {
+  return (work) => inPartnerScope(db, partnerId, work);
+}
+
+/** Transactions as the store's own user, every partner's rows: the operator API's retry now and the stores' own tests. */
+export function ownerTransactions(db: DeliveryLogDb): InTransaction {
+  return (work) => db.transaction().execute(work);
 }

@@ -9,15 +9,16 @@
  * seconds for its attempt and a resend writes to Kafka between its reads, and a transaction held
  * across those would hold a pool connection (and its snapshot) the whole while.
  *
- * The reservations (resends, retries now, test events, self-service changes) still write as the
- * store's own user: the reader role may only select (migration 0010).
+ * Its writes, the places under the partner's limits (resends, retries now, test events,
+ * self-service changes) and retries now's claims, run in the partner's scope too, each a transaction
+ * of its own: the role may write only those tables, and only the partner's rows (migration 0016).
  */
 import type { RecoveryStore } from '../../domain/recover-dead-letters';
 import type { ResendStore } from '../../domain/resend-delivery';
 import type { RetryStore } from '../../domain/retry-delivery';
 import type { SelfServicePlaces } from '../../domain/self-service';
 import type { TestAttempt } from '../../domain/send-test-event';
-import { inPartnerScope } from './partner-scope';
+import { partnerTransactions, type InTransaction } from './partner-scope';
 import { testAttemptOf } from './queries/test-event-queries';
 import { recoveryStore } from './recovery-store';
 import { resendStore } from './resend-store';
@@ -30,7 +31,7 @@ import type { DeliveryLogDb } from './tables';
 declare const issuedByForPartner: unique symbol;
 
 /** Runs `query` in the partner's scope, in a transaction of its own. */
-export type ScopedRead = <T>(query: (scoped: DeliveryLogDb) => Promise<T>) => Promise<T>;
+export type ScopedRead = InTransaction;
 
 /** The stores a partner's use cases are built on, bound to that partner. */
 export interface PartnerStores {
@@ -67,16 +68,16 @@ export function partnerScopes<U extends object>(
   useCases: (stores: PartnerStores) => U,
 ): (partnerId: string) => PartnerScope<U> {
   return (partnerId) => {
-    const read: ScopedRead = (query) => inPartnerScope(db, partnerId, query);
+    const read: ScopedRead = partnerTransactions(db, partnerId);
     const stores: PartnerStores = {
       partnerId,
       read,
-      resends: resendStore(db, limits.resendsPerHour),
-      retries: retryStore(db, limits.resendsPerHour),
-      recoveries: recoveryStore(db, limits.resendsPerHour),
-      places: selfServicePlaces(db),
+      resends: resendStore(db, limits.resendsPerHour, partnerId),
+      retries: retryStore(db, limits.resendsPerHour, partnerId),
+      recoveries: recoveryStore(db, limits.resendsPerHour, partnerId),
+      places: selfServicePlaces(read),
       testEvents: {
-        reservations: new ResendReservations(db, limits.testEventsPerMinute, 'test-event', 60_000),
+        reservations: new ResendReservations(read, limits.testEventsPerMinute, 'test-event', 60_000),
         attemptOf: (deliveryId) => testAttemptOf(db, deliveryId, partnerId),
       },
     };

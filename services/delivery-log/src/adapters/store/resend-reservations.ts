@@ -6,11 +6,12 @@
  * behind, and lets concurrent ones all pass. Each reservation is counted and written in one
  * transaction that first takes an advisory lock keyed on the partner, so one partner's
  * reservations are made one at a time on every replica sharing the store; another partner's do
- * not wait.
+ * not wait. A partner's places are counted and written in its scope (partner-scope.ts, migration
+ * 0016): its transactions see and may write only its own rows.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import type { DeliveryLogDb } from './tables';
+import type { InTransaction } from './partner-scope';
 
 const HOUR_MS = 3600_000;
 /** The first key of the two-key advisory lock: which lock this is, so a partner's key meets no other kind of lock's. */
@@ -23,7 +24,8 @@ export type ReservationKind = 'resend' | 'test-event';
 
 export class ResendReservations {
   constructor(
-    private readonly db: DeliveryLogDb,
+    /** Where the places are counted and written: a partner's scope (partnerTransactions), or the store's own user. */
+    private readonly inTransaction: InTransaction,
     /** Reservations one partner may hold within the window. */
     private readonly perWindow: number,
     private readonly kind: ReservationKind = 'resend',
@@ -33,7 +35,7 @@ export class ResendReservations {
 
   /** A place for one resend of `deliveryId`, or when one frees when the partner has had its resends of the hour. */
   reserve(partnerId: string, deliveryId: string, now: Date): Promise<Reservation> {
-    return this.db.transaction().execute(async (trx) => {
+    return this.inTransaction(async (trx) => {
       // Released at commit: whoever waited counts this reservation too.
       await sql`select pg_advisory_xact_lock(${LOCK_CLASS}::integer, ${lockKeyOf(partnerId, this.kind)}::integer)`.execute(trx);
       // The perWindow-th newest of the window: if there is one, the limit is reached until it leaves the window.
@@ -65,19 +67,21 @@ export class ResendReservations {
 
   /** The places the partner has left in the window (a later reserve may still be refused: others may take them first). */
   async left(partnerId: string, now: Date): Promise<number> {
-    const row = await this.db
-      .selectFrom('resend_reservations')
-      .select((eb) => eb.fn.countAll<string>().as('taken'))
-      .where('partner_id', '=', partnerId)
-      .where('kind', '=', this.kind)
-      .where('reserved_at', '>', new Date(now.getTime() - this.windowMs))
-      .executeTakeFirst();
+    const row = await this.inTransaction((trx) =>
+      trx
+        .selectFrom('resend_reservations')
+        .select((eb) => eb.fn.countAll<string>().as('taken'))
+        .where('partner_id', '=', partnerId)
+        .where('kind', '=', this.kind)
+        .where('reserved_at', '>', new Date(now.getTime() - this.windowMs))
+        .executeTakeFirst(),
+    );
     return Math.max(0, this.perWindow - Number(row?.taken ?? 0));
   }
 
   /** Gives a place back: its resend did not happen. */
   async release(reservationId: string): Promise<void> {
-    await this.db.deleteFrom('resend_reservations').where('reservation_id', '=', reservationId).execute();
+    await this.inTransaction((trx) => trx.deleteFrom('resend_reservations').where('reservation_id', '=', reservationId).execute());
   }
 }
 

@@ -2,12 +2,13 @@
 import type { ResendStore } from '../../domain/resend-delivery';
 import { callbackDeadLettersOf, deliveryStateOf } from './queries/resend-queries';
 import { emittedVersions } from './queries/recovery-queries';
-import { inPartnerScope } from './partner-scope';
+import { inPartnerScope, partnerTransactions } from './partner-scope';
 import { ResendReservations } from './resend-reservations';
 import type { DeliveryLogDb } from './tables';
 
-export function resendStore(db: DeliveryLogDb, perHour: number): ResendStore {
-  const reservations = new ResendReservations(db, perHour);
+/** `partnerId`: the partner whose resends these are; its places are counted and written in its scope. */
+export function resendStore(db: DeliveryLogDb, perHour: number, partnerId: string): ResendStore {
+  const reservations = new ResendReservations(partnerTransactions(db, partnerId), perHour);
   return {
     deliveryStateOf: (partnerId, deliveryId) => deliveryStateOf(db, partnerId, deliveryId),
     callbackDeadLettersOf: (partnerId, deliveryId) => callbackDeadLettersOf(db, partnerId, deliveryId),

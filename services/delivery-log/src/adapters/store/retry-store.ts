@@ -1,14 +1,19 @@
 /* A retry now's store (domain/retry-delivery.ts RetryStore) on the log's PostgreSQL database: the delivery's row, its retry-now claim and the resends' reservations. */
 import type { RetryStore } from '../../domain/retry-delivery';
-import { inPartnerScope } from './partner-scope';
+import { inPartnerScope, ownerTransactions, partnerTransactions } from './partner-scope';
 import { ResendReservations } from './resend-reservations';
 import { RetryNowClaims } from './retry-now-claims';
 import type { DeliveryLogDb } from './tables';
 
-export function retryStore(db: DeliveryLogDb, perHour: number): RetryStore {
+/**
+ * `partnerId`: the partner whose retries these are, its claims and places taken in its scope; none
+ * for the operator API's, which reads and writes any partner's as the store's own user.
+ */
+export function retryStore(db: DeliveryLogDb, perHour: number, partnerId?: string): RetryStore {
+  const writes = partnerId === undefined ? ownerTransactions(db) : partnerTransactions(db, partnerId);
   // The resend's reservations: a retry now counts in the same hourly limit.
-  const reservations = new ResendReservations(db, perHour);
-  const claims = new RetryNowClaims(db);
+  const reservations = new ResendReservations(writes, perHour);
+  const claims = new RetryNowClaims(writes);
   return {
     // A partner's retry reads in its scope (partner-scope.ts: row security); an operator's, any partner's.
     deliveryOf: (deliveryId, partnerId) =>

@@ -3,20 +3,22 @@
  * signing secret), kept by the API as the resend limit is (resend-reservations.ts): a change takes
  * a place before it is made and gives it back when it is not, each counted and written in one
  * transaction under an advisory lock keyed on the partner, so concurrent requests on any replica
- * cannot all pass.
+ * cannot all pass. A partner's places are counted and written in its scope (partner-scope.ts,
+ * migration 0016).
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import type { DeliveryLogDb } from './tables';
+import type { InTransaction } from './partner-scope';
 import type { SelfServiceLimit, SelfServicePlaces, SelfServicePlace } from '../../domain/self-service';
 
 /** The first key of the two-key advisory lock: not the resend limit's (0x7e5e). */
 const LOCK_CLASS = 0x5e1f;
 
-export function selfServicePlaces(db: DeliveryLogDb): SelfServicePlaces {
+/** `inTransaction`: the partner's scope (partnerTransactions) the places are counted and written in. */
+export function selfServicePlaces(inTransaction: InTransaction): SelfServicePlaces {
   return {
     reserve(partnerId: string, limit: SelfServiceLimit, now: Date): Promise<SelfServicePlace> {
-      return db.transaction().execute(async (trx) => {
+      return inTransaction(async (trx) => {
         await sql`select pg_advisory_xact_lock(${LOCK_CLASS}::integer, ${lockKeyOf(partnerId)}::integer)`.execute(trx);
         // The limit-th newest of the window: if there is one, the limit is reached until it leaves the window.
         const limiting = await trx
@@ -42,7 +44,7 @@ export function selfServicePlaces(db: DeliveryLogDb): SelfServicePlaces {
       });
     },
     async release(changeId: string): Promise<void> {
-      await db.deleteFrom('self_service_changes').where('change_id', '=', changeId).execute();
+      await inTransaction((trx) => trx.deleteFrom('self_service_changes').where('change_id', '=', changeId).execute());
     },
   };
 }

@@ -22,6 +22,7 @@ import { selfServiceChanges } from './0012-self-service-changes';
 import { searchAndHealth } from './0013-search-and-health';
 import { refusedRequests } from './0014-refused-requests';
 import { retryNowClaims } from './0015-retry-now-claims';
+import { partnerScopedWrites } from './0016-partner-scoped-writes';
 
 /** Every migration, by name; names sort in the order they run. */
 export const migrations: Record<string, Migration> = {
@@ -40,4 +41,5 @@ export const migrations: Record<string, Migration> = {
   '0013-search-and-health': searchAndHealth,
   '0014-refused-requests': refusedRequests,
   '0015-retry-now-claims': retryNowClaims,
+  '0016-partner-scoped-writes': partnerScopedWrites,
 };
