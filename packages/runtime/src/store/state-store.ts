@@ -8,10 +8,11 @@
  * namespaces that share a database never see each other's request_ids, versions or documents.
  */
 import { createHash } from 'node:crypto';
-import { Kysely, Migrator, PostgresDialect, type Migration, type MigrationResultSet } from 'kysely';
+import { Kysely, PostgresDialect, type Migration } from 'kysely';
 import type { Pool } from 'pg';
 import { StoreUnavailableError, describeError } from '@hookstream/errors';
 import type { Logger } from '../logging';
+import { migrateToLatest } from './migrate';
 import { openPostgresPool } from './postgres-pool';
 
 export interface StateStoreOptions {
@@ -63,27 +64,19 @@ export async function openStateStore<Tables>(options: StateStoreOptions): Promis
     logger: options.logger,
   });
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
-  const migrator = new Migrator({
-    db,
-    provider: { getMigrations: () => Promise.resolve(options.migrations) },
-    migrationTableName: `${options.service.replace(/-/g, '_')}_migration`,
-    migrationLockTableName: `${options.service.replace(/-/g, '_')}_migration_lock`,
-    // Named, not left to search_path: Kysely looks for its tables in every schema unless told one,
-    // and would take another namespace's migration tables for this one's.
-    migrationTableSchema: schema,
-  });
-  let result: MigrationResultSet;
   try {
     await createSchema(pool, schema);
-    result = await migrator.migrateToLatest();
+    await migrateToLatest(db as Kysely<unknown>, {
+      migrations: options.migrations,
+      tableName: `${options.service.replace(/-/g, '_')}_migration`,
+      lockTableName: `${options.service.replace(/-/g, '_')}_migration_lock`,
+      schema,
+      store: options.service,
+      logger: options.logger,
+    });
   } catch (error) {
     await db.destroy();
     throw new StoreUnavailableError(`${options.service}: the store could not be migrated: ${describeError(error)}`, error);
-  }
-  if (result.error) {
-    await db.destroy();
-    const failed = result.results?.find((r) => r.status === 'Error')?.migrationName ?? 'the migrations';
-    throw new StoreUnavailableError(`${options.service}: ${failed} failed: ${describeError(result.error)}`, result.error);
   }
   return {
     db,

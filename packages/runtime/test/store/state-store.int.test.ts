@@ -53,3 +53,21 @@ test("when the URL brings startup options of its own, then they hold and the nam
   const { rows } = await sql<{ work_mem: string }>`show work_mem`.execute(c.db);
   expect(rows[0]!.work_mem).toBe('4321kB');
 });
+
+test('when a newer version has migrated the store, then a replica of the version before still starts on it (a rolling upgrade, a rollback); one that lacks a migration the database skipped is refused by name', async () => {
+  const labelled = {
+    ...migrations,
+    '0002-labels': { up: (db: Kysely<unknown>) => sql`alter table notes add column label text`.execute(db).then(() => undefined) },
+  };
+  const newer = await openStateStore<Tables>({ url: database.url, service: 'state-test', namespace: 'e.', migrations: labelled, logger });
+  opened.push(newer);
+  // The version before: it knows 0001 only, and writes as it always did.
+  const older = await open('e.');
+  await older.db.insertInto('notes').values({ text: 'from the version before' }).execute();
+  expect(await newer.db.selectFrom('notes').select('text').execute()).toEqual([{ text: 'from the version before' }]);
+  // A version that never had 0001 would run on a schema it does not know: refused, naming both.
+  const other = { '0003-other': migrations['0001-notes'] };
+  await expect(openStateStore({ url: database.url, service: 'state-test', namespace: 'e.', migrations: other, logger })).rejects.toThrow(
+    /migrated by another version \(0001-notes, 0002-labels\) without 0003-other/,
+  );
+});

@@ -2,9 +2,8 @@
  * Opens the delivery log's PostgreSQL database (DELIVERY_LOG_DATABASE_URL: production,
  * docker-compose, and the local stack's server under `npm start`) and brings its schema up to date.
  */
-import { describeError } from '@hookstream/errors';
-import { openPostgresPool, type Logger } from '@hookstream/runtime';
-import { Kysely, Migrator, PostgresDialect, type MigrationResultSet } from 'kysely';
+import { migrateToLatest, openPostgresPool, type Logger } from '@hookstream/runtime';
+import { Kysely, PostgresDialect } from 'kysely';
 import { migrations } from './migrations/index';
 import { WithoutNulPlugin } from './without-nul';
 import type { DeliveryLogDb, DeliveryLogTables } from './tables';
@@ -34,19 +33,10 @@ export async function openStore(location: StoreLocation): Promise<DeliveryLogSto
   const pool = openPostgresPool(location);
   const db = new Kysely<DeliveryLogTables>({ dialect: new PostgresDialect({ pool }), plugins: [new WithoutNulPlugin()] });
   try {
-    await migrateToLatest(db);
+    await migrateToLatest(db as Kysely<unknown>, { migrations, store: 'delivery log', logger: location.logger });
   } catch (error) {
     await db.destroy();
     throw error;
   }
   return { db, close: () => db.destroy() };
-}
-
-async function migrateToLatest(db: Kysely<DeliveryLogTables>): Promise<void> {
-  const migrator = new Migrator({ db, provider: { getMigrations: () => Promise.resolve(migrations) } });
-  const { error, results }: MigrationResultSet = await migrator.migrateToLatest();
-  if (error) {
-    const failed = results?.find((result) => result.status === 'Error')?.migrationName ?? 'the migrations';
-    throw new Error(`delivery log: ${failed} failed: ${describeError(error)}`, { cause: error });
-  }
 }
