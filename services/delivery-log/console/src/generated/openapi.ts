@@ -1343,7 +1343,7 @@ export interface components {
             /** @description How to verify a callback of this method, in order, with your header names and contract */
             steps: string[];
             /**
-             * @description The exact text the latest send (the last attempt with request_headers) was signed over, rebuilt from its recorded headers and `body`; sign its UTF-8 bytes with the secret placeholders replaced: «secret» by your shared secret (MD5), «api_key» by your API key (HMAC_SHA256). Null for methods that sign nothing (API_KEY, BEARER_STATIC, BEARER_FETCHED, BASIC, BEARER_JWT), before any send, or when that send lacks a header your configuration now names
+             * @description The exact text the latest send (the last attempt with request_headers) was signed over, rebuilt from its recorded headers and `body`; sign its UTF-8 bytes with the secret placeholders replaced: «secret» by your shared secret (MD5), «api_key» by the callback key your callbacks carry in their key header, not your hsk_… API key (HMAC_SHA256). Null for methods that sign nothing (API_KEY, BEARER_STATIC, BEARER_FETCHED, BASIC, BEARER_JWT), before any send, or when that send lacks a header your configuration now names
              * @example «api_key»|2026-11-25T10:00:00.123Z|{"policy_number":"P-1"}
              */
             signed_string: string | null;

@@ -1,0 +1,58 @@
+/**
+ * What a partner's engineer and an operator tripped over in the console (issue 46), each in a real
+ * Chromium against the real pipeline (support/console-stack.ts): the words a page uses must say
+ * what the system does, once, in the words the partner knows.
+ */
+import type { Page } from 'playwright-core';
+import { waitFor } from '../../../test/helpers/infrastructure';
+import { policyEvent } from '../../../test/helpers/outbound';
+import { uniquePartnerId } from '../../../test/helpers/outbound-fixture';
+import { ConsoleStack } from './support/console-stack';
+
+let stack: ConsoleStack;
+
+beforeAll(async () => {
+  stack = await ConsoleStack.open('console-words', []);
+}, 400_000);
+
+afterEach(() => stack.assertPagesClean());
+
+afterAll(() => stack?.close());
+
+async function signInWithKey(p: Page, key: string): Promise<void> {
+  await p.goto('/console/');
+  await p.getByLabel('API key', { exact: true }).fill(key);
+  await p.getByRole('button', { name: 'Sign in' }).click();
+  await p.getByRole('heading', { name: 'Deliveries' }).waitFor();
+}
+
+test('an HMAC_SHA256 delivery: the steps and the code name the callback key (its X-API-Key value), never the hsk_ sign-in key', async () => {
+  const partner = uniquePartnerId('words-hmac');
+  const receiver = await stack.fixture.receiver(() => 200);
+  const key = await stack.fixture.partners.create(partner, {
+    callback_endpoints: [{ endpoint_id: 'main', url: receiver.url }],
+    outbound_auth: { method: 'HMAC_SHA256', api_key: 'hk-words', secret: 'hmac-secret-words' },
+  });
+  await stack.fixture.events.publish([policyEvent(partner, {}, { policy_number: 'P-WORDS-HMAC' })]);
+  await waitFor(
+    async () =>
+      (
+        await stack.api<{ data: unknown[] }>('GET', `/api/admin/v1/deliveries?partner_id=${partner}&status=delivered`)
+      ).data[0],
+    'the delivery delivered in the log',
+    60_000,
+  );
+
+  const p = await stack.page();
+  await signInWithKey(p, key);
+  await p.getByRole('link', { name: 'P-WORDS-HMAC' }).click();
+  const verifying = p.getByRole('region', { name: 'Verifying it' });
+  const steps = await verifying.locator('ol').innerText();
+  expect(steps).not.toMatch(/your API key/i);
+  expect(steps).toMatch(/the callback key \(the value of X-API-Key\)/);
+  expect(steps).toMatch(/not the hsk_… API key you sign in with/);
+  for (const language of ['Node.js', 'Python', 'Java']) {
+    await verifying.getByRole('button', { name: language }).click();
+    expect(await verifying.locator('pre.snippet').innerText()).toMatch(/the callback key[\s\S]*Not the hsk_… API key you sign in/);
+  }
+}, 120_000);
