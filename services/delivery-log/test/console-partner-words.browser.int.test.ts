@@ -56,3 +56,20 @@ test('an HMAC_SHA256 delivery: the steps and the code name the callback key (its
     expect(await verifying.locator('pre.snippet').innerText()).toMatch(/the callback key[\s\S]*Not the hsk_… API key you sign in/);
   }
 }, 120_000);
+
+test('the Disable partner confirmation says its retrying callbacks and new statuses are dead-lettered, and that enabling sends none', async () => {
+  const p = await stack.page();
+  await stack.signInAsOperator(p);
+  await p.goto(`/console/#/partners/${stack.partnerB}`);
+  await p.getByLabel('Reason', { exact: true }).fill('checking the words only');
+  await p.getByRole('button', { name: 'Disable partner' }).click();
+  const dialog = p.getByRole('dialog', { name: /Disable .*\?/ });
+  const said = await dialog.innerText();
+  // What deliver-callback.ts and plan-callbacks.ts do with a disabled partner's records.
+  expect(said).not.toMatch(/stop until it is enabled again/);
+  expect(said).toMatch(/each callback already waiting for a retry is dead-lettered at its next attempt/);
+  expect(said).toMatch(/each new policy status is dead-lettered too \(PARTNER_DISABLED\)/);
+  expect(said).toMatch(/Enabling it again sends none of them: replay them from Dead letters/);
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  await dialog.waitFor({ state: 'detached' });
+});
