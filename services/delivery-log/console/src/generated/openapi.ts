@@ -664,8 +664,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The endpoints failing across partners, the most affected first
-         * @description Every partner endpoint with a failed send in the last day, deliveries still dead-lettered, or its partner’s circuit open: success rate over the last hour, the last answer, the circuit and the dead letters waiting; sorted by dead letters waiting, then failed sends in the last hour, then in the last day.
+         * The endpoints failing across partners, the worst first
+         * @description Every partner endpoint with a failed send in the last day, deliveries still dead-lettered, or its partner’s circuit open: success rate over the last hour, the last answer, the circuit and the dead letters waiting; worst first: circuit open, then the lowest success rate over the last hour (none after some), then dead letters waiting, then failed sends in the last hour and day.
          */
         get: operations["adminListFailingEndpoints"];
         put?: never;
