@@ -73,3 +73,34 @@ test('the Disable partner confirmation says its retrying callbacks and new statu
   await dialog.getByRole('button', { name: 'Cancel' }).click();
   await dialog.waitFor({ state: 'detached' });
 });
+
+test('rotating the signing secret again during its overlap warns which secret stops signing when; the page shows the code that verifies', async () => {
+  const partner = uniquePartnerId('words-sw');
+  const receiver = await stack.fixture.receiver(() => 200);
+  const key = await stack.fixture.partners.create(partner, {
+    callback_endpoints: [{ endpoint_id: 'main', url: receiver.url }],
+    outbound_auth: { method: 'STANDARD_WEBHOOKS', secret: `whsec_${Buffer.alloc(32, 7).toString('base64')}` },
+  });
+  const p = await stack.page();
+  await signInWithKey(p, key);
+  await p.getByRole('link', { name: 'Signing secret' }).click();
+  const verifying = p.getByRole('region', { name: 'Verifying your callbacks' });
+  expect(await verifying.locator('pre.snippet').innerText()).toContain('verifyStandardWebhooks');
+
+  // The first rotation: no overlap yet, so no warning.
+  await p.getByRole('button', { name: 'Rotate signing secret' }).click();
+  const first = p.getByRole('dialog', { name: 'Rotate your signing secret?' });
+  expect(await first.getByRole('alert').count()).toBe(0);
+  await first.getByRole('button', { name: 'Rotate now' }).click();
+  await p.getByLabel('New signing secret').waitFor();
+  await p.getByText('Previous secret also signs until').waitFor();
+
+  // Again, during the overlap it opened: the secret just shown stops at once, the oldest signs on.
+  await p.getByRole('button', { name: 'Rotate signing secret' }).click();
+  const again = p.getByRole('dialog', { name: 'Rotate again during the overlap?' });
+  const warning = await again.getByRole('alert').innerText();
+  expect(warning).toMatch(/the secret your last rotation showed stops signing at once/);
+  expect(warning).toMatch(/The secret from before it keeps signing beside the new one until .* \(the overlap is not extended\)/);
+  await again.getByRole('button', { name: 'Cancel' }).click();
+  await again.waitFor({ state: 'detached' });
+}, 90_000);
