@@ -104,3 +104,29 @@ test('rotating the signing secret again during its overlap warns which secret st
   await again.getByRole('button', { name: 'Cancel' }).click();
   await again.waitFor({ state: 'detached' });
 }, 90_000);
+
+test('a test event of a status the chosen endpoint never receives says so, with what to do, before it is sent', async () => {
+  const partner = uniquePartnerId('words-test');
+  const receiver = await stack.fixture.receiver(() => 200);
+  const key = await stack.fixture.partners.create(partner, {
+    callback_endpoints: [
+      { endpoint_id: 'main', url: receiver.url },
+      { endpoint_id: 'cancels', url: receiver.url, statuses: ['POLICY_CANCELLED'] },
+    ],
+    outbound_auth: { method: 'API_KEY', api_key: 'k-words' },
+  });
+  const p = await stack.page();
+  await signInWithKey(p, key);
+  await p.getByRole('link', { name: 'Send a test event' }).click();
+  const endpoint = p.getByLabel('Endpoint');
+  await endpoint.locator('option', { hasText: 'cancels' }).waitFor({ state: 'attached' });
+  const warning = p.getByTestId('never-received');
+  // Every status reaches the first endpoint: nothing to say.
+  expect(await warning.count()).toBe(0);
+  await endpoint.selectOption('cancels');
+  expect(await warning.innerText()).toMatch(
+    /cancels receives only Policy cancelled: real Policy active callbacks never go to it\. .*choose one of its statuses, or change them on Endpoints/,
+  );
+  await p.getByLabel('Status').selectOption('POLICY_CANCELLED');
+  await warning.waitFor({ state: 'detached' });
+});
