@@ -23,10 +23,15 @@ export function SelectField({
 }) {
   const [value, setValue] = useState(initial);
   return (
-    <select name={name} value={value} onChange={(event) => {
+    <select
+      name={name}
+      value={value}
+      onChange={(event) => {
         setValue(event.currentTarget.value);
         onChange?.(event.currentTarget.value);
-      }} {...attributes}>
+      }}
+      {...attributes}
+    >
       {options.map(([option, label]) => (
         <option key={option} value={option}>
           {label}

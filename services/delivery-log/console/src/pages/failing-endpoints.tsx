@@ -25,8 +25,9 @@ export function FailingEndpointsPage() {
     <>
       <h1>Failing endpoints</h1>
       <p class="lead">
-        Partner endpoints with a failed send in the last day, deliveries still dead-lettered, or their circuit open. Worst first: circuit open
-        (nothing is sent), then the lowest success rate in the last hour, then the most dead letters waiting. Refreshes every {REFRESH_MS / 1000} s while this page is on screen.
+        Partner endpoints with a failed send in the last day, deliveries still dead-lettered, or their circuit open. Worst first: circuit
+        open (nothing is sent), then the lowest success rate in the last hour, then the most dead letters waiting. Refreshes every{' '}
+        {REFRESH_MS / 1000} s while this page is on screen.
       </p>
       <Failure error={error} />
       {data && data.total > 0 && (

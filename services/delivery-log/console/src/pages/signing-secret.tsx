@@ -175,8 +175,8 @@ export function SigningSecretPage({ session }: { session: Session }) {
       {s.rotatable && s.method && (
         <Section title="Verifying your callbacks">
           <p>
-            Whichever secret signs, this code checks a callback. A delivery’s page (Deliveries, then the delivery) shows the same code beside
-            the signature each send carried and the exact string it was signed over.
+            Whichever secret signs, this code checks a callback. A delivery’s page (Deliveries, then the delivery) shows the same code
+            beside the signature each send carried and the exact string it was signed over.
           </p>
           <VerifySnippets method={s.method} />
         </Section>

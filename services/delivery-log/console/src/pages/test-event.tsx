@@ -65,7 +65,9 @@ export function TestEventPage() {
             </BusyButton>
           </form>
           {endpoints.length === 0 && <p class="empty">You have no callback endpoint to test.</p>}
-          {endpoint && <NeverReceived endpointId={endpoint.endpoint_id} statuses={endpoint.configuration?.statuses ?? []} status={status} />}
+          {endpoint && (
+            <NeverReceived endpointId={endpoint.endpoint_id} statuses={endpoint.configuration?.statuses ?? []} status={status} />
+          )}
           <Failure error={action.error} />
           {result && <TestAnswer result={result} />}
         </Section>
@@ -83,8 +85,8 @@ function NeverReceived({ endpointId, statuses, status }: { endpointId: string; s
   const named = (value: string) => STATUSES.find(([s]) => s === value)?.[1] ?? value;
   return (
     <p class="warning" role="status" data-testid="never-received">
-      {endpointId} receives only {statuses.map(named).join(', ')}: real {named(status)} callbacks never go to it. The test is sent as you ask;
-      to try what it really gets, choose one of its statuses, or change them on <a href={link('endpoints')}>Endpoints</a>.
+      {endpointId} receives only {statuses.map(named).join(', ')}: real {named(status)} callbacks never go to it. The test is sent as you
+      ask; to try what it really gets, choose one of its statuses, or change them on <a href={link('endpoints')}>Endpoints</a>.
     </p>
   );
 }
