@@ -4,6 +4,8 @@
  * what the system does, once, in the words the partner knows.
  */
 import type { Page } from 'playwright-core';
+import { CREDENTIAL_HEADER_PARTS } from '@hookstream/contract';
+import { postWebhook, webhook } from '../../../test/helpers/ingress';
 import { waitFor } from '../../../test/helpers/infrastructure';
 import { policyEvent } from '../../../test/helpers/outbound';
 import { uniquePartnerId } from '../../../test/helpers/outbound-fixture';
@@ -35,10 +37,7 @@ test('an HMAC_SHA256 delivery: the steps and the code name the callback key (its
   });
   await stack.fixture.events.publish([policyEvent(partner, {}, { policy_number: 'P-WORDS-HMAC' })]);
   await waitFor(
-    async () =>
-      (
-        await stack.api<{ data: unknown[] }>('GET', `/api/admin/v1/deliveries?partner_id=${partner}&status=delivered`)
-      ).data[0],
+    async () => (await stack.api<{ data: unknown[] }>('GET', `/api/admin/v1/deliveries?partner_id=${partner}&status=delivered`)).data[0],
     'the delivery delivered in the log',
     60_000,
   );
@@ -130,3 +129,40 @@ test('a test event of a status the chosen endpoint never receives says so, with 
   await p.getByLabel('Status').selectOption('POLICY_CANCELLED');
   await warning.waitFor({ state: 'detached' });
 });
+
+test('a refused webhook: only headers named like a credential show [redacted], harmless ones as sent; the page states the one rule', async () => {
+  const refused = webhook({
+    request_id: 'REJ-WORDS-1',
+    transaction_number: 'TRX-WORDS-1',
+    documents: [{ type: 'POLICY_CERTIFICATE', url: 'ftp://docs.example/cert.pdf', filename: 'cert.pdf' }],
+  });
+  const headers = { 'x-request-source': 'erp-batch', 'x-foo': 'bar', 'x-gateway-token': 'not-for-us' };
+  expect((await postWebhook(stack.ingressUrl, stack.keyA, refused, headers)).status).toBe(400);
+  await waitFor(
+    async () =>
+      (await stack.api<{ data: unknown[] }>('GET', `/api/admin/v1/rejected-webhooks?partner_id=${stack.partnerA}&request_id=REJ-WORDS-1`))
+        .data[0],
+    'the refusal in the log',
+    30_000,
+  );
+  const p = await stack.page();
+  await signInWithKey(p, stack.keyA);
+  await p.getByRole('link', { name: 'Webhooks' }).click();
+  await p.getByRole('link', { name: 'Refused' }).click();
+  await p.locator('tbody tr', { hasText: 'REJ-WORDS-1' }).getByRole('link').first().click();
+  const section = p.getByRole('region', { name: 'Headers as they arrived' });
+  const valueOf = (name: string) =>
+    section
+      .locator('tr', { has: p.locator('th', { hasText: new RegExp(`^${name}$`, 'i') }) })
+      .locator('td')
+      .innerText();
+  expect(await valueOf('x-request-source')).toBe('erp-batch');
+  expect(await valueOf('x-foo')).toBe('bar');
+  expect(await valueOf('x-gateway-token')).toBe('[redacted]');
+  expect(await valueOf('x-api-key')).toBe('[redacted]');
+  // The rule as the ingress applies it, word for word.
+  const rule = `${CREDENTIAL_HEADER_PARTS.slice(0, -1).join(', ')} or ${CREDENTIAL_HEADER_PARTS.at(-1)}`;
+  expect(await section.locator('p').first().innerText()).toContain(
+    `A header whose name contains ${rule} (in any case) shows as [redacted]`,
+  );
+}, 90_000);

@@ -1584,7 +1584,7 @@ export interface components {
                 field: string;
                 message: string;
             }[];
-            /** @description The request’s headers as they arrived, in order (at most 100, values cut at 1024 characters). The value of x-api-key, authorization, proxy-authorization, cookie and of any header whose name suggests a secret, token, signature or session is "[redacted]". Empty for webhooks refused before requests were kept. */
+            /** @description The request’s headers as they arrived, in order (at most 100, values cut at 1024 characters). The value of any header whose name contains auth, key, secret, token, sig, pass, cookie, session, credential, jwt, bearer (in any case) is "[redacted]", never kept; every other is as it arrived. Empty for webhooks refused before requests were kept. */
             request_headers: {
                 name: string;
                 value: string;
