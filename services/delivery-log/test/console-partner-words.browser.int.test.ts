@@ -166,3 +166,28 @@ test('a refused webhook: only headers named like a credential show [redacted], h
     `A header whose name contains ${rule} (in any case) shows as [redacted]`,
   );
 }, 90_000);
+
+test('after a replay its result stands alone: no Dry run of every dead letter the filters select under the cursor until asked for', async () => {
+  await stack.publishA('P-WORDS-DL');
+  await stack.deadLettered('P-WORDS-DL');
+  stack.fixedPolicies.add('P-WORDS-DL');
+  const p = await stack.page();
+  await stack.signInAsOperator(p);
+  await p.goto(`/console/#/dead-letters?partner_id=${stack.partnerA}&policy_number=P-WORDS-DL`);
+  await p.getByLabel(/^Choose P-WORDS-DL /).check();
+  await p.getByRole('button', { name: 'Dry run' }).click();
+  await p.getByText('Would do: 1 replayed').waitFor();
+  await p.getByLabel('Reason (required, for the audit trail)').fill('checking the panel after a replay');
+  await p.getByRole('button', { name: 'Replay 1' }).click();
+  await p.getByRole('dialog', { name: 'Replay 1 dead letter?' }).getByRole('button', { name: 'Replay 1' }).click();
+  await p.getByText(/Replayed: run/).waitFor();
+
+  const panel = p.getByRole('region', { name: 'Replayed' });
+  await panel.waitFor();
+  expect(await p.getByRole('button', { name: 'Dry run' }).count()).toBe(0);
+  expect(await p.getByText(/Every dead letter the filters select/).count()).toBe(0);
+  // Another replay only when asked for: then the panel says what its dry run would select.
+  await panel.getByRole('button', { name: 'Start another replay' }).click();
+  await p.getByRole('region', { name: 'Replay the selected dead letters' }).getByText(/Every dead letter the filters select/).waitFor();
+  await p.getByRole('button', { name: 'Dry run' }).waitFor();
+}, 120_000);
