@@ -191,3 +191,33 @@ test('after a replay its result stands alone: no Dry run of every dead letter th
   await p.getByRole('region', { name: 'Replay the selected dead letters' }).getByText(/Every dead letter the filters select/).waitFor();
   await p.getByRole('button', { name: 'Dry run' }).waitFor();
 }, 120_000);
+
+test('self-service off: the Endpoints page says so plainly (a warning, not a faint note) and no line beside it offers changes', async () => {
+  const partner = uniquePartnerId('words-off');
+  const receiver = await stack.fixture.receiver(() => 200);
+  const key = await stack.fixture.partners.create(partner, {
+    callback_endpoints: [{ endpoint_id: 'main', url: receiver.url }],
+    outbound_auth: { method: 'API_KEY', api_key: 'k-off' },
+  });
+  await stack.api('POST', `/api/admin/v1/partners/${partner}/self-service`, { enabled: false, reason: 'checking the words' });
+  // What the Endpoints page reads, once the log has the switch.
+  await waitFor(
+    async () => {
+      const answer = await fetch(`${stack.log.url}/api/portal/v1/endpoints`, { headers: { 'x-api-key': key } });
+      return ((await answer.json()) as { data: { self_service: boolean } }).data.self_service === false || undefined;
+    },
+    'self-service off in the log',
+    30_000,
+  );
+  const p = await stack.page();
+  await signInWithKey(p, key);
+  await p.getByRole('link', { name: 'Endpoints' }).click();
+  const said = p.getByText(/The insurer turned self-service off for you/);
+  await said.waitFor();
+  expect(await said.getAttribute('class')).toBe('warning');
+  expect(await said.innerText()).toMatch(/you cannot add, edit, disable or delete endpoints here/);
+  const page = await p.locator('main').innerText();
+  expect(page).not.toMatch(/Changes need you signed in/);
+  expect(page).not.toMatch(/recorded in the insurer’s audit trail/);
+  expect(await p.getByRole('button', { name: 'Add endpoint' }).count()).toBe(0);
+}, 90_000);

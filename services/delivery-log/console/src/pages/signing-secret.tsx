@@ -121,7 +121,11 @@ export function SigningSecretPage({ session }: { session: Session }) {
           ]}
         />
         {!s.rotatable && <p>Your callbacks are not signed with a secret you rotate here: ask your contact at the insurer.</p>}
-        {s.rotatable && !s.self_service && <p class="note">The insurer turned self-service off for you: ask your contact to rotate it.</p>}
+        {s.rotatable && !s.self_service && (
+          <p class="warning">
+            The insurer turned self-service off for you: you cannot rotate your secret here. Ask your contact at the insurer to rotate it.
+          </p>
+        )}
         {s.rotatable && s.self_service && byLink && (
           <p class="note">Opened with a portal link, the console cannot rotate your secret: sign in with your API key.</p>
         )}
