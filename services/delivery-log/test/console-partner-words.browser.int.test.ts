@@ -188,7 +188,10 @@ test('after a replay its result stands alone: no Dry run of every dead letter th
   expect(await p.getByText(/Every dead letter the filters select/).count()).toBe(0);
   // Another replay only when asked for: then the panel says what its dry run would select.
   await panel.getByRole('button', { name: 'Start another replay' }).click();
-  await p.getByRole('region', { name: 'Replay the selected dead letters' }).getByText(/Every dead letter the filters select/).waitFor();
+  await p
+    .getByRole('region', { name: 'Replay the selected dead letters' })
+    .getByText(/Every dead letter the filters select/)
+    .waitFor();
   await p.getByRole('button', { name: 'Dry run' }).waitFor();
 }, 120_000);
 
@@ -221,3 +224,46 @@ test('self-service off: the Endpoints page says so plainly (a warning, not a fai
   expect(page).not.toMatch(/recorded in the insurer’s audit trail/);
   expect(await p.getByRole('button', { name: 'Add endpoint' }).count()).toBe(0);
 }, 90_000);
+
+test('the operator menu marks the current page and holds one line at 1280 px; times are typed ISO 24-hour; the audit trail says actions in words', async () => {
+  const p = await stack.page();
+  await stack.signInAsOperator(p);
+  const menu = p.getByRole('navigation', { name: 'Main' });
+  await menu.getByRole('link', { name: 'Dead letters' }).click();
+  await p.getByRole('heading', { name: 'Dead letters' }).waitFor();
+  expect(await menu.locator('a[aria-current="page"]').allInnerTexts()).toEqual(['Dead letters']);
+  // Every item on the line of the first (the test's desktop is 1280 px wide; it wrapped at 1366 px).
+  const tops = await menu.locator('a').evaluateAll((links) => links.map((a) => Math.round(a.getBoundingClientRect().top)));
+  expect(tops).toHaveLength(8);
+  expect(new Set(tops).size).toBe(1);
+
+  // A time filter is typed as every time is written, not in the locale's date picker.
+  const from = p.getByLabel('Dead-lettered from');
+  expect(await from.getAttribute('type')).toBe('text');
+  expect(await from.getAttribute('placeholder')).toBe('YYYY-MM-DD HH:MM');
+  await from.fill('2026-11-28 14:05');
+  await p.getByRole('button', { name: 'Apply' }).click();
+  await p.waitForURL(/since=2026-11-28(\+|%20)14%3A05/);
+
+  // The audit trail: the replay of an earlier test in words, its code beside them.
+  await menu.getByRole('link', { name: 'Audit trail' }).click();
+  await p.getByRole('heading', { name: 'Audit trail' }).waitFor();
+  expect(await menu.locator('a[aria-current="page"]').allInnerTexts()).toEqual(['Audit trail']);
+  await p.locator('tbody tr').first().waitFor();
+  const actions = await p.locator('tbody tr td:nth-child(3)').allInnerTexts();
+  expect(actions.length).toBeGreaterThan(0);
+  for (const action of actions) expect(action).toMatch(/^[a-z][a-z -]+[a-z]( [a-z-]+\.[a-z-]+)?$/i);
+}, 90_000);
+
+test('endpoint health says when the page read its figures, apart from the time of the circuit’s latest record', async () => {
+  const p = await stack.page();
+  await signInWithKey(p, stack.keyA);
+  await p.getByRole('link', { name: 'Endpoint health' }).click();
+  const read = p.getByTestId('read-at');
+  const text = await read.innerText();
+  const [, shown] = /^Read (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)/.exec(text) ?? [];
+  // Read just now (the browser and the test share the machine's zone).
+  expect(Math.abs(Date.now() - new Date(shown!.replace(' ', 'T')).getTime())).toBeLessThan(60_000);
+  expect(text).toMatch(/read again every 30 s while this page is on screen/);
+  expect(await p.getByText(/ as of /).count()).toBe(0);
+});

@@ -14,11 +14,10 @@ import { useConfirm } from '../components/confirm';
 import { Filters, type FilterField } from '../components/filters';
 import { ListState } from '../components/list-state';
 import { ReplayDecisions } from '../components/replay-decisions';
-import { when } from '../format';
+import { isoOf, when } from '../format';
 import { formText } from '../form-text';
 import { link, type Route } from '../router';
 import { useApi } from '../use-api';
-import { isoOf } from './deliveries';
 
 /** A dry run: the request as it was sent (bounded by its time), what it was of, and its answer. */
 interface DryRun {
@@ -30,8 +29,8 @@ interface DryRun {
 const FIELDS: FilterField[] = [
   { name: 'topic', label: 'Topic', options: ['callback', 'policy-status', 'documents'] },
   { name: 'partner_id', label: 'Partner', type: 'partner' },
-  { name: 'since', label: 'Dead-lettered from', type: 'datetime-local' },
-  { name: 'until', label: 'Dead-lettered before', type: 'datetime-local' },
+  { name: 'since', label: 'Dead-lettered from', type: 'time' },
+  { name: 'until', label: 'Dead-lettered before', type: 'time' },
   { name: 'error_class', label: 'Error class' },
   { name: 'last_status', label: 'Last HTTP status' },
   { name: 'policy_number', label: 'Policy number' },
