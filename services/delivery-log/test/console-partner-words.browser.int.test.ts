@@ -124,7 +124,7 @@ test('a test event of a status the chosen endpoint never receives says so, with 
   expect(await warning.count()).toBe(0);
   await endpoint.selectOption('cancels');
   expect(await warning.innerText()).toMatch(
-    /cancels receives only Policy cancelled: real Policy active callbacks never go to it\. .*choose one of its statuses, or change them on Endpoints/,
+    /cancels receives only policy cancelled: real policy active callbacks never go to it\. .*choose one of its statuses, or change them on Endpoints/,
   );
   await p.getByLabel('Status').selectOption('POLICY_CANCELLED');
   await warning.waitFor({ state: 'detached' });

@@ -38,6 +38,21 @@ export function isoOf(typed: string | undefined): string | undefined {
   return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
 }
 
+/**
+ * Which send an attempt was, in the words every view uses (docs/console.md, one word per thing):
+ * "first try", "retry 2", and for one asked for, "retry now" or "test event", never its tier.
+ */
+export function attemptWords(attempt: { tier: number; trigger?: string | null }): string {
+  if (attempt.trigger === 'RETRY_NOW') return 'retry now';
+  if (attempt.trigger === 'TEST') return 'test event';
+  return attempt.tier === 0 ? 'first try' : `retry ${attempt.tier}`;
+}
+
+/** A policy status in words, as every view writes it: POLICY_ACTIVE is "policy active". */
+export function statusWords(status: string): string {
+  return status.toLowerCase().replace(/_/g, ' ');
+}
+
 /** `UTC`, `UTC+07:00`, `UTC-03:30`. */
 export function zoneName(offsetMinutes: number): string {
   if (offsetMinutes === 0) return 'UTC';

@@ -1,4 +1,4 @@
-import { isoOf, typedTime, when, zoneName } from '../../console/src/format';
+import { attemptWords, isoOf, statusWords, typedTime, when, zoneName } from '../../console/src/format';
 
 describe('a time as the console shows it', () => {
   test('is the wall-clock time at the viewer’s offset, with the offset named', () => {
@@ -38,5 +38,22 @@ describe('a time as typed in the console: ISO, 24-hour, the viewer’s time', ()
     expect(isoOf(' 2026-11-28T14:05:00 ')).toBe(date.toISOString());
     expect(isoOf('11/28/2026 02:05 PM')).toBeUndefined();
     expect(isoOf('')).toBeUndefined();
+  });
+});
+
+describe('one word per thing (docs/console.md): an attempt and a policy status in the words every view uses', () => {
+  test('an attempt is a first try, a retry n, or one asked for: retry now or test event, never its tier', () => {
+    expect(attemptWords({ tier: 0, trigger: null })).toBe('first try');
+    expect(attemptWords({ tier: 3, trigger: null })).toBe('retry 3');
+    expect(attemptWords({ tier: 0, trigger: 'RETRY_NOW' })).toBe('retry now');
+    expect(attemptWords({ tier: 0, trigger: 'TEST' })).toBe('test event');
+  });
+
+  test('a status reads as policy active, never active alone nor Policy active in one place and active in another', () => {
+    expect(['POLICY_ISSUING', 'POLICY_ACTIVE', 'POLICY_CANCELLED'].map(statusWords)).toEqual([
+      'policy issuing',
+      'policy active',
+      'policy cancelled',
+    ]);
   });
 });

@@ -11,7 +11,7 @@ import { Failure, Section } from '../components/basics';
 import { BusyButton, useAction } from '../components/busy-button';
 import { useConfirm } from '../components/confirm';
 import { ListState } from '../components/list-state';
-import { ms, percent } from '../format';
+import { ms, percent, statusWords } from '../format';
 import { link } from '../router';
 import { useApi } from '../use-api';
 import { EndpointForm } from './endpoint-form';
@@ -142,7 +142,7 @@ function EndpointRow({
         <code>{id}</code>
       </td>
       <td class="wrap">{e.url}</td>
-      <td>{c.statuses.length === 0 ? 'all' : c.statuses.map((s) => s.replace('POLICY_', '').toLowerCase()).join(', ')}</td>
+      <td>{c.statuses.length === 0 ? 'all' : c.statuses.map(statusWords).join(', ')}</td>
       <td class="num">{ms(c.timeout_ms)}</td>
       <td>{c.disabled ? 'disabled: receives nothing new' : 'enabled'}</td>
       <td>

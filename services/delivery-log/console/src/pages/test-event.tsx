@@ -11,16 +11,16 @@ import { BusyButton, useAction } from '../components/busy-button';
 import { Code } from '../components/code';
 import { SelectField } from '../components/select-field';
 import { formText } from '../form-text';
-import { ms, pretty } from '../format';
+import { ms, pretty, statusWords } from '../format';
 import { link } from '../router';
 import { useApi } from '../use-api';
 
 type Status = Schema<'TestEventRequest'>['status'];
 
 const STATUSES: Array<[Status, string]> = [
-  ['POLICY_ACTIVE', 'Policy active'],
-  ['POLICY_ISSUING', 'Policy issuing'],
-  ['POLICY_CANCELLED', 'Policy cancelled'],
+  ['POLICY_ACTIVE', statusWords('POLICY_ACTIVE')],
+  ['POLICY_ISSUING', statusWords('POLICY_ISSUING')],
+  ['POLICY_CANCELLED', statusWords('POLICY_CANCELLED')],
 ];
 
 export function TestEventPage() {
