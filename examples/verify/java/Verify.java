@@ -38,6 +38,8 @@ public class Verify {
   // --- end ---
 
   // --- HMAC_SHA256 ---
+  // apiKey: the callback key, the value our callbacks carry in keyHeader (X-API-Key unless agreed otherwise),
+  // agreed with the insurer at onboarding. Not the hsk_… API key you sign in to the console with.
   // keyHeader, timestampHeader, signatureHeader: the header names agreed with you (any case).
   static boolean verifyHmacSha256(Map<String, String> headers, byte[] body, String apiKey, String secret,
       String keyHeader, String timestampHeader, String signatureHeader) throws Exception {
@@ -97,6 +99,8 @@ public class Verify {
   // --- end ---
 
   // --- API_KEY ---
+  // apiKey: the callback key, the value our callbacks carry in headerName, agreed with the insurer at onboarding.
+  // Not the hsk_… API key you sign in to the console with.
   // headerName: the header agreed with you (any case).
   static boolean verifyApiKey(Map<String, String> headers, byte[] body, String apiKey, String headerName) {
     return same(headers.get(headerName.toLowerCase()), apiKey);

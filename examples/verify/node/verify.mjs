@@ -17,6 +17,8 @@ function same(a, b) {
 // --- end ---
 
 // --- HMAC_SHA256 ---
+// apiKey: the callback key, the value our callbacks carry in keyHeader (X-API-Key unless agreed otherwise),
+// agreed with the insurer at onboarding. Not the hsk_… API key you sign in to the console with.
 // keyHeader, timestampHeader, signatureHeader: the header names agreed with you (any case).
 export function verifyHmacSha256(headers, body, { apiKey, secret, keyHeader, timestampHeader, signatureHeader }) {
   const timestamp = headers[timestampHeader.toLowerCase()] ?? '';
@@ -64,6 +66,8 @@ export function verifyStandardWebhooks(headers, body, { secret }) {
 // --- end ---
 
 // --- API_KEY ---
+// apiKey: the callback key, the value our callbacks carry in headerName, agreed with the insurer at onboarding.
+// Not the hsk_… API key you sign in to the console with.
 // headerName: the header agreed with you (any case).
 export function verifyApiKey(headers, _body, { apiKey, headerName }) {
   return same(headers[headerName.toLowerCase()] ?? '', apiKey);

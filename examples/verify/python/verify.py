@@ -18,6 +18,8 @@ from datetime import datetime
 
 
 # --- HMAC_SHA256 ---
+# api_key: the callback key, the value our callbacks carry in key_header (X-API-Key unless agreed otherwise),
+# agreed with the insurer at onboarding. Not the hsk_… API key you sign in to the console with.
 # key_header, timestamp_header, signature_header: the header names agreed with you (any case).
 def verify_hmac_sha256(headers, body, api_key, secret, key_header, timestamp_header, signature_header):
     timestamp = headers.get(timestamp_header.lower(), "")
@@ -78,6 +80,8 @@ def verify_standard_webhooks(headers, body, secret):
 
 
 # --- API_KEY ---
+# api_key: the callback key, the value our callbacks carry in header_name, agreed with the insurer at onboarding.
+# Not the hsk_… API key you sign in to the console with.
 # header_name: the header agreed with you (any case).
 def verify_api_key(headers, body, api_key, header_name):
     return hmac.compare_digest(headers.get(header_name.lower(), "").encode("utf-8"), api_key.encode("utf-8"))

@@ -13,7 +13,7 @@ export {
 } from './callbacks/signed-string';
 export { type DocumentFetchRequestValue, DocumentHeaders, type PartnerDocumentValue } from './documents/document-records';
 export { documentIdOf, type PartnerEventValue, webhookIdOf } from './documents/webhook-identity';
-export { type InboundRejectionValue } from './inbound/inbound-rejection';
+export { CREDENTIAL_HEADER_PARTS, type InboundRejectionValue } from './inbound/inbound-rejection';
 export { type InboundReplayValue } from './inbound/inbound-replay';
 export { policyStatusEventType } from './policy/avro-form';
 export { CallbackBodyError } from './policy/callback-body-error';

@@ -122,7 +122,7 @@ test('the signature each attempt carried is shown, equal to what the endpoint re
   await signature.waitFor();
   expect(await signature.inputValue()).toBe(received);
   // The credential stays redacted among the headers; the signature is shown there too.
-  expect(await verifying.getByText('[redacted]').count()).toBe(1);
+  expect(await verifying.locator('table').getByText('[redacted]').count()).toBe(1);
   // The code for its method, in each language.
   const code = verifying.locator('pre.snippet');
   expect(await code.innerText()).toContain('export function verifyHmacSha256(');

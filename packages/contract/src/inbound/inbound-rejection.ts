@@ -4,6 +4,27 @@
  * the body, and the request as it arrived (bounded, credentials redacted). Shared because the ingress writes it and the delivery log reads it.
  */
 
+/**
+ * The one rule for what is hidden of a refused webhook's headers: a header whose name contains one of
+ * these, in any case, has its value recorded as "[redacted]" (x-api-key, Authorization, Cookie,
+ * X-Hub-Signature-256, a gateway's Ocp-Apim-Subscription-Key…); every other header is kept as sent,
+ * so that x-request-source or a trace header reads as the partner sent it. The ingress applies it; the
+ * API and the console say it from here.
+ */
+export const CREDENTIAL_HEADER_PARTS = [
+  'auth',
+  'key',
+  'secret',
+  'token',
+  'sig',
+  'pass',
+  'cookie',
+  'session',
+  'credential',
+  'jwt',
+  'bearer',
+] as const;
+
 /** An inbound-rejections record value (schemas/inbound-rejection.avsc). */
 export interface InboundRejectionValue {
   rejection_id: string;

@@ -16,6 +16,43 @@ export function when(iso: string | number | null | undefined, offsetMinutes?: nu
   return `${text.slice(0, 10)} ${text.slice(11, 19)} ${zoneName(offset)}`;
 }
 
+/**
+ * How a time is typed: as the console writes them (ISO, 24-hour), in the viewer's time, seconds
+ * optional, a T allowed for the space. Not the browser's datetime-local input: Chromium shows it in
+ * its locale's form (mm/dd/yyyy, AM/PM in the US) beside every other time in ISO form.
+ */
+export const TYPED_TIME = { placeholder: 'YYYY-MM-DD HH:MM', pattern: '\\d{4}-\\d{2}-\\d{2}[ T]\\d{2}:\\d{2}(:\\d{2})?' } as const;
+
+/** `date` as a typed time (TYPED_TIME) in the viewer's time: `2026-11-28 14:05`. */
+export function typedTime(date: Date): string {
+  const shifted = new Date(date.getTime() - date.getTimezoneOffset() * 60_000);
+  return shifted.toISOString().slice(0, 16).replace('T', ' ');
+}
+
+/** A typed time (the viewer's time) as RFC 3339; undefined for nothing or anything else. */
+export function isoOf(typed: string | undefined): string | undefined {
+  const text = typed?.trim();
+  if (!text || !new RegExp(`^${TYPED_TIME.pattern}$`).test(text)) return undefined;
+  // Without an offset, ECMAScript reads a date-time as local time.
+  const date = new Date(text.replace(' ', 'T'));
+  return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
+}
+
+/**
+ * Which send an attempt was, in the words every view uses (docs/console.md, one word per thing):
+ * "first try", "retry 2", and for one asked for, "retry now" or "test event", never its tier.
+ */
+export function attemptWords(attempt: { tier: number; trigger?: string | null }): string {
+  if (attempt.trigger === 'RETRY_NOW') return 'retry now';
+  if (attempt.trigger === 'TEST') return 'test event';
+  return attempt.tier === 0 ? 'first try' : `retry ${attempt.tier}`;
+}
+
+/** A policy status in words, as every view writes it: POLICY_ACTIVE is "policy active". */
+export function statusWords(status: string): string {
+  return status.toLowerCase().replace(/_/g, ' ');
+}
+
 /** `UTC`, `UTC+07:00`, `UTC-03:30`. */
 export function zoneName(offsetMinutes: number): string {
   if (offsetMinutes === 0) return 'UTC';

@@ -4,6 +4,7 @@
  * explains. A unit test (test/console/glossary.test.ts) checks that every code the API can answer
  * (the error catalogue, the OpenAPI document's enums, the sender's error classes) has its entry.
  */
+import { AUDIT_ACTIONS } from './audit-actions';
 
 export interface Term {
   /** A few words, shown where the code is. */
@@ -211,6 +212,8 @@ export const GLOSSARY = {
       'muted',
     ),
   },
+  /** An audit trail action in words (audit-actions.ts). */
+  'audit-action': AUDIT_ACTIONS,
   /** Terms the views use that are not codes. */
   term: {
     retry: t(
@@ -257,5 +260,6 @@ export const KIND_TITLES: Record<Kind, string> = {
   circuit: 'Circuit',
   replay: 'Replay decisions',
   'partner-status': 'Partner accounts',
+  'audit-action': 'Audit trail actions',
   term: 'Other terms',
 };

@@ -106,7 +106,7 @@ function App({ root }: { root: HTMLElement }) {
       ) : (
         <>
           <SkipLink />
-          <Header session={session} onSignedOut={() => setSession(null)} />
+          <Header session={session} current={route.segments[0] ?? 'deliveries'} onSignedOut={() => setSession(null)} />
           <div class="content" id="content" tabIndex={-1}>
             <View key={viewKey} session={session} route={route} />
           </div>

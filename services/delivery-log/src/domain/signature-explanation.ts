@@ -22,6 +22,13 @@ export interface Verification {
   credential_header: string | null;
 }
 
+/**
+ * The key a callback carries (API_KEY, HMAC_SHA256), named apart from the partner's own hsk_… API
+ * key: "your API key" read as the sign-in key, and a verification with it failed (issue 46).
+ */
+const CALLBACK_KEY =
+  'the callback key: the value the insurer set with you at onboarding (shown here only as [redacted]; ask your contact if you lack it), not the hsk_… API key you sign in with';
+
 type Explanation = Omit<Verification, 'method' | 'signed_string'>;
 type AuthOf<M extends PublicOutboundAuth['method']> = Extract<PublicOutboundAuth, { method: M }>;
 
@@ -37,7 +44,7 @@ export function verificationOf(auth: PublicOutboundAuth, latestHeaders: RequestH
 function explanationOf(auth: PublicOutboundAuth): Explanation {
   switch (auth.method) {
     case 'API_KEY':
-      return credentialOnly(auth.header_name, [`${auth.header_name} carries the API key agreed with you: compare it with yours.`]);
+      return credentialOnly(auth.header_name, [`${auth.header_name} carries ${CALLBACK_KEY}: compare it with the one you hold.`]);
     case 'BEARER_STATIC':
       return credentialOnly('authorization', ['Authorization is "Bearer " followed by the token agreed with you: compare it with yours.']);
     case 'BEARER_FETCHED':
@@ -86,9 +93,9 @@ function hmacSha256(auth: AuthOf<'HMAC_SHA256'>): Explanation {
   return {
     steps: [
       `Take ${auth.timestamp_header} as received (UTC ISO 8601); refuse one too far from your clock to stop replays.`,
-      `Build the signed string: your API key, "|", that timestamp, "|", then the body exactly as received (signed_string: the latest send's, ${SecretPlaceholders.apiKey} standing for your API key).`,
+      `Build the signed string: the callback key (the value of ${auth.key_header}), "|", that timestamp, "|", then the body exactly as received (signed_string: the latest send's, ${SecretPlaceholders.apiKey} standing for the callback key).`,
       'Compute HMAC-SHA256 over its UTF-8 bytes, keyed with the UTF-8 bytes of your shared secret, and Base64 it (with padding).',
-      `Compare it with ${auth.signature_header} in constant time; ${auth.key_header} carries your API key: compare it with yours too.`,
+      `Compare it with ${auth.signature_header} in constant time; ${auth.key_header} carries ${CALLBACK_KEY}: compare it with the one you hold too.`,
     ],
     signature_header: auth.signature_header,
     signature_field: null,

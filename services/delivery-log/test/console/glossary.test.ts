@@ -85,6 +85,24 @@ describe('every code the console can show has plain words in the glossary', () =
     expect(missing('error-class', classes)).toEqual([]);
   });
 
+  test('every audit trail action the sources record (the audit trail shows it in words, not as dead-letters.replay)', () => {
+    const text = ['packages', 'services', 'cli']
+      .flatMap((dir) => readdirSync(path.join(ROOT, dir)).map((name) => path.join(ROOT, dir, name, 'src')))
+      .filter((dir) => statSync(dir, { throwIfNoEntry: false })?.isDirectory())
+      .flatMap((dir) => sources(dir))
+      .map((file) => readFileSync(file, 'utf8'))
+      .join('\n');
+    const actions = [
+      ...new Set([...text.matchAll(/'((?:partner|portal-token|operator|dead-letters|delivery|endpoint)\.[a-z-]+)'/g)].map((m) => m[1]!)),
+    ]
+      .filter((action) => !action.endsWith('.avsc'))
+      .sort();
+    expect(actions).toEqual(
+      expect.arrayContaining(['dead-letters.replay', 'partner.create', 'partner.self-service-off', 'portal-token.issue']),
+    );
+    expect(missing('audit-action', actions)).toEqual([]);
+  });
+
   test('each entry has words and a meaning; a closed circuit is normal, not an alert', () => {
     for (const entries of Object.values(GLOSSARY))
       for (const term of Object.values(entries)) {

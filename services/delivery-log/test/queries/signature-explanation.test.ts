@@ -93,7 +93,12 @@ describe('how a partner verifies its callbacks, per method', () => {
   });
 
   test.each<[string, PublicOutboundAuth, string, RegExp]>([
-    ['API_KEY', { method: 'API_KEY', header_name: 'X-Partner-Key' }, 'X-Partner-Key', /X-Partner-Key carries the API key/],
+    [
+      'API_KEY',
+      { method: 'API_KEY', header_name: 'X-Partner-Key' },
+      'X-Partner-Key',
+      /X-Partner-Key carries the callback key: .*not the hsk_… API key you sign in with/,
+    ],
     ['BEARER_STATIC', { method: 'BEARER_STATIC' }, 'authorization', /"Bearer " followed by the token agreed/],
     ['BEARER_FETCHED', { method: 'BEARER_FETCHED' }, 'authorization', /token your token endpoint issued/],
     ['BASIC', { method: 'BASIC' }, 'authorization', /Base64 of username ":" password/],

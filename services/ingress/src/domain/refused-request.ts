@@ -1,54 +1,16 @@
 /*
  * What is kept of a refused webhook's request, so its partner can open it later and see it as it
  * arrived: its headers with every credential redacted, and its body, both bounded. The body is the
- * partner's own data, shown only to that partner and to operators; a header may carry our API key
- * or another system's credential under any name, so only the values of headers known to be harmless
- * are kept.
+ * partner's own data, shown only to that partner and to operators; a header named like a credential
+ * (@hookstream/contract's CREDENTIAL_HEADER_PARTS: our API key, Authorization, a cookie, a gateway's
+ * subscription key, a signature…) has its value redacted, every other is kept as sent. Not an allow
+ * list: it hid harmless headers (x-request-source, a partner's own x-…) while the page said only
+ * credentials were hidden (issue 46).
  */
+import { CREDENTIAL_HEADER_PARTS } from '@hookstream/contract';
 
 /** What a credential header's value is recorded as. */
 export const REDACTED = '[redacted]';
-
-/**
- * Headers whose value is kept: those known to carry no credential. Every other header's value is
- * redacted, whatever its name: a gateway's key header (Ocp-Apim-Subscription-Key, x-functions-key…)
- * or a partner's own can be named anything, so a list of credential names would always miss one.
- * The name and its position are kept, which is what debugging a refusal needs of them.
- */
-const HARMLESS_HEADERS: ReadonlySet<string> = new Set([
-  'host',
-  'content-type',
-  'content-length',
-  'content-encoding',
-  'transfer-encoding',
-  'user-agent',
-  'accept',
-  'accept-encoding',
-  'accept-language',
-  'accept-charset',
-  'connection',
-  'keep-alive',
-  'date',
-  'expect',
-  'via',
-  'forwarded',
-  'x-forwarded-for',
-  'x-forwarded-proto',
-  'x-forwarded-host',
-  'x-forwarded-port',
-  'x-real-ip',
-  'x-request-id',
-  'x-correlation-id',
-  'traceparent',
-  'tracestate',
-  'x-trace-id',
-  'x-b3-traceid',
-  'x-amzn-trace-id',
-  'x-cloud-trace-context',
-  'cache-control',
-  'pragma',
-  'origin',
-]);
 
 /** Bounds: Node already caps a request's header section at 16 KiB; these cap what is stored of it and of the body. */
 export const RecordedBounds = {
@@ -83,9 +45,10 @@ export interface RecordedRequest {
 /** Text that fits Avro (UTF-8, so no lone surrogate) and `max` UTF-16 units. */
 const bounded = (text: string, max: number) => text.toWellFormed().slice(0, max).toWellFormed();
 
-/** Whether a header's value is redacted: any header not known to be harmless, by its whole name in any case. */
+/** Whether a header's value is redacted: its whole name, in any case, contains a part named like a credential. */
 export function isCredentialHeader(name: string): boolean {
-  return !HARMLESS_HEADERS.has(name.toLowerCase());
+  const lower = name.toLowerCase();
+  return CREDENTIAL_HEADER_PARTS.some((part) => lower.includes(part));
 }
 
 /** The headers as received (names in their case, in order, repeated ones kept), credentials redacted, within bounds. */

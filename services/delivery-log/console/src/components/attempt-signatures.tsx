@@ -5,7 +5,7 @@
  * changed on the way.
  */
 import type { Schema } from '../api';
-import { when } from '../format';
+import { attemptWords, when } from '../format';
 import { CopyField } from './copy-field';
 
 type Attempt = Schema<'DeliveryAttempt'>;
@@ -34,7 +34,7 @@ export function AttemptSignatures({ attempts, header }: { attempts: Attempt[]; h
       <ul class="signature-list">
         {signed.map(({ attempt, value }, i) => (
           <li key={i} data-attempt={attempt.attempt}>
-            <CopyField label={`Attempt ${attempt.attempt} (tier ${attempt.tier}), ${when(attempt.recorded_at)}`} value={value} />
+            <CopyField label={`Attempt ${attempt.attempt} (${attemptWords(attempt)}), ${when(attempt.recorded_at)}`} value={value} />
           </li>
         ))}
       </ul>

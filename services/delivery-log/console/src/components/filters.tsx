@@ -5,6 +5,7 @@
  * the URL again whenever the applied filters change (applied, cleared, another link).
  */
 import { useEffect, useState } from 'preact/hooks';
+import { TYPED_TIME } from '../format';
 import { setParams } from '../router';
 import { PartnerPicker } from './partner-picker';
 
@@ -13,7 +14,8 @@ export interface FilterField {
   label: string;
   options?: string[];
   /** partner: a partner picker (partner-picker.tsx), for an operator choosing a partner. */
-  type?: 'text' | 'datetime-local' | 'partner';
+  /** time: a time typed as the console writes them (format.ts TYPED_TIME), in the viewer's time. */
+  type?: 'text' | 'time' | 'partner';
 }
 
 type Values = Record<string, string | undefined>;
@@ -57,8 +59,8 @@ export function Filters({ segments, fields, values }: { segments: string[]; fiel
               value={draft[f.name] ?? ''}
               onChange={(value) => setDraft((now) => ({ ...now, [f.name]: value }))}
             />
-          ) : f.type === 'datetime-local' ? (
-            <input type="datetime-local" {...input(f.name)} />
+          ) : f.type === 'time' ? (
+            <input type="text" inputMode="numeric" placeholder={TYPED_TIME.placeholder} pattern={TYPED_TIME.pattern} {...input(f.name)} />
           ) : (
             <input type="text" {...input(f.name)} />
           )}

@@ -1,8 +1,11 @@
-/** The bar above every view: the navigation the session may use, who is signed in, and signing out. */
+/**
+ * The bar above every view: the navigation the session may use (the view on screen marked as the
+ * current page), who is signed in, and signing out.
+ */
 import { signOut, type Session } from '../api';
 import { link } from '../router';
 
-export function Header({ session, onSignedOut }: { session: Session; onSignedOut: () => void }) {
+export function Header({ session, current, onSignedOut }: { session: Session; current: string; onSignedOut: () => void }) {
   const items: Array<[string, string]> = [
     ['deliveries', 'Deliveries'],
     ['webhooks', 'Webhooks'],
@@ -31,12 +34,14 @@ export function Header({ session, onSignedOut }: { session: Session; onSignedOut
       </a>
       <nav aria-label="Main">
         {items.map(([segment, label]) => (
-          <a key={segment} href={link(segment)}>
+          <a key={segment} href={link(segment)} aria-current={segment === current ? 'page' : undefined}>
             {label}
           </a>
         ))}
       </nav>
-      <span class="who">{who}</span>
+      <span class="who" title={who}>
+        {who}
+      </span>
       <button type="button" class="secondary" onClick={() => void signOut().then(onSignedOut)}>
         Sign out
       </button>

@@ -10,6 +10,7 @@ export function SelectField({
   initial,
   options,
   attributes = {},
+  onChange,
 }: {
   name: string;
   initial: string;
@@ -17,10 +18,20 @@ export function SelectField({
   options: Array<[string, string]>;
   /** Anything more for the <select> (aria-describedby of its problem). */
   attributes?: Record<string, unknown>;
+  /** Told each value the person chooses (a page that says something about the choice). */
+  onChange?: (value: string) => void;
 }) {
   const [value, setValue] = useState(initial);
   return (
-    <select name={name} value={value} onChange={(event) => setValue(event.currentTarget.value)} {...attributes}>
+    <select
+      name={name}
+      value={value}
+      onChange={(event) => {
+        setValue(event.currentTarget.value);
+        onChange?.(event.currentTarget.value);
+      }}
+      {...attributes}
+    >
       {options.map(([option, label]) => (
         <option key={option} value={option}>
           {label}

@@ -664,8 +664,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The endpoints failing across partners, the most affected first
-         * @description Every partner endpoint with a failed send in the last day, deliveries still dead-lettered, or its partner’s circuit open: success rate over the last hour, the last answer, the circuit and the dead letters waiting; sorted by dead letters waiting, then failed sends in the last hour, then in the last day.
+         * The endpoints failing across partners, the worst first
+         * @description Every partner endpoint with a failed send in the last day, deliveries still dead-lettered, or its partner’s circuit open: success rate over the last hour, the last answer, the circuit and the dead letters waiting; worst first: circuit open, then the lowest success rate over the last hour (none after some), then dead letters waiting, then failed sends in the last hour and day.
          */
         get: operations["adminListFailingEndpoints"];
         put?: never;
@@ -1343,7 +1343,7 @@ export interface components {
             /** @description How to verify a callback of this method, in order, with your header names and contract */
             steps: string[];
             /**
-             * @description The exact text the latest send (the last attempt with request_headers) was signed over, rebuilt from its recorded headers and `body`; sign its UTF-8 bytes with the secret placeholders replaced: «secret» by your shared secret (MD5), «api_key» by your API key (HMAC_SHA256). Null for methods that sign nothing (API_KEY, BEARER_STATIC, BEARER_FETCHED, BASIC, BEARER_JWT), before any send, or when that send lacks a header your configuration now names
+             * @description The exact text the latest send (the last attempt with request_headers) was signed over, rebuilt from its recorded headers and `body`; sign its UTF-8 bytes with the secret placeholders replaced: «secret» by your shared secret (MD5), «api_key» by the callback key your callbacks carry in their key header, not your hsk_… API key (HMAC_SHA256). Null for methods that sign nothing (API_KEY, BEARER_STATIC, BEARER_FETCHED, BASIC, BEARER_JWT), before any send, or when that send lacks a header your configuration now names
              * @example «api_key»|2026-11-25T10:00:00.123Z|{"policy_number":"P-1"}
              */
             signed_string: string | null;
@@ -1584,7 +1584,7 @@ export interface components {
                 field: string;
                 message: string;
             }[];
-            /** @description The request’s headers as they arrived, in order (at most 100, values cut at 1024 characters). The value of x-api-key, authorization, proxy-authorization, cookie and of any header whose name suggests a secret, token, signature or session is "[redacted]". Empty for webhooks refused before requests were kept. */
+            /** @description The request’s headers as they arrived, in order (at most 100, values cut at 1024 characters). The value of any header whose name contains auth, key, secret, token, sig, pass, cookie, session, credential, jwt, bearer (in any case) is "[redacted]", never kept; every other is as it arrived. Empty for webhooks refused before requests were kept. */
             request_headers: {
                 name: string;
                 value: string;

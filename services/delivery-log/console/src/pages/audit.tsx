@@ -5,6 +5,7 @@
  */
 import { client, filtersAs, type Session } from '../api';
 import { AuditDetail } from '../components/audit-detail';
+import { Code } from '../components/code';
 import { Failure } from '../components/basics';
 import { Filters, type FilterField } from '../components/filters';
 import { ListState } from '../components/list-state';
@@ -67,7 +68,7 @@ export function AuditPage({ route }: { session: Session; route: Route }) {
                     </div>
                   </td>
                   <td>
-                    <code>{a.action}</code>
+                    <Code kind="audit-action" code={a.action} />
                   </td>
                   <td>
                     {a.subject_type} <code>{a.subject_id}</code>

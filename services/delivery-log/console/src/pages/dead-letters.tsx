@@ -14,11 +14,10 @@ import { useConfirm } from '../components/confirm';
 import { Filters, type FilterField } from '../components/filters';
 import { ListState } from '../components/list-state';
 import { ReplayDecisions } from '../components/replay-decisions';
-import { when } from '../format';
+import { isoOf, when } from '../format';
 import { formText } from '../form-text';
 import { link, type Route } from '../router';
 import { useApi } from '../use-api';
-import { isoOf } from './deliveries';
 
 /** A dry run: the request as it was sent (bounded by its time), what it was of, and its answer. */
 interface DryRun {
@@ -30,8 +29,8 @@ interface DryRun {
 const FIELDS: FilterField[] = [
   { name: 'topic', label: 'Topic', options: ['callback', 'policy-status', 'documents'] },
   { name: 'partner_id', label: 'Partner', type: 'partner' },
-  { name: 'since', label: 'Dead-lettered from', type: 'datetime-local' },
-  { name: 'until', label: 'Dead-lettered before', type: 'datetime-local' },
+  { name: 'since', label: 'Dead-lettered from', type: 'time' },
+  { name: 'until', label: 'Dead-lettered before', type: 'time' },
   { name: 'error_class', label: 'Error class' },
   { name: 'last_status', label: 'Last HTTP status' },
   { name: 'policy_number', label: 'Policy number' },
@@ -101,7 +100,12 @@ export function DeadLettersPage({ session, route }: { session: Session; route: R
       setChosen([]);
       void reload();
     });
-  const toggle = (key: string) => setChosen((now) => (now.includes(key) ? now.filter((k) => k !== key) : [...now, key]));
+  // Choosing rows starts another replay: the last one's result gives way to its panel.
+  const choose = (next: (now: string[]) => string[]) => {
+    setResult(undefined);
+    setChosen(next);
+  };
+  const toggle = (key: string) => choose((now) => (now.includes(key) ? now.filter((k) => k !== key) : [...now, key]));
   const shown = data?.dead_letters ?? [];
   const allChosen = shown.length > 0 && shown.every((l) => chosen.includes(coordinates(l)));
   const writer = session.kind === 'operator' && session.role === 'operator';
@@ -134,7 +138,7 @@ export function DeadLettersPage({ session, route }: { session: Session; route: R
                       type="checkbox"
                       aria-label="Choose every row shown"
                       checked={allChosen}
-                      onChange={() => setChosen(allChosen ? [] : shown.map(coordinates))}
+                      onChange={() => choose(() => (allChosen ? [] : shown.map(coordinates)))}
                     />
                   </th>
                 )}
@@ -182,66 +186,79 @@ export function DeadLettersPage({ session, route }: { session: Session; route: R
         </div>
       </ListState>
       {writer && (
-        <Section title={chosen.length > 0 ? `Replay the ${chosen.length} chosen` : 'Replay the selected dead letters'}>
-          <p>
-            {chosen.length > 0
-              ? `The ${chosen.length} dead letter${chosen.length === 1 ? '' : 's'} you chose. `
-              : 'Every dead letter the filters select (the time range too), up to now. '}
-            First a dry run: it says what would be replayed and what skipped, and writes nothing. Dead letters replayed before, or replayed
-            the most times allowed, are skipped unless you tick the box below; superseded ones are never replayed.
-          </p>
-          <label class="check">
-            <input type="checkbox" checked={force} onChange={(e) => setForce(e.currentTarget.checked)} /> Replay also what was replayed
-            before or replayed the most times allowed
-          </label>
-          <BusyButton
-            type="button"
-            busy={busy === 'dry-run'}
-            disabled={busy !== undefined}
-            busyLabel="Asking…"
-            onClick={() => void runDry()}
-          >
-            Dry run
-          </BusyButton>
-          {confirm.dialog}
-          <Failure error={failure} />
-          {plan && <ReplayDecisions answer={plan.answer} />}
-          {plan && replaying > 0 && (
-            <form
-              class="inline-form"
-              onSubmit={(event) => {
-                event.preventDefault();
-                const reason = formText(event.currentTarget, 'reason');
-                void confirm
-                  .ask({
-                    title: `Replay ${replaying} dead ${replaying === 1 ? 'letter' : 'letters'}?`,
-                    body: (
-                      <p>
-                        They are queued again and sent to the partners’ endpoints from the first try, as the dry run listed; the replay is
-                        audited with your reason (“{reason}”). It cannot be undone.
-                      </p>
-                    ),
-                    action: `Replay ${replaying}`,
-                  })
-                  .then((yes) => (yes ? execute(plan, reason) : undefined));
-              }}
-            >
-              <label>
-                <span>Reason (required, for the audit trail)</span>
-                <input name="reason" required maxLength={500} placeholder="partner fixed its endpoint" />
-              </label>
-              <BusyButton busy={busy === 'replay'} disabled={busy !== undefined} busyLabel="Replaying…">
-                Replay {replaying}
-              </BusyButton>
-            </form>
-          )}
-          {result && (
+        <Section
+          title={result ? 'Replayed' : chosen.length > 0 ? `Replay the ${chosen.length} chosen` : 'Replay the selected dead letters'}
+        >
+          {/*
+           * After a replay its result stands alone: the panel for another (whose Dry run would select every
+           * dead letter the filters select, the chosen rows being spent) waits until asked for, so no click
+           * meant for the replay's button lands on a dry run of everything.
+           */}
+          {result ? (
             <div class="ok" role="status">
               <p>
                 Replayed: run <code>{result.replay_id}</code>. It is in the <a href={link('audit')}>audit trail</a>.
               </p>
               <ReplayDecisions answer={result} />
+              <button type="button" class="secondary" onClick={() => setResult(undefined)}>
+                Start another replay
+              </button>
             </div>
+          ) : (
+            <>
+              <p>
+                {chosen.length > 0
+                  ? `The ${chosen.length} dead letter${chosen.length === 1 ? '' : 's'} you chose. `
+                  : 'Every dead letter the filters select (the time range too), up to now. '}
+                First a dry run: it says what would be replayed and what skipped, and writes nothing. Dead letters replayed before, or
+                replayed the most times allowed, are skipped unless you tick the box below; superseded ones are never replayed.
+              </p>
+              <label class="check">
+                <input type="checkbox" checked={force} onChange={(e) => setForce(e.currentTarget.checked)} /> Replay also what was replayed
+                before or replayed the most times allowed
+              </label>
+              <BusyButton
+                type="button"
+                busy={busy === 'dry-run'}
+                disabled={busy !== undefined}
+                busyLabel="Asking…"
+                onClick={() => void runDry()}
+              >
+                Dry run
+              </BusyButton>
+              {confirm.dialog}
+              <Failure error={failure} />
+              {plan && <ReplayDecisions answer={plan.answer} />}
+              {plan && replaying > 0 && (
+                <form
+                  class="inline-form"
+                  onSubmit={(event) => {
+                    event.preventDefault();
+                    const reason = formText(event.currentTarget, 'reason');
+                    void confirm
+                      .ask({
+                        title: `Replay ${replaying} dead ${replaying === 1 ? 'letter' : 'letters'}?`,
+                        body: (
+                          <p>
+                            They are queued again and sent to the partners’ endpoints from the first try, as the dry run listed; the replay
+                            is audited with your reason (“{reason}”). It cannot be undone.
+                          </p>
+                        ),
+                        action: `Replay ${replaying}`,
+                      })
+                      .then((yes) => (yes ? execute(plan, reason) : undefined));
+                  }}
+                >
+                  <label>
+                    <span>Reason (required, for the audit trail)</span>
+                    <input name="reason" required maxLength={500} placeholder="partner fixed its endpoint" />
+                  </label>
+                  <BusyButton busy={busy === 'replay'} disabled={busy !== undefined} busyLabel="Replaying…">
+                    Replay {replaying}
+                  </BusyButton>
+                </form>
+              )}
+            </>
           )}
         </Section>
       )}

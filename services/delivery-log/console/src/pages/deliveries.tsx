@@ -10,6 +10,7 @@ import { ListState } from '../components/list-state';
 import { Time } from '../components/time';
 import { Filters, type FilterField } from '../components/filters';
 import { LoadMore, PausedNote, usePages } from '../components/pages';
+import { isoOf } from '../format';
 import { link, type Route } from '../router';
 
 type Delivery = Schema<'DeliverySummary'>;
@@ -22,8 +23,8 @@ export function DeliveriesPage({ session, route }: { session: Session; route: Ro
     { name: 'status', label: 'State', options: STATES },
     { name: 'policy_number', label: 'Policy number' },
     { name: 'endpoint_id', label: 'Endpoint' },
-    { name: 'from', label: 'From', type: 'datetime-local' },
-    { name: 'to', label: 'To', type: 'datetime-local' },
+    { name: 'from', label: 'From', type: 'time' },
+    { name: 'to', label: 'To', type: 'time' },
   ];
   const filters = Object.fromEntries(fields.map((f) => [f.name, route.params.get(f.name) ?? undefined]));
   // Test events are listed apart (the API's default leaves them out), so the states are those of real callbacks.
@@ -110,13 +111,6 @@ export function DeliveriesPage({ session, route }: { session: Session; route: Ro
       <LoadMore pages={pages} />
     </>
   );
-}
-
-/** A datetime-local value (the viewer's time) as RFC 3339. */
-export function isoOf(local: string | undefined): string | undefined {
-  if (!local) return undefined;
-  const date = new Date(local);
-  return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
 }
 
 /**

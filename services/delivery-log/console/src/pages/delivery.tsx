@@ -11,7 +11,7 @@ import { BusyButton, useAction } from '../components/busy-button';
 import { Code, glossaryHref } from '../components/code';
 import { useConfirm } from '../components/confirm';
 import { Verification } from '../components/verification';
-import { ms, pretty, when } from '../format';
+import { attemptWords, ms, pretty, when } from '../format';
 import { link } from '../router';
 import { LIVE_INTERVAL_MS, useApi } from '../use-api';
 import { PolicyVersion } from './deliveries';
@@ -120,7 +120,7 @@ export function DeliveryPage({ session, deliveryId }: { session: Session; delive
                 {a.trigger === null && (
                   <>
                     <a class="muted" href={glossaryHref('term', 'retry')}>
-                      {a.tier === 0 ? 'first try' : `retry ${a.tier}`}
+                      {attemptWords(a)}
                     </a>{' '}
                   </>
                 )}

@@ -3,6 +3,7 @@
  * statuses it receives. A refusal's problems are shown beside their fields (url, timeout_ms,
  * statuses[0] beside the statuses), the first one focused and scrolled into view.
  */
+import { statusWords } from '../format';
 import { useRef } from 'preact/hooks';
 import { addEndpoint, editEndpoint, type OwnEndpointView } from '../api/self-service';
 import { BusyButton, useAction } from '../components/busy-button';
@@ -79,7 +80,7 @@ export function EndpointForm({
               id={`${prefix}-${status}`}
               defaultChecked={config?.statuses.includes(status) ?? false}
             />
-            {status.replace('POLICY_', '').toLowerCase()}
+            {statusWords(status)}
           </label>
         ))}
         {problem('statuses')}

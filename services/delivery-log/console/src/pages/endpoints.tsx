@@ -11,7 +11,7 @@ import { Failure, Section } from '../components/basics';
 import { BusyButton, useAction } from '../components/busy-button';
 import { useConfirm } from '../components/confirm';
 import { ListState } from '../components/list-state';
-import { ms, percent } from '../format';
+import { ms, percent, statusWords } from '../format';
 import { link } from '../router';
 import { useApi } from '../use-api';
 import { EndpointForm } from './endpoint-form';
@@ -44,9 +44,11 @@ export function EndpointsPage({ session }: { session: Session }) {
     <>
       {confirm.dialog}
       <h1>Endpoints</h1>
+      {/* Said plainly, and not beside a line offering the changes it refuses. */}
       {health?.self_service === false ? (
-        <p class="note" role="note">
-          The insurer turned self-service off for you: your endpoints are shown, but changes go through your contact at the insurer.
+        <p class="warning" role="note">
+          The insurer turned self-service off for you: you cannot add, edit, disable or delete endpoints here. Ask your contact at the
+          insurer to change them.
         </p>
       ) : (
         byLink && (
@@ -56,7 +58,7 @@ export function EndpointsPage({ session }: { session: Session }) {
         )
       )}
       <p>
-        Where your callbacks go. Changes need you signed in with your API key; each is recorded in the insurer’s audit trail.{' '}
+        Where your callbacks go.{writable && ' Each change you make here is recorded in the insurer’s audit trail.'}{' '}
         <a href={link('health')}>Hour by hour health</a>
       </p>
       {done && (
@@ -140,7 +142,7 @@ function EndpointRow({
         <code>{id}</code>
       </td>
       <td class="wrap">{e.url}</td>
-      <td>{c.statuses.length === 0 ? 'all' : c.statuses.map((s) => s.replace('POLICY_', '').toLowerCase()).join(', ')}</td>
+      <td>{c.statuses.length === 0 ? 'all' : c.statuses.map(statusWords).join(', ')}</td>
       <td class="num">{ms(c.timeout_ms)}</td>
       <td>{c.disabled ? 'disabled: receives nothing new' : 'enabled'}</td>
       <td>

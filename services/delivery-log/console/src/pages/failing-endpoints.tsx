@@ -1,6 +1,6 @@
 /*
- * The endpoints failing across partners, for an operator: the most affected first (dead letters
- * waiting, then failed sends in the last hour, then in the last day), each with its success over
+ * The endpoints failing across partners, for an operator: the worst first (circuit open, then
+ * the lowest success rate in the last hour, then dead letters waiting: queries/failing-endpoints.ts), each with its success over
  * the last hour, its last answer and its partner's circuit, and links to its deliveries. The page
  * asks again every so often while it is on screen (never in a background tab).
  */
@@ -25,8 +25,9 @@ export function FailingEndpointsPage() {
     <>
       <h1>Failing endpoints</h1>
       <p class="lead">
-        Partner endpoints with a failed send in the last day, deliveries still dead-lettered, or their circuit open: the most dead letters
-        waiting first, then the most failed sends in the last hour. Refreshes every {REFRESH_MS / 1000} s while this page is on screen.
+        Partner endpoints with a failed send in the last day, deliveries still dead-lettered, or their circuit open. Worst first: circuit
+        open (nothing is sent), then the lowest success rate in the last hour, then the most dead letters waiting. Refreshes every{' '}
+        {REFRESH_MS / 1000} s while this page is on screen.
       </p>
       <Failure error={error} />
       {data && data.total > 0 && (

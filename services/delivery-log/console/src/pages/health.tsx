@@ -3,6 +3,7 @@
  * 95th percentile of their latency over the last hour and day, an hour-by-hour chart of the day,
  * and the partner's circuit as the sender last recorded it.
  */
+import { useEffect, useState } from 'preact/hooks';
 import { client, type Session } from '../api';
 import { Badge, Facts, Failure, Section } from '../components/basics';
 import { glossaryHref } from '../components/code';
@@ -30,6 +31,10 @@ export function HealthPage({ session, partnerId }: { session: Session; partnerId
     () => true,
     HEALTH_INTERVAL_MS,
   );
+  // When the figures were read: the circuit's own time is its latest record's, minutes old on a quiet
+  // endpoint, and read as "as of" it looked like a stale page (issue 46).
+  const [readAt, setReadAt] = useState<Date | undefined>(undefined);
+  useEffect(() => setReadAt(data ? new Date() : undefined), [data]);
   const chooser =
     session.kind === 'operator' ? (
       <Filters
@@ -58,9 +63,14 @@ export function HealthPage({ session, partnerId }: { session: Session; partnerId
         <a class="muted" href={glossaryHref('circuit', h.circuit_state)}>
           what is this?
         </a>
-        {h.circuit_as_of && <span class="muted"> as of {when(h.circuit_as_of)}</span>}
+        {h.circuit_as_of && <span class="muted"> (the sender’s latest record of it: {when(h.circuit_as_of)})</span>}
         {h.circuit_state === 'open' && <span> — requests are paused after repeated failures; one probe is sent before they resume.</span>}
       </p>
+      {readAt && (
+        <p class="muted" data-testid="read-at">
+          Read {when(readAt.toISOString())}; read again every {HEALTH_INTERVAL_MS / 1000} s while this page is on screen.
+        </p>
+      )}
       {h.endpoints.map((e) => (
         <Section key={e.endpoint_id} title={`Endpoint ${e.endpoint_id}`}>
           <p class="muted">{e.url ?? '(since removed)'}</p>

@@ -179,10 +179,15 @@ function PartnerActions({ partner, onDone }: { partner: PartnerView; onDone: () 
       : confirm.ask({
           title: `Disable ${partner.name}?`,
           body: (
-            <p>
-              All its API keys are refused at once (its webhooks answered 401), its portal links and console sessions end, and its callbacks
-              stop until it is enabled again.
-            </p>
+            <>
+              <p>All its API keys are refused at once (its webhooks answered 401), and its portal links and console sessions end.</p>
+              {/* What the sender and the consumer do (deliver-callback.ts, plan-callbacks.ts): PARTNER_DISABLED is undeliverable. */}
+              <p>
+                No callback is sent to it: each callback already waiting for a retry is <strong>dead-lettered</strong> at its next attempt,
+                and each new policy status is dead-lettered too (PARTNER_DISABLED). Enabling it again sends none of them: replay them from
+                Dead letters (topics callback and policy-status); the partner can recover only the first.
+              </p>
+            </>
           ),
           action: 'Disable partner',
         });

@@ -14,10 +14,9 @@ import { BusyButton } from '../components/busy-button';
 import { useConfirm } from '../components/confirm';
 import { fieldNotes, fieldProblemsOf, RefusalBanner } from '../components/field-problems';
 import { useFocusProblem } from '../components/focus-problem';
-import { when, zoneName } from '../format';
+import { TYPED_TIME, isoOf, typedTime, when, zoneName } from '../format';
 import { link } from '../router';
 import { useApi } from '../use-api';
-import { isoOf } from './deliveries';
 
 const REASONS: Record<string, string> = {
   superseded: 'superseded: a newer status of the policy was delivered first',
@@ -27,15 +26,9 @@ const REASONS: Record<string, string> = {
   cannot_resend: 'cannot be resent',
 };
 
-/** A datetime-local value for `date` in the viewer's time. */
-function localInput(date: Date): string {
-  const shifted = new Date(date.getTime() - date.getTimezoneOffset() * 60_000);
-  return shifted.toISOString().slice(0, 16);
-}
-
 export function RecoverPage() {
   const endpoints = useApi(() => client.GET('/api/portal/v1/endpoints'), []);
-  const [since, setSince] = useState(() => localInput(new Date(Date.now() - 24 * 3600_000)));
+  const [since, setSince] = useState(() => typedTime(new Date(Date.now() - 24 * 3600_000)));
   const [endpoint, setEndpoint] = useState('');
   const [reason, setReason] = useState('');
   const [plan, setPlan] = useState<{ request: RecoverRequest; answer: RecoveryAnswer } | undefined>(undefined);
@@ -104,9 +97,12 @@ export function RecoverPage() {
         <label>
           <span>Dead-lettered since (your time, {zoneName(-new Date().getTimezoneOffset())})</span>
           <input
-            type="datetime-local"
+            type="text"
             name="since"
             required
+            inputMode="numeric"
+            placeholder={TYPED_TIME.placeholder}
+            pattern={TYPED_TIME.pattern}
             value={since}
             onInput={(e) => setSince(e.currentTarget.value)}
             {...notes.described('since')}

@@ -77,8 +77,9 @@ export function RefusedWebhookPage({ session, rejectionId }: { session: Session;
       </Section>
       <Section title="Headers as they arrived">
         <p class="muted">
-          Credentials (the API key, Authorization, cookies, anything named like a secret, token or signature) are never kept: they show as
-          [redacted].
+          {/* @hookstream/contract's CREDENTIAL_HEADER_PARTS, the rule the ingress applies (the browser test holds the two together). */}A
+          header whose name contains auth, key, secret, token, sig, pass, cookie, session, credential, jwt or bearer (in any case) shows as
+          [redacted]: its value was never kept. Every other header shows as it arrived.
         </p>
         {r.request_headers.length === 0 ? (
           <p class="empty">No headers were kept for this refusal (it was refused before requests were kept).</p>

@@ -10,6 +10,7 @@ import { Facts, Failure, Section } from '../components/basics';
 import { BusyButton, useAction } from '../components/busy-button';
 import { useConfirm } from '../components/confirm';
 import { CopyField } from '../components/copy-field';
+import { VerifySnippets } from '../components/verify-snippets';
 import { when } from '../format';
 import { useApi } from '../use-api';
 
@@ -23,6 +24,28 @@ const OVERLAP: Record<string, string> = {
     '(24 hours from now unless the insurer set another), then the new one signs. Meanwhile make your verifier accept either secret; ' +
     'once it does, you may switch at once with “Sign with the new secret now”.',
 };
+
+type SecretState = { method?: string | null; previous_secret_until?: string | null; next_secret_from?: string | null };
+
+/**
+ * What rotating again during an overlap does to the secret the last rotation showed, said before it
+ * happens (@hookstream/partners signing-secret.ts): Standard Webhooks keeps the oldest secret and
+ * drops the newer one at once; HMAC_SHA256 replaces the staged secret, which then never signs.
+ */
+function duringOverlap(s: SecretState): string | undefined {
+  if (s.method === 'STANDARD_WEBHOOKS' && s.previous_secret_until && Date.parse(s.previous_secret_until) > Date.now())
+    return (
+      `An overlap runs until ${when(s.previous_secret_until)}. Rotating again, the secret your last rotation showed stops signing at once: ` +
+      `a verifier that holds only that secret refuses every callback from now on. The secret from before it keeps signing beside the new one ` +
+      `until ${when(s.previous_secret_until)} (the overlap is not extended); then only the new one signs.`
+    );
+  if (s.method === 'HMAC_SHA256' && s.next_secret_from)
+    return (
+      `The secret your last rotation showed waits to sign from ${when(s.next_secret_from)}. Rotating again replaces it: that secret will ` +
+      `never sign. Your current secret keeps signing until the new switch time, then the new one signs.`
+    );
+  return undefined;
+}
 
 export function SigningSecretPage({ session }: { session: Session }) {
   const { data, error, reload } = useApi(signingSecretCall, []);
@@ -43,10 +66,16 @@ export function SigningSecretPage({ session }: { session: Session }) {
   const s = data.data;
   const byLink = session.holds === 'portal_link';
   const rotate = async () => {
+    const overlapping = duringOverlap(s);
     const yes = await confirm.ask({
-      title: 'Rotate your signing secret?',
+      title: overlapping ? 'Rotate again during the overlap?' : 'Rotate your signing secret?',
       body: (
         <>
+          {overlapping && (
+            <p class="warning" role="alert">
+              {overlapping}
+            </p>
+          )}
           <p>{OVERLAP[s.method ?? ''] ?? ''}</p>
           <p>The new secret is shown once, right after; keep it somewhere safe.</p>
         </>
@@ -92,7 +121,11 @@ export function SigningSecretPage({ session }: { session: Session }) {
           ]}
         />
         {!s.rotatable && <p>Your callbacks are not signed with a secret you rotate here: ask your contact at the insurer.</p>}
-        {s.rotatable && !s.self_service && <p class="note">The insurer turned self-service off for you: ask your contact to rotate it.</p>}
+        {s.rotatable && !s.self_service && (
+          <p class="warning">
+            The insurer turned self-service off for you: you cannot rotate your secret here. Ask your contact at the insurer to rotate it.
+          </p>
+        )}
         {s.rotatable && s.self_service && byLink && (
           <p class="note">Opened with a portal link, the console cannot rotate your secret: sign in with your API key.</p>
         )}
@@ -143,6 +176,15 @@ export function SigningSecretPage({ session }: { session: Session }) {
           </div>
         )}
       </Section>
+      {s.rotatable && s.method && (
+        <Section title="Verifying your callbacks">
+          <p>
+            Whichever secret signs, this code checks a callback. A delivery’s page (Deliveries, then the delivery) shows the same code
+            beside the signature each send carried and the exact string it was signed over.
+          </p>
+          <VerifySnippets method={s.method} />
+        </Section>
+      )}
     </>
   );
 }

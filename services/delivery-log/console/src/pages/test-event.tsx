@@ -11,16 +11,16 @@ import { BusyButton, useAction } from '../components/busy-button';
 import { Code } from '../components/code';
 import { SelectField } from '../components/select-field';
 import { formText } from '../form-text';
-import { ms, pretty } from '../format';
+import { ms, pretty, statusWords } from '../format';
 import { link } from '../router';
 import { useApi } from '../use-api';
 
 type Status = Schema<'TestEventRequest'>['status'];
 
 const STATUSES: Array<[Status, string]> = [
-  ['POLICY_ACTIVE', 'Policy active'],
-  ['POLICY_ISSUING', 'Policy issuing'],
-  ['POLICY_CANCELLED', 'Policy cancelled'],
+  ['POLICY_ACTIVE', statusWords('POLICY_ACTIVE')],
+  ['POLICY_ISSUING', statusWords('POLICY_ISSUING')],
+  ['POLICY_CANCELLED', statusWords('POLICY_CANCELLED')],
 ];
 
 export function TestEventPage() {
@@ -28,6 +28,9 @@ export function TestEventPage() {
   const [result, setResult] = useState<TestEvent | undefined>(undefined);
   const action = useAction();
   const endpoints = (data?.data.endpoints ?? []).filter((e) => e.url !== null);
+  const [chosenEndpoint, setChosenEndpoint] = useState<string | undefined>(undefined);
+  const [status, setStatus] = useState<Status>('POLICY_ACTIVE');
+  const endpoint = endpoints.find((e) => e.endpoint_id === chosenEndpoint) ?? endpoints[0];
   const send = action.submit(async (form) => {
     setResult(undefined);
     setResult(await sendTestEvent(formText(form, 'endpoint'), formText(form, 'status') as Status));
@@ -50,22 +53,41 @@ export function TestEventPage() {
                 name="endpoint"
                 initial={endpoints[0]?.endpoint_id ?? ''}
                 options={endpoints.map((e) => [e.endpoint_id, `${e.endpoint_id} (${e.url})`])}
+                onChange={setChosenEndpoint}
               />
             </label>
             <label>
               <span>Status</span>
-              <SelectField name="status" initial="POLICY_ACTIVE" options={STATUSES} />
+              <SelectField name="status" initial="POLICY_ACTIVE" options={STATUSES} onChange={(value) => setStatus(value as Status)} />
             </label>
             <BusyButton busy={action.busy} busyLabel="Sending…" disabled={endpoints.length === 0}>
               Send test event
             </BusyButton>
           </form>
           {endpoints.length === 0 && <p class="empty">You have no callback endpoint to test.</p>}
+          {endpoint && (
+            <NeverReceived endpointId={endpoint.endpoint_id} statuses={endpoint.configuration?.statuses ?? []} status={status} />
+          )}
           <Failure error={action.error} />
           {result && <TestAnswer result={result} />}
         </Section>
       )}
     </>
+  );
+}
+
+/**
+ * A test of a status the endpoint never receives (its statuses leave it out) is still sent, as asked,
+ * but says so first: its answer tells nothing of what the endpoint really gets.
+ */
+function NeverReceived({ endpointId, statuses, status }: { endpointId: string; statuses: string[]; status: Status }) {
+  if (statuses.length === 0 || statuses.includes(status)) return null;
+  const named = (value: string) => STATUSES.find(([s]) => s === value)?.[1] ?? value;
+  return (
+    <p class="warning" role="status" data-testid="never-received">
+      {endpointId} receives only {statuses.map(named).join(', ')}: real {named(status)} callbacks never go to it. The test is sent as you
+      ask; to try what it really gets, choose one of its statuses, or change them on <a href={link('endpoints')}>Endpoints</a>.
+    </p>
   );
 }
 

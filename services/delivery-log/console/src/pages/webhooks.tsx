@@ -10,10 +10,9 @@ import { ListState } from '../components/list-state';
 import { termOf } from '../glossary';
 import { Filters, type FilterField } from '../components/filters';
 import { LoadMore, usePages } from '../components/pages';
-import { when } from '../format';
+import { isoOf, when } from '../format';
 import { link, type Route } from '../router';
 import { useApi } from '../use-api';
-import { isoOf } from './deliveries';
 
 type Webhook = Schema<'WebhookSummary'>;
 type Rejected = Schema<'RejectedWebhook'>;
@@ -24,8 +23,8 @@ export function WebhooksPage({ session, route }: { session: Session; route: Rout
     ...(session.kind === 'operator' ? [{ name: 'partner_id', label: 'Partner', type: 'partner' as const }] : []),
     ...(refused ? [] : [{ name: 'transaction_number', label: 'Transaction number' }]),
     { name: 'request_id', label: 'Request id' },
-    { name: 'from', label: 'From', type: 'datetime-local' as const },
-    { name: 'to', label: 'To', type: 'datetime-local' as const },
+    { name: 'from', label: 'From', type: 'time' as const },
+    { name: 'to', label: 'To', type: 'time' as const },
   ];
   const filters = Object.fromEntries(fields.map((f) => [f.name, route.params.get(f.name) ?? undefined]));
   const asked = { ...filters, from: isoOf(filters['from']), to: isoOf(filters['to']), limit: 50 };

@@ -1,8 +1,11 @@
 /*
  * The endpoints failing across partners, for an operator: each partner endpoint with a failed send
  * in the last day, or deliveries still dead-lettered, or its partner's circuit open, with what an
- * operator needs to decide which to look at first. Sorted by impact: dead letters waiting, then
- * failed sends in the last hour, then in the last day.
+ * operator needs to decide which to look at first. Worst first: its partner's circuit open (nothing
+ * is sent at all), then the lowest success rate over the last hour (an endpoint without a send in it
+ * after those with one), then the most dead letters waiting, then failed sends in the last hour and
+ * day. Not by failed sends first: an endpoint failing 60 % of many sends outranked one refusing
+ * every connection with its circuit open (issue 46).
  *
  * Cost: one pass over the last day's attempts through their time index (delivery_attempts_time),
  * counted in one hash aggregate; the deliveries still dead-lettered through a partial index
@@ -110,7 +113,7 @@ export async function failingEndpoints(
         order by a.recorded_at desc limit 1
       ) c on true
       where f.waiting > 0 or f.day_failed > 0 or ${circuitOpen(sql.ref('c.outcome'), sql.ref('c.error_class'))}
-      order by f.waiting desc, f.hour_failed desc, f.day_failed desc, f.partner_id, f.endpoint_id
+      order by ${worstFirst('f', sql.ref('c.outcome'), sql.ref('c.error_class'))}
       limit ${page.limit} offset ${page.offset}
     )
     -- The last send of each endpoint of the page only.
@@ -124,7 +127,7 @@ export async function failingEndpoints(
       order by a.recorded_at desc limit 1
     ) l on true
     left join partners p on p.partner_id = r.partner_id
-    order by r.waiting desc, r.hour_failed desc, r.day_failed desc, r.partner_id, r.endpoint_id`.execute(db);
+    order by ${worstFirst('r', sql.ref('r.circuit_outcome'), sql.ref('r.circuit_error_class'))}`.execute(db);
   return {
     total: Number(rows[0]?.total ?? 0),
     items: rows.map((row) => {
@@ -160,4 +163,12 @@ export async function failingEndpoints(
 /** The SQL of endpoint-health.ts's circuitOpenBy: the partner's latest record skipped for, or dead-lettered by, its open circuit. */
 function circuitOpen(outcome: ReturnType<typeof sql.ref>, errorClass: ReturnType<typeof sql.ref>) {
   return sql<boolean>`(${outcome} = 'SKIPPED_CIRCUIT_OPEN' or (${outcome} = 'DEAD_LETTERED' and ${errorClass} = 'CIRCUIT_OPEN'))`;
+}
+
+/** The order of the page (see the header), over the failing row `alias` and its partner's newest record. */
+function worstFirst(alias: 'f' | 'r', outcome: ReturnType<typeof sql.ref>, errorClass: ReturnType<typeof sql.ref>) {
+  const column = (name: string) => sql.ref(`${alias}.${name}`);
+  return sql`coalesce(${circuitOpen(outcome, errorClass)}, false) desc,
+    ${column('hour_delivered')}::float8 / nullif(${column('hour_sends')}, 0) asc nulls last,
+    ${column('waiting')} desc, ${column('hour_failed')} desc, ${column('day_failed')} desc, ${column('partner_id')}, ${column('endpoint_id')}`;
 }

@@ -117,12 +117,12 @@ export const adminPaths: ZodOpenApiPathsObject = {
     }),
   },
   [`${ADMIN_BASE}/failing-endpoints`]: {
-    get: operation('The endpoints failing across partners, the most affected first', {
+    get: operation('The endpoints failing across partners, the worst first', {
       operationId: 'adminListFailingEndpoints',
       description:
         'Every partner endpoint with a failed send in the last day, deliveries still dead-lettered, or its partner’s circuit open: ' +
-        'success rate over the last hour, the last answer, the circuit and the dead letters waiting; sorted by dead letters waiting, ' +
-        'then failed sends in the last hour, then in the last day.',
+        'success rate over the last hour, the last answer, the circuit and the dead letters waiting; worst first: circuit open, ' +
+        'then the lowest success rate over the last hour (none after some), then dead letters waiting, then failed sends in the last hour and day.',
       requestParams: { query: FailingEndpointsQuery },
       responses: { '200': { description: 'A page of failing endpoints', ...json(FailingEndpointsPage) }, ...readRefusals, ...badQuery },
     }),

@@ -17,7 +17,7 @@ export const Verification = z
       .meta({
         description:
           'The exact text the latest send (the last attempt with request_headers) was signed over, rebuilt from its recorded headers and `body`; ' +
-          'sign its UTF-8 bytes with the secret placeholders replaced: «secret» by your shared secret (MD5), «api_key» by your API key (HMAC_SHA256). ' +
+          'sign its UTF-8 bytes with the secret placeholders replaced: «secret» by your shared secret (MD5), «api_key» by the callback key your callbacks carry in their key header, not your hsk_… API key (HMAC_SHA256). ' +
           'Null for methods that sign nothing (API_KEY, BEARER_STATIC, BEARER_FETCHED, BASIC, BEARER_JWT), before any send, or when that send ' +
           'lacks a header your configuration now names',
         example: '«api_key»|2026-11-25T10:00:00.123Z|{"policy_number":"P-1"}',

@@ -2,6 +2,7 @@
  * The partner and operator APIs' inbound webhooks as the OpenAPI document describes them: the
  * accepted ones (with their documents and replays) and the refused ones, their lists and queries.
  */
+import { CREDENTIAL_HEADER_PARTS } from '@hookstream/contract';
 import { z } from 'zod';
 import { one, pageOf, pageQuery, timestamp } from './schemas';
 
@@ -89,9 +90,9 @@ export const RejectedWebhookDetail = RejectedWebhook.extend({
     .meta({ description: 'Each field the answer named with what is wrong with it, in the answer’s order (at most 50)' }),
   request_headers: z.array(z.object({ name: z.string(), value: z.string() })).meta({
     description:
-      'The request’s headers as they arrived, in order (at most 100, values cut at 1024 characters). The value of x-api-key, ' +
-      'authorization, proxy-authorization, cookie and of any header whose name suggests a secret, token, signature or ' +
-      'session is "[redacted]". Empty for webhooks refused before requests were kept.',
+      'The request’s headers as they arrived, in order (at most 100, values cut at 1024 characters). The value of any header whose ' +
+      `name contains ${CREDENTIAL_HEADER_PARTS.join(', ')} (in any case) is "[redacted]", never kept; every other is as it arrived. ` +
+      'Empty for webhooks refused before requests were kept.',
   }),
   headers_truncated: z.boolean().meta({ description: 'Whether headers were left out or cut' }),
   body: z
