@@ -4,7 +4,9 @@
  * environment the manifests give them, each Secret reference resolved from a test Secret (the local
  * stack's settings), each volume a local directory. Every service must become ready, and every probe
  * path must answer on the port its manifest names: a chart that put a probe on the wrong port, left
- * out a setting a service requires or named the wrong entry would fail here, not in a cluster.
+ * out a setting a service requires or named the wrong entry would fail here, not in a cluster. Then
+ * a webhook and a policy event flow through them: the webhook accepted on the port the ingress's
+ * Service names, its document fetched, the event called back to the partner.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -13,7 +15,10 @@ import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { freePort } from '@hookstream/runtime';
 import { ensureHelm, helmTemplate, type Manifest } from './helpers/helm';
-import { uniqueName, waitFor } from './helpers/infrastructure';
+import { postWebhook, TestPartners, webhook } from './helpers/ingress';
+import { testKafka, testInfrastructure, uniqueName, waitFor } from './helpers/infrastructure';
+import { PolicyEvents, policyEvent, startReceiver, type Receiver } from './helpers/outbound';
+import { uniquePartnerId } from './helpers/outbound-fixture';
 import { runNode, startNode } from './helpers/processes';
 import { freshStateDatabase, type StateDatabase } from './helpers/state-database';
 
@@ -44,6 +49,9 @@ let helm: string;
 let database: StateDatabase;
 const volumes = mkdtempSync(path.join(os.tmpdir(), 'hookstream-chart-volumes-'));
 const started: Array<ReturnType<typeof startNode>> = [];
+let receiver: Receiver | undefined;
+let partners: TestPartners | undefined;
+let events: PolicyEvents | undefined;
 
 beforeAll(async () => {
   helm = await ensureHelm();
@@ -51,6 +59,7 @@ beforeAll(async () => {
 }, 40 * 60_000);
 
 afterAll(async () => {
+  await Promise.all([partners?.close(), events?.close(), receiver?.close()]);
   for (const service of started) service.child.kill('SIGTERM');
   await Promise.all(started.map((s) => s.exited));
   await database?.drop();
@@ -87,18 +96,21 @@ async function answers(url: string): Promise<number> {
   return response.status;
 }
 
-test('when each rendered Deployment is started as its manifest says, then it becomes ready and every probe answers on the port the manifest names', async () => {
+test('when each rendered Deployment is started as its manifest says, then it becomes ready, every probe answers on the port the manifest names, and a webhook and a policy event flow through', async () => {
   const stateUrl = new URL(database.url);
   const password = decodeURIComponent(stateUrl.password);
   stateUrl.password = '';
   const ports: Record<string, number> = {};
+  const prefix = `${uniqueName('chart')}.`;
   const sets = [
     // helm --set splits values on commas.
     `kafka.brokers=${(process.env.KAFKA_BROKERS ?? '').replaceAll(',', '\\,')}`,
     `schemaRegistry.url=${process.env.SCHEMA_REGISTRY_URL}`,
-    `kafka.topicPrefix=${uniqueName('chart')}.`,
+    `kafka.topicPrefix=${prefix}`,
     `postgresql.url=${stateUrl.toString()}`,
     'documents.storage=local',
+    // The partner's endpoint and document host below are on loopback, which the SSRF guard refuses by default.
+    'ssrfAllow=127.0.0.0/8',
   ];
   // Free ports, so the test runs beside other services on this machine; the manifests then name them.
   for (const service of [...PUBLIC_API, ...CONSUMERS]) {
@@ -144,4 +156,29 @@ test('when each rendered Deployment is started as its manifest says, then it bec
   }
   // The public APIs answer on their own port, which serves none of the ops routes.
   for (const service of PUBLIC_API) expect(await answers(`http://127.0.0.1:${ports[service]}/readyz`)).toBe(404);
-}, 240_000);
+
+  // A partner onboarded with the keyrings of the test Secret: the services decrypt and verify with them.
+  receiver = await startReceiver();
+  const keyrings = secrets['hookstream-keyrings'];
+  const env = { HOOKSTREAM_SECRETS_KEYS: keyrings['secrets-keys'], HOOKSTREAM_API_KEY_PEPPERS: keyrings['api-key-peppers'] };
+  partners = new TestPartners(testKafka(), prefix, testInfrastructure().registryUrl, env);
+  const partnerId = uniquePartnerId('chart');
+  const apiKey = await partners.create(partnerId, {
+    callback_endpoints: [{ endpoint_id: 'primary', url: `${receiver.url}/cb` }],
+    outbound_auth: { method: 'API_KEY', api_key: 'k' },
+  });
+  const body = webhook({ documents: [{ type: 'POLICY_CERTIFICATE', url: `${receiver.url}/cert.pdf`, filename: 'cert.pdf' }] });
+  const webhookUrl = `http://127.0.0.1:${ports.ingress}/api/integration/partner/webhook`;
+  // Until the ingress has read the partner from partner-config, the key is unknown (401).
+  await waitFor(async () => (await postWebhook(webhookUrl, apiKey, body)).status === 200, 'the webhook accepted', 60_000);
+  events = new PolicyEvents(testKafka(), prefix);
+  const event = policyEvent(partnerId);
+  await events.publish([event]);
+  const called = (url: string) => receiver!.requests.some((r) => r.url === url);
+  await waitFor(() => called('/cert.pdf'), "the webhook's document fetched", 60_000);
+  await waitFor(
+    () => receiver!.requests.some((r) => r.url === '/cb' && JSON.stringify(r.body).includes(event.policy.policy_number)),
+    'the callback',
+    60_000,
+  );
+}, 300_000);
