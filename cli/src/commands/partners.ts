@@ -25,7 +25,7 @@ export function partnersCommand(): Command {
   );
 
   addSpecOptions(partners.command('create').description('create a partner and its first API key (shown once)'))
-    .option('--id <partnerId>', 'partner id (default: from the name)')
+    .option('--id <partnerId>', 'partner id (default: the name in lower case with a random 4-character suffix, e.g. acme-insurance-3f9a)')
     .option('--key-expires-at <iso>', 'expiry of the first API key (default: none)')
     .action(async (flags: SpecFlags & ReasonFlag & { json?: boolean; keyExpiresAt?: string }) => {
       const spec = specFromFlags(flags);

@@ -31,7 +31,10 @@ test('an operator onboards a partner through the form: a bad field shows its err
   await p.getByRole('link', { name: 'Onboard a partner' }).click();
   const partnerId = uniquePartnerId('console-new');
   await p.getByLabel('Name', { exact: true }).fill('Console Insurance Partner');
-  await p.getByLabel('Partner id (optional: from the name)').fill(partnerId);
+  // Left empty, the id is the name with a random suffix: the form says so before it happens.
+  const idLabel = p.locator('label', { has: p.locator('input[name="partner_id"]') });
+  expect(await idLabel.innerText()).toMatch(/random 4-character suffix, e\.g\. acme-insurance-3f9a/);
+  await p.getByLabel(/^Partner id \(optional/).fill(partnerId);
   await p.getByLabel('URL', { exact: true }).fill('gopher://partner.example/cb');
   await p.getByLabel('Method').selectOption('BEARER_STATIC');
   await p.getByLabel('Token (secret: write-only)').fill('outbound-token-123');

@@ -132,7 +132,10 @@ function PartnerForm({ current: loaded }: { current: PartnerView | undefined }) 
           {!current && (
             <>
               <label>
-                <span>Partner id (optional: from the name)</span>
+                <span>
+                  Partner id (optional: else the name in lower case with a random 4-character suffix, e.g. acme-insurance-3f9a; the core
+                  systems use it in policy events, so choose it here if they expect one)
+                </span>
                 <input name="partner_id" {...described('partner_id')} />
               </label>
               {problem('partner_id')}
