@@ -5,8 +5,13 @@
  * place records are read). With tracing off these are OpenTelemetry's no-ops.
  */
 import { type Attributes, extractTraceContext, injectTraceContext, inSpan, linkTo, SpanKind, TRACEPARENT } from '@hookstream/runtime';
-import type { OutputRecord } from './group-member/member-transactions';
-import type { IHeaders, KafkaMessage } from './types';
+import type { IHeaders, KafkaMessage, Message } from './types';
+
+/** A record to write (a GroupMember's OutputRecord; its own type here, for member-transactions.ts imports the client, which imports this file). */
+interface OutputRecord {
+  topic: string;
+  message: Message;
+}
 
 /** One record read, and where from (a GroupMember's ConsumedRecord). */
 interface ReadRecord {
