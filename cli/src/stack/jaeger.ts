@@ -38,7 +38,7 @@ export async function ensureJaeger(
   const dir = path.join(cacheDir, `jaeger-${JAEGER_VERSION}`);
   const binary = path.join(dir, 'jaeger');
   if (existsSync(path.join(dir, '.complete'))) return { binary, cached: true };
-  if (!(await goAvailable())) return undefined;
+  if (!(await goAvailable(env))) return undefined;
   await fillOnce(dir, async (work) => {
     // A scratch module of its own: `go get -tool` pins Jaeger's whole dependency graph in it.
     const module = path.join(work, 'module');
@@ -50,9 +50,9 @@ export async function ensureJaeger(
   return { binary, cached: false };
 }
 
-async function goAvailable(): Promise<boolean> {
+async function goAvailable(env: NodeJS.ProcessEnv): Promise<boolean> {
   try {
-    await run('go', ['version'], { timeout: 30_000 });
+    await run('go', ['version'], { timeout: 30_000, env });
     return true;
   } catch {
     return false;
