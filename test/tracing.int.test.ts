@@ -20,7 +20,7 @@ import { startDocumentHost, type DocumentHost } from './helpers/document-host';
 import { testInfrastructure, waitFor } from './helpers/infrastructure';
 import { postWebhook, webhook } from './helpers/ingress';
 import { policyEvent } from './helpers/outbound';
-import { OutboundFixture, uniquePartnerId } from './helpers/outbound-fixture';
+import { OutboundFixture, retryTierDelays, uniquePartnerId } from './helpers/outbound-fixture';
 import { freshStateDatabase, stopStateServer, type StateDatabase } from './helpers/state-database';
 
 /** A trace as Jaeger's query API gives it (GET /api/traces/{id}), cut to what the test reads. */
@@ -70,11 +70,16 @@ beforeAll(async () => {
   if (!built) throw new Error('Go is not on PATH: this test needs Jaeger, built from its Go module (docs/tracing.md)');
   jaeger = await startJaeger({ binary: built.binary, dir: path.join(dir, 'jaeger') });
   fixture = await OutboundFixture.open('tracing', {
+    // The callback's first attempt fails: its retry comes from the first tier half a second later
+    // (the breaker's open time must be shorter than the tiers' delays together; one failure never opens it).
+    retryDelaysMs: retryTierDelays(500),
+    breaker: { failures: 100, openMs: 1000 },
     // Spans leave each service within 200 ms rather than 5 s.
     env: { OTEL_EXPORTER_OTLP_ENDPOINT: jaeger.otlpUrl, OTEL_BSP_SCHEDULE_DELAY: '200' },
   });
   documents = await startDocumentHost();
-  const target = await fixture.receiver();
+  // The partner fails the first callback it gets (HTTP 500), then answers 200.
+  const target = await fixture.receiver((_request, index) => (index === 0 ? 500 : 200));
   partnerId = uniquePartnerId('traced');
   apiKey = await fixture.partners.create(partnerId, {
     callback_endpoints: [{ url: `${target.url}/callbacks` }],
@@ -121,7 +126,7 @@ test("when a webhook with a document is accepted, then one trace follows it from
   expect(JSON.stringify(trace)).not.toContain(apiKey);
 }, 120_000);
 
-test("when a policy event carries a core system's traceparent, then its trace goes on through the fan-out, callback-requests and the attempt to the partner's answer", async () => {
+test("when a policy event carries a core system's traceparent, then its trace goes on through the fan-out, callback-requests, each attempt and the retry tier to the partner's answers", async () => {
   const coreTraceId = randomBytes(16).toString('hex');
   const event = policyEvent(partnerId);
   const topic = topicCatalogue({ prefix: fixture.prefix }).find((t) => t.name === 'policy-status')!;
@@ -147,18 +152,25 @@ test("when a policy event carries a core system's traceparent, then its trace go
       `callback-sender: process ${fixture.prefix}callback-requests`,
       'callback-sender: callback.attempt',
       'callback-sender: POST',
+      `callback-sender: process ${fixture.prefix}callback-retry-1`,
     ],
   );
-  const attempt = trace.spans.find((span) => span.operationName === 'callback.attempt')!;
-  expect(attempt.tags).toEqual(
-    expect.arrayContaining([
-      { key: 'hookstream.partner_id', type: 'string', value: partnerId },
-      { key: 'hookstream.policy_number', type: 'string', value: event.policy.policy_number },
-      { key: 'hookstream.attempt', type: 'int64', value: 1 },
-      { key: 'hookstream.outcome', type: 'string', value: 'delivered' },
-      { key: 'http.response.status_code', type: 'int64', value: 200 },
-    ]),
-  );
+  const tag = (span: JaegerTrace['spans'][number], key: string) => span.tags.find((t) => t.key === key)?.value;
+  const attempts = trace.spans.filter((span) => span.operationName === 'callback.attempt');
+  const seen = attempts.map((span) => [tag(span, 'hookstream.attempt'), tag(span, 'hookstream.tier'), tag(span, 'hookstream.outcome')]);
+  expect(seen.sort()).toEqual([
+    [1, 0, 'retry'],
+    [2, 1, 'delivered'],
+  ]);
+  for (const attempt of attempts) {
+    expect(attempt.tags).toEqual(
+      expect.arrayContaining([
+        { key: 'hookstream.partner_id', type: 'string', value: partnerId },
+        { key: 'hookstream.policy_number', type: 'string', value: event.policy.policy_number },
+      ]),
+    );
+  }
+  expect(attempts.map((span) => tag(span, 'http.response.status_code')).sort()).toEqual([200, 500]);
   // No span carries a credential header or a secret.
   const tagKeys = trace.spans.flatMap((span) => span.tags.map((tag) => tag.key));
   expect(tagKeys.filter((key) => /authorization|api.?key|secret|signature/i.test(key))).toEqual([]);
