@@ -1,6 +1,7 @@
 // The house's rules, run by `npm run lint` (and so by CI): no import cycles, and no import of
 // another package's internals. A package (packages/*, services/*, cli, bench, test) uses another
-// only through its public entry (`@hookstream/<name>`, resolved to its src/index.ts).
+// only through its public entry (`@hookstream/<name>`, resolved to its src/index.ts, and
+// `@hookstream/runtime/tracing`, a service's first import: packages/runtime/src/tracing/start.ts).
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -16,7 +17,10 @@ module.exports = {
       comment: "Import another package's public entry (@hookstream/<name>), never a file inside it.",
       severity: 'error',
       from: { path: '^(packages|services)/([^/]+)/' },
-      to: { path: '^packages/([^/]+)/src/', pathNot: ['^packages/[^/]+/src/index\\.ts$', '^$1/$2/'] },
+      to: {
+        path: '^packages/([^/]+)/src/',
+        pathNot: ['^packages/[^/]+/src/index\\.ts$', '^packages/runtime/src/tracing/start\\.ts$', '^$1/$2/'],
+      },
     },
     {
       name: 'no-service-internals-from-outside',

@@ -7,6 +7,7 @@ const transform = { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.tes
 // Tests use the TypeScript sources of the packages' public entries; spawned services run the compiled dist/.
 const moduleNameMapper = {
   '^@hookstream/(errors|runtime|kafka|partners|contract|dead-letters|service)$': '<rootDir>/packages/$1/src/index.ts',
+  '^@hookstream/runtime/tracing$': '<rootDir>/packages/runtime/src/tracing/start.ts',
   '^@hookstream/cli/stack$': '<rootDir>/cli/src/stack/index.ts',
 };
 const roots = ['<rootDir>/packages', '<rootDir>/cli', '<rootDir>/services', '<rootDir>/test', '<rootDir>/bench'];

@@ -5,6 +5,7 @@ import { loadConfig, serviceSettingsSchema, untilReady } from '@hookstream/runti
 import { formatTable, printLine } from '../output';
 import { REPO_ROOT, STACK_ENV_FILE } from '../paths';
 import { defaultCacheDir } from '../stack/artifacts';
+import { startLocalJaeger, type RunningJaeger } from '../stack/jaeger';
 import { untilStackServes } from '../stack/health';
 import { throwIfInterrupted, untilAborted, watchInterrupts } from '../stack/interruption';
 import { PORTS_HELP, pickPort, portPreference, type PortPreference } from '../stack/ports';
@@ -112,6 +113,7 @@ export function startCommand(): Command {
       let stackSupervision: ReturnType<typeof superviseStack> | undefined;
       const services: SupervisedService[] = [];
       let demo: Awaited<ReturnType<typeof startDemoPartner>> | undefined;
+      let jaeger: RunningJaeger | undefined;
       try {
         const chosen = await stackSettings(ports, signal);
         stack = chosen.started;
@@ -130,6 +132,11 @@ export function startCommand(): Command {
           ...settings,
           LOG_LEVEL: opts.logLevel,
         };
+        // Jaeger, the trace store: the services export their spans to it (docs/tracing.md).
+        const jaegerDir = path.join(path.dirname(defaultStateDir()), 'jaeger');
+        jaeger = await startLocalJaeger({ cacheDir: defaultCacheDir(), dir: jaegerDir, env, log: printLine, signal });
+        if (jaeger) env.OTEL_EXPORTER_OTLP_ENDPOINT = jaeger.otlpUrl;
+        throwIfInterrupted(signal);
         // The delivery log: a database of its own on the services' server (docs/delivery-log.md), unless the environment names one.
         if (!env.DELIVERY_LOG_DATABASE_URL && env.DATABASE_URL) {
           env.DELIVERY_LOG_DATABASE_URL = withDatabase(env.DATABASE_URL, DELIVERY_LOG_DATABASE);
@@ -193,6 +200,7 @@ export function startCommand(): Command {
             ['state and delivery log stored in', `PostgreSQL: ${redacted(env.DATABASE_URL)}, ${redacted(env.DELIVERY_LOG_DATABASE_URL)}`],
             ['Kafka', settings.KAFKA_BROKERS],
             ['schema registry', settings.SCHEMA_REGISTRY_URL],
+            ['traces (Jaeger UI)', jaeger ? jaeger.uiUrl : 'none (see above)'],
           ]),
         );
         printLine();
@@ -216,6 +224,7 @@ export function startCommand(): Command {
         stackSupervision?.stop();
         await Promise.all(services.map((s) => s.stop()));
         await demo?.close();
+        await jaeger?.stop();
         if (stack) {
           // From run.json: a broker or registry started again since has another pid than the one started here.
           await stopStack(stack.info.stateDir);

@@ -7,6 +7,7 @@ export { startBroker, type BrokerListener, type BrokerSettings } from './kafka-b
 export { restartStackPart, type RestartPartOptions, type StackPart } from './heal';
 export { ensurePrometheus, type PrometheusBinaries } from './prometheus-artifact';
 export { ensureS3Proxy, type S3ProxyArtifact } from './s3proxy-artifact';
+export { ensureJaeger, JAEGER_VERSION, startJaeger, type JaegerBinary, type RunningJaeger } from './jaeger';
 export { requireJava, type JavaRuntime } from './java';
 export type { StackRunInfo, StackSettings } from './run-info';
 export { startStack, stopStack, type RunningStack, type StartStackOptions, type StoppedProcess } from './stack';

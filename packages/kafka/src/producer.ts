@@ -1,6 +1,7 @@
 import net from 'node:net';
 import { withTimeout } from '@hookstream/runtime';
 import type { BrokerConnectivity } from './broker-connectivity';
+import { withTraceHeaders } from './record-trace';
 import type { Producer, RecordMetadata, TopicMessages, Transaction } from './types';
 
 /**
@@ -17,6 +18,7 @@ import type { Producer, RecordMetadata, TopicMessages, Transaction } from './typ
  * - Keys and values given as text are sent as their UTF-8 bytes: the binding copies a string into
  *   librdkafka as a C string, which ends at its first NUL character, so a key holding one would
  *   be hashed to another partition and stored cut short (test/partitioner.int.test.ts).
+ * - Every record carries the writer's W3C trace context in its headers (`traceparent`, record-trace.ts).
  * - `writable()` says from the producer's statistics whether a write could succeed now
  *   (BrokerConnectivity).
  */
@@ -75,12 +77,13 @@ export class HookstreamProducer implements Producer {
   }
 }
 
-/** The records with text keys and values as UTF-8 bytes (see the class's comment). */
+/** The records with text keys and values as UTF-8 bytes, and with their trace context (see the class's comment). */
 function asBytes(record: TopicMessages): TopicMessages {
   return {
     topic: record.topic,
     messages: record.messages.map((message) => ({
       ...message,
+      headers: withTraceHeaders(message.headers),
       key: typeof message.key === 'string' ? Buffer.from(message.key) : message.key,
       value: typeof message.value === 'string' ? Buffer.from(message.value) : message.value,
     })),

@@ -18,7 +18,7 @@ export const STOP_PHASES = [
   'producers',
   /** Clients whose work is over: the sender's outbound HTTP client (aborting what was handed back), the readiness probe. */
   'connections',
-  /** The HTTP listeners close, the API's then the ops one (OPS_PORT): /healthz, /readyz and /metrics answer until here. */
+  /** The HTTP listeners close, the API's then the ops one (OPS_PORT): /healthz, /readyz and /metrics answer until here; last, the spans still buffered are exported. */
   'http',
 ] as const;
 

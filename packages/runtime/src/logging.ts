@@ -1,4 +1,5 @@
 import pino, { type Logger, type LoggerOptions } from 'pino';
+import { activeTraceFields } from './tracing/spans';
 
 export type { Logger } from 'pino';
 
@@ -41,6 +42,8 @@ export function createLogger(settings: LoggerSettings): Logger {
     level: settings.level ?? 'info',
     base: { service: settings.service, ...(settings.instance ? { instance: settings.instance } : {}) },
     timestamp: pino.stdTimeFunctions.isoTime,
+    // A line written while a span is active names it: trace_id and span_id join the log to the trace.
+    mixin: activeTraceFields,
     formatters: {
       level: (label) => ({ level: label }),
       // Every logged object; child bindings (logger.child({...})) are not passed through here by

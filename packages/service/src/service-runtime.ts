@@ -11,6 +11,7 @@ import type { Kafka, Producer } from '@hookstream/kafka';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { z } from 'zod';
+import type { Tracing } from '@hookstream/runtime/tracing';
 import { AvroCodec } from '@hookstream/kafka';
 import { defaultSchemasDir } from '@hookstream/kafka';
 import { loadConfig, type serviceSchemaWithOpsPort, type serviceSchemaWithPort } from '@hookstream/runtime';
@@ -61,6 +62,12 @@ export interface ServiceRuntimeOptions<S extends BaseSchema> {
    * message.timeout.ms), from the validated config. Default 30 s.
    */
   deliveryTimeoutMs?: (config: z.infer<S>) => number;
+  /**
+   * The process's tracing, started by the service's first import (its src/tracing.ts): a refused
+   * OTEL_* setting fails the start as any bad setting does; its spans are flushed on shutdown, last.
+   * Default: none.
+   */
+  tracing?: Tracing;
 }
 
 /** A service's HTTP listeners, once `listen()` has started them. */
@@ -120,12 +127,16 @@ export interface ServiceRuntime<C> {
 
 export async function createServiceRuntime<S extends BaseSchema>(options: ServiceRuntimeOptions<S>): Promise<ServiceRuntime<z.infer<S>>> {
   sizeLibuvThreadPool(); // first: the logger's first line already takes libuv's pool, at its default size
+  if (options.tracing?.configError) throw options.tracing.configError;
   const config = loadConfig(options.configSchema, options.env ?? process.env) as z.infer<BaseSchema> & OpsSettings & z.infer<S>;
   const instanceId = config.SERVICE_INSTANCE_ID ?? `${hostname()}-${process.pid}`;
   const logger = createLogger({ service: options.service, level: config.LOG_LEVEL, instance: instanceId });
   routeProcessWarnings((warning) => logger.warn({ warning: warning.name }, warning.message));
   const metrics = createMetricsRegistry({ service: options.service });
   const shutdown = new GracefulShutdown({ logger, timeoutMs: config.SHUTDOWN_TIMEOUT_MS });
+  // Registered first in the last phase, so it runs last of all: the spans of the whole shutdown are exported too.
+  const { tracing } = options;
+  if (tracing) shutdown.onStop('trace export', () => tracing.shutdown(), 'http');
   // The order of a shutdown's steps is their phases' (lifecycle.ts): requests in flight, work, producers, connections, HTTP server.
   const inFlight = new InFlightRequests(() => shutdown.draining);
   shutdown.onStop('requests in flight', ({ handBack }) => inFlight.settled(handBack), 'requests');

@@ -1,3 +1,5 @@
+// First: tracing starts before anything it instruments loads (tracing.ts).
+import { tracing } from './tracing';
 import { GroupMember, RETRY_TIER_COUNT, RetryTiers, TopicNames, groupSessionOf, retryTopicName } from '@hookstream/kafka';
 import { PartnerLimiter, SecretBox, openStateStore } from '@hookstream/runtime';
 import { createServiceRuntime, runService, watchBacklog } from '@hookstream/service';
@@ -26,6 +28,7 @@ export { configSchema } from './config';
  */
 export async function main(env: NodeJS.ProcessEnv = process.env) {
   const runtime = await createServiceRuntime({
+    tracing,
     service: 'callback-sender',
     configSchema,
     topics: [

@@ -1,3 +1,5 @@
+// First: tracing starts before anything it instruments loads (tracing.ts).
+import { tracing } from './tracing';
 import { ApiKeyHasher, AuditedWriter, OperatorDirectory, PartnerChanges, policyBodyFieldPaths } from '@hookstream/partners';
 import { ConsumerLagMonitor, TopicNames, defaultSchemasDir, consumerLagGauges, groupSessionOf } from '@hookstream/kafka';
 import { SecretBox, sleep } from '@hookstream/runtime';
@@ -45,6 +47,7 @@ const PROJECTED_TOPICS = [
 /** Composition root of the delivery log: the projection of the topics into its store, and the APIs that read it. */
 export async function main(env: NodeJS.ProcessEnv = process.env) {
   const runtime = await createServiceRuntime({
+    tracing,
     service: 'delivery-log',
     configSchema,
     // Also read whole (operators) and written (with admin-audit) by the operator API.

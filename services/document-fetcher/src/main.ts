@@ -1,3 +1,5 @@
+// First: tracing starts before anything it instruments loads (tracing.ts).
+import { tracing } from './tracing';
 import { DOCUMENT_RETRY_TIER_COUNT, GroupMember, RetryTiers, TopicNames, documentRetryTopicName, groupSessionOf } from '@hookstream/kafka';
 import { PartnerLimiter } from '@hookstream/runtime';
 import { createServiceRuntime, runService, watchBacklog } from '@hookstream/service';
@@ -26,6 +28,7 @@ export { configSchema } from './config';
 export async function main(env: NodeJS.ProcessEnv = process.env) {
   const tierTopics = Array.from({ length: DOCUMENT_RETRY_TIER_COUNT }, (_, i) => documentRetryTopicName(i + 1));
   const runtime = await createServiceRuntime({
+    tracing,
     service: 'document-fetcher',
     configSchema,
     topics: [TopicNames.partnerEvents, TopicNames.partnerDocuments, TopicNames.documentDlq, ...tierTopics],

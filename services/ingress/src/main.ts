@@ -1,3 +1,5 @@
+// First: tracing starts before anything it instruments loads (tracing.ts).
+import { tracing } from './tracing';
 import { ApiKeyHasher } from '@hookstream/partners';
 import { TopicNames } from '@hookstream/kafka';
 import { createServiceRuntime, runService } from '@hookstream/service';
@@ -16,6 +18,7 @@ export { configSchema } from './config';
 /** Composition root of the ingress: partner webhooks in (spec 4.2), durable on partner-events. */
 export async function main(env: NodeJS.ProcessEnv = process.env) {
   const runtime = await createServiceRuntime({
+    tracing,
     service: 'ingress',
     configSchema,
     topics: [TopicNames.partnerEvents, TopicNames.partnerConfig],

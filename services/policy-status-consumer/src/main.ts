@@ -1,3 +1,5 @@
+// First: tracing starts before anything it instruments loads (tracing.ts).
+import { tracing } from './tracing';
 import { TopicNames, groupSessionOf } from '@hookstream/kafka';
 import { createServiceRuntime, runService, watchBacklog } from '@hookstream/service';
 import { PolicyStatusOutputs } from './adapters/kafka/policy-status-outputs';
@@ -15,6 +17,7 @@ export { configSchema } from './config';
  */
 export async function main(env: NodeJS.ProcessEnv = process.env) {
   const runtime = await createServiceRuntime({
+    tracing,
     service: 'policy-status-consumer',
     configSchema,
     topics: [TopicNames.policyStatus, TopicNames.policyStatusDlq, TopicNames.callbackRequests, TopicNames.partnerConfig],

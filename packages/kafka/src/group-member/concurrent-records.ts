@@ -7,9 +7,10 @@ import { setImmediate } from 'node:timers/promises';
 import type { Consumer, EachBatchPayload, KafkaMessage } from '../types';
 import { sleep } from '@hookstream/runtime';
 import { describeError } from '@hookstream/errors';
+import { inRecordSpan } from '../record-trace';
 import { joinGroup, type MemberSession } from './member-session';
 import { MemberTransactions, type OutputRecord } from './member-transactions';
-import type { ConcurrentMode, MemberGroupOptions } from './options';
+import type { ConcurrentMode, ConsumedRecord, MemberGroupOptions } from './options';
 import { HeldRecords } from './held-records';
 import { RECORDS_PER_TURN } from './pacing';
 import { PartitionProgress } from './partition-progress';
@@ -211,7 +212,7 @@ export class ConcurrentRecords {
       .then(() =>
         // Rewound or revoked while it waited behind its key: the partition is read again from its
         // last commit, this record with it, so starting it here would do it twice (a callback sent twice).
-        this.current(progress) ? this.mode.handle({ topic: progress.topic, partition: progress.partition, message }) : undefined,
+        this.current(progress) ? this.handleTraced({ topic: progress.topic, partition: progress.partition, message }) : undefined,
       )
       .then(
         (outputs) => (outputs ? this.finish(progress, offset, outputs) : this.dropped(progress, offset)),
@@ -221,6 +222,11 @@ export class ConcurrentRecords {
     void work.then(() => {
       if (progress.chains.get(key) === work) progress.chains.delete(key);
     });
+  }
+
+  /** `handle` in a span continuing the record's trace (record-trace.ts). */
+  private handleTraced(record: ConsumedRecord): Promise<OutputRecord[]> {
+    return inRecordSpan(record, () => this.mode.handle(record));
   }
 
   /** A record is done: what it became goes in the next round, and the committed offset may move up to the lowest one still in flight. */

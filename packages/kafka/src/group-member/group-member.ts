@@ -5,6 +5,7 @@
  */
 import type { GroupTopics } from '../consumer-lag';
 import type { TopicPartition, TopicPartitionOffset } from '../types';
+import { inBatchSpan } from '../record-trace';
 import { ConcurrentRecords } from './concurrent-records';
 import { joinGroup, type MemberSession } from './member-session';
 import type { BatchesMode, ConcurrentMode, FetchSettings, GroupMemberOptions, MemberGroupOptions } from './options';
@@ -137,7 +138,7 @@ class HandledBatches implements MemberGroup {
       partitionsConsumedConcurrently: this.options.partitionsConsumedConcurrently ?? 1,
       ...(fetch ? { fetch } : {}),
       ...(partitionState ? { partitionState } : {}),
-      eachBatch: ({ batch }) => mode.handle(batch),
+      eachBatch: ({ batch }) => inBatchSpan(batch, () => mode.handle(batch)),
     });
   }
 

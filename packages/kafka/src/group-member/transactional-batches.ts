@@ -7,6 +7,7 @@ import { setImmediate } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { describeError } from '@hookstream/errors';
 import { sleep } from '@hookstream/runtime';
+import { inBatchSpan } from '../record-trace';
 import { joinGroup, type MemberSession } from './member-session';
 import { MemberTransactions, offsetsByTopic, type OutputRecord } from './member-transactions';
 import type { MemberGroupOptions, TransactionalMode } from './options';
@@ -74,7 +75,7 @@ export class TransactionalBatches {
         const { batch } = payload;
         const current = () => payload.isRunning() && !payload.isStale();
         if (batch.messages.length === 0 || !current()) return;
-        const records = await mode.transform(batch, current);
+        const records = await inBatchSpan(batch, () => mode.transform(batch, current));
         // Handed back unresolved: the client reads the batch again wherever the partition is owned.
         if (!current()) return;
         const last = batch.messages[batch.messages.length - 1]!.offset;

@@ -1,4 +1,4 @@
-import { withTimeout } from '@hookstream/runtime';
+import { inSpan, withTimeout } from '@hookstream/runtime';
 import { type Partner } from '@hookstream/partners';
 import { acceptWebhook, type AcceptWebhookDeps } from './accept-webhook';
 import { OutcomeMessages, type WebhookOutcome } from './webhook-outcome';
@@ -16,17 +16,23 @@ export type DecodedBody = BodyAsRead & { text: string; parsed: unknown };
  * the body (its request_id, its fingerprint) is noted on `body`, for the record of a refusal and
  * of a replay.
  */
-export async function receiveWebhook(
+export function receiveWebhook(
   partner: Partner,
   body: DecodedBody,
   deps: AcceptWebhookDeps,
   writeTimeoutMs: number,
 ): Promise<WebhookOutcome> {
-  const validated = validateWebhookPayload(body.parsed, body.text);
-  if (!validated.ok) return { kind: 'invalid', problems: validated.problems };
-  body.requestId = validated.payload.request_id;
-  body.fingerprint = payloadFingerprint(body.parsed, body.text);
-  return withinWriteDeadline(acceptWebhook(partner, validated.payload, body.fingerprint, deps), writeTimeoutMs);
+  // The span the webhook's trace crosses Kafka from (its partner-events record carries it); identifiers only, never the body.
+  return inSpan('webhook.accept', { attributes: { 'hookstream.partner_id': partner.partner_id } }, async (span) => {
+    const validated = validateWebhookPayload(body.parsed, body.text);
+    if (!validated.ok) return { kind: 'invalid', problems: validated.problems };
+    body.requestId = validated.payload.request_id;
+    body.fingerprint = payloadFingerprint(body.parsed, body.text);
+    if (body.requestId !== undefined) span.setAttribute('hookstream.request_id', body.requestId);
+    const outcome = await withinWriteDeadline(acceptWebhook(partner, validated.payload, body.fingerprint, deps), writeTimeoutMs);
+    span.setAttribute('hookstream.outcome', outcome.kind);
+    return outcome;
+  });
 }
 
 const WRITE_TIMEOUT = 'write timeout';

@@ -7,7 +7,7 @@
  */
 import { AvroInvalidError, ErrorCodes, describeError, hasErrorCode } from '@hookstream/errors';
 import { retryHistoryOf, type AvroCodec, type ConsumedRecord, type OutputRecord, type RetryHistory } from '@hookstream/kafka';
-import { type Logger } from '@hookstream/runtime';
+import { inSpan, type Logger, type Span } from '@hookstream/runtime';
 import type { CallbackRequest } from '../../domain/deliver-callback';
 import type { Disposition } from '../../domain/disposition';
 import type { ReadFrom } from '../../domain/send-callback';
@@ -58,10 +58,32 @@ export class CallbackRecords {
     const history = retryHistoryOf(message.headers);
     let disposition: Disposition;
     try {
-      disposition = await this.options.sendCallback(request, history, tier === undefined ? {} : { tier });
+      disposition = await inSpan('callback.attempt', { attributes: attemptAttributes(request, history, tier) }, async (span) => {
+        const decided = await this.options.sendCallback(request, history, tier === undefined ? {} : { tier });
+        recordOutcome(span, decided);
+        return decided;
+      });
     } finally {
       metrics.inFlight.dec({ partner });
     }
     return this.writer.write(record, request, history, disposition);
   }
+}
+
+/** What a `callback.attempt` span says of the callback: identifiers only, never its body, a secret or a credential header. */
+function attemptAttributes(request: CallbackRequest, history: RetryHistory, tier: number | undefined) {
+  return {
+    'hookstream.partner_id': request.partner_id,
+    'hookstream.policy_number': request.policy_number,
+    'hookstream.delivery_id': request.delivery_id,
+    'hookstream.attempt': history.attempts + 1,
+    'hookstream.tier': tier ?? 0,
+  };
+}
+
+/** The span's outcome: what became of the record, and the partner's HTTP status when it answered. */
+function recordOutcome(span: Span, disposition: Disposition): void {
+  span.setAttribute('hookstream.outcome', disposition.kind);
+  if ('httpStatus' in disposition && disposition.httpStatus !== null)
+    span.setAttribute('http.response.status_code', disposition.httpStatus);
 }

@@ -7,7 +7,7 @@
  * the same rows: no record is lost and none is counted twice.
  */
 import { GroupMember, type AvroCodec, type Batch, type GroupSession, type Kafka } from '@hookstream/kafka';
-import { type Logger } from '@hookstream/runtime';
+import { inSpan, type Logger } from '@hookstream/runtime';
 import type { DeliveryLogDb } from '../../adapters/store/tables';
 import type { DeliveryLogMetrics } from '../../metrics';
 import { writeFacts } from '../../adapters/store/projection/fact-writer';
@@ -100,7 +100,8 @@ export class DeliveryLogProjection {
     }
     const timer = this.options.metrics.batchSeconds.startTimer();
     try {
-      await writeFacts(this.options.db, facts);
+      const attributes = { 'messaging.destination.name': batch.topic, 'hookstream.facts': facts.length };
+      await inSpan('delivery_log.project', { attributes }, () => writeFacts(this.options.db, facts));
     } catch (error) {
       this.options.metrics.batchFailures.inc();
       this.logger.warn({ err: error, topic, partition: batch.partition }, 'could not write a batch to the delivery log; reading it again');

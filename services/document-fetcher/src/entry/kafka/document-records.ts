@@ -7,7 +7,7 @@
 import { AvroInvalidError, ErrorCodes, describeError, hasErrorCode } from '@hookstream/errors';
 import { DocumentHeaders } from '@hookstream/contract';
 import { headerCount, originOf, retryHistoryOf, type AvroCodec, type ConsumedRecord, type OutputRecord } from '@hookstream/kafka';
-import { type Logger } from '@hookstream/runtime';
+import { inSpan, type Logger } from '@hookstream/runtime';
 import { documentRequestsOf, type DocumentRequest, type PartnerEvent } from '../../domain/document-request';
 import type { DocumentDisposition } from '../../domain/disposition';
 import type { RetrievalHistory } from '../../domain/fetch-document';
@@ -56,7 +56,18 @@ export class DocumentRecords {
     // The documents of one webhook side by side: each in its partner's slots (fetch-document).
     const outputs = await Promise.all(
       requests.map(async (request) => {
-        const disposition = await this.options.fetchDocument(request, history);
+        const attributes = {
+          'hookstream.partner_id': request.partner_id,
+          'hookstream.document_id': request.document_id,
+          'hookstream.attempt': history.attempts + 1,
+          'hookstream.tier': tier ?? 0,
+        };
+        // Identifiers only: never the document, its URL's query or a credential.
+        const disposition = await inSpan('document.fetch', { attributes }, async (span) => {
+          const decided = await this.options.fetchDocument(request, history);
+          span.setAttribute('hookstream.outcome', decided.kind);
+          return decided;
+        });
         return this.options.writer.write(disposition, request, history, origin, record);
       }),
     );

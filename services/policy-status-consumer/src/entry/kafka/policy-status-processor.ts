@@ -1,4 +1,12 @@
-import { GroupMember, maxMessageBytesOf, type Batch, type GroupSession, type Kafka, type OutputRecord } from '@hookstream/kafka';
+import {
+  GroupMember,
+  inRecordSpan,
+  maxMessageBytesOf,
+  type Batch,
+  type GroupSession,
+  type Kafka,
+  type OutputRecord,
+} from '@hookstream/kafka';
 import { type Logger } from '@hookstream/runtime';
 import { type PartnerDirectory } from '@hookstream/partners';
 import type { PolicyStatusMetrics } from '../../metrics';
@@ -84,7 +92,10 @@ export class PolicyStatusProcessor {
     const unknownPartners = new Set<string>();
     for (const message of batch.messages) {
       if (!current()) break;
-      outputs.push(...(await records.of(batch.partition, message, unknownPartners)));
+      // Each event in its own span, continuing the trace its record carries (a core system's traceparent when it sent one):
+      // its callback requests carry that span's context, so each event's trace goes on to its partners' callbacks.
+      const record = { topic: batch.topic, partition: batch.partition, message };
+      outputs.push(...(await inRecordSpan(record, () => records.of(batch.partition, message, unknownPartners), 'policy.fan_out')));
     }
     return outputs;
   }

@@ -1,0 +1,200 @@
+/*
+ * Jaeger v2, the local stack's trace store (docs/tracing.md): built once from its Go module into
+ * the cache (`go build`, a few minutes on two cores: only a fresh machine pays it), then run with
+ * OTLP over HTTP in and its UI and query API out, each on a free port of 127.0.0.1 (with no
+ * configuration it would serve its UI on every interface), keeping traces in memory.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { StackError } from '@hookstream/errors';
+import { freePort, sleep } from '@hookstream/runtime';
+import { fillOnce } from './artifacts';
+import { Interrupted, endedByInterrupt } from './interruption';
+import { startProcess } from './processes';
+
+const run = promisify(execFile);
+
+export const JAEGER_MODULE = 'github.com/jaegertracing/jaeger/cmd/jaeger';
+export const JAEGER_VERSION = 'v1.76.0';
+
+export interface JaegerBinary {
+  binary: string;
+  /** True when nothing had to be built. */
+  cached: boolean;
+}
+
+/**
+ * The Jaeger executable: HOOKSTREAM_JAEGER_BIN when set, else the one built into the cache (built
+ * now if missing). Undefined when Go is not on PATH to build it: the caller goes on without traces.
+ */
+export async function ensureJaeger(
+  cacheDir: string,
+  env: NodeJS.ProcessEnv = process.env,
+  signal?: AbortSignal,
+): Promise<JaegerBinary | undefined> {
+  if (env.HOOKSTREAM_JAEGER_BIN) return { binary: path.resolve(env.HOOKSTREAM_JAEGER_BIN), cached: true };
+  const dir = path.join(cacheDir, `jaeger-${JAEGER_VERSION}`);
+  const binary = path.join(dir, 'jaeger');
+  if (existsSync(path.join(dir, '.complete'))) return { binary, cached: true };
+  if (!(await goAvailable(env))) return undefined;
+  await fillOnce(dir, async (work) => {
+    // A scratch module of its own: `go get -tool` pins Jaeger's whole dependency graph in it.
+    const module = path.join(work, 'module');
+    mkdirSync(module);
+    await go(['mod', 'init', 'hookstream.local/jaeger'], module, signal);
+    await go(['get', '-tool', `${JAEGER_MODULE}@${JAEGER_VERSION}`], module, signal);
+    await go(['build', '-o', path.join(work, 'jaeger'), JAEGER_MODULE], module, signal);
+  });
+  return { binary, cached: false };
+}
+
+async function goAvailable(env: NodeJS.ProcessEnv): Promise<boolean> {
+  try {
+    await run('go', ['version'], { timeout: 30_000, env });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function go(args: string[], cwd: string, signal: AbortSignal | undefined): Promise<void> {
+  try {
+    await run('go', args, { cwd, timeout: 30 * 60_000, maxBuffer: 16 * 1024 * 1024, signal });
+  } catch (error) {
+    if (endedByInterrupt(error, signal)) throw new Interrupted();
+    const output = (error as { stderr?: string }).stderr?.trim().split('\n').slice(-10).join('\n');
+    throw new StackError(`building Jaeger failed (go ${args.join(' ')})${output ? `:\n${output}` : ''}`, { cause: error, retryable: true });
+  }
+}
+
+/**
+ * The local Jaeger `hookstream start` runs beside the services, its data in `dir`: undefined (and
+ * said why) when the environment already points traces elsewhere (OTEL_EXPORTER_OTLP_ENDPOINT) or
+ * when Go is missing to build it; the system then runs without a local trace store.
+ */
+export async function startLocalJaeger(options: {
+  cacheDir: string;
+  dir: string;
+  env: NodeJS.ProcessEnv;
+  log: (line: string) => void;
+  signal?: AbortSignal;
+}): Promise<RunningJaeger | undefined> {
+  const { env, log } = options;
+  if (env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) {
+    log('traces: exported where OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT says; no local Jaeger');
+    return undefined;
+  }
+  const cached = existsSync(path.join(options.cacheDir, `jaeger-${JAEGER_VERSION}`, '.complete')) || Boolean(env.HOOKSTREAM_JAEGER_BIN);
+  if (!cached) log(`traces: building Jaeger ${JAEGER_VERSION} with Go into ${options.cacheDir} (once per machine; a few minutes)`);
+  const built = await ensureJaeger(options.cacheDir, env, options.signal);
+  if (!built) {
+    log('traces: Go is not on PATH to build Jaeger: starting without a trace store (the services trace nothing)');
+    return undefined;
+  }
+  return startJaeger({ binary: built.binary, dir: options.dir });
+}
+
+/** A Jaeger running for the local stack or a test. */
+export interface RunningJaeger {
+  /** Where OTLP over HTTP is taken: the services' OTEL_EXPORTER_OTLP_ENDPOINT. */
+  otlpUrl: string;
+  /** Its UI, and its query API under /api (`/api/traces?service=…`). */
+  uiUrl: string;
+  pid: number;
+  logFile: string;
+  /** Resolves when it ends, however. */
+  exited: Promise<unknown>;
+  /** SIGTERM, then SIGKILL after 10 s; resolves once it has ended. */
+  stop: () => Promise<void>;
+}
+
+/** Starts `binary` with its data in memory and its log in `dir`; resolves once its query API answers. */
+export async function startJaeger(options: { binary: string; dir: string; readyTimeoutMs?: number }): Promise<RunningJaeger> {
+  mkdirSync(options.dir, { recursive: true });
+  const [otlp, ui, grpc] = [await freePort(), await freePort(), await freePort()];
+  const config = path.join(options.dir, 'jaeger.yaml');
+  writeFileSync(config, configYaml({ otlp, ui, grpc }));
+  const logFile = path.join(options.dir, 'jaeger.log');
+  const started = startProcess(options.binary, ['--config', config], { cwd: options.dir, env: process.env, logFile });
+  let ended = false;
+  void started.exited.then(() => (ended = true));
+  const jaeger: RunningJaeger = {
+    otlpUrl: `http://127.0.0.1:${otlp}`,
+    uiUrl: `http://127.0.0.1:${ui}`,
+    pid: started.pid,
+    logFile,
+    exited: started.exited,
+    stop: async () => {
+      if (ended) return;
+      signalGroup(started.pid, 'SIGTERM');
+      const killer = setTimeout(() => signalGroup(started.pid, 'SIGKILL'), 10_000);
+      await started.exited;
+      clearTimeout(killer);
+    },
+  };
+  const deadline = Date.now() + (options.readyTimeoutMs ?? 60_000);
+  for (;;) {
+    if (ended) throw new StackError(`Jaeger exited as it started; see ${logFile}`);
+    try {
+      const response = await fetch(`${jaeger.uiUrl}/api/services`, { signal: AbortSignal.timeout(1000) });
+      if (response.ok) return jaeger;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      await jaeger.stop();
+      throw new StackError(`Jaeger did not answer at ${jaeger.uiUrl} in time; see ${logFile}`);
+    }
+    await sleep(200);
+  }
+}
+
+function signalGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // already gone
+  }
+}
+
+/** Jaeger's all-in-one configuration cut to what the stack uses, every listener on loopback, no metrics endpoint of its own. */
+function configYaml(ports: { otlp: number; ui: number; grpc: number }): string {
+  return `service:
+  extensions: [jaeger_storage, jaeger_query]
+  pipelines:
+    traces:
+      receivers: [otlp]
+      processors: [batch]
+      exporters: [jaeger_storage_exporter]
+  telemetry:
+    metrics:
+      level: none
+    logs:
+      level: warn
+extensions:
+  jaeger_query:
+    storage:
+      traces: memory_store
+    http:
+      endpoint: 127.0.0.1:${ports.ui}
+    grpc:
+      endpoint: 127.0.0.1:${ports.grpc}
+  jaeger_storage:
+    backends:
+      memory_store:
+        memory:
+          max_traces: 100000
+receivers:
+  otlp:
+    protocols:
+      http:
+        endpoint: 127.0.0.1:${ports.otlp}
+processors:
+  batch:
+exporters:
+  jaeger_storage_exporter:
+    trace_storage: memory_store
+`;
+}
