@@ -3,8 +3,8 @@
  * the consumer, the sender, the delivery log; support/console-stack.ts): signed in with its API key,
  * it adds an endpoint whose URL the SSRF guard refuses (the error beside the URL, focused), then a
  * good one receiving only cancellations, and a cancellation reaches it while an activation does
- * not (its first endpoint gets both); it rotates its Standard Webhooks secret, and a callback sent
- * during the overlap verifies with the official `standardwebhooks` verifier under BOTH the old and
+ * not (its first endpoint gets both); it rotates its Standard Webhooks secret with an overlap it
+ * chooses (6 hours, ending 6 hours after), and a callback sent during the overlap verifies with the official `standardwebhooks` verifier under BOTH the old and
  * the new secret. Screenshots of docs/console.md are taken here.
  */
 import { Webhook } from 'standardwebhooks';
@@ -99,9 +99,14 @@ test('a rotated Standard Webhooks secret: during the overlap a callback verifies
   await p.getByRole('link', { name: 'Signing secret' }).click();
   await p.getByRole('heading', { name: 'Signing secret' }).waitFor();
   await p.getByText('STANDARD_WEBHOOKS').waitFor();
+  // The partner's overlap: 24 hours preselected, 6 chosen; the confirmation says the length chosen.
+  const overlap = p.getByLabel('Overlap');
+  expect(await overlap.inputValue()).toBe('24');
+  await overlap.selectOption({ label: '6 hours' });
   await p.getByRole('button', { name: 'Rotate signing secret' }).click();
   const confirm = p.getByRole('dialog', { name: 'Rotate your signing secret?' });
-  await confirm.getByText(/webhook-signature lists both/).waitFor();
+  await confirm.getByText(/For 6 hours, every callback .*webhook-signature lists both/).waitFor();
+  const before = Date.now();
   await confirm.getByRole('button', { name: 'Rotate now' }).click();
   const shown = p.getByLabel('New signing secret');
   await shown.waitFor();
@@ -111,6 +116,13 @@ test('a rotated Standard Webhooks secret: during the overlap a callback verifies
   // When the overlap ends, with its zone.
   await p.getByText(/Until .* callbacks carry signatures with both the new and the previous secret/).waitFor();
   await p.getByText('Previous secret also signs until').waitFor();
+  // The overlap's end, as the API reads it (the partner record the sender signs from): 6 hours after the click.
+  const until = await p.evaluate(async () => {
+    const answer = (await (await fetch('/api/portal/v1/signing-secret')).json()) as { data: { previous_secret_until: string } };
+    return Date.parse(answer.data.previous_secret_until);
+  });
+  expect(until).toBeGreaterThanOrEqual(before + 6 * 3_600_000);
+  expect(until).toBeLessThanOrEqual(Date.now() + 6 * 3_600_000);
   await screenshot(p, 'signing-secret');
 
   await stack.fixture.events.publish([policyEvent(partner, {}, { policy_number: 'P-SW-ROTATED', status: 'POLICY_ACTIVE' })]);

@@ -291,7 +291,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate the signing secret, with an overlap
-         * @description STANDARD_WEBHOOKS: the new secret signs at once and, until previous_secret_until (24 hours unless the insurer configured another), webhook-signature also carries a signature with the previous one. HMAC_SHA256 (one X-Signature): the current secret keeps signing until next_secret_from, then the new one (sooner with /signing-secret/activate); accept either meanwhile. The new secret is shown only in this answer. Other methods: 409 saying why. API key only; at most 5 rotations a day (429). Audited without the secret.
+         * @description STANDARD_WEBHOOKS: the new secret signs at once and, until previous_secret_until (overlap_hours from now: 1 hour to 7 days, the partner’s choice; absent, 24 hours unless the insurer configured another), webhook-signature also carries a signature with the previous one. HMAC_SHA256 (one X-Signature): the current secret keeps signing until next_secret_from (overlap_hours from now), then the new one (sooner with /signing-secret/activate); accept either meanwhile. During an overlap, a rotation keeps that overlap’s end (Standard Webhooks) and drops the secret the last rotation showed at once. An overlap_hours out of bounds is 400 naming the field. The new secret is shown only in this answer. Other methods: 409 saying why. API key only; at most 5 rotations a day (429). Audited without the secret.
          */
         post: operations["rotateSigningSecret"];
         delete?: never;
@@ -832,6 +832,12 @@ export interface components {
             reason?: string;
         };
         EndpointDeleteRequest: {
+            /** @description Why, for the audit (default: changed from the partner API) */
+            reason?: string;
+        };
+        SigningSecretRotateRequest: {
+            /** @description How long the previous secret keeps signing beside the new one (STANDARD_WEBHOOKS), or the new one waits (HMAC_SHA256), in hours, 1-168 (fractions allowed); absent: the insurer's overlap, 24 hours unless it configured another */
+            overlap_hours?: number;
             /** @description Why, for the audit (default: changed from the partner API) */
             reason?: string;
         };
@@ -3302,7 +3308,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": components["schemas"]["SigningSecretRequest"];
+                "application/json": components["schemas"]["SigningSecretRotateRequest"];
             };
         };
         responses: {

@@ -15,6 +15,7 @@ import {
   OwnEndpointAnswer,
   RotatedSigningSecret,
   SigningSecretBody,
+  SigningSecretRotateBody,
   SigningSecretStateAnswer,
   SigningSecretStatus,
 } from '../schemas/self-service-schemas';
@@ -105,12 +106,15 @@ export const selfServicePaths: ZodOpenApiPathsObject = {
     post: {
       ...op('Rotate the signing secret, with an overlap', 'rotateSigningSecret'),
       description:
-        'STANDARD_WEBHOOKS: the new secret signs at once and, until previous_secret_until (24 hours unless the insurer configured ' +
-        'another), webhook-signature also carries a signature with the previous one. HMAC_SHA256 (one X-Signature): the current secret ' +
-        'keeps signing until next_secret_from, then the new one (sooner with /signing-secret/activate); accept either meanwhile. ' +
+        'STANDARD_WEBHOOKS: the new secret signs at once and, until previous_secret_until (overlap_hours from now: 1 hour to 7 days, ' +
+        'the partner’s choice; absent, 24 hours unless the insurer configured another), webhook-signature also carries a signature ' +
+        'with the previous one. HMAC_SHA256 (one X-Signature): the current secret keeps signing until next_secret_from (overlap_hours ' +
+        'from now), then the new one (sooner with /signing-secret/activate); accept either meanwhile. During an overlap, a rotation ' +
+        'keeps that overlap’s end (Standard Webhooks) and drops the secret the last rotation showed at once. An overlap_hours out of ' +
+        'bounds is 400 naming the field. ' +
         'The new secret is shown only in this answer. Other methods: 409 saying why. API key only; at most 5 rotations a day (429). ' +
         'Audited without the secret.',
-      requestBody: { required: false, ...json(SigningSecretBody) },
+      requestBody: { required: false, ...json(SigningSecretRotateBody) },
       responses: {
         '201': { description: 'The new secret (shown once) and the overlap', ...json(RotatedSigningSecret) },
         ...writeRefusals(),

@@ -58,6 +58,26 @@ export const OwnEndpoint = z
 
 export const OwnEndpointAnswer = z.object({ data: OwnEndpoint }).meta({ id: 'OwnEndpointAnswer' });
 
+/** The overlap a partner may choose for a rotation: long enough to install a secret, short enough that a leaked one dies soon. */
+export const SIGNING_SECRET_OVERLAP_HOURS = { min: 1, max: 7 * 24 } as const;
+
+export const SigningSecretRotateBody = z
+  .strictObject({
+    overlap_hours: z
+      .number()
+      .min(SIGNING_SECRET_OVERLAP_HOURS.min)
+      .max(SIGNING_SECRET_OVERLAP_HOURS.max)
+      .optional()
+      .meta({
+        description:
+          `How long the previous secret keeps signing beside the new one (STANDARD_WEBHOOKS), or the new one waits (HMAC_SHA256), ` +
+          `in hours, ${SIGNING_SECRET_OVERLAP_HOURS.min}-${SIGNING_SECRET_OVERLAP_HOURS.max} (fractions allowed); ` +
+          `absent: the insurer's overlap, 24 hours unless it configured another`,
+      }),
+    reason,
+  })
+  .meta({ id: 'SigningSecretRotateRequest' });
+
 export const SigningSecretBody = z.strictObject({ reason }).meta({ id: 'SigningSecretRequest' });
 
 const signingState = {

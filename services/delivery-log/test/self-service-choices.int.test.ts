@@ -1,0 +1,85 @@
+/**
+ * What a partner chooses through the partner API's self-service, against Kafka and a delivery log on
+ * a PostgreSQL database of its own: the overlap of a signing-secret rotation (1 hour to 7 days;
+ * outside, 400 naming overlap_hours), read back from the partner record the callback-sender signs
+ * from. Every answer is checked against the served OpenAPI (ApiClient).
+ */
+import { OutboundFixture, uniquePartnerId } from '../../../test/helpers/outbound-fixture';
+import { DELIVERY_LOG_ENTRY, startService, type RunningService } from '../../../test/helpers/outbound';
+import { freshStateDatabase, stopStateServer, type StateDatabase } from '../../../test/helpers/state-database';
+import { ApiClient } from './support/api-client';
+
+const HOUR_MS = 3_600_000;
+
+let fixture: OutboundFixture;
+let log: RunningService;
+let database: StateDatabase;
+let api: ApiClient;
+const webhooks = uniquePartnerId('choice-sw');
+const hmac = uniquePartnerId('choice-hmac');
+const keys: Record<string, string> = {};
+const as = (partnerId: string) => ({ 'x-api-key': keys[partnerId]! });
+
+type Refused = { error_code: string; fields?: Array<{ field: string; message: string }> };
+
+beforeAll(async () => {
+  fixture = await OutboundFixture.open('self-service-choices');
+  const endpoint = { endpoint_id: 'main', url: 'http://127.0.0.1:9/main' };
+  keys[webhooks] = await fixture.partners.create(webhooks, {
+    callback_endpoints: [endpoint],
+    outbound_auth: { method: 'STANDARD_WEBHOOKS', secret: `whsec_${Buffer.alloc(24, 7).toString('base64')}` },
+  });
+  keys[hmac] = await fixture.partners.create(hmac, {
+    callback_endpoints: [endpoint],
+    outbound_auth: { method: 'HMAC_SHA256', api_key: 'ak', secret: 'old-secret' },
+  });
+  database = await freshStateDatabase();
+  log = await startService(DELIVERY_LOG_ENTRY, fixture.prefix, { ...fixture.env, DELIVERY_LOG_DATABASE_URL: database.url, HTTP_PORT: '0' });
+  api = await ApiClient.open(log.url);
+}, 180_000);
+
+afterAll(async () => {
+  await log?.stop();
+  await fixture?.close();
+  await database?.drop();
+  await stopStateServer();
+});
+
+test('an overlap of 0, of 8 days or not a number is refused with 400 naming overlap_hours, and nothing rotates', async () => {
+  for (const overlap_hours of [0, 0.5, 8 * 24, '24']) {
+    const refused = await api.post('/api/portal/v1/signing-secret/rotate', as(webhooks), { overlap_hours });
+    expect(refused.status).toBe(400);
+    expect(refused.json).toMatchObject({ error_code: 'INVALID_PAYLOAD_VALIDATION_ERR' });
+    expect((refused.json as Refused).fields!.map((f) => f.field)).toEqual(['overlap_hours']);
+  }
+  const state = await api.get('/api/portal/v1/signing-secret', as(webhooks));
+  expect((state.json as { data: { previous_secret_until: string | null } }).data.previous_secret_until).toBeNull();
+});
+
+test('a Standard Webhooks rotation with a 2-hour overlap: the previous secret signs until 2 hours from now, as the partner record says', async () => {
+  const before = Date.now();
+  const rotated = await api.post('/api/portal/v1/signing-secret/rotate', as(webhooks), { overlap_hours: 2, reason: 'chosen overlap' });
+  expect(rotated.status).toBe(201);
+  const until = Date.parse((rotated.json as { data: { previous_secret_until: string } }).data.previous_secret_until);
+  expect(until).toBeGreaterThanOrEqual(before + 2 * HOUR_MS);
+  expect(until).toBeLessThanOrEqual(Date.now() + 2 * HOUR_MS);
+  // Read back from the partner directory (the partner-config topic the callback-sender reads): the end it signs with both until.
+  const state = await api.get('/api/portal/v1/signing-secret', as(webhooks));
+  expect((state.json as { data: { previous_secret_until: string } }).data.previous_secret_until).toBe(new Date(until).toISOString());
+});
+
+test('an HMAC_SHA256 rotation with a 7-day overlap switches 7 days from now; without one, 24 hours (the deployment default)', async () => {
+  const before = Date.now();
+  const week = await api.post('/api/portal/v1/signing-secret/rotate', as(hmac), { overlap_hours: 7 * 24 });
+  expect(week.status).toBe(201);
+  const from = Date.parse((week.json as { data: { next_secret_from: string } }).data.next_secret_from);
+  expect(from).toBeGreaterThanOrEqual(before + 7 * 24 * HOUR_MS);
+  expect(from).toBeLessThanOrEqual(Date.now() + 7 * 24 * HOUR_MS);
+
+  const again = Date.now();
+  const byDefault = await api.post('/api/portal/v1/signing-secret/rotate', as(hmac), {});
+  expect(byDefault.status).toBe(201);
+  const switchAt = Date.parse((byDefault.json as { data: { next_secret_from: string } }).data.next_secret_from);
+  expect(switchAt).toBeGreaterThanOrEqual(again + 24 * HOUR_MS);
+  expect(switchAt).toBeLessThanOrEqual(Date.now() + 24 * HOUR_MS);
+});
