@@ -5,7 +5,8 @@
  * good one receiving only cancellations, and a cancellation reaches it while an activation does
  * not (its first endpoint gets both); it rotates its Standard Webhooks secret with an overlap it
  * chooses (6 hours, ending 6 hours after), and a callback sent during the overlap verifies with the official `standardwebhooks` verifier under BOTH the old and
- * the new secret. Screenshots of docs/console.md are taken here.
+ * the new secret; it names and describes an endpoint, and the list, the Edit form's heading and
+ * Deliveries show the name. Screenshots of docs/console.md are taken here.
  */
 import { Webhook } from 'standardwebhooks';
 import { screenshot } from '../../../test/helpers/browser';
@@ -135,6 +136,28 @@ test('a rotated Standard Webhooks secret: during the overlap a callback verifies
   // A secret that is neither is refused: the verifier checks what it is given.
   expect(() => new Webhook(`whsec_${Buffer.alloc(32, 6).toString('base64')}`).verify(body, headers)).toThrow(/No matching signature/);
 }, 120_000);
+
+test('an endpoint named and described: the list shows the name beside the id, the Edit form says which endpoint it edits, Deliveries name it', async () => {
+  const p = await signedIn();
+  await p.getByRole('link', { name: 'Endpoints' }).click();
+  await p.locator('tbody tr', { hasText: main.url }).getByRole('button', { name: 'Edit' }).click();
+  const edit = p.getByRole('form', { name: 'Edit endpoint main' });
+  await edit.getByRole('heading', { name: 'Editing endpoint main' }).waitFor();
+  await edit.getByLabel(/^Name/).fill('Policy admin system');
+  await edit.getByLabel(/^Description/).fill('Every status, for the policy admin system');
+  await edit.getByRole('button', { name: 'Save endpoint' }).click();
+  await p.getByRole('status').getByText('Endpoint Policy admin system (main) saved.').waitFor();
+  const row = p.locator('tbody tr', { hasText: 'Policy admin system' });
+  await row.getByText('Every status, for the policy admin system').waitFor();
+  expect(await row.locator('code').innerText()).toBe('main');
+  await row.getByRole('button', { name: 'Edit' }).click();
+  await p.getByRole('heading', { name: 'Editing endpoint Policy admin system (main)' }).waitFor();
+  await screenshot(p, 'endpoint-named');
+
+  // Deliveries keep the id they were planned for; the page shows the endpoint's name now beside it.
+  await p.getByRole('link', { name: 'Deliveries' }).click();
+  await p.getByRole('cell', { name: 'Policy admin system (main)' }).first().waitFor();
+});
 
 test('opened with a portal link, the Endpoints and Signing secret pages show but offer no change', async () => {
   const { data } = await stack.api<{ data: { token: string } }>('POST', `/api/admin/v1/partners/${partner}/portal-tokens`, {

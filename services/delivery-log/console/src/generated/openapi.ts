@@ -224,13 +224,13 @@ export interface paths {
         };
         /**
          * The partner’s endpoints: their configuration and health
-         * @description Per callback endpoint, its configuration now (URL, timeout, statuses, disabled…), the share of requests the partner answered with 200 and the 95th percentile of their latency, over the last hour and the last day; and the partner’s circuit as the sender last recorded it. An endpoint since removed keeps its health, with url and configuration null.
+         * @description Per callback endpoint, its name and description, its configuration now (URL, timeout, statuses, disabled…), the share of requests the partner answered with 200 and the 95th percentile of their latency, over the last hour and the last day; and the partner’s circuit as the sender last recorded it. An endpoint since removed keeps its health, with name, description, url and configuration null.
          */
         get: operations["getEndpointsHealth"];
         put?: never;
         /**
          * Add a callback endpoint
-         * @description Validated as at onboarding (at most 10 endpoints, an http(s) URL of at most 2000 characters, a timeout of 100-120000 ms, known statuses) and by the SSRF guard; each refusal a 400 naming the field (fields[].field: url, timeout_ms, statuses[0]…). Audited with the partner as the actor (the fields set, the URL without its query, never a secret). At most DELIVERY_LOG_ENDPOINT_CHANGES_PER_HOUR (default 30) endpoint changes an hour (429 with Retry-After).
+         * @description Validated as at onboarding (at most 10 endpoints, a name of at most 80 characters and a description of at most 300, an http(s) URL of at most 2000 characters, a timeout of 100-120000 ms, known statuses) and by the SSRF guard; each refusal a 400 naming the field (fields[].field: name, description, url, timeout_ms, statuses[0]…). Audited with the partner as the actor (the fields set, the URL without its query, never a secret). At most DELIVERY_LOG_ENDPOINT_CHANGES_PER_HOUR (default 30) endpoint changes an hour (429 with Retry-After).
          */
         post: operations["addEndpoint"];
         delete?: never;
@@ -257,7 +257,7 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Edit a callback endpoint (URL, timeout, statuses, disabled)
+         * Edit a callback endpoint (name, description, URL, timeout, statuses, disabled)
          * @description Sets the fields given, validated as POST does. A disabled endpoint receives no new callback; those already queued for it are still sent and retried. Audited with the partner as the actor (the fields set, the URL without its query, never a secret). At most DELIVERY_LOG_ENDPOINT_CHANGES_PER_HOUR (default 30) endpoint changes an hour (429 with Retry-After).
          */
         patch: operations["updateEndpoint"];
@@ -807,6 +807,10 @@ export interface components {
             status: "POLICY_ISSUING" | "POLICY_ACTIVE" | "POLICY_CANCELLED";
         };
         EndpointCreateRequest: {
+            /** @description What you call the endpoint, at most 80 characters (trimmed); null or empty: none */
+            name?: string | null;
+            /** @description What the endpoint is for, at most 300 characters (trimmed); null or empty: none */
+            description?: string | null;
             /** @description Absolute http(s) URL, at most 2000 characters, without credentials; refused when its host is or resolves to a private, loopback, link-local or metadata address the deployment does not allow (the SSRF guard) */
             url: string;
             /** @description Total timeout of one attempt, 100-120000 ms (default 10000) */
@@ -820,6 +824,10 @@ export interface components {
         };
         /** @description The fields given are set; the others are kept */
         EndpointUpdateRequest: {
+            /** @description What you call the endpoint, at most 80 characters (trimmed); null or empty: none */
+            name?: string | null;
+            /** @description What the endpoint is for, at most 300 characters (trimmed); null or empty: none */
+            description?: string | null;
             /** @description Absolute http(s) URL, at most 2000 characters, without credentials; refused when its host is or resolves to a private, loopback, link-local or metadata address the deployment does not allow (the SSRF guard) */
             url?: string;
             /** @description Total timeout of one attempt, 100-120000 ms (default 10000) */
@@ -857,6 +865,8 @@ export interface components {
                 self_service?: boolean;
                 callback_endpoints?: {
                     endpoint_id?: string;
+                    name?: string | null;
+                    description?: string | null;
                     url: string;
                     /** @default 10000 */
                     timeout_ms?: number;
@@ -984,6 +994,8 @@ export interface components {
                 self_service?: boolean;
                 callback_endpoints?: {
                     endpoint_id?: string;
+                    name?: string | null;
+                    description?: string | null;
                     url: string;
                     /** @default 10000 */
                     timeout_ms?: number;
@@ -1670,6 +1682,10 @@ export interface components {
             self_service?: boolean;
             endpoints: {
                 endpoint_id: string;
+                /** @description What the partner calls the endpoint (at most 80 characters); null: none, the endpoint_id stands for it */
+                name?: string | null;
+                /** @description What the endpoint is for (at most 300 characters); null: none */
+                description?: string | null;
                 /** @description null for an endpoint since removed */
                 url: string | null;
                 /** @description The partner API: how the endpoint is configured now; null for an endpoint since removed */
@@ -1715,6 +1731,10 @@ export interface components {
         };
         OwnEndpoint: {
             endpoint_id: string;
+            /** @description What the partner calls the endpoint (at most 80 characters); null: none, the endpoint_id stands for it */
+            name: string | null;
+            /** @description What the endpoint is for (at most 300 characters); null: none */
+            description: string | null;
             url: string;
             configuration: components["schemas"]["EndpointConfiguration"];
         };
@@ -1774,6 +1794,10 @@ export interface components {
             updated_at: string;
             callback_endpoints: {
                 endpoint_id: string;
+                /** @description What the partner calls the endpoint (at most 80 characters); null: none, the endpoint_id stands for it */
+                name: string | null;
+                /** @description What the endpoint is for (at most 300 characters); null: none */
+                description: string | null;
                 url: string;
                 timeout_ms: number;
                 statuses: string[];
@@ -1949,6 +1973,8 @@ export interface components {
             partner_id: string;
             partner_name: string | null;
             endpoint_id: string;
+            /** @description What the partner calls the endpoint; null: no name, or since removed */
+            endpoint_name: string | null;
             /** @description Null when the partner no longer has the endpoint */
             url: string | null;
             sends_last_hour: number;

@@ -39,9 +39,9 @@ export const selfServicePaths: ZodOpenApiPathsObject = {
       operationId: 'getEndpointsHealth',
       requestParams: { query: NoQuery },
       description:
-        'Per callback endpoint, its configuration now (URL, timeout, statuses, disabled…), the share of requests the partner answered ' +
+        'Per callback endpoint, its name and description, its configuration now (URL, timeout, statuses, disabled…), the share of requests the partner answered ' +
         'with 200 and the 95th percentile of their latency, over the last hour and the last day; and the partner’s circuit as the ' +
-        'sender last recorded it. An endpoint since removed keeps its health, with url and configuration null.',
+        'sender last recorded it. An endpoint since removed keeps its health, with name, description, url and configuration null.',
       responses: {
         '200': { description: 'Health of each endpoint', ...json(EndpointsHealthAnswer) },
         ...partnerRefusals,
@@ -51,8 +51,9 @@ export const selfServicePaths: ZodOpenApiPathsObject = {
     post: {
       ...op('Add a callback endpoint', 'addEndpoint'),
       description:
-        'Validated as at onboarding (at most 10 endpoints, an http(s) URL of at most 2000 characters, a timeout of 100-120000 ms, known ' +
-        'statuses) and by the SSRF guard; each refusal a 400 naming the field (fields[].field: url, timeout_ms, statuses[0]…). ' +
+        'Validated as at onboarding (at most 10 endpoints, a name of at most 80 characters and a description of at most 300, an ' +
+        'http(s) URL of at most 2000 characters, a timeout of 100-120000 ms, known statuses) and by the SSRF guard; each refusal a 400 ' +
+        'naming the field (fields[].field: name, description, url, timeout_ms, statuses[0]…). ' +
         `${AUDIT} ${LIMITED}`,
       requestBody: { required: true, ...json(EndpointCreateBody) },
       responses: {
@@ -64,7 +65,7 @@ export const selfServicePaths: ZodOpenApiPathsObject = {
   },
   [`${PORTAL_BASE}/endpoints/{endpointId}`]: {
     patch: {
-      ...op('Edit a callback endpoint (URL, timeout, statuses, disabled)', 'updateEndpoint'),
+      ...op('Edit a callback endpoint (name, description, URL, timeout, statuses, disabled)', 'updateEndpoint'),
       description:
         'Sets the fields given, validated as POST does. A disabled endpoint receives no new callback; those already queued for it are ' +
         `still sent and retried. ${AUDIT} ${LIMITED}`,
