@@ -21,7 +21,7 @@ export interface EndpointRow {
 }
 
 /** The inputs of a row, by their field in the spec. */
-const INPUTS = ['name', 'description', 'url', 'timeout_ms', 'statuses', 'product_codes', 'ordering', 'disabled'] as const;
+const INPUTS = ['url', 'name', 'description', 'timeout_ms', 'statuses', 'product_codes', 'ordering', 'disabled'] as const;
 
 export const endpointPath = (i: number, field?: string) => `callback_endpoints[${i}]${field ? `.${field}` : ''}`;
 
@@ -102,6 +102,11 @@ export function EndpointInputs({
           <div class="endpoint" key={i}>
             {problem(endpointPath(i))}
             <label>
+              <span>URL</span>
+              <input name={path('url')} value={e.url} onInput={set('url')} {...described(path('url'))} />
+            </label>
+            {problem(path('url'))}
+            <label>
               <span>Name (optional)</span>
               <input name={path('name')} maxLength={80} value={e.name} onInput={set('name')} {...described(path('name'))} />
             </label>
@@ -117,11 +122,6 @@ export function EndpointInputs({
               />
             </label>
             {problem(path('description'))}
-            <label>
-              <span>URL</span>
-              <input name={path('url')} value={e.url} onInput={set('url')} {...described(path('url'))} />
-            </label>
-            {problem(path('url'))}
             <label>
               <span>Timeout (ms)</span>
               <input
