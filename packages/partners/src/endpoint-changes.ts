@@ -16,6 +16,9 @@ import { ENDPOINT_LIMITS } from './partner-spec-schema';
 
 /** What a partner may set on its own endpoint; the rest (product codes, ordering) is agreed with the insurer. */
 export interface OwnEndpointInput {
+  /** null clears it. */
+  name?: string | null;
+  description?: string | null;
   url?: string;
   timeout_ms?: number;
   statuses?: string[];

@@ -28,6 +28,10 @@ export interface InboundApiKey {
 
 export interface CallbackEndpoint {
   endpoint_id: string;
+  /** What the partner calls it (at most ENDPOINT_LIMITS.nameLength); absent or null: none, the id stands for it. */
+  name?: string | null;
+  /** What it is for (at most ENDPOINT_LIMITS.descriptionLength); absent or null: none. */
+  description?: string | null;
   url: string;
   timeout_ms: number;
   /** Policy statuses wanted; empty = all. */

@@ -81,7 +81,12 @@ export function partnerToSpec(partner: Partner): Record<string, unknown> {
     name: partner.name,
     status: partner.status,
     self_service: partner.self_service ?? true,
-    callback_endpoints: partner.callback_endpoints.map((e) => ({ ...e, disabled: e.disabled ?? false })),
+    callback_endpoints: partner.callback_endpoints.map((e) => ({
+      ...e,
+      name: e.name ?? null,
+      description: e.description ?? null,
+      disabled: e.disabled ?? false,
+    })),
     ...(partner.outbound_auth ? { outbound_auth: authToSpec(partner.outbound_auth) } : {}),
     body: {
       shape: partner.body_mapping.shape,

@@ -12,6 +12,8 @@ import type { SecretBox } from '@hookstream/runtime';
 export function endpointsFromSpec(spec: PartnerSpec): CallbackEndpoint[] {
   return spec.callback_endpoints.map((e, i) => ({
     endpoint_id: e.endpoint_id ?? `ep-${i + 1}`,
+    name: e.name,
+    description: e.description,
     url: e.url,
     timeout_ms: e.timeout_ms,
     statuses: e.statuses,

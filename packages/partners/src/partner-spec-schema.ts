@@ -10,11 +10,23 @@ import { httpUrl, slug, symbol } from './partner-spec-fields';
  */
 
 /** What one partner may have, whoever writes it (an operator's onboarding, the partner's own endpoint changes). */
-export const ENDPOINT_LIMITS = { perPartner: 10, urlLength: 2000, productCodes: 50 } as const;
+export const ENDPOINT_LIMITS = { perPartner: 10, urlLength: 2000, productCodes: 50, nameLength: 80, descriptionLength: 300 } as const;
+
+/** Free text of at most `max` characters, trimmed; empty or null: none (stored as null). */
+const label = (max: number) =>
+  z
+    .string()
+    .trim()
+    .max(max, `must be at most ${max} characters`)
+    .nullable()
+    .transform((value) => (value ? value : null));
 
 export const endpointSpec = z
   .object({
     endpoint_id: slug.optional(),
+    /** What the partner calls it, shown wherever the endpoint is (the id stands for it when absent). */
+    name: label(ENDPOINT_LIMITS.nameLength).default(null),
+    description: label(ENDPOINT_LIMITS.descriptionLength).default(null),
     url: httpUrl.max(ENDPOINT_LIMITS.urlLength, `must be at most ${ENDPOINT_LIMITS.urlLength} characters`),
     timeout_ms: z.number().int().min(100, 'must be at least 100 ms').max(120_000, 'must be at most 120000 ms').default(10_000),
     statuses: z.array(z.enum(POLICY_STATUSES)).default([]),

@@ -33,6 +33,32 @@ const problemsOf = (change: () => unknown) => {
 };
 
 describe("a partner's own endpoint changes", () => {
+  test('when an endpoint is named and described, then both are trimmed, kept through the Avro record, and too long is refused naming each', () => {
+    const { partner: next, endpoint } = addOwnEndpoint(
+      partner,
+      { url: 'https://partner.example/claims', name: ' Claims system ', description: 'For claims' },
+      deps,
+    );
+    expect(endpoint).toMatchObject({ name: 'Claims system', description: 'For claims' });
+    const decoded = partnerFromRecord(partnerType.fromBuffer(partnerType.toBuffer(partnerToRecord(next))) as Record<string, unknown>);
+    expect(decoded.callback_endpoints[1]).toMatchObject({ name: 'Claims system', description: 'For claims' });
+    // A record of a partner without names (an older one) still encodes: the fields default to null.
+    expect(
+      partnerFromRecord(partnerType.fromBuffer(partnerType.toBuffer(partnerToRecord(partner))) as Record<string, unknown>)
+        .callback_endpoints[0],
+    ).toMatchObject({ name: null, description: null });
+    expect(
+      problemsOf(() => editOwnEndpoint(next, endpoint.endpoint_id, { name: 'n'.repeat(81), description: 'd'.repeat(301) }, deps)),
+    ).toEqual([
+      { field: 'name', message: 'must be at most 80 characters' },
+      { field: 'description', message: 'must be at most 300 characters' },
+    ]);
+    expect(editOwnEndpoint(next, endpoint.endpoint_id, { name: '', description: null }, deps).endpoint).toMatchObject({
+      name: null,
+      description: null,
+    });
+  });
+
   test('when an endpoint is added, then it gets a fresh id, the onboarding defaults, and the record fits the Avro schema', () => {
     const { partner: next, endpoint } = addOwnEndpoint(partner, { url: 'https://partner.example/two', statuses: ['POLICY_ACTIVE'] }, deps);
     expect(endpoint).toMatchObject({

@@ -43,6 +43,8 @@ describe('partner spec validation', () => {
     const spec = parsePartnerSpec(base, paths);
     expect(spec.status).toBe('ACTIVE');
     expect(spec.callback_endpoints[0]).toEqual({
+      name: null,
+      description: null,
       disabled: false,
       url: 'https://partner.example/callbacks',
       timeout_ms: 10000,

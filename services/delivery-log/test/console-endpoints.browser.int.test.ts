@@ -3,9 +3,10 @@
  * the consumer, the sender, the delivery log; support/console-stack.ts): signed in with its API key,
  * it adds an endpoint whose URL the SSRF guard refuses (the error beside the URL, focused), then a
  * good one receiving only cancellations, and a cancellation reaches it while an activation does
- * not (its first endpoint gets both); it rotates its Standard Webhooks secret, and a callback sent
- * during the overlap verifies with the official `standardwebhooks` verifier under BOTH the old and
- * the new secret. Screenshots of docs/console.md are taken here.
+ * not (its first endpoint gets both); it rotates its Standard Webhooks secret with an overlap it
+ * chooses (6 hours, ending 6 hours after), and a callback sent during the overlap verifies with the official `standardwebhooks` verifier under BOTH the old and
+ * the new secret; it names and describes an endpoint, and the list, the Edit form's heading and
+ * Deliveries show the name. Screenshots of docs/console.md are taken here.
  */
 import { Webhook } from 'standardwebhooks';
 import { screenshot } from '../../../test/helpers/browser';
@@ -99,9 +100,14 @@ test('a rotated Standard Webhooks secret: during the overlap a callback verifies
   await p.getByRole('link', { name: 'Signing secret' }).click();
   await p.getByRole('heading', { name: 'Signing secret' }).waitFor();
   await p.getByText('STANDARD_WEBHOOKS').waitFor();
+  // The partner's overlap: 24 hours preselected, 6 chosen; the confirmation says the length chosen.
+  const overlap = p.getByLabel('Overlap');
+  expect(await overlap.inputValue()).toBe('24');
+  await overlap.selectOption({ label: '6 hours' });
   await p.getByRole('button', { name: 'Rotate signing secret' }).click();
   const confirm = p.getByRole('dialog', { name: 'Rotate your signing secret?' });
-  await confirm.getByText(/webhook-signature lists both/).waitFor();
+  await confirm.getByText(/For 6 hours, every callback .*webhook-signature lists both/).waitFor();
+  const before = Date.now();
   await confirm.getByRole('button', { name: 'Rotate now' }).click();
   const shown = p.getByLabel('New signing secret');
   await shown.waitFor();
@@ -111,6 +117,13 @@ test('a rotated Standard Webhooks secret: during the overlap a callback verifies
   // When the overlap ends, with its zone.
   await p.getByText(/Until .* callbacks carry signatures with both the new and the previous secret/).waitFor();
   await p.getByText('Previous secret also signs until').waitFor();
+  // The overlap's end, as the API reads it (the partner record the sender signs from): 6 hours after the click.
+  const until = await p.evaluate(async () => {
+    const answer = (await (await fetch('/api/portal/v1/signing-secret')).json()) as { data: { previous_secret_until: string } };
+    return Date.parse(answer.data.previous_secret_until);
+  });
+  expect(until).toBeGreaterThanOrEqual(before + 6 * 3_600_000);
+  expect(until).toBeLessThanOrEqual(Date.now() + 6 * 3_600_000);
   await screenshot(p, 'signing-secret');
 
   await stack.fixture.events.publish([policyEvent(partner, {}, { policy_number: 'P-SW-ROTATED', status: 'POLICY_ACTIVE' })]);
@@ -123,6 +136,28 @@ test('a rotated Standard Webhooks secret: during the overlap a callback verifies
   // A secret that is neither is refused: the verifier checks what it is given.
   expect(() => new Webhook(`whsec_${Buffer.alloc(32, 6).toString('base64')}`).verify(body, headers)).toThrow(/No matching signature/);
 }, 120_000);
+
+test('an endpoint named and described: the list shows the name beside the id, the Edit form says which endpoint it edits, Deliveries name it', async () => {
+  const p = await signedIn();
+  await p.getByRole('link', { name: 'Endpoints' }).click();
+  await p.locator('tbody tr', { hasText: main.url }).getByRole('button', { name: 'Edit' }).click();
+  const edit = p.getByRole('form', { name: 'Edit endpoint main' });
+  await edit.getByRole('heading', { name: 'Editing endpoint main' }).waitFor();
+  await edit.getByLabel(/^Name/).fill('Policy admin system');
+  await edit.getByLabel(/^Description/).fill('Every status, for the policy admin system');
+  await edit.getByRole('button', { name: 'Save endpoint' }).click();
+  await p.getByRole('status').getByText('Endpoint Policy admin system (main) saved.').waitFor();
+  const row = p.locator('tbody tr', { hasText: 'Policy admin system' });
+  await row.getByText('Every status, for the policy admin system').waitFor();
+  expect(await row.locator('code').innerText()).toBe('main');
+  await row.getByRole('button', { name: 'Edit' }).click();
+  await p.getByRole('heading', { name: 'Editing endpoint Policy admin system (main)' }).waitFor();
+  await screenshot(p, 'endpoint-named');
+
+  // Deliveries keep the id they were planned for; the page shows the endpoint's name now beside it.
+  await p.getByRole('link', { name: 'Deliveries' }).click();
+  await p.getByRole('cell', { name: 'Policy admin system (main)' }).first().waitFor();
+});
 
 test('opened with a portal link, the Endpoints and Signing secret pages show but offer no change', async () => {
   const { data } = await stack.api<{ data: { token: string } }>('POST', `/api/admin/v1/partners/${partner}/portal-tokens`, {

@@ -57,6 +57,7 @@ test('an operator onboards a partner through the form: a bad field shows its err
   stack.expectProblems(/status of 400/);
 
   await p.getByLabel('URL', { exact: true }).fill('https://partner.example/cb');
+  await p.getByLabel('Name (optional)').fill('Claims system');
   await p.getByRole('button', { name: 'Onboard' }).click();
   await p.getByText('Its first API key, shown only now').waitFor();
   const key = await p.getByLabel('API key').inputValue();
@@ -65,7 +66,7 @@ test('an operator onboards a partner through the form: a bad field shows its err
   expect(shown).toMatchObject({
     partner_id: partnerId,
     name: 'Console Insurance Partner',
-    callback_endpoints: [{ url: 'https://partner.example/cb' }],
+    callback_endpoints: [{ url: 'https://partner.example/cb', name: 'Claims system', description: null }],
     outbound_auth: { method: 'BEARER_STATIC', token: '********' },
   });
 

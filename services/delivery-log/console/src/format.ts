@@ -79,3 +79,8 @@ export function pretty(text: string | null | undefined): string {
     return text;
   }
 }
+
+/** An endpoint as a person knows it: its name with its id ("Claims system (ep-2)"), or the id alone when it has none. */
+export function endpointLabel(endpoint: { endpoint_id: string; name?: string | null }): string {
+  return endpoint.name ? `${endpoint.name} (${endpoint.endpoint_id})` : endpoint.endpoint_id;
+}

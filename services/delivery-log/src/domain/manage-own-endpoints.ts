@@ -1,6 +1,6 @@
 /*
  * A partner manages its own callback endpoints (the partner API): lists them with their health,
- * adds, edits (URL, timeout, statuses, disabled) and deletes them. Each change is validated as an
+ * adds, edits (name, description, URL, timeout, statuses, disabled) and deletes them. Each change is validated as an
  * operator's onboarding is (@hookstream/partners: addOwnEndpoint…), its URL judged by the SSRF guard
  * first (a URL resolving to a private, loopback or metadata address is refused unless the
  * deployment's SSRF_ALLOW allows it: the sender would refuse to connect anyway, and the partner
@@ -43,13 +43,19 @@ export async function ownEndpoints(store: EndpointHealthStore, partner: Partner)
   }));
   const removed = health.endpoints
     .filter((h) => !partner.callback_endpoints.some((e) => e.endpoint_id === h.endpoint_id))
-    .map((h) => ({ ...h, url: null, configuration: null }));
+    .map((h) => ({ ...h, name: null, description: null, url: null, configuration: null }));
   return { ...health, self_service: partner.self_service !== false, endpoints: [...configured, ...removed] };
 }
 
 function configurationOf(e: CallbackEndpoint) {
   const { endpoint_id, url, timeout_ms, statuses, product_codes, ordering } = e;
-  return { endpoint_id, url, configuration: { timeout_ms, statuses, product_codes, ordering, disabled: e.disabled === true } };
+  return {
+    endpoint_id,
+    name: e.name ?? null,
+    description: e.description ?? null,
+    url,
+    configuration: { timeout_ms, statuses, product_codes, ordering, disabled: e.disabled === true },
+  };
 }
 
 export async function addEndpoint(deps: OwnEndpointsDeps, partnerId: string, input: OwnEndpointInput & { url: string }, reason: string) {
@@ -104,6 +110,7 @@ function auditDetail(endpoint: CallbackEndpoint, changed: string[]): Record<stri
   const url = new URL(endpoint.url);
   return {
     endpoint_id: endpoint.endpoint_id,
+    name: endpoint.name ?? null,
     changed,
     url: `${url.origin}${url.pathname}`,
     timeout_ms: endpoint.timeout_ms,

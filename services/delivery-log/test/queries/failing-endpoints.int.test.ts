@@ -22,7 +22,35 @@ const records = (partnerId: string, time: string, outcome: string, count = 1, er
     return attemptOf(request, at(time) + i * 10, { outcome, httpStatus, errorClass });
   });
 
+/** The busy partner as its partner-config record gives it: its endpoint named (the others have no record: no name, no URL). */
+const busyPartner: Fact = {
+  kind: 'partner',
+  partnerId: 'busy',
+  partner: {
+    partner_id: 'busy',
+    name: 'Busy Ltd',
+    status: 'ACTIVE',
+    revision: 1,
+    updated_at: at('09:00'),
+    api_keys: [],
+    callback_endpoints: [
+      {
+        endpoint_id: 'main',
+        name: 'Claims system',
+        url: 'https://busy.example/cb',
+        timeout_ms: 10_000,
+        statuses: [],
+        product_codes: [],
+        ordering: 'LATEST_WINS',
+      },
+    ],
+    outbound_auth: null,
+    body_mapping: { shape: 'FULL', rules: [], signature_field: null, absent_fields: 'OMIT' },
+  },
+};
+
 const facts: Fact[] = [
+  busyPartner,
   // Busy, 11 of 27 delivered (40.7 %), 16 failed sends: its circuit closed.
   ...records('busy', '12:01', 'DELIVERED', 11),
   ...records('busy', '12:02', 'FAILED_ATTEMPT', 16, 'HTTP_STATUS'),
@@ -55,6 +83,13 @@ for (const [name, store] of storesUnderTest()) {
         ['busy', 'closed', 11 / 27],
         ['quiet', 'closed', null],
       ]);
+      // The endpoint's name and URL from the partner's projected record; none for a partner without one.
+      expect(page.items.map((e) => [e.partner_id, e.endpoint_name, e.url])).toContainEqual([
+        'busy',
+        'Claims system',
+        'https://busy.example/cb',
+      ]);
+      expect(page.items.find((e) => e.partner_id === 'quiet')).toMatchObject({ endpoint_name: null, url: null });
       // The same order page by page.
       const second = await failingEndpoints(s.db, { limit: 1, offset: 1 }, NOW);
       expect(second.items.map((e) => e.partner_id)).toEqual(['failing']);

@@ -22,7 +22,9 @@ export const editEndpoint = (endpointId: string, body: Schema<'EndpointUpdateReq
 export const deleteEndpoint = (endpointId: string) =>
   write(client.DELETE('/api/portal/v1/endpoints/{endpointId}', { ...endpointPath(endpointId), body: {} }));
 
-export const rotateSigningSecret = () => write(client.POST('/api/portal/v1/signing-secret/rotate', { body: {} }));
+/** `overlapHours`: how long the secrets overlap (1 hour to 7 days). */
+export const rotateSigningSecret = (overlapHours: number) =>
+  write(client.POST('/api/portal/v1/signing-secret/rotate', { body: { overlap_hours: overlapHours } }));
 
 export const activateSigningSecret = () => write(client.POST('/api/portal/v1/signing-secret/activate', { body: {} }));
 

@@ -224,13 +224,13 @@ export interface paths {
         };
         /**
          * The partner’s endpoints: their configuration and health
-         * @description Per callback endpoint, its configuration now (URL, timeout, statuses, disabled…), the share of requests the partner answered with 200 and the 95th percentile of their latency, over the last hour and the last day; and the partner’s circuit as the sender last recorded it. An endpoint since removed keeps its health, with url and configuration null.
+         * @description Per callback endpoint, its name and description, its configuration now (URL, timeout, statuses, disabled…), the share of requests the partner answered with 200 and the 95th percentile of their latency, over the last hour and the last day; and the partner’s circuit as the sender last recorded it. An endpoint since removed keeps its health, with name, description, url and configuration null.
          */
         get: operations["getEndpointsHealth"];
         put?: never;
         /**
          * Add a callback endpoint
-         * @description Validated as at onboarding (at most 10 endpoints, an http(s) URL of at most 2000 characters, a timeout of 100-120000 ms, known statuses) and by the SSRF guard; each refusal a 400 naming the field (fields[].field: url, timeout_ms, statuses[0]…). Audited with the partner as the actor (the fields set, the URL without its query, never a secret). At most DELIVERY_LOG_ENDPOINT_CHANGES_PER_HOUR (default 30) endpoint changes an hour (429 with Retry-After).
+         * @description Validated as at onboarding (at most 10 endpoints, a name of at most 80 characters and a description of at most 300, an http(s) URL of at most 2000 characters, a timeout of 100-120000 ms, known statuses) and by the SSRF guard; each refusal a 400 naming the field (fields[].field: name, description, url, timeout_ms, statuses[0]…). Audited with the partner as the actor (the fields set, the URL without its query, never a secret). At most DELIVERY_LOG_ENDPOINT_CHANGES_PER_HOUR (default 30) endpoint changes an hour (429 with Retry-After).
          */
         post: operations["addEndpoint"];
         delete?: never;
@@ -257,7 +257,7 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Edit a callback endpoint (URL, timeout, statuses, disabled)
+         * Edit a callback endpoint (name, description, URL, timeout, statuses, disabled)
          * @description Sets the fields given, validated as POST does. A disabled endpoint receives no new callback; those already queued for it are still sent and retried. Audited with the partner as the actor (the fields set, the URL without its query, never a secret). At most DELIVERY_LOG_ENDPOINT_CHANGES_PER_HOUR (default 30) endpoint changes an hour (429 with Retry-After).
          */
         patch: operations["updateEndpoint"];
@@ -291,7 +291,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate the signing secret, with an overlap
-         * @description STANDARD_WEBHOOKS: the new secret signs at once and, until previous_secret_until (24 hours unless the insurer configured another), webhook-signature also carries a signature with the previous one. HMAC_SHA256 (one X-Signature): the current secret keeps signing until next_secret_from, then the new one (sooner with /signing-secret/activate); accept either meanwhile. The new secret is shown only in this answer. Other methods: 409 saying why. API key only; at most 5 rotations a day (429). Audited without the secret.
+         * @description STANDARD_WEBHOOKS: the new secret signs at once and, until previous_secret_until (overlap_hours from now: 1 hour to 7 days, the partner’s choice; absent, 24 hours unless the insurer configured another), webhook-signature also carries a signature with the previous one. HMAC_SHA256 (one X-Signature): the current secret keeps signing until next_secret_from (overlap_hours from now), then the new one (sooner with /signing-secret/activate); accept either meanwhile. During an overlap, a rotation keeps that overlap’s end (Standard Webhooks) and drops the secret the last rotation showed at once. An overlap_hours out of bounds is 400 naming the field. The new secret is shown only in this answer. Other methods: 409 saying why. API key only; at most 5 rotations a day (429). Audited without the secret.
          */
         post: operations["rotateSigningSecret"];
         delete?: never;
@@ -807,6 +807,10 @@ export interface components {
             status: "POLICY_ISSUING" | "POLICY_ACTIVE" | "POLICY_CANCELLED";
         };
         EndpointCreateRequest: {
+            /** @description What you call the endpoint, at most 80 characters (trimmed); null or empty: none */
+            name?: string | null;
+            /** @description What the endpoint is for, at most 300 characters (trimmed); null or empty: none */
+            description?: string | null;
             /** @description Absolute http(s) URL, at most 2000 characters, without credentials; refused when its host is or resolves to a private, loopback, link-local or metadata address the deployment does not allow (the SSRF guard) */
             url: string;
             /** @description Total timeout of one attempt, 100-120000 ms (default 10000) */
@@ -820,6 +824,10 @@ export interface components {
         };
         /** @description The fields given are set; the others are kept */
         EndpointUpdateRequest: {
+            /** @description What you call the endpoint, at most 80 characters (trimmed); null or empty: none */
+            name?: string | null;
+            /** @description What the endpoint is for, at most 300 characters (trimmed); null or empty: none */
+            description?: string | null;
             /** @description Absolute http(s) URL, at most 2000 characters, without credentials; refused when its host is or resolves to a private, loopback, link-local or metadata address the deployment does not allow (the SSRF guard) */
             url?: string;
             /** @description Total timeout of one attempt, 100-120000 ms (default 10000) */
@@ -832,6 +840,12 @@ export interface components {
             reason?: string;
         };
         EndpointDeleteRequest: {
+            /** @description Why, for the audit (default: changed from the partner API) */
+            reason?: string;
+        };
+        SigningSecretRotateRequest: {
+            /** @description How long the previous secret keeps signing beside the new one (STANDARD_WEBHOOKS), or the new one waits (HMAC_SHA256), in hours, 1-168 (fractions allowed); absent: the insurer's overlap, 24 hours unless it configured another */
+            overlap_hours?: number;
             /** @description Why, for the audit (default: changed from the partner API) */
             reason?: string;
         };
@@ -851,6 +865,8 @@ export interface components {
                 self_service?: boolean;
                 callback_endpoints?: {
                     endpoint_id?: string;
+                    name?: string | null;
+                    description?: string | null;
                     url: string;
                     /** @default 10000 */
                     timeout_ms?: number;
@@ -978,6 +994,8 @@ export interface components {
                 self_service?: boolean;
                 callback_endpoints?: {
                     endpoint_id?: string;
+                    name?: string | null;
+                    description?: string | null;
                     url: string;
                     /** @default 10000 */
                     timeout_ms?: number;
@@ -1664,6 +1682,10 @@ export interface components {
             self_service?: boolean;
             endpoints: {
                 endpoint_id: string;
+                /** @description What the partner calls the endpoint (at most 80 characters); null: none, the endpoint_id stands for it */
+                name?: string | null;
+                /** @description What the endpoint is for (at most 300 characters); null: none */
+                description?: string | null;
                 /** @description null for an endpoint since removed */
                 url: string | null;
                 /** @description The partner API: how the endpoint is configured now; null for an endpoint since removed */
@@ -1709,6 +1731,10 @@ export interface components {
         };
         OwnEndpoint: {
             endpoint_id: string;
+            /** @description What the partner calls the endpoint (at most 80 characters); null: none, the endpoint_id stands for it */
+            name: string | null;
+            /** @description What the endpoint is for (at most 300 characters); null: none */
+            description: string | null;
             url: string;
             configuration: components["schemas"]["EndpointConfiguration"];
         };
@@ -1768,6 +1794,10 @@ export interface components {
             updated_at: string;
             callback_endpoints: {
                 endpoint_id: string;
+                /** @description What the partner calls the endpoint (at most 80 characters); null: none, the endpoint_id stands for it */
+                name: string | null;
+                /** @description What the endpoint is for (at most 300 characters); null: none */
+                description: string | null;
                 url: string;
                 timeout_ms: number;
                 statuses: string[];
@@ -1943,6 +1973,8 @@ export interface components {
             partner_id: string;
             partner_name: string | null;
             endpoint_id: string;
+            /** @description What the partner calls the endpoint; null: no name, or since removed */
+            endpoint_name: string | null;
             /** @description Null when the partner no longer has the endpoint */
             url: string | null;
             sends_last_hour: number;
@@ -3302,7 +3334,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": components["schemas"]["SigningSecretRequest"];
+                "application/json": components["schemas"]["SigningSecretRotateRequest"];
             };
         };
         responses: {

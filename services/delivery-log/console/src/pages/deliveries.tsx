@@ -7,6 +7,7 @@ import { client, filtersAs, type Schema, type Session } from '../api';
 import { Badge, Failure } from '../components/basics';
 import { Code } from '../components/code';
 import { ListState } from '../components/list-state';
+import { useEndpointNames } from '../components/endpoint-names';
 import { Time } from '../components/time';
 import { Filters, type FilterField } from '../components/filters';
 import { LoadMore, PausedNote, usePages } from '../components/pages';
@@ -38,6 +39,7 @@ export function DeliveriesPage({ session, route }: { session: Session; route: Ro
     [session.kind, asked],
     (items: Delivery[]) => items.some((d) => d.state === 'pending' || d.state === 'failing'),
   );
+  const endpointOf = useEndpointNames(session);
   return (
     <>
       <h1>Deliveries</h1>
@@ -85,7 +87,7 @@ export function DeliveriesPage({ session, route }: { session: Session; route: Ro
                   </td>
                   <td data-label="Status sent">{d.policy_status ?? '–'}</td>
                   {session.kind === 'operator' && <td data-label="Partner">{d.partner_id}</td>}
-                  <td data-label="Endpoint">{d.endpoint_id}</td>
+                  <td data-label="Endpoint">{endpointOf(d.partner_id, d.endpoint_id)}</td>
                   <td data-label="State">
                     <Badge kind="state" value={d.state} />
                   </td>

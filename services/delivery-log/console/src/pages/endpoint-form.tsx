@@ -1,9 +1,9 @@
 /*
- * The form a partner adds or edits one of its callback endpoints with: URL, timeout and the
- * statuses it receives. A refusal's problems are shown beside their fields (url, timeout_ms,
+ * The form a partner adds or edits one of its callback endpoints with: its name and description,
+ * URL, timeout and the statuses it receives. A refusal's problems are shown beside their fields (url, timeout_ms,
  * statuses[0] beside the statuses), the first one focused and scrolled into view.
  */
-import { statusWords } from '../format';
+import { endpointLabel, statusWords } from '../format';
 import { useRef } from 'preact/hooks';
 import { addEndpoint, editEndpoint, type OwnEndpointView } from '../api/self-service';
 import { BusyButton, useAction } from '../components/busy-button';
@@ -12,7 +12,7 @@ import { useFocusProblem } from '../components/focus-problem';
 import { formText } from '../form-text';
 
 export const STATUSES = ['POLICY_ISSUING', 'POLICY_ACTIVE', 'POLICY_CANCELLED'] as const;
-const FIELDS = ['url', 'timeout_ms', 'statuses'];
+const FIELDS = ['name', 'description', 'url', 'timeout_ms', 'statuses'];
 
 export function EndpointForm({
   editing,
@@ -34,13 +34,16 @@ export function EndpointForm({
   const submit = action.submit(async (element) => {
     const timeout = formText(element, 'timeout_ms');
     const body = {
+      // Emptied: none (null), so an edit can clear them.
+      name: formText(element, 'name') || null,
+      description: formText(element, 'description') || null,
       url: formText(element, 'url'),
       ...(timeout ? { timeout_ms: Number(timeout) } : {}),
       statuses: new FormData(element).getAll('statuses').map((value) => (typeof value === 'string' ? value : '')),
     };
     const saved = editing ? await editEndpoint(editing.endpoint_id, body) : await addEndpoint(body);
     if (!editing) element.reset();
-    onSaved(`Endpoint ${saved.data.endpoint_id} ${editing ? 'saved' : 'added'}.`);
+    onSaved(`Endpoint ${endpointLabel(saved.data)} ${editing ? 'saved' : 'added'}.`);
   });
 
   const prefix = editing ? `edit-${editing.endpoint_id}` : 'new';
@@ -49,9 +52,20 @@ export function EndpointForm({
       ref={form}
       class="stacked-form"
       onSubmit={submit}
-      aria-label={editing ? `Edit endpoint ${editing.endpoint_id}` : 'Add an endpoint'}
+      aria-label={editing ? `Edit endpoint ${endpointLabel(editing)}` : 'Add an endpoint'}
     >
+      {editing && <h3>Editing endpoint {endpointLabel(editing)}</h3>}
       <RefusalBanner failure={action.error} placement={placement} />
+      <label>
+        <span>Name (optional, at most 80 characters)</span>
+        <input name="name" maxLength={80} defaultValue={editing?.name ?? ''} placeholder="Claims system" {...described('name')} />
+        {problem('name')}
+      </label>
+      <label>
+        <span>Description (optional, at most 300 characters)</span>
+        <textarea name="description" maxLength={300} rows={2} defaultValue={editing?.description ?? ''} {...described('description')} />
+        {problem('description')}
+      </label>
       <label>
         <span>URL</span>
         <input

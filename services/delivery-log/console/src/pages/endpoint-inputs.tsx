@@ -9,6 +9,8 @@ import type { PartnerView } from './partners';
 
 export interface EndpointRow {
   endpoint_id?: string;
+  name: string;
+  description: string;
   url: string;
   timeout_ms: string;
   statuses: string;
@@ -19,11 +21,13 @@ export interface EndpointRow {
 }
 
 /** The inputs of a row, by their field in the spec. */
-const INPUTS = ['url', 'timeout_ms', 'statuses', 'product_codes', 'ordering', 'disabled'] as const;
+const INPUTS = ['url', 'name', 'description', 'timeout_ms', 'statuses', 'product_codes', 'ordering', 'disabled'] as const;
 
 export const endpointPath = (i: number, field?: string) => `callback_endpoints[${i}]${field ? `.${field}` : ''}`;
 
 const emptyEndpoint = (): EndpointRow => ({
+  name: '',
+  description: '',
   url: '',
   timeout_ms: '10000',
   statuses: '',
@@ -42,6 +46,8 @@ export function endpointRows(partner: PartnerView | undefined): EndpointRow[] {
   return (
     partner?.callback_endpoints.map((e) => ({
       endpoint_id: e.endpoint_id,
+      name: e.name ?? '',
+      description: e.description ?? '',
       url: e.url,
       timeout_ms: String(e.timeout_ms),
       statuses: e.statuses.join(', '),
@@ -56,6 +62,9 @@ export function endpointRows(partner: PartnerView | undefined): EndpointRow[] {
 export function endpointsSpec(rows: EndpointRow[]): Array<Record<string, unknown>> {
   return rows.map((e) => ({
     ...(e.endpoint_id ? { endpoint_id: e.endpoint_id } : {}),
+    // Empty: none (null).
+    name: e.name.trim() || null,
+    description: e.description.trim() || null,
     url: e.url.trim(),
     ...(e.timeout_ms ? { timeout_ms: Number(e.timeout_ms) } : {}),
     statuses: list(e.statuses),
@@ -97,6 +106,22 @@ export function EndpointInputs({
               <input name={path('url')} value={e.url} onInput={set('url')} {...described(path('url'))} />
             </label>
             {problem(path('url'))}
+            <label>
+              <span>Name (optional)</span>
+              <input name={path('name')} maxLength={80} value={e.name} onInput={set('name')} {...described(path('name'))} />
+            </label>
+            {problem(path('name'))}
+            <label>
+              <span>Description (optional)</span>
+              <input
+                name={path('description')}
+                maxLength={300}
+                value={e.description}
+                onInput={set('description')}
+                {...described(path('description'))}
+              />
+            </label>
+            {problem(path('description'))}
             <label>
               <span>Timeout (ms)</span>
               <input

@@ -11,7 +11,7 @@ import { Failure, Section } from '../components/basics';
 import { BusyButton, useAction } from '../components/busy-button';
 import { useConfirm } from '../components/confirm';
 import { ListState } from '../components/list-state';
-import { ms, percent, statusWords } from '../format';
+import { endpointLabel, ms, percent, statusWords } from '../format';
 import { link } from '../router';
 import { useApi } from '../use-api';
 import { EndpointForm } from './endpoint-form';
@@ -136,10 +136,18 @@ function EndpointRow({
 }) {
   const c = e.configuration!;
   const id = e.endpoint_id;
+  const label = endpointLabel(e);
   return (
     <tr>
       <td>
-        <code>{id}</code>
+        {e.name ? (
+          <>
+            <strong>{e.name}</strong> <code>{id}</code>
+          </>
+        ) : (
+          <code>{id}</code>
+        )}
+        {e.description && <div class="muted">{e.description}</div>}
       </td>
       <td class="wrap">{e.url}</td>
       <td>{c.statuses.length === 0 ? 'all' : c.statuses.map(statusWords).join(', ')}</td>
@@ -160,7 +168,7 @@ function EndpointRow({
               busy={busy === `enable-${id}`}
               disabled={busy !== undefined}
               busyLabel="Enabling…"
-              onClick={() => void act(`enable-${id}`, () => editEndpoint(id, { disabled: false }), `Endpoint ${id} enabled.`)}
+              onClick={() => void act(`enable-${id}`, () => editEndpoint(id, { disabled: false }), `Endpoint ${label} enabled.`)}
             >
               Enable
             </BusyButton>
@@ -172,8 +180,8 @@ function EndpointRow({
               disabled={busy !== undefined}
               busyLabel="Disabling…"
               onClick={() =>
-                void act(`disable-${id}`, () => editEndpoint(id, { disabled: true }), `Endpoint ${id} disabled.`, {
-                  title: `Disable endpoint ${id}?`,
+                void act(`disable-${id}`, () => editEndpoint(id, { disabled: true }), `Endpoint ${label} disabled.`, {
+                  title: `Disable endpoint ${label}?`,
                   body: `${e.url} receives no new callback until you enable it again; callbacks already queued for it are still sent.`,
                   action: 'Disable endpoint',
                 })
@@ -189,8 +197,8 @@ function EndpointRow({
             disabled={busy !== undefined}
             busyLabel="Deleting…"
             onClick={() =>
-              void act(`delete-${id}`, () => deleteEndpoint(id), `Endpoint ${id} deleted.`, {
-                title: `Delete endpoint ${id}?`,
+              void act(`delete-${id}`, () => deleteEndpoint(id), `Endpoint ${label} deleted.`, {
+                title: `Delete endpoint ${label}?`,
                 body: `${e.url} stops receiving callbacks. Callbacks already queued for it will not be delivered (they end as dead letters). To pause it instead, disable it.`,
                 action: 'Delete endpoint',
               })

@@ -69,6 +69,7 @@ export function FailingEndpointsPage() {
                     <div class="muted">{e.partner_id}</div>
                   </td>
                   <td>
+                    {e.endpoint_name && <strong>{e.endpoint_name} </strong>}
                     <code>{e.endpoint_id}</code>
                     <div class="muted url">{e.url ?? '(since removed)'}</div>
                   </td>

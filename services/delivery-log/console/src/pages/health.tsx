@@ -9,7 +9,7 @@ import { Badge, Facts, Failure, Section } from '../components/basics';
 import { glossaryHref } from '../components/code';
 import { Filters } from '../components/filters';
 import { HourlyChart } from '../components/hourly-chart';
-import { ms, percent, when } from '../format';
+import { endpointLabel, ms, percent, when } from '../format';
 import { useApi } from '../use-api';
 
 /**
@@ -72,7 +72,7 @@ export function HealthPage({ session, partnerId }: { session: Session; partnerId
         </p>
       )}
       {h.endpoints.map((e) => (
-        <Section key={e.endpoint_id} title={`Endpoint ${e.endpoint_id}`}>
+        <Section key={e.endpoint_id} title={`Endpoint ${endpointLabel(e)}`}>
           <p class="muted">{e.url ?? '(since removed)'}</p>
           <Facts
             rows={[

@@ -10,18 +10,29 @@ import { Facts, Failure, Section } from '../components/basics';
 import { BusyButton, useAction } from '../components/busy-button';
 import { useConfirm } from '../components/confirm';
 import { CopyField } from '../components/copy-field';
+import { SelectField } from '../components/select-field';
 import { VerifySnippets } from '../components/verify-snippets';
 import { when } from '../format';
 import { useApi } from '../use-api';
 
-const OVERLAP: Record<string, string> = {
-  STANDARD_WEBHOOKS:
-    'The new secret signs at once. For an overlap (24 hours unless the insurer set another), every callback also carries a signature made ' +
+/** The overlaps offered ([hours, label]); the API takes any from 1 hour to 7 days. 24 hours is preselected. */
+const OVERLAPS: Array<[string, string]> = [
+  ['1', '1 hour'],
+  ['6', '6 hours'],
+  ['24', '24 hours'],
+  ['72', '3 days'],
+  ['168', '7 days'],
+];
+const overlapLabel = (hours: string) => OVERLAPS.find(([value]) => value === hours)?.[1] ?? `${hours} hours`;
+
+const OVERLAP: Record<string, (overlap: string) => string> = {
+  STANDARD_WEBHOOKS: (overlap) =>
+    `The new secret signs at once. For ${overlap}, every callback also carries a signature made ` +
     'with your current secret (webhook-signature lists both), so your verifier accepts callbacks whichever secret it holds. Install the new ' +
     'secret before the overlap ends. Rotating again during an overlap replaces the secret it brought; the oldest keeps signing until the overlap ends.',
-  HMAC_SHA256:
-    'X-Signature carries one signature, so the secrets cannot sign together. Your current secret keeps signing until the switch time ' +
-    '(24 hours from now unless the insurer set another), then the new one signs. Meanwhile make your verifier accept either secret; ' +
+  HMAC_SHA256: (overlap) =>
+    `X-Signature carries one signature, so the secrets cannot sign together. Your current secret keeps signing for ${overlap} ` +
+    '(the switch time), then the new one signs. Meanwhile make your verifier accept either secret; ' +
     'once it does, you may switch at once with “Sign with the new secret now”.',
 };
 
@@ -52,6 +63,7 @@ export function SigningSecretPage({ session }: { session: Session }) {
   const [rotated, setRotated] = useState<RotatedSecret | undefined>(undefined);
   const [done, setDone] = useState<string | undefined>(undefined);
   const [acting, setActing] = useState<'rotate' | 'activate' | undefined>(undefined);
+  const [overlap, setOverlap] = useState('24');
   const action = useAction();
   const confirm = useConfirm();
 
@@ -76,7 +88,7 @@ export function SigningSecretPage({ session }: { session: Session }) {
               {overlapping}
             </p>
           )}
-          <p>{OVERLAP[s.method ?? ''] ?? ''}</p>
+          <p>{OVERLAP[s.method ?? '']?.(overlapLabel(overlap)) ?? ''}</p>
           <p>The new secret is shown once, right after; keep it somewhere safe.</p>
         </>
       ),
@@ -85,7 +97,7 @@ export function SigningSecretPage({ session }: { session: Session }) {
     if (!yes) return;
     setActing('rotate');
     await action.run(async () => {
-      setRotated((await rotateSigningSecret()).data);
+      setRotated((await rotateSigningSecret(Number(overlap))).data);
       setDone(undefined);
       void reload();
     });
@@ -135,6 +147,25 @@ export function SigningSecretPage({ session }: { session: Session }) {
           </p>
         )}
         <Failure error={action.error} />
+        {s.rotatable && s.self_service && !byLink && (
+          <p>
+            <label>
+              Overlap{' '}
+              <SelectField
+                name="overlap_hours"
+                initial={overlap}
+                options={OVERLAPS}
+                attributes={{ 'aria-describedby': 'overlap-hint' }}
+                onChange={setOverlap}
+              />
+            </label>{' '}
+            <span id="overlap-hint" class="muted">
+              {s.method === 'HMAC_SHA256'
+                ? 'how long your current secret keeps signing before the new one does'
+                : 'how long your current secret keeps signing beside the new one'}
+            </span>
+          </p>
+        )}
         {s.rotatable && s.self_service && !byLink && (
           <p>
             <BusyButton

@@ -16,6 +16,8 @@ export type RequestHeaders = Record<string, string>;
 /** The callback endpoints a partner has, without their secrets. */
 export interface EndpointSummary {
   endpoint_id: string;
+  /** What the partner calls it; absent in rows projected before endpoints had names (until the partner's next change). */
+  name?: string | null;
   url: string;
   statuses: string[];
   ordering: string;

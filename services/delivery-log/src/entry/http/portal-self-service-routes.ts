@@ -15,7 +15,13 @@ import { partnerCallerOf } from './auth/partner-auth';
 import { notFound } from './refusals';
 import { idParam, parseInput } from './request-input';
 import { NoQuery } from './schemas/schemas';
-import { EndpointCreateBody, EndpointDeleteBody, EndpointUpdateBody, SigningSecretBody } from './schemas/self-service-schemas';
+import {
+  EndpointCreateBody,
+  EndpointDeleteBody,
+  EndpointUpdateBody,
+  SigningSecretBody,
+  SigningSecretRotateBody,
+} from './schemas/self-service-schemas';
 
 export interface SelfServiceDeps {
   partners: PartnerDirectory;
@@ -46,11 +52,12 @@ export function selfServiceRoutes(deps: SelfServiceDeps, scopeOf: (req: Request)
     places: scopeOf(req).places,
     limit: { kind: 'endpoints' as const, count: deps.endpointChangesPerHour, windowMs: HOUR_MS },
   });
-  const secretDeps = (req: Request) => ({
+  /** `overlapHours`: the partner's choice (bounded by SigningSecretRotateBody), else the deployment's. */
+  const secretDeps = (req: Request, overlapHours = deps.signingSecretOverlapHours) => ({
     ...deps,
     places: scopeOf(req).places,
     limit: { kind: 'signing-secret' as const, count: SIGNING_SECRET_ROTATIONS_PER_DAY, windowMs: 24 * HOUR_MS },
-    overlapHours: deps.signingSecretOverlapHours,
+    overlapHours,
   });
   const endpointIdOf = (req: Request) => {
     const id = idParam(req.params['endpointId'] as string | undefined);
@@ -104,8 +111,12 @@ export function selfServiceRoutes(deps: SelfServiceDeps, scopeOf: (req: Request)
 
   router.post('/signing-secret/rotate', body, async (req, res) => {
     const partnerId = writer(req, 'rotate the signing secret');
-    const { reason } = parseInput(SigningSecretBody, req.body ?? {}, 'body');
-    const { secret, state } = await rotateOwnSigningSecret(secretDeps(req), partnerId, reason ?? 'rotated from the partner API');
+    const { reason, overlap_hours } = parseInput(SigningSecretRotateBody, req.body ?? {}, 'body');
+    const { secret, state } = await rotateOwnSigningSecret(
+      secretDeps(req, overlap_hours),
+      partnerId,
+      reason ?? 'rotated from the partner API',
+    );
     res.status(201).json({ data: { ...stateAnswer(state), secret } });
   });
 

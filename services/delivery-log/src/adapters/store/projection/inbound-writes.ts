@@ -21,6 +21,7 @@ export async function writePartners(trx: Trx, facts: FactOf<'partner'>[]): Promi
     const p = fact.partner;
     const endpoints: EndpointSummary[] = p.callback_endpoints.map((e) => ({
       endpoint_id: e.endpoint_id,
+      name: e.name ?? null,
       url: e.url,
       statuses: e.statuses,
       ordering: e.ordering,

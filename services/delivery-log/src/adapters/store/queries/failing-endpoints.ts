@@ -26,6 +26,8 @@ export interface FailingEndpoint {
   partner_id: string;
   partner_name: string | null;
   endpoint_id: string;
+  /** What the partner calls the endpoint (null: no name, or since removed). */
+  endpoint_name: string | null;
   url: string | null;
   /** Sends in the last hour, those answered 200, and their share (null without sends). */
   sends_last_hour: number;
@@ -54,7 +56,7 @@ interface Row {
   partner_id: string;
   endpoint_id: string;
   partner_name: string | null;
-  endpoints: Array<{ endpoint_id: string; url: string }> | null;
+  endpoints: Array<{ endpoint_id: string; name?: string | null; url: string }> | null;
   hour_sends: string;
   hour_delivered: string;
   hour_failed: string;
@@ -131,13 +133,15 @@ export async function failingEndpoints(
   return {
     total: Number(rows[0]?.total ?? 0),
     items: rows.map((row) => {
+      const endpoint = row.endpoints?.find((e) => e.endpoint_id === row.endpoint_id);
       const sends = Number(row.hour_sends);
       const delivered = Number(row.hour_delivered);
       return {
         partner_id: row.partner_id,
         partner_name: row.partner_name,
         endpoint_id: row.endpoint_id,
-        url: row.endpoints?.find((e) => e.endpoint_id === row.endpoint_id)?.url ?? null,
+        endpoint_name: endpoint?.name ?? null,
+        url: endpoint?.url ?? null,
         sends_last_hour: sends,
         delivered_last_hour: delivered,
         success_rate_last_hour: sends > 0 ? delivered / sends : null,

@@ -15,6 +15,7 @@ import {
   OwnEndpointAnswer,
   RotatedSigningSecret,
   SigningSecretBody,
+  SigningSecretRotateBody,
   SigningSecretStateAnswer,
   SigningSecretStatus,
 } from '../schemas/self-service-schemas';
@@ -38,9 +39,9 @@ export const selfServicePaths: ZodOpenApiPathsObject = {
       operationId: 'getEndpointsHealth',
       requestParams: { query: NoQuery },
       description:
-        'Per callback endpoint, its configuration now (URL, timeout, statuses, disabled…), the share of requests the partner answered ' +
+        'Per callback endpoint, its name and description, its configuration now (URL, timeout, statuses, disabled…), the share of requests the partner answered ' +
         'with 200 and the 95th percentile of their latency, over the last hour and the last day; and the partner’s circuit as the ' +
-        'sender last recorded it. An endpoint since removed keeps its health, with url and configuration null.',
+        'sender last recorded it. An endpoint since removed keeps its health, with name, description, url and configuration null.',
       responses: {
         '200': { description: 'Health of each endpoint', ...json(EndpointsHealthAnswer) },
         ...partnerRefusals,
@@ -50,8 +51,9 @@ export const selfServicePaths: ZodOpenApiPathsObject = {
     post: {
       ...op('Add a callback endpoint', 'addEndpoint'),
       description:
-        'Validated as at onboarding (at most 10 endpoints, an http(s) URL of at most 2000 characters, a timeout of 100-120000 ms, known ' +
-        'statuses) and by the SSRF guard; each refusal a 400 naming the field (fields[].field: url, timeout_ms, statuses[0]…). ' +
+        'Validated as at onboarding (at most 10 endpoints, a name of at most 80 characters and a description of at most 300, an ' +
+        'http(s) URL of at most 2000 characters, a timeout of 100-120000 ms, known statuses) and by the SSRF guard; each refusal a 400 ' +
+        'naming the field (fields[].field: name, description, url, timeout_ms, statuses[0]…). ' +
         `${AUDIT} ${LIMITED}`,
       requestBody: { required: true, ...json(EndpointCreateBody) },
       responses: {
@@ -63,7 +65,7 @@ export const selfServicePaths: ZodOpenApiPathsObject = {
   },
   [`${PORTAL_BASE}/endpoints/{endpointId}`]: {
     patch: {
-      ...op('Edit a callback endpoint (URL, timeout, statuses, disabled)', 'updateEndpoint'),
+      ...op('Edit a callback endpoint (name, description, URL, timeout, statuses, disabled)', 'updateEndpoint'),
       description:
         'Sets the fields given, validated as POST does. A disabled endpoint receives no new callback; those already queued for it are ' +
         `still sent and retried. ${AUDIT} ${LIMITED}`,
@@ -105,12 +107,15 @@ export const selfServicePaths: ZodOpenApiPathsObject = {
     post: {
       ...op('Rotate the signing secret, with an overlap', 'rotateSigningSecret'),
       description:
-        'STANDARD_WEBHOOKS: the new secret signs at once and, until previous_secret_until (24 hours unless the insurer configured ' +
-        'another), webhook-signature also carries a signature with the previous one. HMAC_SHA256 (one X-Signature): the current secret ' +
-        'keeps signing until next_secret_from, then the new one (sooner with /signing-secret/activate); accept either meanwhile. ' +
+        'STANDARD_WEBHOOKS: the new secret signs at once and, until previous_secret_until (overlap_hours from now: 1 hour to 7 days, ' +
+        'the partner’s choice; absent, 24 hours unless the insurer configured another), webhook-signature also carries a signature ' +
+        'with the previous one. HMAC_SHA256 (one X-Signature): the current secret keeps signing until next_secret_from (overlap_hours ' +
+        'from now), then the new one (sooner with /signing-secret/activate); accept either meanwhile. During an overlap, a rotation ' +
+        'keeps that overlap’s end (Standard Webhooks) and drops the secret the last rotation showed at once. An overlap_hours out of ' +
+        'bounds is 400 naming the field. ' +
         'The new secret is shown only in this answer. Other methods: 409 saying why. API key only; at most 5 rotations a day (429). ' +
         'Audited without the secret.',
-      requestBody: { required: false, ...json(SigningSecretBody) },
+      requestBody: { required: false, ...json(SigningSecretRotateBody) },
       responses: {
         '201': { description: 'The new secret (shown once) and the overlap', ...json(RotatedSigningSecret) },
         ...writeRefusals(),

@@ -7,7 +7,7 @@
 import { DLQ_TOPIC_CHOICES, type DlqTopicChoice } from '@hookstream/dead-letters';
 import { OPERATOR_ROLES, partnerSpecSchema } from '@hookstream/partners';
 import { z } from 'zod';
-import { DeliveryListQuery, timeInput, timestamp } from './schemas';
+import { DeliveryListQuery, endpointDescription, endpointName, timeInput, timestamp } from './schemas';
 import { RejectedWebhookListQuery, WebhookListQuery } from './webhook-schemas';
 
 /** Why, for the audit trail: every write of an operator gives one. */
@@ -133,6 +133,8 @@ export const PartnerView = z
     callback_endpoints: z.array(
       z.object({
         endpoint_id: z.string(),
+        name: endpointName,
+        description: endpointDescription,
         url: z.string(),
         timeout_ms: z.number().int(),
         statuses: z.array(z.string()),

@@ -24,6 +24,7 @@ export const FailingEndpoint = z
     partner_id: z.string(),
     partner_name: z.string().nullable(),
     endpoint_id: z.string(),
+    endpoint_name: z.string().nullable().meta({ description: 'What the partner calls the endpoint; null: no name, or since removed' }),
     url: z.string().nullable().meta({ description: 'Null when the partner no longer has the endpoint' }),
     sends_last_hour: z.number().int(),
     delivered_last_hour: z.number().int(),

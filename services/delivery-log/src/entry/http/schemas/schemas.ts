@@ -208,6 +208,16 @@ const windowHealth = z
   })
   .meta({ id: 'WindowHealth' });
 
+/** An endpoint's name and description as answered (the partner API; null: none set, or an endpoint since removed). */
+export const endpointName = z
+  .string()
+  .nullable()
+  .meta({ description: 'What the partner calls the endpoint (at most 80 characters); null: none, the endpoint_id stands for it' });
+export const endpointDescription = z
+  .string()
+  .nullable()
+  .meta({ description: 'What the endpoint is for (at most 300 characters); null: none' });
+
 export const EndpointConfiguration = z
   .object({
     timeout_ms: z.number().int(),
@@ -232,6 +242,8 @@ export const EndpointsHealth = z
     endpoints: z.array(
       z.object({
         endpoint_id: z.string(),
+        name: endpointName.optional(),
+        description: endpointDescription.optional(),
         url: z.string().nullable().meta({ description: 'null for an endpoint since removed' }),
         configuration: EndpointConfiguration.nullable()
           .optional()

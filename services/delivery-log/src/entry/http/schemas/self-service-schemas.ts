@@ -5,7 +5,7 @@
  */
 import { ENDPOINT_LIMITS, POLICY_STATUSES } from '@hookstream/partners';
 import { z } from 'zod';
-import { EndpointConfiguration, timestamp } from './schemas';
+import { EndpointConfiguration, endpointDescription, endpointName, timestamp } from './schemas';
 
 const reason = z
   .string()
@@ -16,6 +16,19 @@ const reason = z
   .meta({ description: 'Why, for the audit (default: changed from the partner API)' });
 
 const endpointFields = {
+  // Bounded here a little above the limit, so that the onboarding rules name the field with their own words.
+  name: z
+    .string()
+    .max(ENDPOINT_LIMITS.nameLength + 100)
+    .nullable()
+    .meta({ description: `What you call the endpoint, at most ${ENDPOINT_LIMITS.nameLength} characters (trimmed); null or empty: none` }),
+  description: z
+    .string()
+    .max(ENDPOINT_LIMITS.descriptionLength + 100)
+    .nullable()
+    .meta({
+      description: `What the endpoint is for, at most ${ENDPOINT_LIMITS.descriptionLength} characters (trimmed); null or empty: none`,
+    }),
   url: z
     .string()
     .max(ENDPOINT_LIMITS.urlLength + 100)
@@ -32,6 +45,8 @@ const endpointFields = {
 
 export const EndpointCreateBody = z
   .strictObject({
+    name: endpointFields.name.optional(),
+    description: endpointFields.description.optional(),
     url: endpointFields.url,
     timeout_ms: endpointFields.timeout_ms.optional(),
     statuses: endpointFields.statuses.optional(),
@@ -42,6 +57,8 @@ export const EndpointCreateBody = z
 
 export const EndpointUpdateBody = z
   .strictObject({
+    name: endpointFields.name.optional(),
+    description: endpointFields.description.optional(),
     url: endpointFields.url.optional(),
     timeout_ms: endpointFields.timeout_ms.optional(),
     statuses: endpointFields.statuses.optional(),
@@ -53,10 +70,36 @@ export const EndpointUpdateBody = z
 export const EndpointDeleteBody = z.strictObject({ reason }).meta({ id: 'EndpointDeleteRequest' });
 
 export const OwnEndpoint = z
-  .object({ endpoint_id: z.string(), url: z.string(), configuration: EndpointConfiguration })
+  .object({
+    endpoint_id: z.string(),
+    name: endpointName,
+    description: endpointDescription,
+    url: z.string(),
+    configuration: EndpointConfiguration,
+  })
   .meta({ id: 'OwnEndpoint' });
 
 export const OwnEndpointAnswer = z.object({ data: OwnEndpoint }).meta({ id: 'OwnEndpointAnswer' });
+
+/** The overlap a partner may choose for a rotation: long enough to install a secret, short enough that a leaked one dies soon. */
+export const SIGNING_SECRET_OVERLAP_HOURS = { min: 1, max: 7 * 24 } as const;
+
+export const SigningSecretRotateBody = z
+  .strictObject({
+    overlap_hours: z
+      .number()
+      .min(SIGNING_SECRET_OVERLAP_HOURS.min)
+      .max(SIGNING_SECRET_OVERLAP_HOURS.max)
+      .optional()
+      .meta({
+        description:
+          `How long the previous secret keeps signing beside the new one (STANDARD_WEBHOOKS), or the new one waits (HMAC_SHA256), ` +
+          `in hours, ${SIGNING_SECRET_OVERLAP_HOURS.min}-${SIGNING_SECRET_OVERLAP_HOURS.max} (fractions allowed); ` +
+          `absent: the insurer's overlap, 24 hours unless it configured another`,
+      }),
+    reason,
+  })
+  .meta({ id: 'SigningSecretRotateRequest' });
 
 export const SigningSecretBody = z.strictObject({ reason }).meta({ id: 'SigningSecretRequest' });
 
