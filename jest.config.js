@@ -32,11 +32,14 @@ module.exports = {
       transform,
       moduleNameMapper,
       testEnvironment: 'node',
+      // Jest runs a project's global setup only when the run includes one of its tests.
+      globalSetup: '<rootDir>/test/global-setup/unit.ts',
     },
     {
       displayName: 'integration',
       testMatch: ['**/test/**/*.int.test.ts'],
       testPathIgnorePatterns: ['\\.browser\\.int\\.test\\.ts$', '/node_modules/', '/dist/'],
+      globalSetup: '<rootDir>/test/global-setup/integration.ts',
       ...integration,
     },
     {
@@ -44,7 +47,7 @@ module.exports = {
       testMatch: ['**/test/**/*.browser.int.test.ts'],
       testPathIgnorePatterns: ['/node_modules/', '/dist/'],
       // Jest runs a project's global setup only when the run includes one of its tests.
-      globalSetup: '<rootDir>/test/browser-global-setup.ts',
+      globalSetup: '<rootDir>/test/global-setup/browser.ts',
       ...integration,
     },
   ],

@@ -1,6 +1,6 @@
 /*
  * A real browser for the `browser` jest project (files named *.browser.int.test.ts): Debian's
- * chromium, driven by playwright-core. The project's global setup (test/browser-global-setup.ts)
+ * chromium, driven by playwright-core. The project's global setup (test/global-setup/browser.ts)
  * installs chromium once before the first browser test; here it is only looked for, so a failed
  * install is not tried again in every file.
  */
