@@ -17,6 +17,9 @@ const PRODUCTION = 'ci/production-values.yaml';
 /** The Kubernetes versions validated against: the oldest the chart allows (Chart.yaml's kubeVersion) and the newest kubernetes-validate 1.37.0 ships. */
 const KUBERNETES_VERSIONS = ['1.25.0', '1.37.0'];
 const CRD_KINDS = new Set(['ScaledObject', 'TriggerAuthentication', 'ServiceMonitor', 'PrometheusRule']);
+/** The CRDs KEDA (v2.20.2) and the Prometheus Operator (v0.93.0) publish, as released (test/fixtures/crds/README.md). */
+const CRD_DIR = path.resolve(__dirname, 'fixtures', 'crds');
+const CUSTOM_RESOURCE_CHECK = path.resolve(__dirname, 'support', 'validate_custom_resources.py');
 const SERVICES = ['ingress', 'policy-status-consumer', 'callback-sender', 'document-fetcher', 'delivery-log'];
 
 let helm: string;
@@ -97,6 +100,30 @@ describe('the Helm chart', () => {
     rmSync(path.dirname(file), { recursive: true, force: true });
     expect({ code: result.code, output: result.stdout + result.stderr }).toEqual({ code: 0, output: expect.any(String) });
     expect(result.stdout + result.stderr).not.toMatch(/ERROR|WARN/);
+  });
+
+  test('when rendered with the production values, then every custom resource validates strictly against the schema its operator publishes', async () => {
+    const manifests = await render([PRODUCTION]);
+    const custom = manifests.filter((m) => CRD_KINDS.has(m.kind));
+    expect(new Set(custom.map((m) => m.kind))).toEqual(CRD_KINDS);
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'hookstream-chart-'));
+    const file = path.join(dir, 'custom.yaml');
+    writeFileSync(file, custom.map((m) => `---\n${JSON.stringify(m)}\n`).join(''));
+    const result = await runCommand(validator, [CUSTOM_RESOURCE_CHECK, CRD_DIR, file]);
+    // A misspelt field is refused too, as the API server would drop it without a word.
+    const misspelt = custom.map((m) => (m.kind === 'ScaledObject' ? { ...m, spec: { ...(m.spec as object), minReplicas: 1 } } : m));
+    writeFileSync(file, misspelt.map((m) => `---\n${JSON.stringify(m)}\n`).join(''));
+    const refused = await runCommand(validator, [CUSTOM_RESOURCE_CHECK, CRD_DIR, file]);
+    rmSync(dir, { recursive: true, force: true });
+    expect({ code: result.code, output: result.stdout + result.stderr }).toEqual({
+      code: 0,
+      output: expect.stringContaining('OK ScaledObject/'),
+    });
+    expect(result.stdout.trim().split('\n')).toHaveLength(custom.length);
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toMatch(
+      /ERROR ScaledObject\/hookstream-[a-z-]+: spec: Additional properties are not allowed \('minReplicas' was unexpected\)/,
+    );
   });
 
   test('when rendered, then each service probes /healthz and /readyz on the port that serves them', async () => {
