@@ -126,6 +126,28 @@ describe('the Helm chart', () => {
     );
   });
 
+  test('when tracing is given a collector, then every service exports to it at the chosen ratio and may reach it; without one, none traces', async () => {
+    const envOf = (manifests: Manifest[]) =>
+      ofKind(manifests, 'Deployment').map((d) => {
+        const container = (d.spec as { template: { spec: { containers: Array<{ env: Array<{ name: string; value?: string }> }> } } })
+          .template.spec.containers[0]!;
+        return Object.fromEntries(container.env.filter((e) => e.name.startsWith('OTEL_')).map((e) => [e.name, e.value]));
+      });
+    const traced = await render([PRODUCTION]);
+    expect(envOf(traced)).toEqual(
+      Array(5).fill({
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel-collector.monitoring:4318',
+        OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+        OTEL_TRACES_SAMPLER_ARG: '0.1',
+      }),
+    );
+    for (const policy of ofKind(traced, 'NetworkPolicy')) {
+      const egress = (policy.spec as { egress: Array<{ ports?: Array<{ port: number }> }> }).egress;
+      expect(egress.some((rule) => rule.ports?.some((p) => p.port === 4318))).toBe(true);
+    }
+    expect(envOf(await render([MINIMAL]))).toEqual(Array(5).fill({}));
+  });
+
   test('when rendered, then each service probes /healthz and /readyz on the port that serves them', async () => {
     const manifests = await render([MINIMAL]);
     // Where each service serves its ops routes: services/*/src/config.ts (OPS_PORT, else HTTP_PORT).
