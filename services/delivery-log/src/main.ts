@@ -19,6 +19,7 @@ import { createDeliveryLogMetrics } from './metrics';
 import { DeliveryLogProjection } from './entry/kafka/projection';
 import { openStore, type StoreLocation } from './adapters/store/database';
 import { DeliveryRetrier, retryNowInFlightMs } from './domain/retry-delivery';
+import { FailingDeliveriesRetry } from './domain/retry-failing-deliveries';
 import { sendTestEvent } from './domain/send-test-event';
 import type { PartnerUseCases } from './entry/http/partner-handle';
 import { partnerScopes } from './adapters/store/partner-store';
@@ -139,13 +140,17 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
   const forPartner = partnerScopes<PartnerUseCases>(
     store.db,
     { resendsPerHour: perHour, testEventsPerMinute: config.DELIVERY_LOG_TEST_EVENTS_PER_MINUTE },
-    (stores) => ({
-      resender: new DeliveryResender(stores.resends, callbackDlq, lanes, { perHour }),
-      recovery: new DeadLetterRecovery(stores.recoveries, callbackDlq, lanes),
-      retrier: new DeliveryRetrier(stores.retries, requested, perHour, retryNowInFlight),
-      sendTestEvent: (endpointId, status) => sendTestEvent({ ...testEvents, ...stores.testEvents }, stores.partnerId, endpointId, status),
-      places: stores.places,
-    }),
+    (stores) => {
+      const retrier = new DeliveryRetrier(stores.retries, requested, perHour, retryNowInFlight);
+      return {
+        resender: new DeliveryResender(stores.resends, callbackDlq, lanes, { perHour }),
+        recovery: new DeadLetterRecovery(stores.recoveries, callbackDlq, lanes),
+        retrier,
+        failingRetry: new FailingDeliveriesRetry(stores.failing, retrier),
+        sendTestEvent: (endpointId, status) => sendTestEvent({ ...testEvents, ...stores.testEvents }, stores.partnerId, endpointId, status),
+        places: stores.places,
+      };
+    },
   );
   // Every session and portal link signed, in the store all replicas share: revocable everywhere at once.
   const issuedCredentials = new IssuedCredentials(store.db);

@@ -51,6 +51,9 @@ export interface RequestedCallbacks {
   write(request: CallbackRequestValue, attemptsSoFar: number, actor: Actor, change: AuditedChange): Promise<string>;
 }
 
+/** How the refusal of a second retry now of a delivery begins (retry-failing-deliveries.ts tells it apart by it). */
+export const RETRY_NOW_IN_FLIGHT = 'a retry now of this delivery is in flight';
+
 export interface RetryAccepted {
   delivery_id: string;
   retry_id: string;
@@ -76,7 +79,7 @@ export class DeliveryRetrier {
     if (!claim.claimed) {
       throw new Refusal(
         ErrorCodes.CONFLICT,
-        `a retry now of this delivery is in flight (accepted at ${claim.claimedAt.toISOString()}): ` +
+        `${RETRY_NOW_IN_FLIGHT} (accepted at ${claim.claimedAt.toISOString()}): ` +
           `it is not sent twice; retry again once its outcome is in the log, or after ${claim.expiresAt.toISOString()} should none come`,
       );
     }

@@ -7,8 +7,8 @@
  * built on a database that records each query's role.
  *
  * The partner directory, the partner changes, the replay lanes and the callback writer are stand-ins
- * (they are Kafka's, and what is claimed here is only the store's): a retry now and a test event are
- * written; a change, a resend and a recovery through them are refused, after a change's or a resend's
+ * (they are Kafka's, and what is claimed here is only the store's): a retry now, a retry of an
+ * endpoint's failing deliveries and a test event are written; a change, a resend and a recovery through them are refused, after a change's or a resend's
  * place under the limit was taken and given back (a recovery takes its places only once Kafka's
  * replay plan is made: partner-scoped-reads.int.test.ts shows them in the scope).
  */
@@ -29,6 +29,7 @@ import type { DeliveryLogDb } from '../../src/adapters/store/tables';
 import { DeadLetterRecovery } from '../../src/domain/recover-dead-letters';
 import { DeliveryResender } from '../../src/domain/resend-delivery';
 import { DeliveryRetrier } from '../../src/domain/retry-delivery';
+import { FailingDeliveriesRetry } from '../../src/domain/retry-failing-deliveries';
 import { sendTestEvent } from '../../src/domain/send-test-event';
 import { answerOfError } from '../../src/entry/http/api-router';
 import { authenticatePartner } from '../../src/entry/http/auth/partner-auth';
@@ -57,8 +58,15 @@ const partner = {
   body_mapping: { shape: 'MAPPED', absent_fields: 'OMIT', rules: [{ source: 'policy_number', target: 'policy' }] },
 } as unknown as Partner;
 
-/** The partner's failing delivery (a retry now's) and its dead-lettered one (a resend's, a recovery's). */
+/**
+ * The partner's failing delivery (a retry now's), one failing to another endpoint (retried with the
+ * endpoint's others: the first is in flight by then) and its dead-lettered one (a resend's, a recovery's).
+ */
 const FAILING = callbackRequest('failing', Date.parse('2026-11-25T10:00:00Z'), { partnerId: PARTNER_ID });
+const FAILING_ELSEWHERE = callbackRequest('failing-elsewhere', Date.parse('2026-11-25T10:00:00Z'), {
+  partnerId: PARTNER_ID,
+  endpointId: 'elsewhere',
+});
 const DEAD = callbackRequest('dead', Date.parse('2026-11-25T10:00:00Z'), { partnerId: PARTNER_ID });
 
 const PLACE_TAKEN_AND_GIVEN_BACK = ['delete from self_service_changes', 'insert into self_service_changes'];
@@ -79,6 +87,12 @@ const CALLS: Record<string, { body?: unknown; id?: string; reachesStore: boolean
   'POST /deliveries/{deliveryId}/retry': {
     body: {},
     id: FAILING.delivery_id,
+    reachesStore: true,
+    writes: ['insert into resend_reservations', 'insert into retry_now_claims'],
+  },
+  'POST /endpoints/{endpointId}/retry-failing': {
+    body: { dry_run: false },
+    id: 'elsewhere',
     reachesStore: true,
     writes: ['insert into resend_reservations', 'insert into retry_now_claims'],
   },
@@ -120,6 +134,8 @@ beforeAll(async () => {
   await writeFacts(store.db, [
     { kind: 'delivery', request: FAILING },
     attemptOf(FAILING, Date.parse('2026-11-25T10:00:01Z'), { outcome: 'FAILED_ATTEMPT', httpStatus: 503 }),
+    { kind: 'delivery', request: FAILING_ELSEWHERE },
+    attemptOf(FAILING_ELSEWHERE, Date.parse('2026-11-25T10:00:01Z'), { outcome: 'FAILED_ATTEMPT', httpStatus: 503 }),
     { kind: 'delivery', request: DEAD },
     {
       kind: 'dead-letter',
@@ -145,6 +161,7 @@ beforeAll(async () => {
     resender: new DeliveryResender(stores.resends, undefined as never, lanes, { perHour: 10 }),
     recovery: new DeadLetterRecovery(stores.recoveries, undefined as never, lanes),
     retrier: new DeliveryRetrier(stores.retries, callbacks, 10, () => 60_000),
+    failingRetry: new FailingDeliveriesRetry(stores.failing, new DeliveryRetrier(stores.retries, callbacks, 10, () => 60_000)),
     sendTestEvent: (endpointId, status) =>
       sendTestEvent(
         { ...testEvents, ...stores.testEvents, sleep: (ms) => new Promise((r) => setTimeout(r, ms)) },

@@ -16,8 +16,10 @@
 import type { RecoveryStore } from '../../domain/recover-dead-letters';
 import type { ResendStore } from '../../domain/resend-delivery';
 import type { RetryStore } from '../../domain/retry-delivery';
+import type { FailingDeliveriesStore } from '../../domain/retry-failing-deliveries';
 import type { SelfServicePlaces } from '../../domain/self-service';
 import type { TestAttempt } from '../../domain/send-test-event';
+import { failingDeliveriesStore } from './failing-deliveries-store';
 import { partnerTransactions, type InTransaction } from './partner-scope';
 import { testAttemptOf } from './queries/test-event-queries';
 import { recoveryStore } from './recovery-store';
@@ -39,6 +41,8 @@ export interface PartnerStores {
   read: ScopedRead;
   resends: ResendStore;
   retries: RetryStore;
+  /** An endpoint's failing deliveries, for retrying them all now (each then through `retries`). */
+  failing: FailingDeliveriesStore;
   recoveries: RecoveryStore;
   places: SelfServicePlaces;
   testEvents: {
@@ -74,6 +78,7 @@ export function partnerScopes<U extends object>(
       read,
       resends: resendStore(db, limits.resendsPerHour, partnerId),
       retries: retryStore(db, limits.resendsPerHour, partnerId),
+      failing: failingDeliveriesStore(db, limits.resendsPerHour, partnerId),
       recoveries: recoveryStore(db, limits.resendsPerHour, partnerId),
       places: selfServicePlaces(read),
       testEvents: {

@@ -3,6 +3,7 @@ import type { PartnerScope } from '../../adapters/store/partner-store';
 import type { DeadLetterRecovery } from '../../domain/recover-dead-letters';
 import type { DeliveryResender } from '../../domain/resend-delivery';
 import type { DeliveryRetrier } from '../../domain/retry-delivery';
+import type { FailingDeliveriesRetry } from '../../domain/retry-failing-deliveries';
 import type { SelfServicePlaces } from '../../domain/self-service';
 import type { TestEventResult, TestStatus } from '../../domain/send-test-event';
 
@@ -12,6 +13,8 @@ export interface PartnerUseCases {
   /** A partner's resend of its dead letters since a time (recover-dead-letters.ts). */
   recovery: DeadLetterRecovery;
   retrier: DeliveryRetrier;
+  /** Retries every failing delivery of one endpoint now, each through `retrier` (retry-failing-deliveries.ts). */
+  failingRetry: FailingDeliveriesRetry;
   /** Sends a test event to one of the partner's endpoints (domain/send-test-event.ts). */
   sendTestEvent: (endpointId: string, status: TestStatus) => Promise<TestEventResult>;
   /** The places under its self-service limits (self-service.ts). */

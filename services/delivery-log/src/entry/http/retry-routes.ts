@@ -1,7 +1,8 @@
 /*
  * Retry now and test events: POST /deliveries/{id}/retry on both APIs (a partner's own deliveries,
- * or any for an operator), POST /endpoints/{id}/test on the partner API. Thin: decode, one use case
- * (domain/retry-delivery.ts, domain/send-test-event.ts), answer.
+ * or any for an operator), POST /endpoints/{id}/retry-failing (every failing delivery of one of its
+ * endpoints) and POST /endpoints/{id}/test on the partner API. Thin: decode, one use case
+ * (domain/retry-delivery.ts, domain/retry-failing-deliveries.ts, domain/send-test-event.ts), answer.
  */
 import express, { Router, type Request } from 'express';
 import type { DeliveryRetrier } from '../../domain/retry-delivery';
@@ -10,7 +11,7 @@ import type { PartnerHandle } from './partner-handle';
 import { operatorActor, operatorOf } from './auth/operator-auth';
 import { notFound } from './refusals';
 import { idParam, parseInput } from './request-input';
-import { AdminRetryBody, RetryBody, TestEventBody } from './schemas/retry-schemas';
+import { AdminRetryBody, RetryBody, RetryFailingBody, TestEventBody } from './schemas/retry-schemas';
 
 const body = express.json({ limit: '16kb', type: () => true });
 
@@ -25,6 +26,15 @@ export function portalRetryRoutes(scopeOf: (req: Request) => PartnerHandle): Rou
     const { partnerId, retrier } = scopeOf(req);
     const actor = { type: 'partner' as const, id: partnerId, name: partnerOperator(partnerId) };
     res.status(202).json({ data: await retrier.retry(actor, partnerId, id, input.reason ?? 'retried now from the partner API') });
+  });
+
+  router.post('/endpoints/:endpointId/retry-failing', body, async (req, res) => {
+    const id = idParam(req.params.endpointId);
+    const input = parseInput(RetryFailingBody, req.body ?? {}, 'body');
+    if (!id) throw notFound('endpoint');
+    const { partnerId, failingRetry } = scopeOf(req);
+    const reason = input.reason ?? 'retried now from the partner API';
+    res.json({ data: await failingRetry.retryAll(partnerId, id, { dryRun: input.dry_run, reason }) });
   });
 
   router.post('/endpoints/:endpointId/test', body, async (req, res) => {

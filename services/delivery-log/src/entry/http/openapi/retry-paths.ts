@@ -5,7 +5,16 @@ import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import { badBody, json, refusal } from './openapi-parts';
 import { ADMIN_BASE, PORTAL_BASE } from '../paths';
 import { one } from '../schemas/schemas';
-import { AdminRetryBody, RetryAccepted, RetryBody, TestEventBody, TestEventResult } from '../schemas/retry-schemas';
+import { MAX_RETRIED_PER_REQUEST } from '../../../domain/retry-failing-deliveries';
+import {
+  AdminRetryBody,
+  FailingRetry,
+  RetryAccepted,
+  RetryBody,
+  RetryFailingBody,
+  TestEventBody,
+  TestEventResult,
+} from '../schemas/retry-schemas';
 import { csrfRefusal, oneRefusals, operation, partnerRefusals } from './portal-paths';
 import { notFound, operation as adminOperation, writeRefusals } from './admin-parts';
 
@@ -36,6 +45,27 @@ export const portalRetryPaths: ZodOpenApiPathsObject = {
         ...oneRefusals,
         ...badBody,
         ...conflict,
+        ...csrfRefusal,
+      },
+    }),
+  },
+  [`${PORTAL_BASE}/endpoints/{endpointId}/retry-failing`]: {
+    post: operation('Retry every failing delivery of one endpoint now, a dry run unless dry_run is false', {
+      operationId: 'retryFailingDeliveries',
+      description:
+        `Takes the endpoint's deliveries in state failing, the oldest first, at most ${MAX_RETRIED_PER_REQUEST} per request (more says ` +
+        'whether others wait), and retries each now exactly as a single retry now does: one attempt each, one place of the hourly ' +
+        'resends each, audited each. With dry_run (the default) nothing is written and the answer lists what would be retried within ' +
+        'the places left this hour. With dry_run false the answer says what was retried and what was not, each with why: a retry now ' +
+        'already in flight, no longer failing, or beyond the hour’s places (the rest are then not tried). An endpoint id that is not ' +
+        'one of the partner’s answers 404.',
+      requestParams: { path: z.object({ endpointId: z.string() }) },
+      requestBody: { required: false, ...json(RetryFailingBody) },
+      responses: {
+        '200': { description: 'What was (or would be) retried now, and what not and why', ...json(one(FailingRetry, 'FailingRetryAnswer')) },
+        ...partnerRefusals,
+        '404': refusal('No such endpoint among the partner’s', [ErrorCodes.NOT_FOUND]),
+        ...badBody,
         ...csrfRefusal,
       },
     }),

@@ -56,3 +56,42 @@ export const TestEventResult = z
     request_headers: z.record(z.string(), z.string()).nullable(),
   })
   .meta({ id: 'TestEventResult' });
+
+export const RetryFailingBody = z
+  .strictObject({
+    dry_run: z.boolean().default(true).meta({ description: 'Only say what would be retried (default true): send false to retry' }),
+    reason: z.string().trim().min(1).max(500).optional().meta({ description: 'Why, for the audit (default: retried now from the API)' }),
+  })
+  .meta({ id: 'RetryFailingRequest' });
+
+const FailingItem = {
+  delivery_id: z.string(),
+  endpoint_id: z.string(),
+  policy_number: z.string(),
+  created_at: timestamp.meta({ description: 'When the delivery was made' }),
+};
+
+export const FailingRetry = z
+  .object({
+    dry_run: z.boolean(),
+    endpoint_id: z.string(),
+    selected: z.number().int().meta({ description: 'The endpoint’s failing deliveries this request looked at, the oldest first' }),
+    more: z.boolean().meta({ description: 'More are failing beyond those: call again once these attempts are in the log' }),
+    resends_left_this_hour: z.number().int().meta({ description: 'Resends and retries now the hour allowed before this request' }),
+    retried: z
+      .array(z.object({ ...FailingItem, retry_id: z.string().nullable().meta({ description: 'The audit id of its retry now; null in a dry run' }) }))
+      .meta({ description: 'Retried now (in a dry run: would be)' }),
+    not_retried: z
+      .array(
+        z.object({
+          ...FailingItem,
+          reason: z.enum(['in_flight', 'not_failing', 'hourly_limit']).meta({
+            description: 'in_flight: a retry now of it is already under way; not_failing: delivered, superseded or dead-lettered since; hourly_limit: no place left this hour',
+          }),
+          message: z.string(),
+          retry_after_seconds: z.number().int().optional().meta({ description: 'hourly_limit: when a place frees' }),
+        }),
+      )
+      .meta({ description: 'Not retried, each with why' }),
+  })
+  .meta({ id: 'FailingRetry' });
