@@ -56,7 +56,12 @@ export class FailingDeliveriesRetry {
     private readonly retrier: Pick<DeliveryRetrier, 'retry'>,
   ) {}
 
-  async retryAll(partnerId: string, endpointId: string, request: { dryRun: boolean; reason: string }, now = new Date()): Promise<FailingRetry> {
+  async retryAll(
+    partnerId: string,
+    endpointId: string,
+    request: { dryRun: boolean; reason: string },
+    now = new Date(),
+  ): Promise<FailingRetry> {
     const found = await this.store.failingOf(partnerId, endpointId, MAX_RETRIED_PER_REQUEST + 1);
     if (found.length === 0 && !(await this.store.endpointKnown(partnerId, endpointId))) {
       throw new NotFoundError('endpoint', 'no endpoint with that id');
@@ -73,7 +78,9 @@ export class FailingDeliveriesRetry {
       not_retried: [],
     };
     if (request.dryRun) {
-      failing.forEach((d, i) => (i < left ? answer.retried.push({ ...d, retry_id: null }) : answer.not_retried.push({ ...d, ...hourlyLimit(left) })));
+      failing.forEach((d, i) =>
+        i < left ? answer.retried.push({ ...d, retry_id: null }) : answer.not_retried.push({ ...d, ...hourlyLimit(left) }),
+      );
       return answer;
     }
     const actor = { type: 'partner' as const, id: partnerId, name: partnerOperator(partnerId) };
@@ -86,7 +93,11 @@ export class FailingDeliveriesRetry {
           // The hour is used up: none of the rest is tried (each would be refused the same).
           const retryAfter = (error as { retryAfterSeconds?: number }).retryAfterSeconds;
           for (const rest of failing.slice(i)) {
-            answer.not_retried.push({ ...rest, ...hourlyLimit(left), ...(retryAfter === undefined ? {} : { retry_after_seconds: retryAfter }) });
+            answer.not_retried.push({
+              ...rest,
+              ...hourlyLimit(left),
+              ...(retryAfter === undefined ? {} : { retry_after_seconds: retryAfter }),
+            });
           }
           break;
         }

@@ -62,7 +62,10 @@ export const portalRetryPaths: ZodOpenApiPathsObject = {
       requestParams: { path: z.object({ endpointId: z.string() }) },
       requestBody: { required: false, ...json(RetryFailingBody) },
       responses: {
-        '200': { description: 'What was (or would be) retried now, and what not and why', ...json(one(FailingRetry, 'FailingRetryAnswer')) },
+        '200': {
+          description: 'What was (or would be) retried now, and what not and why',
+          ...json(one(FailingRetry, 'FailingRetryAnswer')),
+        },
         ...partnerRefusals,
         '404': refusal('No such endpoint among the partner’s', [ErrorCodes.NOT_FOUND]),
         ...badBody,

@@ -79,14 +79,20 @@ export const FailingRetry = z
     more: z.boolean().meta({ description: 'More are failing beyond those: call again once these attempts are in the log' }),
     resends_left_this_hour: z.number().int().meta({ description: 'Resends and retries now the hour allowed before this request' }),
     retried: z
-      .array(z.object({ ...FailingItem, retry_id: z.string().nullable().meta({ description: 'The audit id of its retry now; null in a dry run' }) }))
+      .array(
+        z.object({
+          ...FailingItem,
+          retry_id: z.string().nullable().meta({ description: 'The audit id of its retry now; null in a dry run' }),
+        }),
+      )
       .meta({ description: 'Retried now (in a dry run: would be)' }),
     not_retried: z
       .array(
         z.object({
           ...FailingItem,
           reason: z.enum(['in_flight', 'not_failing', 'hourly_limit']).meta({
-            description: 'in_flight: a retry now of it is already under way; not_failing: delivered, superseded or dead-lettered since; hourly_limit: no place left this hour',
+            description:
+              'in_flight: a retry now of it is already under way; not_failing: delivered, superseded or dead-lettered since; hourly_limit: no place left this hour',
           }),
           message: z.string(),
           retry_after_seconds: z.number().int().optional().meta({ description: 'hourly_limit: when a place frees' }),
