@@ -195,6 +195,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/portal/v1/endpoints/{endpointId}/retry-failing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Retry every failing delivery of one endpoint now, a dry run unless dry_run is false
+         * @description Takes the endpoint's deliveries in state failing, the oldest first, at most 100 per request (more says whether others wait), and retries each now exactly as a single retry now does: one attempt each, one place of the hourly resends each, audited each. With dry_run (the default) nothing is written and the answer lists what would be retried within the places left this hour. With dry_run false the answer says what was retried and what was not, each with why: a retry now already in flight, no longer failing, or beyond the hour’s places (the rest are then not tried). An endpoint id that is not one of the partner’s answers 404.
+         */
+        post: operations["retryFailingDeliveries"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/portal/v1/endpoints/{endpointId}/test": {
         parameters: {
             query?: never;
@@ -796,6 +816,15 @@ export interface components {
             reason?: string;
         };
         RetryRequest: {
+            /** @description Why, for the audit (default: retried now from the API) */
+            reason?: string;
+        };
+        RetryFailingRequest: {
+            /**
+             * @description Only say what would be retried (default true): send false to retry
+             * @default true
+             */
+            dry_run?: boolean;
             /** @description Why, for the audit (default: retried now from the API) */
             reason?: string;
         };
@@ -1643,6 +1672,53 @@ export interface components {
             delivery_id: string;
             /** @description The audit id of this retry now */
             retry_id: string;
+        };
+        FailingRetryAnswer: {
+            data: components["schemas"]["FailingRetry"];
+        };
+        FailingRetry: {
+            dry_run: boolean;
+            endpoint_id: string;
+            /** @description The endpoint’s failing deliveries this request looked at, the oldest first */
+            selected: number;
+            /** @description More are failing beyond those: call again once these attempts are in the log */
+            more: boolean;
+            /** @description Resends and retries now the hour allowed before this request */
+            resends_left_this_hour: number;
+            /** @description Retried now (in a dry run: would be) */
+            retried: {
+                delivery_id: string;
+                endpoint_id: string;
+                policy_number: string;
+                /**
+                 * Format: date-time
+                 * @description When the delivery was made
+                 * @example 2026-11-25T10:00:00Z
+                 */
+                created_at: string;
+                /** @description The audit id of its retry now; null in a dry run */
+                retry_id: string | null;
+            }[];
+            /** @description Not retried, each with why */
+            not_retried: {
+                delivery_id: string;
+                endpoint_id: string;
+                policy_number: string;
+                /**
+                 * Format: date-time
+                 * @description When the delivery was made
+                 * @example 2026-11-25T10:00:00Z
+                 */
+                created_at: string;
+                /**
+                 * @description in_flight: a retry now of it is already under way; not_failing: delivered, superseded or dead-lettered since; hourly_limit: no place left this hour
+                 * @enum {string}
+                 */
+                reason: "in_flight" | "not_failing" | "hourly_limit";
+                message: string;
+                /** @description hourly_limit: when a place frees */
+                retry_after_seconds?: number;
+            }[];
         };
         TestEventAnswer: {
             data: components["schemas"]["TestEventResult"];
@@ -2798,6 +2874,95 @@ export interface operations {
             };
             /** @description Not failing (pending, delivered, dead-lettered, superseded), or a retry now of it in flight: the message says why (error_code CONFLICT_ERR) */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is too large (error_code INVALID_PAYLOAD_VALIDATION_ERR) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests from this partner (or, on a write, too many of its kind); retry after Retry-After (error_code TOO_MANY_REQUESTS_ERR) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Starting or unavailable; retry after Retry-After (error_code SERVICE_UNAVAILABLE_ERR) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    retryFailingDeliveries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RetryFailingRequest"];
+            };
+        };
+        responses: {
+            /** @description What was (or would be) retried now, and what not and why */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FailingRetryAnswer"];
+                };
+            };
+            /** @description The body is not JSON or a field is invalid; the message names each (error_code INVALID_PAYLOAD_VALIDATION_ERR) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No x-api-key or portal token, or one that is unknown, revoked or expired; a session or portal token of a partner since disabled is told so (error_code INVALID_API_KEY_ERR, PARTNER_DISABLED_ERR) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Signed in by the console’s cookie, from another origin or without its x-csrf-token (error_code FORBIDDEN_ERR) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such endpoint among the partner’s (error_code NOT_FOUND_ERR) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

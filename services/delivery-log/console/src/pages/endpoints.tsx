@@ -2,7 +2,8 @@
  * A partner's own callback endpoints: each with its configuration and its health, added, edited,
  * disabled (enabled again) and deleted here; disabling and deleting are confirmed first. Changes
  * need the API key sign-in (a portal link reads only) and self-service on (the insurer may turn it
- * off); the page says so rather than offering what would be refused.
+ * off); the page says so rather than offering what would be refused. Retrying an endpoint's failing
+ * deliveries (retry-failing.tsx) is no change of the endpoint: offered on every sign-in, as retry now is.
  */
 import { useState } from 'preact/hooks';
 import type { Session } from '../api';
@@ -15,6 +16,7 @@ import { endpointLabel, ms, percent, statusWords } from '../format';
 import { link } from '../router';
 import { useApi } from '../use-api';
 import { EndpointForm } from './endpoint-form';
+import { RetryFailing } from './retry-failing';
 
 export function EndpointsPage({ session }: { session: Session }) {
   const { data, error, loading, reload } = useApi(endpointsCall, []);
@@ -106,6 +108,7 @@ export function EndpointsPage({ session }: { session: Session }) {
           />
         )}
       </Section>
+      {configured.length > 0 && <RetryFailing endpoints={configured} />}
       {writable && (
         <Section title="Add an endpoint">
           <EndpointForm onSaved={changed} />
