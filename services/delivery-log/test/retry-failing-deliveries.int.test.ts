@@ -128,6 +128,11 @@ test('an endpoint’s failing deliveries: dry run, then retried at once, in flig
   expect(dryRun.retried.map((d) => [d.delivery_id, d.retry_id]).sort()).toEqual(mainIds.map((id) => [id, null]).sort());
   expect(await written()).toBe(0);
 
+  // Another partner's endpoint, or none, is not found; a body field of the wrong type is named.
+  expect((await api.post('/api/portal/v1/endpoints/nope/retry-failing', asPartner, {})).status).toBe(404);
+  const bad = await api.post('/api/portal/v1/endpoints/main/retry-failing', asPartner, { dry_run: 'no' });
+  expect([bad.status, bad.json]).toEqual([400, expect.objectContaining({ fields: [expect.objectContaining({ field: 'dry_run' })] })]);
+
   hanging = true;
   const sentAt = Date.now();
   const run = await retryFailing('main', { dry_run: false, reason: 'endpoint fixed' });
