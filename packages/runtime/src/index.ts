@@ -29,18 +29,14 @@ export { freePort } from './process/free-port';
 export { describeExit, type ExitStatus, ServiceChild, SERVICES_WITH_OPS_PORT, untilReady } from './process/service-child';
 export { type DataKey, type EncryptedSecret, generateKeyringValue, parseKeyring, SecretBox } from './secrets/secret-box';
 export {
-  activeTraceFields,
   type Attributes,
-  type Context,
   extractTraceContext,
   injectTraceContext,
   inSpan,
   linkTo,
   type Span,
   SpanKind,
-  type SpanOptions,
   TRACEPARENT,
-  type TraceCarrier,
 } from './tracing/spans';
 export { migrateToLatest } from './store/migrate';
 export { openPostgresPool } from './store/postgres-pool';
