@@ -5,7 +5,7 @@
  * own (free ports, a temporary state dir, its PostgreSQL holding the services' state and the delivery log), under webhook and policy-event traffic throughout.
  * The figures measured are printed (README, "Supervision").
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { uniqueName, waitFor } from './helpers/infrastructure';
@@ -39,6 +39,21 @@ describe('hookstream start supervises', () => {
       .slice(from)
       .split('\n')
       .filter((l) => l.startsWith('supervisor: '));
+
+  /**
+   * Waits for the demo partner to print every one of `published`; else fails naming those it never
+   * printed, with everything `start` printed kept in a file (the services' warnings and errors).
+   */
+  const everyCalledBack = async (published: string[]) => {
+    const missing = () => published.filter((n) => !run.output().includes(n));
+    await waitFor(() => missing().length === 0, 'every acknowledged event to be called back', 180_000).catch((error: Error) => {
+      const kept = path.join(os.tmpdir(), `${path.basename(stateDir)}-output.log`);
+      writeFileSync(kept, run.output());
+      throw new Error(
+        `${error.message}: ${missing().length} of ${published.length} never called back (${missing().slice(0, 10).join(', ')}); output in ${kept}`,
+      );
+    });
+  };
 
   beforeAll(async () => {
     await waitFor(() => /ready in [\d.]+ s/.test(run.output()), 'the system to be ready', 240_000);
@@ -89,7 +104,7 @@ describe('hookstream start supervises', () => {
     // Every event the broker acknowledged reaches the partner, whichever outbound service was down meanwhile.
     const published = [...events.acknowledged];
     expect(published.length).toBeGreaterThan(10);
-    await waitFor(() => published.every((n) => run.output().includes(n)), 'every acknowledged event to be called back', 180_000);
+    await everyCalledBack(published);
   }, 600_000);
 
   test('when the broker is killed, then it serves again on the same port with its data and webhooks get 200 again', async () => {
@@ -103,8 +118,14 @@ describe('hookstream start supervises', () => {
       'the broker to serve again',
       BACK_WITHIN_MS,
     ).catch((error: Error) => {
-      // What the supervisor said meanwhile: where the restart stood.
-      throw new Error(`${error.message}; the supervisor said: ${JSON.stringify(supervisorLines(mark))}`);
+      // What the supervisor said meanwhile, and the broker's own last lines: where the restart stood.
+      const brokerLog = readFileSync(path.join(stateDir, 'kafka', 'kafka.log'), 'utf8')
+        .split('\n')
+        .slice(-40)
+        .join('\n');
+      throw new Error(
+        `${error.message}; the supervisor said: ${JSON.stringify(supervisorLines(mark))}; the broker's log ends:\n${brokerLog}`,
+      );
     });
     const backAt = Date.now();
     expect(back).toContain(`serving again at ${system.brokers} `);
@@ -120,8 +141,7 @@ describe('hookstream start supervises', () => {
     // The services rode through: none of them was restarted because the broker was.
     expect(supervisorLines(mark).filter((l) => /ingress|policy-status-consumer|callback-sender/.test(l))).toEqual([]);
     // Nothing it acknowledged before or after was lost: the same state came back.
-    const published = [...events.acknowledged];
-    await waitFor(() => published.every((n) => run.output().includes(n)), 'every acknowledged event to be called back', 180_000);
+    await everyCalledBack([...events.acknowledged]);
   }, 420_000);
 
   test('when interrupted, then every process it and the supervisor started is stopped', async () => {
