@@ -202,12 +202,27 @@ test('self-service off: the Endpoints page says so plainly (a warning, not a fai
     callback_endpoints: [{ endpoint_id: 'main', url: receiver.url }],
     outbound_auth: { method: 'API_KEY', api_key: 'k-off' },
   });
-  await stack.api('POST', `/api/admin/v1/partners/${partner}/self-service`, { enabled: false, reason: 'checking the words' });
+  // Switched off: 200 with the partner as written (a 503 under load is asked again, as its Retry-After says).
+  const switched = await waitFor(
+    async () => {
+      const answer = await stack.apiAnswer('POST', `/api/admin/v1/partners/${partner}/self-service`, {
+        enabled: false,
+        reason: 'checking the words',
+      });
+      return answer.status === 503 ? undefined : answer;
+    },
+    'the switch to be answered',
+    60_000,
+  );
+  expect(switched).toMatchObject({ status: 200, json: { data: { self_service: false } } });
   // What the Endpoints page reads, once the log has the switch.
   await waitFor(
     async () => {
       const answer = await fetch(`${stack.log.url}/api/portal/v1/endpoints`, { headers: { 'x-api-key': key } });
-      return ((await answer.json()) as { data: { self_service: boolean } | null }).data?.self_service === false || undefined;
+      const text = await answer.text();
+      // Anything else is kept as the last error, for the timeout to say what the log answered.
+      if (answer.status !== 200) throw new Error(`HTTP ${answer.status}: ${text}`);
+      return (JSON.parse(text) as { data: { self_service: boolean } | null }).data?.self_service === false || undefined;
     },
     'self-service off in the log',
     90_000,

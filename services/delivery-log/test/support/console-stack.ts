@@ -121,14 +121,19 @@ export class ConsoleStack {
     return JSON.parse(result.stdout) as Record<string, unknown>;
   }
 
-  /** The operator API, as the operator. */
+  /** The operator API, as the operator: the answer's body, whatever its status. */
   async api<T>(method: string, url: string, body?: unknown): Promise<T> {
+    return (await this.apiAnswer(method, url, body)).json as T;
+  }
+
+  /** The operator API, as the operator: the answer's status and body. */
+  async apiAnswer(method: string, url: string, body?: unknown): Promise<{ status: number; json: unknown }> {
     const response = await fetch(`${this.log.url}${url}`, {
       method,
       headers: { authorization: `Bearer ${this.operatorToken}`, 'content-type': 'application/json' },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
-    return (await response.json()) as T;
+    return { status: response.status, json: await response.json() };
   }
 
   /** Partner A's dead-lettered delivery of `policyNumber` once the log has it. */
