@@ -127,25 +127,35 @@ describe('the Helm chart', () => {
   });
 
   test('when tracing is given a collector, then every service exports to it at the chosen ratio and may reach it; without one, none traces', async () => {
+    /** Each Deployment's tracing variables, by its name. */
     const envOf = (manifests: Manifest[]) =>
-      ofKind(manifests, 'Deployment').map((d) => {
-        const container = (d.spec as { template: { spec: { containers: Array<{ env: Array<{ name: string; value?: string }> }> } } })
-          .template.spec.containers[0]!;
-        return Object.fromEntries(container.env.filter((e) => e.name.startsWith('OTEL_')).map((e) => [e.name, e.value]));
-      });
+      Object.fromEntries(
+        ofKind(manifests, 'Deployment').map((d) => {
+          const container = (d.spec as { template: { spec: { containers: Array<{ env: Array<{ name: string; value?: string }> }> } } })
+            .template.spec.containers[0]!;
+          const traceEnv = container.env.filter((e) => /^(OTEL_|DELIVERY_LOG_TRACE_URL$)/.test(e.name)).map((e) => [e.name, e.value]);
+          return [(d.metadata as { name: string }).name, Object.fromEntries(traceEnv)];
+        }),
+      );
     const traced = await render([PRODUCTION]);
-    expect(envOf(traced)).toEqual(
-      Array(5).fill({
-        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel-collector.monitoring:4318',
-        OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
-        OTEL_TRACES_SAMPLER_ARG: '0.1',
-      }),
-    );
+    const exporting = {
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel-collector.monitoring:4318',
+      OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+      OTEL_TRACES_SAMPLER_ARG: '0.1',
+    };
+    // Each service exports; the delivery log also links its console to the trace store.
+    expect(envOf(traced)).toEqual({
+      'hookstream-ingress': exporting,
+      'hookstream-policy-status-consumer': exporting,
+      'hookstream-callback-sender': exporting,
+      'hookstream-document-fetcher': exporting,
+      'hookstream-delivery-log': { ...exporting, DELIVERY_LOG_TRACE_URL: 'https://jaeger.example.internal/trace/{trace_id}' },
+    });
     for (const policy of ofKind(traced, 'NetworkPolicy')) {
       const egress = (policy.spec as { egress: Array<{ ports?: Array<{ port: number }> }> }).egress;
       expect(egress.some((rule) => rule.ports?.some((p) => p.port === 4318))).toBe(true);
     }
-    expect(envOf(await render([MINIMAL]))).toEqual(Array(5).fill({}));
+    expect(Object.values(envOf(await render([MINIMAL])))).toEqual(Array(5).fill({}));
   });
 
   test('when rendered, then each service probes /healthz and /readyz on the port that serves them', async () => {

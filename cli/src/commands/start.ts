@@ -135,7 +135,11 @@ export function startCommand(): Command {
         // Jaeger, the trace store: the services export their spans to it (docs/tracing.md).
         const jaegerDir = path.join(path.dirname(defaultStateDir()), 'jaeger');
         jaeger = await startLocalJaeger({ cacheDir: defaultCacheDir(), dir: jaegerDir, env, log: printLine, signal });
-        if (jaeger) env.OTEL_EXPORTER_OTLP_ENDPOINT = jaeger.otlpUrl;
+        if (jaeger) {
+          env.OTEL_EXPORTER_OTLP_ENDPOINT = jaeger.otlpUrl;
+          // The console links each delivery's, attempt's and webhook's trace there, unless the environment names another store.
+          env.DELIVERY_LOG_TRACE_URL ??= `${jaeger.uiUrl}/trace/{trace_id}`;
+        }
         throwIfInterrupted(signal);
         // The delivery log: a database of its own on the services' server (docs/delivery-log.md), unless the environment names one.
         if (!env.DELIVERY_LOG_DATABASE_URL && env.DATABASE_URL) {

@@ -5,6 +5,7 @@
  * place records are read). With tracing off these are OpenTelemetry's no-ops.
  */
 import { type Attributes, extractTraceContext, injectTraceContext, inSpan, linkTo, SpanKind, TRACEPARENT } from '@hookstream/runtime';
+import { headerText } from './retry-tiers/retry-headers';
 import type { IHeaders, KafkaMessage, Message } from './types';
 
 /** A record to write (a GroupMember's OutputRecord; its own type here, for member-transactions.ts imports the client, which imports this file). */
@@ -88,6 +89,20 @@ export function inBatchSpan<T>(
     },
     handle,
   );
+}
+
+/** A traceparent: version 00, a trace id, a parent span id, flags (W3C Trace Context, level 1). */
+const TRACEPARENT_FORMAT = /^00-([0-9a-f]{32})-[0-9a-f]{16}-([0-9a-f]{2})$/;
+
+/**
+ * The trace id a record's headers carry when its trace was sampled (so a trace store may hold it),
+ * else null: no header, a malformed one, the all-zero id W3C calls invalid, or a trace not sampled.
+ */
+export function sampledTraceIdOf(headers: IHeaders | undefined): string | null {
+  const found = TRACEPARENT_FORMAT.exec(headerText(headers, TRACEPARENT)?.trim() ?? '');
+  if (!found || /^0+$/.test(found[1]!)) return null;
+  // Bit 0 of the flags: sampled.
+  return (parseInt(found[2]!, 16) & 1) === 1 ? found[1]! : null;
 }
 
 function recordAttributes({ topic, partition, message }: ReadRecord): Attributes {

@@ -1,6 +1,6 @@
 import { startInMemoryTracing, type InMemoryTracing } from '../../../test/helpers/in-memory-tracing';
 import { inSpan } from '@hookstream/runtime';
-import { inBatchSpan, inRecordSpan, withTraceHeaders } from '../src/record-trace';
+import { inBatchSpan, inRecordSpan, sampledTraceIdOf, withTraceHeaders } from '../src/record-trace';
 import type { KafkaMessage } from '../src/types';
 
 const traceparent = (trace: string, span: string) => `00-${trace.repeat(32 / trace.length)}-${span.repeat(16 / span.length)}-01`;
@@ -63,5 +63,20 @@ describe('trace context in Kafka records', () => {
   test("when a batch holds one record, then its span continues that record's trace", async () => {
     await inBatchSpan({ topic: 't', partition: 0, messages: [message(1, { traceparent: traceparent('5', '6') })] }, async () => undefined);
     expect(tracing.spans()[0]!.spanContext().traceId).toBe('5'.repeat(32));
+  });
+});
+
+describe('the sampled trace id a record carries (what the delivery log keeps to link a trace)', () => {
+  test.each([
+    ['a sampled traceparent', { traceparent: `00-${'ab'.repeat(16)}-${'cd'.repeat(8)}-01` }, 'ab'.repeat(16)],
+    ['other flags beside sampled', { traceparent: Buffer.from(`00-${'ab'.repeat(16)}-${'cd'.repeat(8)}-03`) }, 'ab'.repeat(16)],
+    ['a trace not sampled', { traceparent: `00-${'ab'.repeat(16)}-${'cd'.repeat(8)}-00` }, null],
+    ['the all-zero trace id', { traceparent: `00-${'0'.repeat(32)}-${'cd'.repeat(8)}-01` }, null],
+    ['upper-case hex', { traceparent: `00-${'AB'.repeat(16)}-${'cd'.repeat(8)}-01` }, null],
+    ['a version this reader does not know', { traceparent: `ff-${'ab'.repeat(16)}-${'cd'.repeat(8)}-01` }, null],
+    ['no traceparent', { 'x-partner-id': 'p1' }, null],
+    ['no headers', undefined, null],
+  ])('%s', (_, headers, expected) => {
+    expect(sampledTraceIdOf(headers)).toBe(expected);
   });
 });

@@ -54,6 +54,15 @@ export const configSchema = serviceSchemaWithOpsPort(8094, 9094).extend({
    * signing beside the new one, or how long a new HMAC_SHA256 secret waits before it signs, in hours. Default 24.
    */
   DELIVERY_LOG_SIGNING_SECRET_OVERLAP_HOURS: z.coerce.number().min(0).max(720).default(24),
+  /**
+   * Where an operator opens a trace (docs/tracing.md): the trace store's page of one trace, with
+   * {trace_id} where the id goes (Jaeger: http://jaeger:16686/trace/{trace_id}). Unset (the default):
+   * the console shows trace ids without a link. `npm start` sets it to its own Jaeger.
+   */
+  DELIVERY_LOG_TRACE_URL: z
+    .string()
+    .regex(/^https?:\/\/\S*\{trace_id\}\S*$/, 'must be an http(s) URL with {trace_id} where the trace id goes')
+    .optional(),
   /** Consumer group of the projection's replicas. Default hookstream-delivery-log. */
   DELIVERY_LOG_GROUP: z.string().min(1).default('hookstream-delivery-log'),
 });

@@ -136,6 +136,25 @@ for (const [name, store] of storesUnderTest()) {
       ]);
     });
 
+    test("a delivery keeps its request's trace, not that of an attempt read first nor a dead letter's copy; each attempt keeps its own", async () => {
+      const { db } = await fresh();
+      const requestTrace = 'a'.repeat(32);
+      const retryNowTrace = 'b'.repeat(32);
+      const traced = (fact: Fact, traceId: string | null): Fact => ({ ...fact, traceId }) as Fact;
+      // The first attempt's record is read before its request's (another partition): the row is made from it.
+      await writeFacts(db, [traced(attempt(1, 'FAILED_ATTEMPT', 500, T0 + 1000), retryNowTrace)]);
+      await writeFacts(db, [{ kind: 'delivery', request, traceId: requestTrace }]);
+      await writeFacts(db, [traced(attempt(2, 'DEAD_LETTERED', null, T0 + 2000), requestTrace), deadLetter(T0 + 2001)]);
+      // Written again (a batch read twice): the same rows.
+      await writeFacts(db, [{ kind: 'delivery', request, traceId: requestTrace }]);
+      expect(await db.selectFrom('deliveries').select('trace_id').execute()).toEqual([{ trace_id: requestTrace }]);
+      const attempts = await db.selectFrom('delivery_attempts').select(['attempt', 'trace_id']).orderBy('attempt').execute();
+      expect(attempts).toEqual([
+        { attempt: 1, trace_id: retryNowTrace },
+        { attempt: 2, trace_id: requestTrace },
+      ]);
+    });
+
     test("a send's headers land as recorded, outcomes without a request have none, and of a partner's auth only its public part is kept", async () => {
       const { db } = await fresh();
       const sealed = (text: string): EncryptedSecret => ({

@@ -15,6 +15,8 @@ export interface ConsoleDeps {
   operators: OperatorDirectory;
   portalTokens: PortalTokens;
   sessions: ConsoleSessions;
+  /** An operator's link to one trace, {trace_id} where the id goes (DELIVERY_LOG_TRACE_URL); none: ids without a link. */
+  traceUrl?: string | undefined;
 }
 
 export interface SignInCredentials {

@@ -1271,6 +1271,11 @@ export interface components {
             test: boolean;
             /** @description While failing: when its next attempt is due (the retry tier it waits in); null otherwise */
             next_attempt_at: string | null;
+            /**
+             * @description The OpenTelemetry trace id (W3C, 32 hex digits) this was recorded in, when that trace was sampled: quote it to the insurer’s support, who can open the whole trace (every service it crossed, with times). Null when not traced
+             * @example 4bf92f3577b34da6a3ce929d0e0e4736
+             */
+            trace_id: string | null;
         };
         /** @description The inbound contract's error body; a 400 for invalid input adds `fields` */
         ErrorBody: {
@@ -1318,6 +1323,11 @@ export interface components {
             test: boolean;
             /** @description While failing: when its next attempt is due (the retry tier it waits in); null otherwise */
             next_attempt_at: string | null;
+            /**
+             * @description The OpenTelemetry trace id (W3C, 32 hex digits) this was recorded in, when that trace was sampled: quote it to the insurer’s support, who can open the whole trace (every service it crossed, with times). Null when not traced
+             * @example 4bf92f3577b34da6a3ce929d0e0e4736
+             */
+            trace_id: string | null;
             /** @description The body exactly as sent to the partner, after its mapping (with the MD5 body-field method: before the signature field was added) */
             body: string | null;
             attempts: components["schemas"]["DeliveryAttempt"][];
@@ -1364,6 +1374,11 @@ export interface components {
              * @example 2026-11-25T10:00:00Z
              */
             recorded_at: string;
+            /**
+             * @description The OpenTelemetry trace id (W3C, 32 hex digits) this was recorded in, when that trace was sampled: quote it to the insurer’s support, who can open the whole trace (every service it crossed, with times). Null when not traced
+             * @example 4bf92f3577b34da6a3ce929d0e0e4736
+             */
+            trace_id: string | null;
         };
         DeliveryReplay: {
             replay_id: string;
@@ -1514,6 +1529,11 @@ export interface components {
             replay_count: number;
             /** @description When it was last sent again; null when never */
             last_replayed_at: string | null;
+            /**
+             * @description The OpenTelemetry trace id (W3C, 32 hex digits) this was recorded in, when that trace was sampled: quote it to the insurer’s support, who can open the whole trace (every service it crossed, with times). Null when not traced
+             * @example 4bf92f3577b34da6a3ce929d0e0e4736
+             */
+            trace_id: string | null;
         };
         WebhookAnswer: {
             data: components["schemas"]["WebhookDetail"];
@@ -1541,6 +1561,11 @@ export interface components {
             replay_count: number;
             /** @description When it was last sent again; null when never */
             last_replayed_at: string | null;
+            /**
+             * @description The OpenTelemetry trace id (W3C, 32 hex digits) this was recorded in, when that trace was sampled: quote it to the insurer’s support, who can open the whole trace (every service it crossed, with times). Null when not traced
+             * @example 4bf92f3577b34da6a3ce929d0e0e4736
+             */
+            trace_id: string | null;
             payload_fingerprint: string;
             documents: components["schemas"]["WebhookDocument"][];
             /** @description Its replays, newest first, at most 50 (replay_count has them all) */
@@ -2133,6 +2158,8 @@ export interface components {
             name?: string;
             /** @enum {string} */
             role?: "viewer" | "operator";
+            /** @description An operator’s session: the trace store’s page of one trace, {trace_id} where the id goes; null when none is configured */
+            trace_url?: string | null;
             /** @description Send it as x-csrf-token on every write made with the session cookie */
             csrf_token: string;
             /**

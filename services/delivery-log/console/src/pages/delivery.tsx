@@ -10,6 +10,7 @@ import { Badge, Facts, Failure, Section } from '../components/basics';
 import { BusyButton, useAction } from '../components/busy-button';
 import { Code, glossaryHref } from '../components/code';
 import { useConfirm } from '../components/confirm';
+import { Trace } from '../components/trace';
 import { Verification } from '../components/verification';
 import { attemptWords, ms, pretty, when } from '../format';
 import { link } from '../router';
@@ -76,6 +77,7 @@ export function DeliveryPage({ session, deliveryId }: { session: Session; delive
             ['Last error', <Code kind="error-class" code={d.last_error_class} />],
             ['Dead-lettered', when(d.dead_lettered_at)],
             ['Resent', `${d.replay_count} times`],
+            ['Trace', <Trace session={session} traceId={d.trace_id} />],
           ]}
         />
         <RetrySchedule delivery={d} />
@@ -131,6 +133,10 @@ export function DeliveryPage({ session, deliveryId }: { session: Session; delive
                   ['HTTP status', a.http_status ?? '–'],
                   ['Latency', ms(a.latency_ms)],
                   ['Error', <Code kind="error-class" code={a.error_class} />],
+                  // A retry now or a resend is a trace of its own; the scheduled attempts go on in the delivery's.
+                  ...(a.trace_id !== null && a.trace_id !== d.trace_id
+                    ? [['Trace', <Trace session={session} traceId={a.trace_id} />] satisfies [string, unknown]]
+                    : []),
                 ]}
               />
               {a.response_excerpt !== null && a.response_excerpt !== '' && (

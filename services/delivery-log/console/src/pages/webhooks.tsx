@@ -5,6 +5,7 @@
  */
 import { client, filtersAs, type Schema, type Session } from '../api';
 import { Badge, Facts, Failure, Section } from '../components/basics';
+import { Trace } from '../components/trace';
 import { Code } from '../components/code';
 import { ListState } from '../components/list-state';
 import { termOf } from '../glossary';
@@ -230,6 +231,7 @@ export function WebhookPage({ session, webhookId }: { session: Session; webhookI
             ['Received', when(w.received_at)],
             ['Answer', <Answered webhook={w} />],
             ['Body fingerprint', <code>{w.payload_fingerprint}</code>],
+            ['Trace', <Trace session={session} traceId={w.trace_id} />],
           ]}
         />
       </Section>

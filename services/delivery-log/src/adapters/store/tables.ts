@@ -60,6 +60,8 @@ export interface DeliveriesTable {
   test: Generated<boolean>;
   /** While failing: when its next attempt is due (migration 0011). */
   next_attempt_at: Timestamp | null;
+  /** The sampled trace its record carried (migration 0017); null when not traced. */
+  trace_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface DeliveryAttemptsTable {
@@ -85,6 +87,8 @@ export interface DeliveryAttemptsTable {
   trigger: ColumnType<string | null, string | null | undefined, string | null>;
   /** The retry's due time of a FAILED_ATTEMPT or SKIPPED_CIRCUIT_OPEN that went to a tier (migration 0011). */
   next_attempt_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  /** The sampled trace its record carried (migration 0017); null when not traced. */
+  trace_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface DeadLettersTable {
@@ -127,6 +131,8 @@ export interface WebhooksTable {
   status: string;
   payload_fingerprint: string;
   received_at: Timestamp;
+  /** The sampled trace its record carried (migration 0017); null when not traced. */
+  trace_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** A known partner's webhook the ingress answered from its ledger (a replay), as recorded on inbound-replays (keyed by that record). */

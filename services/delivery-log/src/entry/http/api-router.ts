@@ -43,6 +43,8 @@ export interface ApiOptions extends PortalDeps, Omit<AdminPartnerDeps, 'partners
   draining: () => boolean;
   /** Requests one partner may make to this replica per second (partner-rate-limit.ts). */
   partnerRequestsPerSecond: number;
+  /** An operator's link to one trace (DELIVERY_LOG_TRACE_URL). */
+  traceUrl?: string | undefined;
 }
 
 export function apiRouter(options: ApiOptions): { router: Router; notFound: RequestHandler; onError: ErrorRequestHandler } {

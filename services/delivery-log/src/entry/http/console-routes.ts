@@ -118,5 +118,13 @@ function describeSession(session: ConsoleSession, deps: ConsoleDeps) {
     };
   }
   const operator = deps.operators.get(session.operatorId)!;
-  return { ...common, kind: 'operator' as const, operator_id: operator.operator_id, name: operator.name, role: operator.role };
+  return {
+    ...common,
+    kind: 'operator' as const,
+    operator_id: operator.operator_id,
+    name: operator.name,
+    role: operator.role,
+    // Operators only: a partner cannot reach the insurer's trace store, and needs no address of it.
+    trace_url: deps.traceUrl ?? null,
+  };
 }

@@ -3,7 +3,7 @@
  * terms, carrying what identifies it in the topics (a delivery id, a document id, the record's
  * partition and offset). fact-writer.ts writes facts; nothing here touches the database.
  */
-import { DeadLetterIdentityHeaders, TopicNames, headerText, type IHeaders } from '@hookstream/kafka';
+import { DeadLetterIdentityHeaders, TopicNames, headerText, sampledTraceIdOf, type IHeaders } from '@hookstream/kafka';
 import { partnerFromRecord, type AdminAuditEntry, type Partner } from '@hookstream/partners';
 import { type AuditEntry, type CallbackOutcome, failureOf } from '@hookstream/dead-letters';
 import {
@@ -37,13 +37,18 @@ interface Position {
   offset: string;
 }
 
+/** The sampled trace a record belongs to (its traceparent header): what links a row to its trace; null or absent when none. */
+interface Traced {
+  traceId?: string | null;
+}
+
 export type Fact =
   | { kind: 'partner'; partnerId: string; partner: Partner | null }
-  | { kind: 'delivery'; request: CallbackRequestValue }
-  | ({ kind: 'attempt'; outcome: CallbackOutcome } & Position)
+  | ({ kind: 'delivery'; request: CallbackRequestValue } & Traced)
+  | ({ kind: 'attempt'; outcome: CallbackOutcome } & Position & Traced)
   | { kind: 'dead-letter'; deadLetter: DeadLetterFact; request: CallbackRequestValue | null }
   | { kind: 'replay'; replay: AuditEntry }
-  | { kind: 'webhook'; webhookId: string; event: PartnerEventValue; documentIds: string[] }
+  | ({ kind: 'webhook'; webhookId: string; event: PartnerEventValue; documentIds: string[] } & Traced)
   | { kind: 'document'; document: PartnerDocumentValue }
   | { kind: 'audit'; entry: AdminAuditEntry }
   | ({ kind: 'rejected-webhook'; rejection: InboundRejectionValue } & Position)
@@ -69,9 +74,14 @@ export function factOf(record: ProjectedRecord): Fact | null {
         partner: record.value === null ? null : partnerFromRecord(record.value as Record<string, unknown>),
       };
     case TopicNames.callbackRequests:
-      return { kind: 'delivery', request: record.value as CallbackRequestValue };
+      return { kind: 'delivery', request: record.value as CallbackRequestValue, traceId: sampledTraceIdOf(record.headers) };
     case TopicNames.callbackOutcomes:
-      return { kind: 'attempt', ...positionOf(record), outcome: record.value as CallbackOutcome };
+      return {
+        kind: 'attempt',
+        ...positionOf(record),
+        outcome: record.value as CallbackOutcome,
+        traceId: sampledTraceIdOf(record.headers),
+      };
     case TopicNames.callbackDlq:
       return { kind: 'dead-letter', deadLetter: deadLetterOf(record), request: record.value as CallbackRequestValue | null };
     case TopicNames.documentDlq:
@@ -83,7 +93,13 @@ export function factOf(record: ProjectedRecord): Fact | null {
     }
     case TopicNames.partnerEvents: {
       const event = record.value as PartnerEventValue;
-      return { kind: 'webhook', webhookId: webhookIdOf(event), event, documentIds: event.documents.map((_, i) => documentIdOf(event, i)) };
+      return {
+        kind: 'webhook',
+        webhookId: webhookIdOf(event),
+        event,
+        documentIds: event.documents.map((_, i) => documentIdOf(event, i)),
+        traceId: sampledTraceIdOf(record.headers),
+      };
     }
     case TopicNames.partnerDocuments:
       return { kind: 'document', document: record.value as PartnerDocumentValue };

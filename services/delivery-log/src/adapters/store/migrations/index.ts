@@ -23,6 +23,7 @@ import { searchAndHealth } from './0013-search-and-health';
 import { refusedRequests } from './0014-refused-requests';
 import { retryNowClaims } from './0015-retry-now-claims';
 import { partnerScopedWrites } from './0016-partner-scoped-writes';
+import { traceIds } from './0017-trace-ids';
 
 /** Every migration, by name; names sort in the order they run. */
 export const migrations: Record<string, Migration> = {
@@ -42,4 +43,5 @@ export const migrations: Record<string, Migration> = {
   '0014-refused-requests': refusedRequests,
   '0015-retry-now-claims': retryNowClaims,
   '0016-partner-scoped-writes': partnerScopedWrites,
+  '0017-trace-ids': traceIds,
 };

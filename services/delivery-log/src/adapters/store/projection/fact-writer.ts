@@ -22,10 +22,7 @@ export async function writeFacts(db: DeliveryLogDb, facts: Fact[]): Promise<void
   await db.transaction().execute(async (trx) => {
     await writePartners(trx, of('partner'));
     const deadLetters = of('dead-letter');
-    const requests = [
-      ...of('delivery').map((fact) => fact.request),
-      ...deadLetters.flatMap((fact) => (fact.request ? [fact.request] : [])),
-    ];
+    const requests = [...of('delivery'), ...deadLetters.flatMap(({ request }) => (request ? [{ request, traceId: null }] : []))];
     await writeDeliveries(trx, requests);
     const attempts = of('attempt');
     await writeAttempts(trx, attempts);
@@ -38,7 +35,7 @@ export async function writeFacts(db: DeliveryLogDb, facts: Fact[]): Promise<void
     await writeRejectedWebhooks(trx, of('rejected-webhook'));
     await writeWebhookReplays(trx, of('webhook-replay'));
     const touched = new Set([
-      ...requests.map((request) => request.delivery_id),
+      ...requests.map(({ request }) => request.delivery_id),
       ...attempts.map((fact) => fact.outcome.delivery_id),
       ...deadLetters.flatMap((fact) => (fact.request ? [fact.request.delivery_id] : [])),
       ...replays.filter((fact) => fact.replay.source_topic === TopicNames.callbackDlq).map((fact) => fact.replay.delivery_id),

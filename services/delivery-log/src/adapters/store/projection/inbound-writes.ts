@@ -61,7 +61,7 @@ export async function writePartners(trx: Trx, facts: FactOf<'partner'>[]): Promi
 /** Webhooks, and a PENDING row for each of their documents until partner-documents says what became of it. */
 export async function writeWebhooks(trx: Trx, facts: FactOf<'webhook'>[]): Promise<void> {
   const unique = lastByKey(facts, (f) => f.webhookId);
-  const webhooks = unique.map(({ webhookId, event: e }) => ({
+  const webhooks = unique.map(({ webhookId, event: e, traceId }) => ({
     webhook_id: webhookId,
     partner_id: e.partner_id,
     request_id: e.request_id,
@@ -70,6 +70,7 @@ export async function writeWebhooks(trx: Trx, facts: FactOf<'webhook'>[]): Promi
     status: e.status,
     payload_fingerprint: e.payload_fingerprint,
     received_at: new Date(e.received_at),
+    trace_id: traceId ?? null,
   }));
   await insertChunked(webhooks, (chunk) =>
     trx

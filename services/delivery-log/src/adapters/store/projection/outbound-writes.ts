@@ -11,14 +11,20 @@ import { insertChunked, lastByKey } from './batch-rows';
 type Trx = Transaction<DeliveryLogTables>;
 type FactOf<K extends Fact['kind']> = Extract<Fact, { kind: K }>;
 
+/** A delivery's request and the sampled trace its record carried (null: none, or a dead letter's copy). */
+export interface TracedRequest {
+  request: CallbackRequestValue;
+  traceId?: string | null;
+}
+
 /**
  * A delivery's row from its request: what was sent and when it was made. A retry now's request is
  * the delivery's own again (the API built it from this row): it makes the row only where the log has
  * none yet and changes nothing of one it has (its state and attempts come from the outcomes).
  */
-export async function writeDeliveries(trx: Trx, requests: CallbackRequestValue[]): Promise<void> {
-  const retriedNow = requests.filter((r) => r.trigger === 'RETRY_NOW');
-  const rowOf = (r: CallbackRequestValue): Insertable<DeliveriesTable> => ({
+export async function writeDeliveries(trx: Trx, requests: TracedRequest[]): Promise<void> {
+  const retriedNow = requests.filter(({ request }) => request.trigger === 'RETRY_NOW');
+  const rowOf = ({ request: r, traceId }: TracedRequest): Insertable<DeliveriesTable> => ({
     delivery_id: r.delivery_id,
     partner_id: r.partner_id,
     endpoint_id: r.endpoint_id,
@@ -30,8 +36,9 @@ export async function writeDeliveries(trx: Trx, requests: CallbackRequestValue[]
     created_at: new Date(r.created_at),
     state: 'pending',
     test: r.trigger === 'TEST',
+    trace_id: traceId ?? null,
   });
-  await insertChunked(lastByKey(retriedNow, (r) => r.delivery_id).map(rowOf), (chunk) =>
+  await insertChunked(lastByKey(retriedNow, ({ request }) => request.delivery_id).map(rowOf), (chunk) =>
     trx
       .insertInto('deliveries')
       .values(chunk)
@@ -39,8 +46,8 @@ export async function writeDeliveries(trx: Trx, requests: CallbackRequestValue[]
       .execute(),
   );
   const rows = lastByKey(
-    requests.filter((r) => r.trigger !== 'RETRY_NOW'),
-    (r) => r.delivery_id,
+    requests.filter(({ request }) => request.trigger !== 'RETRY_NOW'),
+    ({ request }) => request.delivery_id,
   ).map(rowOf);
   await insertChunked(rows, (chunk) =>
     trx
@@ -51,6 +58,8 @@ export async function writeDeliveries(trx: Trx, requests: CallbackRequestValue[]
           policy_status: eb.ref('excluded.policy_status'),
           body: eb.ref('excluded.body'),
           created_at: eb.ref('excluded.created_at'),
+          // The request's trace, not the first attempt's (a row made from an attempt read first); a dead letter's request has none to give.
+          trace_id: eb.fn.coalesce('excluded.trace_id', 'deliveries.trace_id'),
         })),
       )
       .execute(),
@@ -59,7 +68,7 @@ export async function writeDeliveries(trx: Trx, requests: CallbackRequestValue[]
 
 /** Attempts, and the delivery each is of where its request was not read yet (made at its first attempt until it is). */
 export async function writeAttempts(trx: Trx, facts: FactOf<'attempt'>[]): Promise<void> {
-  const stubs: Insertable<DeliveriesTable>[] = lastByKey(facts, (f) => f.outcome.delivery_id).map(({ outcome: o }) => ({
+  const stubs: Insertable<DeliveriesTable>[] = lastByKey(facts, (f) => f.outcome.delivery_id).map(({ outcome: o, traceId }) => ({
     delivery_id: o.delivery_id,
     partner_id: o.partner_id,
     endpoint_id: o.endpoint_id,
@@ -69,6 +78,7 @@ export async function writeAttempts(trx: Trx, facts: FactOf<'attempt'>[]): Promi
     created_at: new Date(o.recorded_at),
     state: 'pending',
     test: o.trigger === 'TEST',
+    trace_id: traceId ?? null,
   }));
   await insertChunked(stubs, (chunk) =>
     trx
@@ -77,7 +87,7 @@ export async function writeAttempts(trx: Trx, facts: FactOf<'attempt'>[]): Promi
       .onConflict((oc) => oc.column('delivery_id').doNothing())
       .execute(),
   );
-  const rows = facts.map(({ generation, partition, offset, outcome: o }) => ({
+  const rows = facts.map(({ generation, partition, offset, outcome: o, traceId }) => ({
     source_generation: generation ?? 0,
     source_partition: partition,
     source_offset: offset,
@@ -96,6 +106,7 @@ export async function writeAttempts(trx: Trx, facts: FactOf<'attempt'>[]): Promi
     recorded_at: new Date(o.recorded_at),
     trigger: o.trigger ?? null,
     next_attempt_at: o.next_attempt_at == null ? null : new Date(o.next_attempt_at),
+    trace_id: traceId ?? null,
   }));
   await insertChunked(rows, (chunk) =>
     trx

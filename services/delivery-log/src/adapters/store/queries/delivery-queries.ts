@@ -44,6 +44,7 @@ const SUMMARY_COLUMNS = [
   'replay_count',
   'test',
   'next_attempt_at',
+  'trace_id',
 ] as const;
 
 const ATTEMPT_COLUMNS = [
@@ -58,6 +59,7 @@ const ATTEMPT_COLUMNS = [
   'recorded_at',
   'trigger',
   'next_attempt_at',
+  'trace_id',
 ] as const;
 const REPLAY_COLUMNS = ['replay_id', 'operator', 'reason', 'outcome', 'detail', 'replayed_at'] as const;
 

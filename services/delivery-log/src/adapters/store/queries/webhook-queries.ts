@@ -27,6 +27,7 @@ const SUMMARY_COLUMNS = [
   'transaction_type',
   'status',
   'received_at',
+  'trace_id',
 ] as const;
 const DOCUMENT_COLUMNS = [
   'document_id',

@@ -11,6 +11,17 @@ import { RetrySchedule } from './retry-schemas';
 
 export const timestamp = z.iso.datetime({ offset: true }).meta({ description: 'RFC 3339 date-time', example: '2026-11-25T10:00:00Z' });
 
+/** The trace a record belongs to, for an operator's trace store (docs/tracing.md). */
+export const traceId = z
+  .string()
+  .regex(/^[0-9a-f]{32}$/)
+  .nullable()
+  .meta({
+    description:
+      'The OpenTelemetry trace id (W3C, 32 hex digits) this was recorded in, when that trace was sampled: quote it to the insurer’s support, who can open the whole trace (every service it crossed, with times). Null when not traced',
+    example: '4bf92f3577b34da6a3ce929d0e0e4736',
+  });
+
 /** A time a request gives: RFC 3339 and one the store holds (year 0 or 10000 would reach PostgreSQL and fail there). */
 export const timeInput = timestamp
   // Only of a well-formed time: one that is not is refused once, for its form.
@@ -86,6 +97,7 @@ export const DeliverySummary = z
     next_attempt_at: timestamp.nullable().meta({
       description: 'While failing: when its next attempt is due (the retry tier it waits in); null otherwise',
     }),
+    trace_id: traceId,
   })
   .meta({ id: 'DeliverySummary' });
 
@@ -125,6 +137,7 @@ export const DeliveryAttempt = z
         },
       }),
     recorded_at: timestamp,
+    trace_id: traceId,
   })
   .meta({ id: 'DeliveryAttempt' });
 
@@ -292,6 +305,9 @@ export const ConsoleSessionView = z
     operator_id: z.string().optional(),
     name: z.string().optional(),
     role: z.enum(['viewer', 'operator']).optional(),
+    trace_url: z.string().nullable().optional().meta({
+      description: 'An operator’s session: the trace store’s page of one trace, {trace_id} where the id goes; null when none is configured',
+    }),
     csrf_token: z.string().meta({ description: 'Send it as x-csrf-token on every write made with the session cookie' }),
     expires_at: timestamp,
   })

@@ -4,7 +4,7 @@
  */
 import { CREDENTIAL_HEADER_PARTS } from '@hookstream/contract';
 import { z } from 'zod';
-import { one, pageOf, pageQuery, timestamp } from './schemas';
+import { one, pageOf, pageQuery, timestamp, traceId } from './schemas';
 
 export const WebhookListQuery = z.strictObject({
   transaction_number: z.string().min(1).max(100).optional(),
@@ -29,6 +29,7 @@ export const WebhookSummary = z
         'How often you sent it again with the same request_id and payload since: each answered 200 with the first answer, not processed again (replays are recorded up to a bound per partner, so this may count fewer under a flood)',
     }),
     last_replayed_at: timestamp.nullable().meta({ description: 'When it was last sent again; null when never' }),
+    trace_id: traceId,
   })
   .meta({ id: 'WebhookSummary' });
 

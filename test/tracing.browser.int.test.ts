@@ -8,6 +8,8 @@
  * - Outbound: a policy event sent with a core system's `traceparent` header stays in that trace
  *   through the policy-status-consumer (`policy.fan_out`), callback-requests and the
  *   callback-sender (`callback.attempt`) to the partner's HTTP answer.
+ * - The delivery log keeps each trace id, and the console (in Chromium) shows it: with a link to
+ *   Jaeger's page of the trace for an operator, without one for the partner.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -22,6 +24,8 @@ import { postWebhook, webhook } from './helpers/ingress';
 import { policyEvent } from './helpers/outbound';
 import { OutboundFixture, retryTierDelays, uniquePartnerId } from './helpers/outbound-fixture';
 import { freshStateDatabase, stopStateServer, type StateDatabase } from './helpers/state-database';
+import { openBrowser, type TestBrowser } from './helpers/browser';
+import { runCli } from './helpers/processes';
 
 /** A trace as Jaeger's query API gives it (GET /api/traces/{id}), cut to what the test reads. */
 interface JaegerTrace {
@@ -38,6 +42,24 @@ let deliveryLogDatabase: StateDatabase | undefined;
 let apiKey: string;
 let partnerId: string;
 let webhookUrl: string;
+let logUrl: string;
+let browser: TestBrowser;
+/** The delivery of the policy event the second test traced, once it has. */
+let traced: { deliveryId: string; traceId: string } | undefined;
+
+/** What the partner API answers at `url` (the partner's own key), once `accept` takes it. */
+function partnerRead<T>(url: string, accept: (data: T) => boolean, what: string): Promise<T> {
+  return waitFor(
+    async () => {
+      const response = await fetch(`${logUrl}${url}`, { headers: { 'x-api-key': apiKey } });
+      if (response.status !== 200) throw new Error(`HTTP ${response.status}: ${await response.text()}`);
+      const { data } = (await response.json()) as { data: T };
+      return accept(data) ? data : undefined;
+    },
+    what,
+    60_000,
+  );
+}
 
 async function traceById(id: string): Promise<JaegerTrace | undefined> {
   const response = await fetch(`${jaeger.uiUrl}/api/traces/${id}`);
@@ -86,17 +108,23 @@ beforeAll(async () => {
     outbound_auth: { method: 'API_KEY', api_key: 'k' },
   });
   deliveryLogDatabase = await freshStateDatabase();
-  const [ingress] = await Promise.all([
+  const [ingress, , , , log] = await Promise.all([
     fixture.startIngress(fixture.env),
     fixture.startConsumer(),
     fixture.startSender(),
     fixture.startFetcher({ DOCUMENT_STORAGE_DIR: path.join(dir, 'documents') }),
-    fixture.startDeliveryLog({ DELIVERY_LOG_DATABASE_URL: deliveryLogDatabase.url }),
+    fixture.startDeliveryLog({
+      DELIVERY_LOG_DATABASE_URL: deliveryLogDatabase.url,
+      DELIVERY_LOG_TRACE_URL: `${jaeger.uiUrl}/trace/{trace_id}`,
+    }),
   ]);
+  browser = await openBrowser();
   webhookUrl = ingress.webhookUrl;
+  logUrl = log.url;
 }, 240_000);
 
 afterAll(async () => {
+  await browser?.close();
   await fixture?.close();
   await jaeger?.stop();
   await documents?.close();
@@ -106,7 +134,8 @@ afterAll(async () => {
 });
 
 test("when a webhook with a document is accepted, then one trace follows it from the ingress over partner-events to the document fetch and the delivery log's projection", async () => {
-  const posted = await postWebhook(webhookUrl, apiKey, webhook({ documents: documents.documents(1) }));
+  const sent = webhook({ documents: documents.documents(1) });
+  const posted = await postWebhook(webhookUrl, apiKey, sent);
   expect(posted.status).toBe(200);
   const prefix = fixture.prefix;
   const accepted = async () => {
@@ -124,6 +153,13 @@ test("when a webhook with a document is accepted, then one trace follows it from
   const accept = trace.spans.find((span) => span.operationName === 'webhook.accept')!;
   expect(accept.tags).toEqual(expect.arrayContaining([{ key: 'hookstream.partner_id', type: 'string', value: partnerId }]));
   expect(JSON.stringify(trace)).not.toContain(apiKey);
+  // The delivery log keeps the webhook's trace id: what its support desk opens the trace with.
+  const [logged] = await partnerRead<Array<{ trace_id: string | null }>>(
+    `/api/portal/v1/webhooks?request_id=${encodeURIComponent(sent.request_id as string)}`,
+    (rows) => rows.length === 1,
+    'the webhook in the delivery log',
+  );
+  expect(logged!.trace_id).toBe(trace.traceID);
 }, 120_000);
 
 test("when a policy event carries a core system's traceparent, then its trace goes on through the fan-out, callback-requests, each attempt and the retry tier to the partner's answers", async () => {
@@ -174,4 +210,52 @@ test("when a policy event carries a core system's traceparent, then its trace go
   // No span carries a credential header or a secret.
   const tagKeys = trace.spans.flatMap((span) => span.tags.map((tag) => tag.key));
   expect(tagKeys.filter((key) => /authorization|api.?key|secret|signature/i.test(key))).toEqual([]);
+  // The delivery log keeps the core system's trace id on the delivery and on each of its attempts.
+  const [listed] = await partnerRead<Array<{ delivery_id: string; state: string; trace_id: string | null }>>(
+    `/api/portal/v1/deliveries?policy_number=${encodeURIComponent(event.policy.policy_number)}`,
+    (rows) => rows[0]?.state === 'delivered',
+    'the delivery delivered in the log',
+  );
+  expect(listed!.trace_id).toBe(coreTraceId);
+  const detail = await partnerRead<{ attempts: Array<{ trace_id: string | null }> }>(
+    `/api/portal/v1/deliveries/${listed!.delivery_id}`,
+    (d) => d.attempts.length === 2,
+    'both attempts in the log',
+  );
+  expect(detail.attempts.map((a) => a.trace_id)).toEqual([coreTraceId, coreTraceId]);
+  traced = { deliveryId: listed!.delivery_id, traceId: coreTraceId };
+}, 120_000);
+
+test("the console shows a delivery's trace id: an operator with a link to Jaeger's page of that trace, the partner without one", async () => {
+  expect(traced).toBeDefined();
+  const { deliveryId, traceId } = traced!;
+  const created = await runCli(['operators', 'create', '--name', 'Tracy Tracer', '--role', 'viewer', '--json'], {
+    env: { ...process.env, ...fixture.env, TOPIC_PREFIX: fixture.prefix },
+  });
+  expect(created.code).toBe(0);
+  const operatorToken = (JSON.parse(created.stdout) as { token: string }).token;
+
+  const operator = await browser.newPage(logUrl);
+  await operator.page.goto('/console/');
+  await operator.page.getByLabel('an operator (your operator token)').check();
+  await operator.page.getByLabel('Operator token', { exact: true }).fill(operatorToken);
+  await operator.page.getByRole('button', { name: 'Sign in' }).click();
+  await operator.page.getByRole('heading', { name: 'Deliveries' }).waitFor();
+  await operator.page.goto(`/console/#/deliveries/${deliveryId}`);
+  const opened = operator.page.getByRole('link', { name: 'open the trace' });
+  await opened.waitFor();
+  expect(await opened.getAttribute('href')).toBe(`${jaeger.uiUrl}/trace/${traceId}`);
+  // Where it leads holds the trace.
+  expect((await fetch(`${jaeger.uiUrl}/api/traces/${traceId}`)).status).toBe(200);
+  operator.assertNoPageErrors();
+
+  const partner = await browser.newPage(logUrl);
+  await partner.page.goto('/console/');
+  await partner.page.getByLabel('API key', { exact: true }).fill(apiKey);
+  await partner.page.getByRole('button', { name: 'Sign in' }).click();
+  await partner.page.getByRole('heading', { name: 'Deliveries' }).waitFor();
+  await partner.page.goto(`/console/#/deliveries/${deliveryId}`);
+  await partner.page.getByText(traceId, { exact: true }).waitFor();
+  expect(await partner.page.getByRole('link', { name: 'open the trace' }).count()).toBe(0);
+  partner.assertNoPageErrors();
 }, 120_000);
