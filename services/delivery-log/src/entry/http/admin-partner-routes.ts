@@ -5,6 +5,7 @@
  * operator is the audit's actor.
  */
 import { describePartner, type PartnerChanges, type PartnerDirectory, type AuditedWriter } from '@hookstream/partners';
+import { describeError, KafkaUnavailableError } from '@hookstream/errors';
 import express, { Router, type Request } from 'express';
 import { notFound } from './refusals';
 import { issuePortalLink, revokePortalLink } from '../../domain/portal-links';
@@ -27,12 +28,24 @@ export interface AdminPartnerDeps {
 const body = express.json({ limit: '256kb', type: () => true });
 const actorOf = (req: Request) => operatorActor(operatorOf(req.res!.locals));
 
+/** How long a request waits for partner-config to be read to its end before it names a partner unknown (503 past it). */
+const CATCH_UP_MS = 5_000;
+
 export function adminPartnerRoutes({ partners, changes, portalTokens, issuedCredentials, audit }: AdminPartnerDeps): Router {
   const router = Router();
   const stores = { portalTokens, issuedCredentials, audit };
-  /** The partner named in the path, as this replica reads it now; 404 when there is none. */
-  const partnerIdOf = (req: Request) => {
+  /**
+   * The partner named in the path; 404 when there is none. One this replica does not know yet is
+   * looked for again after reading partner-config to its end: created a moment ago through another
+   * replica or the CLI, it is found (a write right after an onboarding got 404 before).
+   */
+  const partnerIdOf = async (req: Request) => {
     const id = idParam(req.params['partnerId'] as string | undefined);
+    if (id && !partners.get(id)) {
+      await partners.caughtUp(CATCH_UP_MS).catch((error: unknown) => {
+        throw new KafkaUnavailableError(`partner-config could not be read up to its end (${describeError(error)})`, error);
+      });
+    }
     if (!id || !partners.get(id)) throw notFound('partner');
     return id;
   };
@@ -44,8 +57,8 @@ export function adminPartnerRoutes({ partners, changes, portalTokens, issuedCred
     res.json({ data: found.map(describePartner) });
   });
 
-  router.get('/partners/:partnerId', (req, res) => {
-    res.json({ data: describePartner(partners.get(partnerIdOf(req))!) });
+  router.get('/partners/:partnerId', async (req, res) => {
+    res.json({ data: describePartner(partners.get(await partnerIdOf(req))!) });
   });
 
   router.post('/partners', body, async (req, res) => {
@@ -57,7 +70,7 @@ export function adminPartnerRoutes({ partners, changes, portalTokens, issuedCred
   });
 
   router.patch('/partners/:partnerId', body, async (req, res) => {
-    const partnerId = partnerIdOf(req);
+    const partnerId = await partnerIdOf(req);
     const input = parseInput(PartnerUpdateBody, req.body, 'body');
     res.json({ data: describePartner(await changes.update(partnerId, input.changes, actorOf(req), input.reason, input.revision)) });
   });
@@ -67,7 +80,7 @@ export function adminPartnerRoutes({ partners, changes, portalTokens, issuedCred
     ['enable', 'ACTIVE'],
   ] as const) {
     router.post(`/partners/:partnerId/${action}`, body, async (req, res) => {
-      const partnerId = partnerIdOf(req);
+      const partnerId = await partnerIdOf(req);
       const input = parseInput(ReasonBody, req.body, 'body');
       const partner = await setPartnerStatus(changes, issuedCredentials, { partnerId, status, actor: actorOf(req), reason: input.reason });
       res.json({ data: describePartner(partner) });
@@ -76,13 +89,13 @@ export function adminPartnerRoutes({ partners, changes, portalTokens, issuedCred
 
   // The partner's own changes of its endpoints and signing secret (the partner API), on or off.
   router.post('/partners/:partnerId/self-service', body, async (req, res) => {
-    const partnerId = partnerIdOf(req);
+    const partnerId = await partnerIdOf(req);
     const input = parseInput(SelfServiceBody, req.body, 'body');
     res.json({ data: describePartner(await changes.setSelfService(partnerId, input.enabled, actorOf(req), input.reason)) });
   });
 
   router.post('/partners/:partnerId/api-keys/rotate', body, async (req, res) => {
-    const partnerId = partnerIdOf(req);
+    const partnerId = await partnerIdOf(req);
     const input = parseInput(RotateKeyBody, req.body, 'body');
     const rotated = await changes.rotateKey(partnerId, actorOf(req), input.reason, {
       // Whole milliseconds, as the CLI's --overlap-hours: a fraction of one cannot be an Avro long (expires_at).
@@ -93,14 +106,14 @@ export function adminPartnerRoutes({ partners, changes, portalTokens, issuedCred
   });
 
   router.post('/partners/:partnerId/api-keys/:keyId/revoke', body, async (req, res) => {
-    const partnerId = partnerIdOf(req);
+    const partnerId = await partnerIdOf(req);
     const input = parseInput(ReasonBody, req.body, 'body');
     const keyId = idParam(req.params.keyId) ?? '';
     res.json({ data: describePartner(await changes.revokeKey(partnerId, keyId, actorOf(req), input.reason)) });
   });
 
   router.post('/partners/:partnerId/portal-tokens', body, async (req, res) => {
-    const partnerId = partnerIdOf(req);
+    const partnerId = await partnerIdOf(req);
     const input = parseInput(PortalTokenBody, req.body, 'body');
     const issued = await issuePortalLink(stores, {
       partnerId,
@@ -113,11 +126,11 @@ export function adminPartnerRoutes({ partners, changes, portalTokens, issuedCred
   });
 
   router.get('/partners/:partnerId/portal-tokens', async (req, res) => {
-    res.json({ data: await issuedCredentials.portalLinks(partnerIdOf(req)) });
+    res.json({ data: await issuedCredentials.portalLinks(await partnerIdOf(req)) });
   });
 
   router.post('/partners/:partnerId/portal-tokens/:tokenId/revoke', body, async (req, res) => {
-    const partnerId = partnerIdOf(req);
+    const partnerId = await partnerIdOf(req);
     const input = parseInput(ReasonBody, req.body, 'body');
     const revocation = { partnerId, tokenId: idParam(req.params.tokenId), actor: actorOf(req), reason: input.reason };
     res.json({ data: await revokePortalLink(stores, revocation) });
