@@ -32,7 +32,7 @@ export const GLOSSARY = {
       'The endpoint has not accepted it yet; it is sent again after growing pauses (retry 1, 2, …) until it is accepted or the retries run out.',
       'warn',
     ),
-    delivered: t('delivered', 'The endpoint answered 2xx: it has the status.', 'good'),
+    delivered: t('delivered', 'The endpoint answered HTTP 200: it has the status.', 'good'),
     dead_lettered: t(
       'dead lettered',
       'Given up: every retry failed (or it could never be sent). Nothing is sent again by itself; a partner can Resend it, an operator can Replay it.',
@@ -46,7 +46,7 @@ export const GLOSSARY = {
   },
   /** What one send of a delivery came to (a delivery's attempts). */
   outcome: {
-    DELIVERED: t('delivered', 'The endpoint answered 2xx.', 'good'),
+    DELIVERED: t('delivered', 'The endpoint answered HTTP 200.', 'good'),
     FAILED_ATTEMPT: t('failed, will retry', 'This send failed (see its HTTP status or error); the delivery is sent again later.', 'warn'),
     DEAD_LETTERED: t('dead lettered', 'This was the last try: the delivery was given up.', 'bad'),
     SUPERSEDED: t('superseded', 'Not sent: a newer status of the policy was sent instead.', 'muted'),
@@ -65,7 +65,7 @@ export const GLOSSARY = {
   'error-class': {
     HTTP_STATUS: t(
       'answered with an error status',
-      'The endpoint answered, but not with 2xx: the HTTP status shown beside it (for example 503) says what it answered.',
+      'The endpoint answered, but not HTTP 200 (the only success; a 201 or 204 fails too): the HTTP status shown beside it (for example 503) says what it answered.',
     ),
     TIMEOUT: t('no answer in time', 'The endpoint did not answer within its timeout (10 s unless the partner set another).'),
     CONNECTION_REFUSED: t('connection refused', 'The endpoint’s host refused the connection: nothing listens at that address and port.'),
