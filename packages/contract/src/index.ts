@@ -4,6 +4,7 @@ export { EmittedPolicyVersions } from './callbacks/emitted-versions';
 export { callbackRetryDelaysSetting } from './callbacks/retry-delays';
 export { SecretPlaceholders, signedStringOfRequest } from './callbacks/signed-request';
 export {
+  DeliveryHeaders,
   hmacSha256SignedString,
   md5ReadsBody,
   md5SignedString,

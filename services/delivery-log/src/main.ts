@@ -163,6 +163,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
     // Console sessions are signed with the portal token keys, for another audience.
     sessions: new ConsoleSessions(config.HOOKSTREAM_PORTAL_TOKEN_KEYS, issuedCredentials),
     traceUrl: config.DELIVERY_LOG_TRACE_URL,
+    samplePolicy: testEvents.samplePolicy,
     forPartner,
     lanes,
     // An operator's retry now reads any partner's delivery, as the store's own user.

@@ -7,6 +7,7 @@ import type { Page } from 'playwright-core';
 import { CREDENTIAL_HEADER_PARTS } from '@hookstream/contract';
 import { postWebhook, webhook } from '../../../test/helpers/ingress';
 import { waitFor } from '../../../test/helpers/infrastructure';
+import { screenshot } from '../../../test/helpers/browser';
 import { policyEvent } from '../../../test/helpers/outbound';
 import { uniquePartnerId } from '../../../test/helpers/outbound-fixture';
 import { ConsoleStack } from './support/console-stack';
@@ -282,3 +283,26 @@ test('endpoint health says when the page read its figures, apart from the time o
   expect(text).toMatch(/read again every 30 s while this page is on screen/);
   expect(await p.getByText(/ as of /).count()).toBe(0);
 });
+
+test('the event types page shows each status with the endpoints that receive it and its example callback as the partner gets it; an operator reaches it from the partner', async () => {
+  const p = await stack.page();
+  await signInWithKey(p, stack.keyA);
+  await p.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Event types' }).click();
+  await p.getByRole('heading', { name: 'Event types', exact: true }).waitFor();
+  for (const status of ['POLICY_ISSUING', 'POLICY_ACTIVE', 'POLICY_CANCELLED']) {
+    const section = p.getByRole('region', { name: new RegExp(`\\(${status}\\)$`) });
+    expect(await section.innerText()).toMatch(/Received by main\./);
+    const body = JSON.parse(await section.locator('pre.body').innerText()) as { policy_number?: string; status?: string };
+    expect(body).toMatchObject({ policy_number: 'EXAMPLE-0001', status });
+  }
+  const headers = p.getByRole('region', { name: 'Headers of every callback' });
+  expect(await headers.getByRole('row', { name: /^x-api-key/i }).innerText()).toMatch(/\[redacted\]/);
+  await screenshot(p, 'event-types');
+
+  const o = await stack.page();
+  await stack.signInAsOperator(o);
+  await o.goto(`/console/#/partners/${stack.partnerA}`);
+  await o.getByRole('link', { name: 'Its event types and example callbacks' }).click();
+  await o.getByRole('region', { name: /\(POLICY_ACTIVE\)$/ }).waitFor();
+  expect(await o.getByRole('link', { name: 'Send a test event' }).count()).toBe(0);
+}, 120_000);

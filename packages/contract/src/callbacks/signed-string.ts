@@ -11,6 +11,13 @@ export function hmacSha256SignedString(apiKey: string, timestamp: string, body: 
   return `${apiKey}|${timestamp}|${body}`;
 }
 
+/** Headers every callback attempt carries besides its method's (docs/partners.md): the sender sets them, the delivery log's event catalogue names them. */
+export const DeliveryHeaders = {
+  deliveryId: 'x-hookstream-delivery-id',
+  eventId: 'x-hookstream-event-id',
+  attempt: 'x-hookstream-attempt',
+} as const;
+
 /** The headers of the Standard Webhooks method (https://www.standardwebhooks.com/). */
 export const StandardWebhooksHeaders = {
   id: 'webhook-id',

@@ -1,6 +1,6 @@
 import { describeError, hasErrorCode, type HookstreamError } from '@hookstream/errors';
 import { OutboundFailures, isSsrfRefused, type OutboundFailure } from '@hookstream/runtime';
-import { type CallbackRequestValue } from '@hookstream/contract';
+import { DeliveryHeaders, type CallbackRequestValue } from '@hookstream/contract';
 import { type Partner, type PartnerDirectory } from '@hookstream/partners';
 import type { CallbackSigner, SignedCallback } from '../adapters/signing';
 import { recordableExcerpt, recordableHeaders } from './recorded-headers';
@@ -8,13 +8,6 @@ import { SIGNING_FAILURES } from './signing-failures';
 
 /** A `callback-requests` record. */
 export type CallbackRequest = CallbackRequestValue;
-
-/** Headers every attempt carries besides the auth ones (docs/partners.md). */
-export const DeliveryHeaders = {
-  deliveryId: 'x-hookstream-delivery-id',
-  eventId: 'x-hookstream-event-id',
-  attempt: 'x-hookstream-attempt',
-} as const;
 
 /** The headers of the request an attempt made, secret-bearing values redacted (adapters/signing/recorded-headers.ts). */
 export type RequestHeaders = Record<string, string>;

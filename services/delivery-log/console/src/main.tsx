@@ -27,6 +27,7 @@ import { PartnerPage, PartnersPage } from './pages/partners';
 import { RefusedWebhookPage } from './pages/refused-webhook';
 import { SignInPage } from './pages/sign-in';
 import { SigningSecretPage } from './pages/signing-secret';
+import { EventTypesPage } from './pages/event-types';
 import { TestEventPage } from './pages/test-event';
 import { WebhookPage, WebhooksPage } from './pages/webhooks';
 
@@ -138,6 +139,8 @@ function View({ session, route }: { session: Session; route: Route }) {
       return session.kind === 'partner' ? <EndpointsPage session={session} /> : <NotHere />;
     case 'signing-secret':
       return session.kind === 'partner' ? <SigningSecretPage session={session} /> : <NotHere />;
+    case 'event-types':
+      return session.kind === 'partner' ? <EventTypesPage session={session} partnerId={null} /> : <NotHere />;
     case 'test-event':
       return session.kind === 'partner' ? <TestEventPage /> : <NotHere />;
     case 'dead-letters':
@@ -150,6 +153,7 @@ function View({ session, route }: { session: Session; route: Route }) {
       if (!operator) return <NotHere />;
       if (second === 'new') return <PartnerFormPage partnerId={null} />;
       if (second && third === 'edit') return <PartnerFormPage partnerId={second} />;
+      if (second && third === 'event-types') return <EventTypesPage session={session} partnerId={second} />;
       return second ? <PartnerPage session={session} partnerId={second} /> : <PartnersPage session={session} />;
     default:
       return <NotHere />;

@@ -112,6 +112,7 @@ const CALLS: Record<string, { body?: unknown; id?: string; reachesStore: boolean
   'PATCH /endpoints/{endpointId}': { body: { timeout_ms: 5000 }, reachesStore: true, writes: PLACE_TAKEN_AND_GIVEN_BACK },
   'DELETE /endpoints/{endpointId}': { body: {}, reachesStore: true, writes: PLACE_TAKEN_AND_GIVEN_BACK },
   'GET /signing-secret': { reachesStore: false },
+  'GET /event-types': { reachesStore: false },
   'POST /signing-secret/rotate': { body: {}, reachesStore: true, writes: PLACE_TAKEN_AND_GIVEN_BACK },
   'POST /signing-secret/activate': { body: {}, reachesStore: false },
 };
@@ -183,6 +184,7 @@ beforeAll(async () => {
       endpointChangesPerHour: 10,
       signingSecretOverlapHours: 1,
       retryDelaysMs: [],
+      samplePolicy: testEvents.samplePolicy,
       keyRotationOverlapHours: 1,
     }),
   );

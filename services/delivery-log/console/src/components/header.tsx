@@ -13,6 +13,7 @@ export function Header({ session, current, onSignedOut }: { session: Session; cu
     ...(session.kind === 'partner'
       ? ([
           ['endpoints', 'Endpoints'],
+          ['event-types', 'Event types'],
           ['signing-secret', 'Signing secret'],
           ['recover', 'Recover'],
           ['test-event', 'Send a test event'],

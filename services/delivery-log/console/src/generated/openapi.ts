@@ -175,6 +175,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/portal/v1/event-types": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What the partner is called back about, with an example of each callback
+         * @description Each policy status the insurer calls back about (POLICY_ISSUING, POLICY_ACTIVE, POLICY_CANCELLED): what it means, which of the partner’s endpoints receive it, and the body of its callback exactly as the partner gets it (its body mapping applied to the contract’s sample policy, policy number EXAMPLE-0001); every header a callback carries, a credential’s value "[redacted]"; and how to verify one. Nothing is sent: POST /endpoints/{endpoint_id}/test sends a real one.
+         */
+        get: operations["getEventTypes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/portal/v1/deliveries/{deliveryId}/retry": {
         parameters: {
             query?: never;
@@ -463,6 +483,26 @@ export interface paths {
          * @description The spec is validated field by field as the CLI validates it; the first API key is in the answer, shown once.
          */
         post: operations["adminCreatePartner"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/v1/partners/{partnerId}/event-types": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What a partner is called back about, with an example of each callback
+         * @description Each policy status the insurer calls back about (POLICY_ISSUING, POLICY_ACTIVE, POLICY_CANCELLED): what it means, which of the partner’s endpoints receive it, and the body of its callback exactly as the partner gets it (its body mapping applied to the contract’s sample policy, policy number EXAMPLE-0001); every header a callback carries, a credential’s value "[redacted]"; and how to verify one. Nothing is sent: POST /endpoints/{endpoint_id}/test sends a real one.
+         */
+        get: operations["adminGetEventTypes"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1689,6 +1729,37 @@ export interface components {
                 expires_at: string;
             }[];
         };
+        EventCatalogueAnswer: {
+            data: components["schemas"]["EventCatalogue"];
+        };
+        EventCatalogue: {
+            partner_id: string;
+            event_types: components["schemas"]["EventType"][];
+            /** @description Every header a callback carries, by name, with what its value is; a credential’s value is "[redacted]" */
+            headers: {
+                name: string;
+                value: string;
+            }[];
+            /** @description How to verify a callback: the steps and the headers they read (signed_string is null: no send is behind an example); null when callbacks carry no authentication */
+            verification: components["schemas"]["Verification"] | null;
+        };
+        EventType: {
+            /** @enum {string} */
+            status: "POLICY_ISSUING" | "POLICY_ACTIVE" | "POLICY_CANCELLED";
+            /** @description What the status means */
+            description: string;
+            /** @description The partner’s enabled endpoints whose statuses let this one through; empty: none receives it */
+            endpoints: {
+                endpoint_id: string;
+                name: string | null;
+                /** @description Only policies of these products reach it; empty: every product */
+                product_codes: string[];
+            }[];
+            /** @description The body of its callback exactly as this partner gets it (its body mapping applied to the contract’s sample policy, policy number EXAMPLE-0001); null when the mapping cannot build one */
+            example_body: string | null;
+            /** @description Why there is no example body; null when there is one */
+            problem: string | null;
+        };
         RetryAnswer: {
             data: components["schemas"]["RetryAccepted"];
         };
@@ -2812,6 +2883,62 @@ export interface operations {
             };
             /** @description The body is too large (error_code INVALID_PAYLOAD_VALIDATION_ERR) */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests from this partner (or, on a write, too many of its kind); retry after Retry-After (error_code TOO_MANY_REQUESTS_ERR) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Starting or unavailable; retry after Retry-After (error_code SERVICE_UNAVAILABLE_ERR) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getEventTypes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event catalogue */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventCatalogueAnswer"];
+                };
+            };
+            /** @description A query parameter is unknown or invalid; the message names each (error_code INVALID_PAYLOAD_VALIDATION_ERR) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No x-api-key or portal token, or one that is unknown, revoked or expired; a session or portal token of a partner since disabled is told so (error_code INVALID_API_KEY_ERR, PARTNER_DISABLED_ERR) */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4121,6 +4248,64 @@ export interface operations {
             };
             /** @description The body is too large (error_code INVALID_PAYLOAD_VALIDATION_ERR) */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Starting or unavailable; retry after Retry-After (error_code SERVICE_UNAVAILABLE_ERR) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    adminGetEventTypes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                partnerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event catalogue */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventCatalogueAnswer"];
+                };
+            };
+            /** @description A query parameter is unknown or invalid; the message names each (error_code INVALID_PAYLOAD_VALIDATION_ERR) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No operator token, or one that is unknown or revoked (error_code INVALID_API_KEY_ERR) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No partner with that id (error_code NOT_FOUND_ERR) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

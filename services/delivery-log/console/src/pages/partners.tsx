@@ -118,7 +118,8 @@ export function PartnerPage({ session, partnerId }: { session: Session; partnerI
           </a>
         )}{' '}
         <a href={`${link('deliveries')}?partner_id=${encodeURIComponent(p.partner_id)}`}>Its deliveries</a> ·{' '}
-        <a href={`${link('health')}?partner_id=${encodeURIComponent(p.partner_id)}`}>Its endpoints’ health</a>
+        <a href={`${link('health')}?partner_id=${encodeURIComponent(p.partner_id)}`}>Its endpoints’ health</a> ·{' '}
+        <a href={link('partners', p.partner_id, 'event-types')}>Its event types and example callbacks</a>
       </p>
       <Section title="Configuration">
         <Facts

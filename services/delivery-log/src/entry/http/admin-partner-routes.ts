@@ -5,6 +5,7 @@
  * operator is the audit's actor.
  */
 import { describePartner, type PartnerChanges, type PartnerDirectory, type AuditedWriter } from '@hookstream/partners';
+import type { PolicyStatusEventValue } from '@hookstream/contract';
 import { describeError, KafkaUnavailableError } from '@hookstream/errors';
 import express, { Router, type Request } from 'express';
 import { notFound } from './refusals';
@@ -16,6 +17,8 @@ import type { IssuedCredentials } from '../../adapters/store/issued-credentials'
 import type { PortalTokens } from '../../adapters/signing/portal-tokens';
 import { idParam, parseInput } from './request-input';
 import { PartnerListQuery } from './schemas/operator-view-schemas';
+import { NoQuery } from './schemas/schemas';
+import { eventCatalogue } from '../../domain/event-catalogue';
 
 export interface AdminPartnerDeps {
   partners: PartnerDirectory;
@@ -23,6 +26,8 @@ export interface AdminPartnerDeps {
   portalTokens: PortalTokens;
   issuedCredentials: IssuedCredentials;
   audit: AuditedWriter;
+  /** The contract's sample policy: what the event catalogue's examples are built from. */
+  samplePolicy: PolicyStatusEventValue['policy'];
 }
 
 const body = express.json({ limit: '256kb', type: () => true });
@@ -31,7 +36,7 @@ const actorOf = (req: Request) => operatorActor(operatorOf(req.res!.locals));
 /** How long a request waits for partner-config to be read to its end before it names a partner unknown (503 past it). */
 const CATCH_UP_MS = 5_000;
 
-export function adminPartnerRoutes({ partners, changes, portalTokens, issuedCredentials, audit }: AdminPartnerDeps): Router {
+export function adminPartnerRoutes({ partners, changes, portalTokens, issuedCredentials, audit, samplePolicy }: AdminPartnerDeps): Router {
   const router = Router();
   const stores = { portalTokens, issuedCredentials, audit };
   /**
@@ -59,6 +64,11 @@ export function adminPartnerRoutes({ partners, changes, portalTokens, issuedCred
 
   router.get('/partners/:partnerId', async (req, res) => {
     res.json({ data: describePartner(partners.get(await partnerIdOf(req))!) });
+  });
+
+  router.get('/partners/:partnerId/event-types', async (req, res) => {
+    parseInput(NoQuery, req.query, 'query');
+    res.json({ data: eventCatalogue(partners.get(await partnerIdOf(req))!, samplePolicy) });
   });
 
   router.post('/partners', body, async (req, res) => {

@@ -9,6 +9,7 @@
  * the caller's handle (forPartner, adapters/store/partner-store.ts), whose reads all run in the
  * caller's partner scope (row security), a second guard should a query forget its filter.
  */
+import type { PolicyStatusEventValue } from '@hookstream/contract';
 import type { PartnerChanges } from '@hookstream/partners';
 import express, { Router, type Request } from 'express';
 import type { ForPartner } from './partner-handle';
@@ -18,7 +19,8 @@ import { notFound } from './refusals';
 import { logRoutes } from './log-routes';
 import { partnerCallerOf } from './auth/partner-auth';
 import { idParam, parseInput } from './request-input';
-import { KeyRotationBody, ResendBody } from './schemas/schemas';
+import { KeyRotationBody, NoQuery, ResendBody } from './schemas/schemas';
+import { eventCatalogue } from '../../domain/event-catalogue';
 import { RecoverBody } from './schemas/operator-view-schemas';
 import { selfServiceRoutes, type SelfServiceDeps } from './portal-self-service-routes';
 import { portalRetryRoutes } from './retry-routes';
@@ -30,6 +32,8 @@ export interface PortalDeps extends SelfServiceDeps {
   changes: PartnerChanges;
   /** How long a partner's other keys keep working after it rotates its key itself. */
   keyRotationOverlapHours: number;
+  /** The contract's sample policy: what test events and the event catalogue's examples are built from. */
+  samplePolicy: PolicyStatusEventValue['policy'];
 }
 
 export function portalRoutes(deps: PortalDeps): Router {
@@ -61,6 +65,14 @@ export function portalRoutes(deps: PortalDeps): Router {
       reason: body.reason ?? 'recovered from the partner API',
     });
     res.json({ data: recovered });
+  });
+
+  // What it is called back about, with an example of each callback as it gets them.
+  router.get('/event-types', (req, res) => {
+    parseInput(NoQuery, req.query, 'query');
+    const partner = deps.partners.get(partnerOf(req));
+    if (!partner) throw notFound('partner');
+    res.json({ data: eventCatalogue(partner, deps.samplePolicy) });
   });
 
   // Its endpoints (with their health) and signing secret.

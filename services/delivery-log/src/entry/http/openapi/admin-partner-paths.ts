@@ -18,9 +18,11 @@ import {
   RotateKeyBody,
 } from '../schemas/admin-schemas';
 import { badQuery, json, refusal } from './openapi-parts';
+import { EventCatalogueAnswer } from '../schemas/event-catalogue-schemas';
+import { EVENT_CATALOGUE_DESCRIPTION } from './portal-paths';
 import { PartnerListQuery } from '../schemas/operator-view-schemas';
 import { ADMIN_BASE } from '../paths';
-import { EndpointsHealthAnswer, one } from '../schemas/schemas';
+import { EndpointsHealthAnswer, NoQuery, one } from '../schemas/schemas';
 
 import { notFound, operation, partnerPath, readRefusals, writeRefusals } from './admin-parts';
 
@@ -44,6 +46,19 @@ export const adminPartnerPaths: ZodOpenApiPathsObject = {
       description: 'The spec is validated field by field as the CLI validates it; the first API key is in the answer, shown once.',
       requestBody: { required: true, ...json(PartnerCreateDoc) },
       responses: { '201': { description: 'Created, with its first API key', ...json(NewKeyAnswer) }, ...writeRefusals },
+    }),
+  },
+  [`${ADMIN_BASE}/partners/{partnerId}/event-types`]: {
+    get: operation('What a partner is called back about, with an example of each callback', {
+      operationId: 'adminGetEventTypes',
+      requestParams: { ...partnerPath, query: NoQuery },
+      description: EVENT_CATALOGUE_DESCRIPTION,
+      responses: {
+        '200': { description: 'The event catalogue', ...json(EventCatalogueAnswer) },
+        ...readRefusals,
+        ...badQuery,
+        ...notFound('partner'),
+      },
     }),
   },
   [`${ADMIN_BASE}/partners/{partnerId}`]: {

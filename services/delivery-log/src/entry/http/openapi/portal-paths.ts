@@ -6,7 +6,17 @@ import { z } from 'zod';
 import type { ZodOpenApiOperationObject, ZodOpenApiPathsObject } from 'zod-openapi';
 import { badBody, badQuery, json, refusal, unavailable } from './openapi-parts';
 import { PORTAL_BASE } from '../paths';
-import { DeliveryAnswer, DeliveryListQuery, DeliveryPage, KeyRotationBody, ResendBody, Resent, RotatedKey, one } from '../schemas/schemas';
+import {
+  DeliveryAnswer,
+  DeliveryListQuery,
+  DeliveryPage,
+  KeyRotationBody,
+  NoQuery,
+  ResendBody,
+  Resent,
+  RotatedKey,
+  one,
+} from '../schemas/schemas';
 import {
   RejectedWebhookAnswer,
   RejectedWebhookListQuery,
@@ -17,6 +27,14 @@ import {
 } from '../schemas/webhook-schemas';
 import { RecoverBody, RecoveryAnswer } from '../schemas/operator-view-schemas';
 import { MAX_RECOVERED_PER_REQUEST } from '../../../domain/recover-dead-letters';
+import { EventCatalogueAnswer } from '../schemas/event-catalogue-schemas';
+
+/** What the event catalogue is, for both APIs' operations. */
+export const EVENT_CATALOGUE_DESCRIPTION =
+  'Each policy status the insurer calls back about (POLICY_ISSUING, POLICY_ACTIVE, POLICY_CANCELLED): what it means, which of the ' +
+  'partner’s endpoints receive it, and the body of its callback exactly as the partner gets it (its body mapping applied to the ' +
+  'contract’s sample policy, policy number EXAMPLE-0001); every header a callback carries, a credential’s value "[redacted]"; ' +
+  'and how to verify one. Nothing is sent: POST /endpoints/{endpoint_id}/test sends a real one.';
 
 export const partnerRefusals = {
   '401': refusal(
@@ -159,6 +177,14 @@ export const portalPaths: ZodOpenApiPathsObject = {
           [ErrorCodes.FORBIDDEN],
         ),
       },
+    }),
+  },
+  [`${PORTAL_BASE}/event-types`]: {
+    get: operation('What the partner is called back about, with an example of each callback', {
+      operationId: 'getEventTypes',
+      requestParams: { query: NoQuery },
+      description: EVENT_CATALOGUE_DESCRIPTION,
+      responses: { '200': { description: 'The event catalogue', ...json(EventCatalogueAnswer) }, ...partnerRefusals, ...badQuery },
     }),
   },
 };
