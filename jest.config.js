@@ -79,5 +79,10 @@ module.exports = {
   reporters: ['default', '<rootDir>/test/summary-reporter.js'],
   // Tests close what they open; should one leak a connection, the run still ends (and CI with it).
   forceExit: true,
+  // Always in worker processes, which jest kills at the end, never in its own: with one worker (the
+  // `alone` run) or one test file it would run them in its own process unless this is set, and there a
+  // Kafka client a test left open after its broker was killed held the process at exit for good (seen:
+  // 'Force exiting Jest' printed, then no exit). 2 GB is above any test file's heap here.
+  workerIdleMemoryLimit: '2GB',
   testTimeout: 60_000,
 };

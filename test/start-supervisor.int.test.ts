@@ -28,7 +28,8 @@ describe('hookstream start supervises', () => {
     TOPIC_PREFIX: prefix,
     TOPIC_PARTITIONS: '2',
   };
-  const run = startNode([CLI, 'start', '--log-level', 'warn'], env);
+  // SUPERVISED_LOG_LEVEL=info keeps the services' info lines in the output a failure writes out.
+  const run = startNode([CLI, 'start', '--log-level', process.env.SUPERVISED_LOG_LEVEL ?? 'warn'], env);
   let system: ReturnType<typeof startedSystem>;
   let webhooks: WebhookTraffic;
   let events: PolicyTraffic;
