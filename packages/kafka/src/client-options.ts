@@ -38,6 +38,8 @@ export interface ConsumerOptions {
    * revokes them (a rebalance begins); the rebalance waits for a returned promise.
    */
   onRebalance?: (event: 'assigned' | 'revoked', partitions: TopicPartition[]) => void | Promise<void>;
+  /** Called once when the consumer is unusable for good (a fatal error, e.g. fenced as a static member): replace it. */
+  onFatal?: (error: unknown) => void;
 }
 
 /** What a producer is for; every producer is idempotent with acks=all and the Java client's murmur2 partitioner. */

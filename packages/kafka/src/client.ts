@@ -197,6 +197,7 @@ export class Kafka {
       maxPollIntervalMs: maxPollIntervalOf(options),
       autoCommit: options.autoCommit ?? false,
       ...(options.onRebalance ? { onRebalance: options.onRebalance } : {}),
+      ...(options.onFatal ? { onFatal: options.onFatal } : {}),
     });
   }
 

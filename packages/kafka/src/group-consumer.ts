@@ -14,7 +14,7 @@
 import type { Logger } from 'pino';
 import { describeError } from '@hookstream/errors';
 import { sleep } from '@hookstream/runtime';
-import { clientErrorListener, type GroupClientHooks, type NativeGroupClient } from './native-clients';
+import { clientErrorListener, isFatalClientError, type GroupClientHooks, type NativeGroupClient } from './native-clients';
 import { toKafkaMessage, type NativeMessage } from './partition-consumer';
 import { PartitionLanes, type Lane } from './partition-lanes';
 import type { Batch, Consumer, ConsumerRunConfig, TopicPartition, TopicPartitionOffset, TopicPartitions } from './types';
@@ -28,6 +28,8 @@ export interface GroupConsumerOptions {
   /** Offsets of records handed over are stored for librdkafka's automatic commits. */
   autoCommit: boolean;
   onRebalance?: (event: 'assigned' | 'revoked', partitions: TopicPartition[]) => void | Promise<void>;
+  /** Called once when librdkafka says this consumer is unusable for good: its owner replaces it (GroupMember). */
+  onFatal?: (error: unknown) => void;
 }
 
 /** librdkafka's codes for the two kinds of rebalance event. */
@@ -61,6 +63,8 @@ export class GroupConsumer implements Consumer {
   /** The take from librdkafka under way, if any, and when the last one began (epoch ms). */
   private take: Promise<unknown> | undefined;
   private lastTake = Date.now();
+  /** Set once librdkafka said this consumer is unusable for good: it takes nothing more. */
+  private failed = false;
 
   constructor(
     create: (hooks: GroupClientHooks) => NativeGroupClient,
@@ -72,7 +76,11 @@ export class GroupConsumer implements Consumer {
         this.rebalancing = this.rebalancing.then(() => this.rebalance(error.code === ASSIGN_PARTITIONS, assignment));
       },
     });
-    this.native.on('event.error', clientErrorListener(this.logger));
+    const logged = clientErrorListener(this.logger);
+    this.native.on('event.error', (error) => {
+      logged(error);
+      if (isFatalClientError(error)) this.failedForGood(error);
+    });
     // A take waits in a thread of the pool up to TAKE_WAIT_MS for the first record, then returns what is there.
     this.native.setDefaultConsumeTimeout(TAKE_WAIT_MS);
     this.native.setDefaultIsTimeoutOnlyForFirstMessage(true);
@@ -159,9 +167,21 @@ export class GroupConsumer implements Consumer {
     return this.native;
   }
 
+  /**
+   * librdkafka said this consumer is unusable for good (a fatal error): it takes nothing more, and
+   * its owner is told once, to replace it. Before, such a consumer asked again every 100 ms for as long
+   * as the process lived, silently, and its partitions were read by no one.
+   */
+  private failedForGood(error: unknown): void {
+    if (this.failed) return;
+    this.failed = true;
+    this.logger.error({ err: describeError(error) }, 'the consumer failed for good; it is replaced by a new one');
+    this.options.onFatal?.(error);
+  }
+
   /** Takes records from librdkafka into the partitions' lanes while running (see the file's header). */
   private async fetchLoop(): Promise<void> {
-    while (this.running) {
+    while (this.running && !this.failed) {
       // Seeks and rebalances are applied between takes, so what a take returns is from before or after them, never both.
       if (this.lanes.full() || this.lanes.seeks > 0 || this.applyingRebalance || this.stalled()) {
         this.signalled = false;
@@ -178,7 +198,8 @@ export class GroupConsumer implements Consumer {
         this.take = take.catch(() => undefined);
         messages = await take;
       } catch (error) {
-        this.logger.debug({ err: describeError(error) }, 'consume failed; asking again');
+        if (isFatalClientError(error)) this.failedForGood(error);
+        else this.logger.debug({ err: describeError(error) }, 'consume failed; asking again');
         await sleep(CONSUME_RETRY_MS);
         continue;
       } finally {

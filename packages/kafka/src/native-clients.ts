@@ -68,6 +68,18 @@ export interface NativeTransactionalClient {
 
 /** librdkafka's code for a failed SASL authentication: the settings are wrong, retrying will not help. */
 const AUTHENTICATION_FAILED = -169;
+/** librdkafka's code for a fatal error (ERR__FATAL): the client is unusable for good, and a new one is needed. */
+const FATAL = -150;
+
+/**
+ * Whether a client's error means it is unusable for good: flagged fatal, or librdkafka's ERR__FATAL as
+ * its error events carry it (no flag there). A consumer gets one when, as a static member, the group
+ * fences it (another join with its group.instance.id won: librdkafka#3437, after a coordinator restart).
+ */
+export function isFatalClientError(error: unknown): boolean {
+  const { isFatal, code } = (error ?? {}) as { isFatal?: boolean; code?: number };
+  return isFatal === true || code === FATAL;
+}
 
 /**
  * A listener for a native client's error events: errors librdkafka recovers from by itself (a
@@ -76,8 +88,9 @@ const AUTHENTICATION_FAILED = -169;
  */
 export function clientErrorListener(logger: Logger): (error: unknown) => void {
   return (error) => {
-    const { isFatal, code } = (error ?? {}) as { isFatal?: boolean; code?: number };
-    if (isFatal === true || code === AUTHENTICATION_FAILED) logger.error({ err: describeError(error), code }, 'Kafka client error');
+    const { code } = (error ?? {}) as { code?: number };
+    if (isFatalClientError(error) || code === AUTHENTICATION_FAILED)
+      logger.error({ err: describeError(error), code }, 'Kafka client error');
     else logger.debug({ err: describeError(error), code }, 'Kafka client error (recovered by itself)');
   };
 }

@@ -97,6 +97,7 @@ export class ConcurrentRecords {
     await this.transactions.open();
     const { kafka, logger, groupId, session, topics, fetch } = this.options;
     this.member = await joinGroup({
+      ...(this.options.onFatal ? { onFatal: this.options.onFatal } : {}),
       ...{ kafka, logger, groupId, session, topics, autoCommit: false },
       ...(fetch ? { fetch } : {}),
       partitionsConsumedConcurrently: this.options.partitionsConsumedConcurrently ?? 32,

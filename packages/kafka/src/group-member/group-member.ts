@@ -3,6 +3,8 @@
  * it through a GroupMember, in one of its modes (options.ts). Underneath is the native consumer
  * (GroupConsumer, the librdkafka adapter), one per group the member belongs to.
  */
+import { describeError } from '@hookstream/errors';
+import { sleep } from '@hookstream/runtime';
 import type { GroupTopics } from '../consumer-lag';
 import type { TopicPartition, TopicPartitionOffset } from '../types';
 import { inBatchSpan } from '../record-trace';
@@ -47,19 +49,26 @@ export class GroupMember {
   private readonly batches: HandledBatches | undefined;
   private readonly retries: ConcurrentRecords | undefined;
   private readonly now: () => number;
+  /** Groups whose consumer failed for good, being left and joined again with a new one. */
+  private readonly replacing = new Map<MemberGroup, Promise<void>>();
+  private stopping = false;
+  private readonly options: GroupMemberOptions;
 
-  constructor(private readonly options: GroupMemberOptions) {
+  constructor(options: GroupMemberOptions) {
+    // Each group's consumer, should it fail for good, is replaced: see replace().
+    const replaced = (index: number) => () => this.replace(this.memberships[index]!);
+    this.options = options;
     const { mode } = options;
     if (mode.kind === 'concurrent' && options.partitionState) throw new Error('partitionState is for the batches and transactional modes');
     this.now = (mode.kind === 'concurrent' ? mode.now : undefined) ?? Date.now;
     this.groups = [{ groupId: options.groupId, topics: options.topics }];
     if (mode.kind === 'batches') {
-      this.batches = new HandledBatches({ ...options, mode });
+      this.batches = new HandledBatches({ ...options, mode, onFatal: replaced(0) });
       this.memberships = [this.batches];
     } else if (mode.kind === 'transactional') {
-      this.memberships = [new TransactionalBatches({ ...options, mode })];
+      this.memberships = [new TransactionalBatches({ ...options, mode, onFatal: replaced(0) })];
     } else if (!mode.tiers) {
-      this.memberships = [new ConcurrentRecords({ ...options, mode })];
+      this.memberships = [new ConcurrentRecords({ ...options, mode, onFatal: replaced(0) })];
     } else {
       const tiers = mode.tiers;
       const retries = { groupId: `${options.groupId}-retries`, topics: tiers.topics };
@@ -69,6 +78,7 @@ export class GroupMember {
         logger: options.logger.child({ reads: options.topics.join(',') }),
         fetch: { maxWaitMs: 100, ...options.fetch },
         mode: { ...mode, delayed: tiers.delayed },
+        onFatal: replaced(0),
       });
       this.retries = new ConcurrentRecords({
         ...options,
@@ -76,12 +86,14 @@ export class GroupMember {
         logger: options.logger.child({ reads: 'retry-tiers' }),
         fetch: TIER_FETCH,
         mode: { ...tierMode(mode), delayed: tiers.delayed },
+        onFatal: replaced(1),
       });
       this.memberships = [first, this.retries];
     }
   }
 
   async start(): Promise<void> {
+    this.stopping = false;
     await Promise.all(this.memberships.map((group) => group.start()));
   }
 
@@ -96,7 +108,36 @@ export class GroupMember {
    * `handBack` is aborted (by default after 10 s) are left uncommitted for the next owner.
    */
   async stop(handBack?: AbortSignal): Promise<void> {
+    this.stopping = true;
+    await Promise.all(this.replacing.values());
     await Promise.all(this.memberships.map((group) => group.stop(handBack)));
+  }
+
+  /**
+   * A group whose consumer librdkafka says is unusable for good (fenced as a static member after its
+   * coordinator restarted: librdkafka#3437) is left and joined again with a new consumer, under the
+   * same group.instance.id, which takes the membership back. Until then `joined` is false (the
+   * service is not ready). Before, the dead consumer stayed: seen as a callback-sender that delivered
+   * nothing after a broker restart, for good, while it answered ready.
+   */
+  private replace(group: MemberGroup): void {
+    if (this.stopping || this.replacing.has(group)) return;
+    const logger = this.options.logger;
+    const replaced = (async () => {
+      for (let attempt = 1; !this.stopping; attempt++) {
+        try {
+          await group.stop();
+          if (this.stopping) return;
+          await group.start();
+          logger.warn({ attempt }, 'the consumer that failed for good was replaced: the group is joined again');
+          return;
+        } catch (error) {
+          logger.warn({ attempt, err: describeError(error) }, 'the group is not joined again yet; trying again');
+          await sleep(Math.min(10_000, 500 * attempt));
+        }
+      }
+    })().finally(() => this.replacing.delete(group));
+    this.replacing.set(group, replaced);
   }
 
   /** Batches mode only: the partitions this member owns now. */
@@ -134,6 +175,7 @@ class HandledBatches implements MemberGroup {
   async start(): Promise<void> {
     const { kafka, logger, groupId, session, topics, fetch, partitionState, mode } = this.options;
     this.session = await joinGroup({
+      ...(this.options.onFatal ? { onFatal: this.options.onFatal } : {}),
       ...{ kafka, logger, groupId, session, topics, autoCommit: true },
       partitionsConsumedConcurrently: this.options.partitionsConsumedConcurrently ?? 1,
       ...(fetch ? { fetch } : {}),

@@ -20,6 +20,8 @@ export interface MemberSessionOptions extends Pick<GroupMemberOptions, 'kafka' |
   onAssigned?: (partitions: TopicPartition[]) => void;
   /** Called when a rebalance takes this member's partitions; the rebalance waits for its promise. */
   onRevoked?: (partitions: TopicPartition[]) => Promise<void>;
+  /** Called once when the consumer is unusable for good: the member's owner stops it and joins again. */
+  onFatal?: () => void;
 }
 
 /** A running group member, and whether it holds an assignment now (not rebalancing or stopped). */
@@ -47,6 +49,7 @@ export async function joinGroup(options: MemberSessionOptions): Promise<MemberSe
     autoCommit: options.autoCommit,
     ...options.session,
     ...options.fetch,
+    ...(options.onFatal ? { onFatal: options.onFatal } : {}),
     onRebalance: async (event, partitions) => {
       logger.info({ event, partitions: partitions.length }, 'rebalance');
       joined = event === 'assigned';

@@ -132,4 +132,5 @@ export interface GroupMemberOptions {
 }
 
 /** The options of one of the member's groups with its mode settled (what each mode's internals are given). */
-export type MemberGroupOptions<M extends GroupMemberMode> = Omit<GroupMemberOptions, 'mode'> & { mode: M };
+/** A mode's options: the member's, its mode, and what to call when its consumer fails for good (GroupMember replaces it). */
+export type MemberGroupOptions<M extends GroupMemberMode> = Omit<GroupMemberOptions, 'mode'> & { mode: M; onFatal?: () => void };

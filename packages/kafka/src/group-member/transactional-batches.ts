@@ -67,6 +67,7 @@ export class TransactionalBatches {
     await this.transactions.open();
     const { kafka, logger, groupId, session, topics, fetch, partitionState, mode } = this.options;
     this.member = await joinGroup({
+      ...(this.options.onFatal ? { onFatal: this.options.onFatal } : {}),
       ...{ kafka, logger, groupId, session, topics, autoCommit: false },
       partitionsConsumedConcurrently: this.options.partitionsConsumedConcurrently ?? 1,
       ...(fetch ? { fetch } : {}),
