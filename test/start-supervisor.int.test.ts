@@ -9,6 +9,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { uniqueName, waitFor } from './helpers/infrastructure';
+import { postWebhook, webhook } from './helpers/ingress';
 import { CLI, isolatedStackEnv, listensOn, processesMentioning, startNode } from './helpers/processes';
 import { PolicyTraffic, WebhookTraffic, childrenOf, startedSystem, type Answer } from './helpers/supervision';
 
@@ -143,6 +144,24 @@ describe('hookstream start supervises', () => {
     expect(supervisorLines(mark).filter((l) => /ingress|policy-status-consumer|callback-sender/.test(l))).toEqual([]);
     // Nothing it acknowledged before or after was lost: the same state came back.
     await everyCalledBack([...events.acknowledged]);
+    // Every consumer reads again, the delivery log's and the document fetcher's included: a webhook
+    // with a document sent now is in the log with its document stored. (Their consumers, fenced as
+    // static members by their own rejoin, stayed dead for good before they were replaced.)
+    const sent = webhook({
+      documents: [{ type: 'POLICY_CERTIFICATE', url: `${system.demoEndpoint}/documents/after.pdf`, filename: 'after.pdf' }],
+    });
+    expect((await postWebhook(system.webhookUrl, system.apiKey, sent)).status).toBe(200);
+    await waitFor(
+      async () => {
+        const answer = await fetch(`${system.partnerApiUrl}/webhooks?request_id=${encodeURIComponent(sent.request_id as string)}`, {
+          headers: { 'x-api-key': system.apiKey },
+        });
+        const { data } = (await answer.json()) as { data: Array<{ documents_stored: number }> };
+        return data[0]?.documents_stored === 1;
+      },
+      'the webhook sent after the restart in the delivery log, its document stored',
+      60_000,
+    );
   }, 420_000);
 
   test('when interrupted, then every process it and the supervisor started is stopped', async () => {

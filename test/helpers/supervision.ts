@@ -127,6 +127,8 @@ export function startedSystem(output: string) {
   const ops = (name: string) => find(new RegExp(`${name} ops\\s+(http://\\S+)/metrics`), `${name}'s address`);
   return {
     webhookUrl: find(/ingress \(partner webhooks\)\s+(http:\/\/\S+)/, 'the webhook address'),
+    partnerApiUrl: find(/partner API \(delivery log\)\s+(http:\/\/\S+)/, 'the partner API address'),
+    demoEndpoint: find(/demo partner endpoint\s+(http:\/\/\S+)\/callbacks/, 'the demo endpoint'),
     apiKey: find(/shown once: (hsk_[A-Za-z0-9_-]{43})/, 'the demo API key'),
     brokers: find(/^Kafka\s+(\S+)$/m, 'the Kafka address'),
     registryUrl: find(/^schema registry\s+(\S+)$/m, 'the registry address'),
