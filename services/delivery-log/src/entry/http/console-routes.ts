@@ -11,7 +11,7 @@ import express, { Router, type Request, type RequestHandler } from 'express';
 import { refuseForgedWrite } from './auth/partner-auth';
 import { currentSession, refuseUntilReady, signIn, type ConsoleDeps } from '../../domain/console-sign-in';
 import { parseInput } from './request-input';
-import { SignInBody } from './schemas/schemas';
+import { SignInBody } from './schemas/console-schemas';
 import { ConsoleSessions, type ConsoleSession } from '../../adapters/signing/console-sessions';
 
 export const CONSOLE_BASE = '/console';

@@ -6,7 +6,8 @@ import { ErrorCodes } from '@hookstream/errors';
 import { z } from 'zod';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import { badBody, json, refusal } from './openapi-parts';
-import { ConsoleSessionView, SignInBody, one } from '../schemas/schemas';
+import { one } from '../schemas/schemas';
+import { ConsoleSessionView, SignInBody } from '../schemas/console-schemas';
 
 const SessionAnswer = one(ConsoleSessionView, 'ConsoleSessionAnswer');
 const unauthenticated = { '401': refusal('Unknown, revoked or expired; or not signed in', [ErrorCodes.INVALID_API_KEY]) };
