@@ -14,10 +14,11 @@
 import type { Logger } from 'pino';
 import { describeError } from '@hookstream/errors';
 import { sleep } from '@hookstream/runtime';
+import { handOverBatch, offsetStorer, type HandOverContext } from './batch-handover';
 import { clientErrorListener, isFatalClientError, type GroupClientHooks, type NativeGroupClient } from './native-clients';
 import { toKafkaMessage, type NativeMessage } from './partition-consumer';
-import { PartitionLanes, type Lane } from './partition-lanes';
-import type { Batch, Consumer, ConsumerRunConfig, TopicPartition, TopicPartitionOffset, TopicPartitions } from './types';
+import { PartitionLanes } from './partition-lanes';
+import type { Consumer, ConsumerRunConfig, TopicPartition, TopicPartitionOffset, TopicPartitions } from './types';
 
 export interface GroupConsumerOptions {
   logger: Logger;
@@ -44,8 +45,6 @@ const CONSUME_RETRY_MS = 100;
 const STALL_MARGIN_MS = 1000;
 /** How long the group's coordinator may take to say what the group committed. */
 const COMMITTED_TIMEOUT_MS = 10_000;
-/** How long a partition rests after its batch failed, at most. */
-const MAX_BATCH_BACKOFF_MS = 1000;
 
 export class GroupConsumer implements Consumer {
   private readonly native: NativeGroupClient;
@@ -84,13 +83,19 @@ export class GroupConsumer implements Consumer {
     // A take waits in a thread of the pool up to TAKE_WAIT_MS for the first record, then returns what is there.
     this.native.setDefaultConsumeTimeout(TAKE_WAIT_MS);
     this.native.setDefaultIsTimeoutOnlyForFirstMessage(true);
+    const handOverContext: HandOverContext = {
+      runConfig: () => this.run_!,
+      logger: this.logger,
+      isRunning: () => this.running,
+      ...(options.autoCommit ? { storeOffset: offsetStorer(this.native, this.logger) } : {}),
+    };
     this.lanes = new PartitionLanes({
       native: this.native,
       logger: this.logger,
       maxBatchSize: options.maxBatchSize,
       takeDone: () => this.takeDone(),
       signal: () => this.signal(),
-      handOver: (lane, batch, isStale) => this.handOver(lane, batch, isStale),
+      handOver: (lane, batch, isStale) => handOverBatch(handOverContext, lane, batch, isStale),
     });
   }
 
@@ -243,41 +248,6 @@ export class GroupConsumer implements Consumer {
     const wake = this.wake;
     this.wake = undefined;
     wake?.();
-  }
-
-  /** One batch of a lane to the run config's handler; returns the offset resolved last, if any. */
-  private async handOver(lane: Lane, batch: Batch, isStale: () => boolean): Promise<{ resolved?: string; failed: boolean }> {
-    const config = this.run_!;
-    let resolved: string | undefined;
-    try {
-      if (config.eachBatch) {
-        const resolveOffset = (offset: string) => void (resolved = offset);
-        await config.eachBatch({ batch, resolveOffset, isStale, isRunning: () => this.running });
-        if (config.eachBatchAutoResolve ?? true) resolved = batch.messages.at(-1)?.offset;
-      } else {
-        for (const message of batch.messages) {
-          if (!this.running || isStale()) break;
-          await config.eachMessage!({ topic: lane.topic, partition: lane.partition, message });
-          resolved = message.offset;
-        }
-      }
-      if (resolved !== undefined && this.options.autoCommit && !isStale()) this.storeOffset(lane, resolved);
-      return { ...(resolved !== undefined ? { resolved } : {}), failed: false };
-    } catch (error) {
-      this.logger.warn({ topic: lane.topic, partition: lane.partition, err: describeError(error) }, 'batch failed; it is read again');
-      await sleep(Math.min(MAX_BATCH_BACKOFF_MS, 100 * 2 ** lane.failures));
-      return { ...(resolved !== undefined ? { resolved } : {}), failed: true };
-    }
-  }
-
-  /** Marks the records up to `offset` read for librdkafka's automatic commits. */
-  private storeOffset(lane: Lane, offset: string): void {
-    try {
-      this.native.offsetsStore([{ topic: lane.topic, partition: lane.partition, offset: Number(offset) + 1 }]);
-    } catch (error) {
-      // The partition was revoked meanwhile: its next owner reads from the last commit.
-      this.logger.debug({ topic: lane.topic, partition: lane.partition, err: describeError(error) }, 'offset not stored');
-    }
   }
 
   /**
