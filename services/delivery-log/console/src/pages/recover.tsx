@@ -10,6 +10,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { client } from '../api';
 import { recover, type RecoverRequest, type RecoveryAnswer } from '../api/operator-views';
 import { Failure, Section } from '../components/basics';
+import { BulkOutcomes } from '../components/bulk-outcomes';
 import { BusyButton } from '../components/busy-button';
 import { useConfirm } from '../components/confirm';
 import { fieldNotes, fieldProblemsOf, RefusalBanner } from '../components/field-problems';
@@ -197,25 +198,13 @@ function useElapsedSeconds(running: boolean): number {
 
 function Outcomes({ answer }: { answer: RecoveryAnswer }) {
   return (
-    <ul class="decisions">
-      {answer.resent.map((r) => (
-        <li key={r.delivery_id}>
-          <span class="badge badge-good">{answer.dry_run ? 'would resend' : 'resent'}</span>{' '}
-          <a href={link('deliveries', r.delivery_id)}>{r.policy_number}</a>{' '}
-          <span class="muted">
-            to {r.endpoint_id}, dead-lettered {when(r.dead_lettered_at)}
-          </span>
-        </li>
-      ))}
-      {answer.not_resent.map((r) => (
-        <li key={r.delivery_id}>
-          <span class="badge badge-muted">not resent</span> <a href={link('deliveries', r.delivery_id)}>{r.policy_number}</a>{' '}
-          <span class="muted">
-            — {REASONS[r.reason] ?? r.reason}
-            {r.retry_after_seconds ? ` (a place frees in ${Math.ceil(r.retry_after_seconds / 60)} min)` : ''}
-          </span>
-        </li>
-      ))}
-    </ul>
+    <BulkOutcomes
+      done={answer.resent}
+      doneWords={answer.dry_run ? 'would resend' : 'resent'}
+      detail={(r) => `to ${r.endpoint_id}, dead-lettered ${when(r.dead_lettered_at)}`}
+      skipped={answer.not_resent}
+      skippedWords="not resent"
+      reasons={REASONS}
+    />
   );
 }

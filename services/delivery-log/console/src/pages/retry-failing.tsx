@@ -7,6 +7,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { retryFailing, type FailingRetry } from '../api/retry-now';
 import { Failure, Section } from '../components/basics';
+import { BulkOutcomes } from '../components/bulk-outcomes';
 import { BusyButton } from '../components/busy-button';
 import { useConfirm } from '../components/confirm';
 import { endpointLabel, when } from '../format';
@@ -125,22 +126,13 @@ export function RetryFailing({ endpoints }: { endpoints: Array<{ endpoint_id: st
 
 function Outcomes({ answer }: { answer: FailingRetry }) {
   return (
-    <ul class="decisions">
-      {answer.retried.map((r) => (
-        <li key={r.delivery_id}>
-          <span class="badge badge-good">{answer.dry_run ? 'would retry' : 'retried'}</span>{' '}
-          <a href={link('deliveries', r.delivery_id)}>{r.policy_number}</a> <span class="muted">made {when(r.created_at)}</span>
-        </li>
-      ))}
-      {answer.not_retried.map((r) => (
-        <li key={r.delivery_id}>
-          <span class="badge badge-muted">not retried</span> <a href={link('deliveries', r.delivery_id)}>{r.policy_number}</a>{' '}
-          <span class="muted">
-            — {REASONS[r.reason] ?? r.reason}
-            {r.retry_after_seconds ? ` (a place frees in ${Math.ceil(r.retry_after_seconds / 60)} min)` : ''}
-          </span>
-        </li>
-      ))}
-    </ul>
+    <BulkOutcomes
+      done={answer.retried}
+      doneWords={answer.dry_run ? 'would retry' : 'retried'}
+      detail={(r) => `made ${when(r.created_at)}`}
+      skipped={answer.not_retried}
+      skippedWords="not retried"
+      reasons={REASONS}
+    />
   );
 }
