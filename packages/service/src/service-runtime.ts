@@ -26,7 +26,7 @@ import { TopicNames, topicCatalogue, type ResolvedTopic } from '@hookstream/kafk
 import { GracefulShutdown } from '@hookstream/runtime';
 import { PartnerDirectory } from '@hookstream/partners';
 import type { ApiKeyHasher } from '@hookstream/partners';
-import { sleep } from '@hookstream/runtime';
+import { sleepUnlessAborted } from '@hookstream/runtime';
 import { describeError } from '@hookstream/errors';
 import { createLogger, routeProcessWarnings } from '@hookstream/runtime';
 import { createMetricsRegistry, serviceReadyGauge } from '@hookstream/runtime';
@@ -260,13 +260,14 @@ function runInBackground(
   shutdown: GracefulShutdown,
   onStarted: () => void,
 ): void {
-  let stopped = false;
+  // Aborted on shutdown: a part still retrying its start stops waiting for the next try at once.
+  const stopped = new AbortController();
   shutdown.onStop(name, async ({ handBack }) => {
-    stopped = true;
+    stopped.abort(new Error('shutting down'));
     await component.stop(handBack);
   });
   void (async () => {
-    for (let attempt = 1; !stopped; attempt++) {
+    for (let attempt = 1; !stopped.signal.aborted; attempt++) {
       try {
         await component.start();
         onStarted();
@@ -274,7 +275,7 @@ function runInBackground(
       } catch (error) {
         logger.warn({ component: name, attempt, err: describeError(error) }, `${name} not started yet; retrying`);
         await component.stop().catch(() => undefined);
-        await sleep(Math.min(10_000, 500 * attempt));
+        await sleepUnlessAborted(Math.min(10_000, 500 * attempt), stopped.signal).catch(() => undefined);
       }
     }
   })();
