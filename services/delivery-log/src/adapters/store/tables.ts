@@ -62,6 +62,8 @@ export interface DeliveriesTable {
   next_attempt_at: Timestamp | null;
   /** The sampled trace its record carried (migration 0017); null when not traced. */
   trace_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** When the core system published the policy status event it comes from (migration 0019); null when not known. */
+  published_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 export interface DeliveryAttemptsTable {
@@ -218,6 +220,13 @@ export interface ResendReservationsTable {
   kind: Generated<string>;
 }
 
+/** When a retry now of a delivery was asked for (its RETRY_NOW request's created_at; migration 0019). */
+export interface RetryNowRequestsTable {
+  delivery_id: string;
+  partner_id: string;
+  asked_at: Timestamp;
+}
+
 /** A retry now in flight (retry-now-claims.ts; migration 0015): at most one per delivery. */
 export interface RetryNowClaimsTable {
   delivery_id: string;
@@ -277,6 +286,7 @@ export interface DeliveryLogTables {
   webhook_replays: WebhookReplaysTable;
   resend_reservations: ResendReservationsTable;
   retry_now_claims: RetryNowClaimsTable;
+  retry_now_requests: RetryNowRequestsTable;
   self_service_changes: SelfServiceChangesTable;
   issued_credentials: IssuedCredentialsTable;
   projected_topics: ProjectedTopicsTable;
