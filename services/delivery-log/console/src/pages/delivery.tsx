@@ -78,7 +78,6 @@ export function DeliveryPage({ session, deliveryId }: { session: Session; delive
             ['Last error', <Code kind="error-class" code={d.last_error_class} />],
             ['Dead-lettered', when(d.dead_lettered_at)],
             ['Resent', `${d.replay_count} times`],
-            ['Trace', <Trace session={session} traceId={d.trace_id} />],
           ]}
         />
         <RetrySchedule delivery={d} />

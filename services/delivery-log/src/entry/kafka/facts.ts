@@ -45,7 +45,7 @@ interface Traced {
 
 export type Fact =
   | { kind: 'partner'; partnerId: string; partner: Partner | null }
-  | ({ kind: 'delivery'; request: CallbackRequestValue; publishedAt: number | null } & Traced)
+  | ({ kind: 'delivery'; request: CallbackRequestValue; publishedAt?: number | null } & Traced)
   | ({ kind: 'attempt'; outcome: CallbackOutcome } & Position & Traced)
   | { kind: 'dead-letter'; deadLetter: DeadLetterFact; request: CallbackRequestValue | null }
   | { kind: 'replay'; replay: AuditEntry }
