@@ -41,7 +41,10 @@ let apiKey: string;
 let partnerId: string;
 
 beforeAll(async () => {
-  fixture = await OutboundFixture.open('timeline', { retryDelaysMs: retryTierDelays(RETRY_DELAY_MS), breaker: { failures: 100, openMs: 1_000 } });
+  fixture = await OutboundFixture.open('timeline', {
+    retryDelaysMs: retryTierDelays(RETRY_DELAY_MS),
+    breaker: { failures: 100, openMs: 1_000 },
+  });
   // The partner fails the first callback it gets (HTTP 500), then answers 200.
   partner = await fixture.receiver((_request, index) => (index === 0 ? 500 : 200));
   partnerId = uniquePartnerId('timeline');

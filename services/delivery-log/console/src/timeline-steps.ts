@@ -6,7 +6,10 @@
 export const TIMELINE_STEPS = {
   published: { words: 'published', meaning: 'The insurer’s policy system published the policy status (its own clock).' },
   fanned_out: { words: 'made for this endpoint', meaning: 'The status was turned into this delivery, one per subscribed endpoint.' },
-  attempt_sent: { words: 'sent', meaning: 'A send to the endpoint started: the time it took since the step before is the wait to be sent.' },
+  attempt_sent: {
+    words: 'sent',
+    meaning: 'A send to the endpoint started: the time it took since the step before is the wait to be sent.',
+  },
   attempt_answered: {
     words: 'answered, failed',
     meaning: 'The send failed (an HTTP status other than 200, or no answer): the time it took is the send’s latency.',

@@ -4,6 +4,7 @@
  */
 import type { PublicOutboundAuth } from '@hookstream/partners';
 import type { ColumnType, Generated, Kysely } from 'kysely';
+import type { RetryNowClaimsTable, RetryNowRequestsTable } from './retry-now-tables';
 
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
 type BigintColumn = ColumnType<number, number | string, number | string>;
@@ -218,25 +219,6 @@ export interface ResendReservationsTable {
   reserved_at: Timestamp;
   /** Which limit it counts in: resend (resends and retries now, by the hour) or test-event (by the minute); migration 0011. */
   kind: Generated<string>;
-}
-
-/** When a retry now of a delivery was asked for (its RETRY_NOW request's created_at; migration 0019). */
-export interface RetryNowRequestsTable {
-  delivery_id: string;
-  partner_id: string;
-  asked_at: Timestamp;
-}
-
-/** A retry now in flight (retry-now-claims.ts; migration 0015): at most one per delivery. */
-export interface RetryNowClaimsTable {
-  delivery_id: string;
-  /** This claim's own id: a retry now that gives its claim back never takes a later one's. */
-  claim_id: string;
-  /** The delivery's attempts when it was accepted: the retry's own outcome is numbered after them. */
-  attempts_before: number;
-  claimed_at: Timestamp;
-  /** When it stops holding even if no outcome came (the endpoint's timeout and a margin after it was accepted). */
-  expires_at: Timestamp;
 }
 
 /** A partner's own change the API accepted, counted by the self-service limits (self-service-limits.ts); the API's own, not projected. */

@@ -53,12 +53,14 @@ export async function writeDeliveries(trx: Trx, requests: TracedRequest[]): Prom
     partner_id: r.partner_id,
     asked_at: new Date(r.created_at),
   }));
-  await insertChunked(lastByKey(asked, (row) => `${row.delivery_id} ${row.asked_at.getTime()}`), (chunk) =>
-    trx
-      .insertInto('retry_now_requests')
-      .values(chunk)
-      .onConflict((oc) => oc.columns(['delivery_id', 'asked_at']).doNothing())
-      .execute(),
+  await insertChunked(
+    lastByKey(asked, (row) => `${row.delivery_id} ${row.asked_at.getTime()}`),
+    (chunk) =>
+      trx
+        .insertInto('retry_now_requests')
+        .values(chunk)
+        .onConflict((oc) => oc.columns(['delivery_id', 'asked_at']).doNothing())
+        .execute(),
   );
   const rows = lastByKey(
     requests.filter(({ request }) => request.trigger !== 'RETRY_NOW'),

@@ -19,7 +19,11 @@ export const TimelineStep = z
       description: 'Milliseconds since the step before (what this step took); null for the first. Never negative: see clocks_disagree',
     }),
     attempt: z.number().int().nullable().meta({ description: 'The attempt it belongs to; null for steps of no attempt' }),
-    tier: z.number().int().nullable().meta({ description: 'The retry tier the attempt was read from, or the one waited in; null otherwise' }),
+    tier: z
+      .number()
+      .int()
+      .nullable()
+      .meta({ description: 'The retry tier the attempt was read from, or the one waited in; null otherwise' }),
     clocks_disagree: z.boolean().meta({
       description:
         'Its time, by the clock of the machine that recorded it, is before the step before’s (recorded elsewhere): ms shows 0 instead of a negative gap',
@@ -30,7 +34,8 @@ export const TimelineStep = z
 /** What a delivery's detail adds for its timeline. */
 export const timelineFields = {
   timeline: z.array(TimelineStep).meta({
-    description: 'Every step of the delivery in the order they followed one another, from the publish of the policy status to its last outcome',
+    description:
+      'Every step of the delivery in the order they followed one another, from the publish of the policy status to its last outcome',
   }),
   time_to_deliver_ms: z.number().int().nullable().meta({
     description: 'From its first step (the publish, when known) to its delivery, in ms; null until delivered',
