@@ -4,7 +4,7 @@
  * published (the policy-status record's timestamp), fanned_out (its request's created_at), and per
  * outcome the send (recorded_at less latency_ms) and its answer (recorded_at), the wait in a retry
  * tier (up to the due time the failure set), a dead-lettering, a superseded or skipped one; a retry
- * now (its audit record) and a replay (its replays row) come in where they happened.
+ * now (its request's record time) and a replay (its replays row) come in where they happened.
  *
  * The times come from different machines (the core system, the fan-out, the sender): a step may
  * seem to come before the one it follows. Its gap is then shown as 0 and flagged, never negative.

@@ -44,7 +44,8 @@ const attempt = (n: number, outcome: string, at: number, more: { trigger?: strin
     next_attempt_at: more.next ?? null,
   },
 });
-const retryNow = (at: number): Fact => ({ kind: 'delivery', request: { ...request, created_at: at, trigger: 'RETRY_NOW' } });
+// A retry now's request is the delivery's own again, created_at and all: when it was asked is its record's timestamp.
+const retryNow = (at: number): Fact => ({ kind: 'delivery', request: { ...request, trigger: 'RETRY_NOW' }, writtenAt: at });
 
 for (const [name, store] of storesUnderTest()) {
   describe(`a delivery's timeline from the store on ${name}`, () => {

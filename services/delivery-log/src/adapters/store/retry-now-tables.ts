@@ -4,7 +4,7 @@ import type { ColumnType } from 'kysely';
 /** As tables.ts's: timestamptz, read as a Date. */
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
 
-/** When a retry now of a delivery was asked for (its RETRY_NOW request's created_at; migration 0019). */
+/** When a retry now of a delivery was asked for (its RETRY_NOW request's record timestamp; migration 0019). */
 export interface RetryNowRequestsTable {
   delivery_id: string;
   partner_id: string;

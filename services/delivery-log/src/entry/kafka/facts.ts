@@ -45,7 +45,7 @@ interface Traced {
 
 export type Fact =
   | { kind: 'partner'; partnerId: string; partner: Partner | null }
-  | ({ kind: 'delivery'; request: CallbackRequestValue; publishedAt?: number | null } & Traced)
+  | ({ kind: 'delivery'; request: CallbackRequestValue; publishedAt?: number | null; writtenAt?: number } & Traced)
   | ({ kind: 'attempt'; outcome: CallbackOutcome } & Position & Traced)
   | { kind: 'dead-letter'; deadLetter: DeadLetterFact; request: CallbackRequestValue | null }
   | { kind: 'replay'; replay: AuditEntry }
@@ -79,6 +79,8 @@ export function factOf(record: ProjectedRecord): Fact | null {
         kind: 'delivery',
         request: record.value as CallbackRequestValue,
         publishedAt: publishedAtOf(record.headers),
+        // A retry now's request is the delivery's own again (its created_at the delivery's): when it was asked is when it was written.
+        writtenAt: record.timestamp,
         traceId: sampledTraceIdOf(record.headers),
       };
     case TopicNames.callbackOutcomes:

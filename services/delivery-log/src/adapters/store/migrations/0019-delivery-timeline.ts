@@ -9,9 +9,10 @@ export const deliveryTimeline: Migration = {
     // When the core system published the policy status event: the policy-status record's timestamp,
     // which the fan-out copies onto each request it makes (header hookstream-published-at).
     await sql`alter table deliveries add column if not exists published_at timestamptz`.execute(db);
-    // When each retry now of a delivery was asked for: its RETRY_NOW request's created_at (the log
-    // keeps no row of that request otherwise). Keyed by delivery and time, so a record read again
-    // writes nothing new.
+    // When each retry now of a delivery was asked for: its RETRY_NOW request's record timestamp (the
+    // API writes it as it accepts the retry; its created_at is the delivery's own, and the log keeps
+    // no row of that request otherwise). Keyed by delivery and time, so a record read again writes
+    // nothing new.
     await sql`
       create table if not exists retry_now_requests (
         delivery_id text not null,

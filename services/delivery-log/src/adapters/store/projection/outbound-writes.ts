@@ -11,11 +11,15 @@ import { insertChunked, lastByKey } from './batch-rows';
 type Trx = Transaction<DeliveryLogTables>;
 type FactOf<K extends Fact['kind']> = Extract<Fact, { kind: K }>;
 
-/** A delivery's request, the sampled trace its record carried (null: none, or a dead letter's copy) and the core system's publish time it carried (null: none). */
+/**
+ * A delivery's request, the sampled trace its record carried (null: none, or a dead letter's copy),
+ * the core system's publish time it carried (null: none) and its record's timestamp (absent: a dead letter's copy).
+ */
 export interface TracedRequest {
   request: CallbackRequestValue;
   traceId?: string | null;
   publishedAt?: number | null;
+  writtenAt?: number;
 }
 
 /**
@@ -47,12 +51,10 @@ export async function writeDeliveries(trx: Trx, requests: TracedRequest[]): Prom
       .onConflict((oc) => oc.column('delivery_id').doNothing())
       .execute(),
   );
-  // When each was asked for: a step of the delivery's timeline.
-  const asked = retriedNow.map(({ request: r }) => ({
-    delivery_id: r.delivery_id,
-    partner_id: r.partner_id,
-    asked_at: new Date(r.created_at),
-  }));
+  // When each was asked for (a step of the delivery's timeline): when the API wrote its record.
+  const asked = retriedNow.flatMap(({ request: r, writtenAt }) =>
+    writtenAt === undefined ? [] : [{ delivery_id: r.delivery_id, partner_id: r.partner_id, asked_at: new Date(writtenAt) }],
+  );
   await insertChunked(
     lastByKey(asked, (row) => `${row.delivery_id} ${row.asked_at.getTime()}`),
     (chunk) =>
