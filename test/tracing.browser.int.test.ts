@@ -24,6 +24,7 @@ import { postWebhook, webhook } from './helpers/ingress';
 import { policyEvent } from './helpers/outbound';
 import { OutboundFixture, retryTierDelays, uniquePartnerId } from './helpers/outbound-fixture';
 import { freshStateDatabase, stopStateServer, type StateDatabase } from './helpers/state-database';
+import type { Locator } from 'playwright-core';
 import { openBrowser, type TestBrowser } from './helpers/browser';
 import { runCli } from './helpers/processes';
 
@@ -226,7 +227,22 @@ test("when a policy event carries a core system's traceparent, then its trace go
   traced = { deliveryId: listed!.delivery_id, traceId: coreTraceId };
 }, 120_000);
 
-test("the console shows a delivery's trace id: an operator with a link to Jaeger's page of that trace, the partner without one", async () => {
+/** The steps of a delivery that failed once and was delivered from tier 1, as the console words them. */
+const FAILED_ONCE_STEPS = [
+  'published',
+  'made for this endpoint',
+  'sent (attempt 1)',
+  'answered, failed (attempt 1)',
+  'waited for its retry (retry 1)',
+  'sent (attempt 2, retry 1)',
+  'delivered (attempt 2, retry 1)',
+];
+
+/** The step column of a timeline's table, each cell's text. */
+const timelineSteps = async (timeline: Locator) =>
+  (await timeline.locator('tbody tr td:first-child').allInnerTexts()).map((text) => text.replace(/\s+/g, ' ').trim());
+
+test("the console shows a delivery's timeline and trace id: an operator with a link to Jaeger's page of that trace, the partner without one", async () => {
   expect(traced).toBeDefined();
   const { deliveryId, traceId } = traced!;
   const created = await runCli(['operators', 'create', '--name', 'Tracy Tracer', '--role', 'viewer', '--json'], {
@@ -242,9 +258,13 @@ test("the console shows a delivery's trace id: an operator with a link to Jaeger
   await operator.page.getByRole('button', { name: 'Sign in' }).click();
   await operator.page.getByRole('heading', { name: 'Deliveries' }).waitFor();
   await operator.page.goto(`/console/#/deliveries/${deliveryId}`);
-  const opened = operator.page.getByRole('link', { name: 'open the trace' });
+  // The delivery's timeline, with the link to the same steps as spans beside it.
+  const timeline = operator.page.getByRole('region', { name: 'Timeline' });
+  const opened = timeline.getByRole('link', { name: 'open the trace' });
   await opened.waitFor();
   expect(await opened.getAttribute('href')).toBe(`${jaeger.uiUrl}/trace/${traceId}`);
+  expect(await timelineSteps(timeline)).toEqual(FAILED_ONCE_STEPS);
+  expect(await timeline.getByText(/^Published to delivered: \d/).count()).toBe(1);
   // Where it leads holds the trace.
   expect((await fetch(`${jaeger.uiUrl}/api/traces/${traceId}`)).status).toBe(200);
   operator.assertNoPageErrors();
@@ -255,7 +275,9 @@ test("the console shows a delivery's trace id: an operator with a link to Jaeger
   await partner.page.getByRole('button', { name: 'Sign in' }).click();
   await partner.page.getByRole('heading', { name: 'Deliveries' }).waitFor();
   await partner.page.goto(`/console/#/deliveries/${deliveryId}`);
-  await partner.page.getByText(traceId, { exact: true }).waitFor();
+  const own = partner.page.getByRole('region', { name: 'Timeline' });
+  await own.getByText(traceId, { exact: true }).waitFor();
   expect(await partner.page.getByRole('link', { name: 'open the trace' }).count()).toBe(0);
+  expect(await timelineSteps(own)).toEqual(FAILED_ONCE_STEPS);
   partner.assertNoPageErrors();
 }, 120_000);

@@ -22,6 +22,7 @@ interface Delivery {
   delivery_id: string;
   state: string;
   attempts: Array<{ attempt: number; outcome: string; trigger: string | null }>;
+  timeline: Array<{ name: string; at: string }>;
 }
 
 const partnerId = uniquePartnerId('retry-once');
@@ -98,6 +99,21 @@ test('twenty retries now of one failing delivery at once: one 202, nineteen 409,
   expect(done.attempts.filter((a) => a.outcome === 'DELIVERED')).toEqual([expect.objectContaining({ trigger: 'RETRY_NOW' })]);
   const afterFix = receiver.requests.filter((r) => r.at >= fixedAt && r.headers['x-hookstream-delivery-id'] === id);
   expect(afterFix).toHaveLength(1);
+  // Its timeline: the retry now asked (once) when it was pressed, before its send; the tier's wait after.
+  expect(done.timeline.map((s) => s.name)).toEqual([
+    'published',
+    'fanned_out',
+    'attempt_sent',
+    'attempt_answered',
+    'retried_now',
+    'attempt_sent',
+    'delivered',
+    'waited_in_tier',
+    'already_delivered',
+  ]);
+  const asked = Date.parse(done.timeline[4]!.at);
+  expect(asked).toBeGreaterThanOrEqual(fixedAt);
+  expect(asked).toBeLessThanOrEqual(afterFix[0]!.at);
 
   const db = new Client({ connectionString: logDatabase.url });
   await db.connect();

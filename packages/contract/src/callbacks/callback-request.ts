@@ -36,6 +36,13 @@ export const CallbackRequestHeaders = {
   endpointId: 'hookstream-endpoint-id',
   policyVersion: 'hookstream-policy-version',
   /**
+   * Only on a delivery the fan-out made: the Kafka timestamp (epoch ms, decimal) of the policy-status
+   * record it was made from, the core system's publish time, which the delivery log's timeline
+   * starts from. A header, not a field: the value's schema stays as it is, and a retry tier or a
+   * dead letter carries it on with every other header.
+   */
+  publishedAt: 'hookstream-published-at',
+  /**
    * Only on a delivery `hookstream dlq replay` re-queued: how many times it has been replayed. The
    * sender carries every header of a record into its retry tiers and dead letter, so the next
    * replay reads the count there (and refuses past DLQ_MAX_REPLAYS unless --force).

@@ -5,6 +5,7 @@
  * (the error catalogue, the OpenAPI document's enums, the sender's error classes) has its entry.
  */
 import { AUDIT_ACTIONS } from './audit-actions';
+import { TIMELINE_STEPS } from './timeline-steps';
 
 export interface Term {
   /** A few words, shown where the code is. */
@@ -212,6 +213,8 @@ export const GLOSSARY = {
       'muted',
     ),
   },
+  /** A step of a delivery's timeline (timeline-steps.ts). */
+  step: TIMELINE_STEPS,
   /** An audit trail action in words (audit-actions.ts). */
   'audit-action': AUDIT_ACTIONS,
   /** Terms the views use that are not codes. */
@@ -260,6 +263,7 @@ export const KIND_TITLES: Record<Kind, string> = {
   circuit: 'Circuit',
   replay: 'Replay decisions',
   'partner-status': 'Partner accounts',
+  step: 'Steps of a delivery',
   'audit-action': 'Audit trail actions',
   term: 'Other terms',
 };

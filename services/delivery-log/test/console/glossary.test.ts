@@ -77,6 +77,7 @@ describe('every code the console can show has plain words in the glossary', () =
     expect(missing('document', enumOf('WebhookDocument', 'outcome'))).toEqual([]);
     expect(missing('replay', enumOf('ReplayDecision', 'outcome'))).toEqual([]);
     expect(missing('partner-status', enumOf('Partner', 'status'))).toEqual([]);
+    expect(missing('step', enumOf('TimelineStep', 'name'))).toEqual([]);
   });
 
   test('every failure class a send, a dead letter or a document records', () => {

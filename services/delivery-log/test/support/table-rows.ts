@@ -24,6 +24,7 @@ const ORDER: Record<ProjectedTable, string[]> = {
   audit_log: ['audit_id'],
   rejected_webhooks: ['source_generation', 'source_partition', 'source_offset'],
   webhook_replays: ['source_generation', 'source_partition', 'source_offset'],
+  retry_now_requests: ['delivery_id', 'asked_at'],
 };
 
 /** Every row of every projected table in key order, with times as ISO text: comparable across stores and runs. */

@@ -1376,6 +1376,10 @@ export interface components {
             verification: components["schemas"]["Verification"] | null;
             /** @description While failing: the retries left; null otherwise */
             retry_schedule: components["schemas"]["RetrySchedule"] | null;
+            /** @description Every step of the delivery in the order they followed one another, from the publish of the policy status to its last outcome */
+            timeline: components["schemas"]["TimelineStep"][];
+            /** @description From its first step (the publish, when known) to its delivery, in ms; null until delivered */
+            time_to_deliver_ms: number | null;
         };
         DeliveryAttempt: {
             /** @description 1 is the first send; n the (n-1)th retry. A resend starts again at 1 */
@@ -1475,6 +1479,27 @@ export interface components {
              * @example 2026-11-25T10:00:00Z
              */
             ends_at: string;
+        };
+        TimelineStep: {
+            /**
+             * @description published: the insurer’s system published the policy status; fanned_out: the delivery was made for this endpoint; attempt_sent / attempt_answered: a send and the answer (or failure) it got; waited_in_tier: the wait in retry tier `tier` until the retry was due; circuit_open: not sent, the endpoint’s circuit was open; delivered: the endpoint answered 200; dead_lettered: given up; superseded / already_delivered: not sent (a newer status went first / it was delivered already); retried_now: a retry now was asked for; replayed: re-queued from the dead letters (a resend or a replay)
+             * @enum {string}
+             */
+            name: "published" | "fanned_out" | "attempt_sent" | "attempt_answered" | "waited_in_tier" | "circuit_open" | "delivered" | "dead_lettered" | "superseded" | "already_delivered" | "retried_now" | "replayed";
+            /**
+             * Format: date-time
+             * @description RFC 3339 date-time
+             * @example 2026-11-25T10:00:00Z
+             */
+            at: string;
+            /** @description Milliseconds since the step before (what this step took); null for the first. Never negative: see clocks_disagree */
+            ms: number | null;
+            /** @description The attempt it belongs to; null for steps of no attempt */
+            attempt: number | null;
+            /** @description The retry tier the attempt was read from, or the one waited in; null otherwise */
+            tier: number | null;
+            /** @description Its time, by the clock of the machine that recorded it, is before the step before’s (recorded elsewhere): ms shows 0 instead of a negative gap */
+            clocks_disagree: boolean;
         };
         ResendAnswer: {
             data: components["schemas"]["Resent"];

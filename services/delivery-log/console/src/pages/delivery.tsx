@@ -1,7 +1,7 @@
 /*
- * One delivery: what it is now, the timeline of every attempt (tier, HTTP status, latency, error,
- * the start of the partner's answer), the body exactly as sent, how to verify its signature, and a
- * resend (a partner's own) or a replay (an operator's) of a dead-lettered one, with the reason
+ * One delivery: what it is now, its timeline from the publish to its last outcome, every attempt
+ * (tier, HTTP status, latency, error, the start of the partner's answer), the body exactly as
+ * sent, how to verify its signature, and a resend (a partner's own) or a replay (an operator's) of a dead-lettered one, with the reason
  * when it is refused.
  */
 import { useState } from 'preact/hooks';
@@ -11,6 +11,7 @@ import { BusyButton, useAction } from '../components/busy-button';
 import { Code, glossaryHref } from '../components/code';
 import { useConfirm } from '../components/confirm';
 import { Trace } from '../components/trace';
+import { DeliveryTimeline } from '../components/delivery-timeline';
 import { Verification } from '../components/verification';
 import { attemptWords, ms, pretty, when } from '../format';
 import { link } from '../router';
@@ -77,7 +78,6 @@ export function DeliveryPage({ session, deliveryId }: { session: Session; delive
             ['Last error', <Code kind="error-class" code={d.last_error_class} />],
             ['Dead-lettered', when(d.dead_lettered_at)],
             ['Resent', `${d.replay_count} times`],
-            ['Trace', <Trace session={session} traceId={d.trace_id} />],
           ]}
         />
         <RetrySchedule delivery={d} />
@@ -111,6 +111,7 @@ export function DeliveryPage({ session, deliveryId }: { session: Session; delive
           <p class="note">Not sent, and it cannot be resent: a newer status of this policy reached the endpoint first.</p>
         )}
       </Section>
+      <DeliveryTimeline session={session} delivery={d} />
       <Section title="Attempts">
         <ol class="timeline">
           {d.attempts.map((a, i) => (

@@ -1,10 +1,10 @@
 /*
  * Retention of the delivery log: rows older than DELIVERY_LOG_RETENTION_DAYS go: a delivery with
- * its attempts and replays, a webhook with its documents; on their own a dead letter, a refused or
- * a replayed webhook, and a document whose webhook the log never had. The audit trail is kept a
- * year, resend reservations only the hour they count in, retry-now claims, console sessions and
- * portal links until they expire. Deleted a thousand at a time, each batch
- * its own short transaction, so the projection's writes wait at
+ * its attempts, replays and the times retries now were asked, a webhook with its documents; on
+ * their own a dead letter, a refused or a replayed webhook, and a document whose webhook the log
+ * never had. The audit trail is kept a year, resend reservations only the hour they count in,
+ * retry-now claims, console sessions and portal links until they expire. Deleted a thousand at a
+ * time, each batch its own short transaction, so the projection's writes wait at
  * most for one small batch, never for a whole day's worth.
  */
 import { sql, type RawBuilder } from 'kysely';
@@ -79,7 +79,8 @@ export class Pruner {
         const result = await sql`
           with doomed as (select delivery_id from deliveries where created_at < ${cutoff} limit ${BATCH}),
             attempts as (delete from delivery_attempts where delivery_id in (select delivery_id from doomed)),
-            replays as (delete from replays where subject_id in (select delivery_id from doomed))
+            replays as (delete from replays where subject_id in (select delivery_id from doomed)),
+            retries_now as (delete from retry_now_requests where delivery_id in (select delivery_id from doomed))
           delete from deliveries where delivery_id in (select delivery_id from doomed)`.execute(db);
         return Number(result.numAffectedRows ?? 0);
       }),

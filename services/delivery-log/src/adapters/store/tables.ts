@@ -4,6 +4,7 @@
  */
 import type { PublicOutboundAuth } from '@hookstream/partners';
 import type { ColumnType, Generated, Kysely } from 'kysely';
+import type { RetryNowClaimsTable, RetryNowRequestsTable } from './retry-now-tables';
 
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
 type BigintColumn = ColumnType<number, number | string, number | string>;
@@ -62,6 +63,8 @@ export interface DeliveriesTable {
   next_attempt_at: Timestamp | null;
   /** The sampled trace its record carried (migration 0017); null when not traced. */
   trace_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** When the core system published the policy status event it comes from (migration 0019); null when not known. */
+  published_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 export interface DeliveryAttemptsTable {
@@ -218,18 +221,6 @@ export interface ResendReservationsTable {
   kind: Generated<string>;
 }
 
-/** A retry now in flight (retry-now-claims.ts; migration 0015): at most one per delivery. */
-export interface RetryNowClaimsTable {
-  delivery_id: string;
-  /** This claim's own id: a retry now that gives its claim back never takes a later one's. */
-  claim_id: string;
-  /** The delivery's attempts when it was accepted: the retry's own outcome is numbered after them. */
-  attempts_before: number;
-  claimed_at: Timestamp;
-  /** When it stops holding even if no outcome came (the endpoint's timeout and a margin after it was accepted). */
-  expires_at: Timestamp;
-}
-
 /** A partner's own change the API accepted, counted by the self-service limits (self-service-limits.ts); the API's own, not projected. */
 export interface SelfServiceChangesTable {
   change_id: string;
@@ -277,6 +268,7 @@ export interface DeliveryLogTables {
   webhook_replays: WebhookReplaysTable;
   resend_reservations: ResendReservationsTable;
   retry_now_claims: RetryNowClaimsTable;
+  retry_now_requests: RetryNowRequestsTable;
   self_service_changes: SelfServiceChangesTable;
   issued_credentials: IssuedCredentialsTable;
   projected_topics: ProjectedTopicsTable;

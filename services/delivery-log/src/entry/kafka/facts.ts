@@ -7,6 +7,7 @@ import { DeadLetterIdentityHeaders, TopicNames, headerText, sampledTraceIdOf, ty
 import { partnerFromRecord, type AdminAuditEntry, type Partner } from '@hookstream/partners';
 import { type AuditEntry, type CallbackOutcome, failureOf } from '@hookstream/dead-letters';
 import {
+  CallbackRequestHeaders,
   type CallbackRequestValue,
   type InboundRejectionValue,
   type InboundReplayValue,
@@ -44,7 +45,7 @@ interface Traced {
 
 export type Fact =
   | { kind: 'partner'; partnerId: string; partner: Partner | null }
-  | ({ kind: 'delivery'; request: CallbackRequestValue } & Traced)
+  | ({ kind: 'delivery'; request: CallbackRequestValue; publishedAt?: number | null; writtenAt?: number } & Traced)
   | ({ kind: 'attempt'; outcome: CallbackOutcome } & Position & Traced)
   | { kind: 'dead-letter'; deadLetter: DeadLetterFact; request: CallbackRequestValue | null }
   | { kind: 'replay'; replay: AuditEntry }
@@ -74,7 +75,14 @@ export function factOf(record: ProjectedRecord): Fact | null {
         partner: record.value === null ? null : partnerFromRecord(record.value as Record<string, unknown>),
       };
     case TopicNames.callbackRequests:
-      return { kind: 'delivery', request: record.value as CallbackRequestValue, traceId: sampledTraceIdOf(record.headers) };
+      return {
+        kind: 'delivery',
+        request: record.value as CallbackRequestValue,
+        publishedAt: publishedAtOf(record.headers),
+        // A retry now's request is the delivery's own again (its created_at the delivery's): when it was asked is when it was written.
+        writtenAt: record.timestamp,
+        traceId: sampledTraceIdOf(record.headers),
+      };
     case TopicNames.callbackOutcomes:
       return {
         kind: 'attempt',
@@ -119,6 +127,12 @@ export function factOf(record: ProjectedRecord): Fact | null {
     default:
       return null;
   }
+}
+
+/** The core system's publish time the fan-out copied onto a request (CallbackRequestHeaders.publishedAt); null when absent or not a time. */
+function publishedAtOf(headers: IHeaders | undefined): number | null {
+  const at = Number(headerText(headers, CallbackRequestHeaders.publishedAt));
+  return Number.isSafeInteger(at) && at > 0 ? at : null;
 }
 
 const positionOf = (record: ProjectedRecord): Required<Position> => ({

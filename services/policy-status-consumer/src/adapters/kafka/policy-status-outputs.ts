@@ -29,8 +29,8 @@ export interface SourceRecord {
 export class PolicyStatusOutputs {
   constructor(private readonly options: PolicyStatusOutputsOptions) {}
 
-  /** One callback-requests record per request, keyed by policy number. */
-  callbackRequests(requests: readonly CallbackRequestValue[]): Promise<OutputRecord[]> {
+  /** One callback-requests record per request, keyed by policy number; `source` is the policy-status record they were made from. */
+  callbackRequests(requests: readonly CallbackRequestValue[], source: SourceRecord): Promise<OutputRecord[]> {
     const { topics, codec } = this.options;
     return Promise.all(
       requests.map(async (request) => ({
@@ -43,6 +43,8 @@ export class PolicyStatusOutputs {
             [CallbackRequestHeaders.partnerId]: request.partner_id,
             [CallbackRequestHeaders.endpointId]: request.endpoint_id,
             [CallbackRequestHeaders.policyVersion]: String(request.policy_version),
+            // When the core system published the event: where the delivery log's timeline starts.
+            [CallbackRequestHeaders.publishedAt]: source.message.timestamp,
           },
         },
       })),

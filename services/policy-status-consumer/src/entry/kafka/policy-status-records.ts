@@ -44,7 +44,7 @@ export class PolicyStatusRecords {
       case 'dead-letter':
         return [await outputs.deadLetter(source, plan.errorClass, plan.reason, event)];
       case 'callbacks':
-        return outputs.callbackRequests(plan.requests);
+        return outputs.callbackRequests(plan.requests, source);
     }
   }
 }

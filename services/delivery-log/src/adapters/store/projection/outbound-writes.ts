@@ -11,10 +11,15 @@ import { insertChunked, lastByKey } from './batch-rows';
 type Trx = Transaction<DeliveryLogTables>;
 type FactOf<K extends Fact['kind']> = Extract<Fact, { kind: K }>;
 
-/** A delivery's request and the sampled trace its record carried (null: none, or a dead letter's copy). */
+/**
+ * A delivery's request, the sampled trace its record carried (null: none, or a dead letter's copy),
+ * the core system's publish time it carried (null: none) and its record's timestamp (absent: a dead letter's copy).
+ */
 export interface TracedRequest {
   request: CallbackRequestValue;
   traceId?: string | null;
+  publishedAt?: number | null;
+  writtenAt?: number;
 }
 
 /**
@@ -24,7 +29,7 @@ export interface TracedRequest {
  */
 export async function writeDeliveries(trx: Trx, requests: TracedRequest[]): Promise<void> {
   const retriedNow = requests.filter(({ request }) => request.trigger === 'RETRY_NOW');
-  const rowOf = ({ request: r, traceId }: TracedRequest): Insertable<DeliveriesTable> => ({
+  const rowOf = ({ request: r, traceId, publishedAt }: TracedRequest): Insertable<DeliveriesTable> => ({
     delivery_id: r.delivery_id,
     partner_id: r.partner_id,
     endpoint_id: r.endpoint_id,
@@ -37,6 +42,7 @@ export async function writeDeliveries(trx: Trx, requests: TracedRequest[]): Prom
     state: 'pending',
     test: r.trigger === 'TEST',
     trace_id: traceId ?? null,
+    published_at: publishedAt == null ? null : new Date(publishedAt),
   });
   await insertChunked(lastByKey(retriedNow, ({ request }) => request.delivery_id).map(rowOf), (chunk) =>
     trx
@@ -44,6 +50,19 @@ export async function writeDeliveries(trx: Trx, requests: TracedRequest[]): Prom
       .values(chunk)
       .onConflict((oc) => oc.column('delivery_id').doNothing())
       .execute(),
+  );
+  // When each was asked for (a step of the delivery's timeline): when the API wrote its record.
+  const asked = retriedNow.flatMap(({ request: r, writtenAt }) =>
+    writtenAt === undefined ? [] : [{ delivery_id: r.delivery_id, partner_id: r.partner_id, asked_at: new Date(writtenAt) }],
+  );
+  await insertChunked(
+    lastByKey(asked, (row) => `${row.delivery_id} ${row.asked_at.getTime()}`),
+    (chunk) =>
+      trx
+        .insertInto('retry_now_requests')
+        .values(chunk)
+        .onConflict((oc) => oc.columns(['delivery_id', 'asked_at']).doNothing())
+        .execute(),
   );
   const rows = lastByKey(
     requests.filter(({ request }) => request.trigger !== 'RETRY_NOW'),
@@ -60,6 +79,8 @@ export async function writeDeliveries(trx: Trx, requests: TracedRequest[]): Prom
           created_at: eb.ref('excluded.created_at'),
           // The request's trace, not the first attempt's (a row made from an attempt read first); a dead letter's request has none to give.
           trace_id: eb.fn.coalesce('excluded.trace_id', 'deliveries.trace_id'),
+          // Likewise the publish time: a replay's record (re-queued by `hookstream dlq replay`) does not carry it.
+          published_at: eb.fn.coalesce('excluded.published_at', 'deliveries.published_at'),
         })),
       )
       .execute(),

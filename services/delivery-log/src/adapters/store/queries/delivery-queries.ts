@@ -8,6 +8,7 @@ import type { DeliveriesTable, DeliveryAttemptsTable, DeliveryState, ReplaysTabl
 import { pageOf, type Page, type PageCursor } from './page';
 import { startsWith } from './prefix';
 import { verificationOf, type Verification } from '../../../domain/signature-explanation';
+import { deliveryTimeline, timeToDeliver, type TimelineStep } from '../../../domain/delivery-timeline';
 
 export interface DeliveryFilter {
   /** Only this partner's (always set for a partner; optional for operators). */
@@ -74,6 +75,10 @@ export interface DeliveryDetail extends DeliverySummary {
   replays: DeliveryReplay[];
   /** Null while the partner's outbound auth is unknown to the log (none, or not projected since migration 0004). */
   verification: Verification | null;
+  /** Every step it went through, in order (domain/delivery-timeline.ts). */
+  timeline: TimelineStep[];
+  /** From its first step to its delivery, in ms; null until delivered. */
+  time_to_deliver_ms: number | null;
 }
 
 export async function listDeliveries(db: DeliveryLogDb, filter: DeliveryFilter): Promise<Page<DeliverySummary>> {
@@ -99,12 +104,13 @@ export async function listDeliveries(db: DeliveryLogDb, filter: DeliveryFilter):
 export async function findDelivery(db: DeliveryLogDb, deliveryId: string, partnerId?: string): Promise<DeliveryDetail | undefined> {
   let query = db
     .selectFrom('deliveries')
-    .select([...SUMMARY_COLUMNS, 'body'])
+    .select([...SUMMARY_COLUMNS, 'body', 'published_at'])
     .where('delivery_id', '=', deliveryId);
   if (partnerId !== undefined) query = query.where('partner_id', '=', partnerId);
-  const delivery = await query.executeTakeFirst();
-  if (!delivery) return undefined;
-  const [attempts, replays, partner] = await Promise.all([
+  const row = await query.executeTakeFirst();
+  if (!row) return undefined;
+  const { published_at: publishedAt, ...delivery } = row;
+  const [attempts, replays, partner, retriesNow] = await Promise.all([
     db
       .selectFrom('delivery_attempts')
       .select(ATTEMPT_COLUMNS)
@@ -115,10 +121,19 @@ export async function findDelivery(db: DeliveryLogDb, deliveryId: string, partne
       .execute(),
     db.selectFrom('replays').select(REPLAY_COLUMNS).where('subject_id', '=', deliveryId).orderBy('replayed_at').execute(),
     db.selectFrom('partners').select('outbound_auth_public').where('partner_id', '=', delivery.partner_id).executeTakeFirst(),
+    db.selectFrom('retry_now_requests').select('asked_at').where('delivery_id', '=', deliveryId).orderBy('asked_at').execute(),
   ]);
   const auth = partner?.outbound_auth_public ?? null;
   // Outcomes that made no request (skips, dead-letterings, superseded) have no headers.
   const latestHeaders = attempts.findLast((a) => a.request_headers !== null)?.request_headers ?? null;
   const verification = auth === null ? null : verificationOf(auth, latestHeaders, delivery.body);
-  return { ...delivery, attempts, replays, verification };
+  const timeline = deliveryTimeline({
+    publishedAt,
+    // A row made from an attempt read before its request has no body yet, and its created_at is that attempt's.
+    fannedOutAt: delivery.body === null ? null : delivery.created_at,
+    attempts,
+    replayedAt: replays.filter((r) => r.outcome === 'replayed').map((r) => r.replayed_at),
+    retriedNowAt: retriesNow.map((r) => r.asked_at),
+  });
+  return { ...delivery, attempts, replays, verification, timeline, time_to_deliver_ms: timeToDeliver(timeline) };
 }

@@ -8,6 +8,7 @@ import { decodeCursor } from '../../../adapters/store/queries/page';
 import { isStorableTime, TIME_RANGE_MESSAGE } from '../../../adapters/store/storable-values';
 import { Verification } from './verification-schema';
 import { RetrySchedule } from './retry-schemas';
+import { timelineFields } from './timeline-schema';
 
 export const timestamp = z.iso.datetime({ offset: true }).meta({ description: 'RFC 3339 date-time', example: '2026-11-25T10:00:00Z' });
 
@@ -164,6 +165,7 @@ export const DeliveryDetail = DeliverySummary.extend({
       'How to verify its callbacks; null while your outbound auth is not known to the log (none configured, or not seen since it began keeping it)',
   }),
   retry_schedule: RetrySchedule.nullable().meta({ description: 'While failing: the retries left; null otherwise' }),
+  ...timelineFields,
 }).meta({ id: 'DeliveryDetail' });
 
 /** A page of a list: its items and the cursor of the next page. */
