@@ -91,6 +91,7 @@ async function stackUp(opts: { detach?: boolean; stateDir: string; cacheDir: str
       log: (l) => printLine(`  ${l}`),
       signal: interrupts.signal,
       brokers: opts.brokers,
+      traces: true,
     });
     // Whatever ends this (Ctrl-C, a JVM dying, an error here), the stack stops unless detached.
     let detached = false;

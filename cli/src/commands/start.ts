@@ -75,7 +75,7 @@ async function stackSettings(
     return { settings: running.settings, secrets: localSecrets(stateDir), stateDir, traces: running.traces };
   }
   printLine('starting the local stack (Kafka, Apicurio Registry, PostgreSQL and Jaeger)');
-  const started = await startStack({ stateDir, cacheDir: defaultCacheDir(), ports, log: (l) => printLine(`  ${l}`), signal });
+  const started = await startStack({ stateDir, cacheDir: defaultCacheDir(), ports, log: (l) => printLine(`  ${l}`), signal, traces: true });
   writeStackEnv(STACK_ENV_FILE, started.info);
   return { settings: started.info.settings, secrets: started.secrets, stateDir, started, traces: started.info.traces };
 }
@@ -148,7 +148,7 @@ export function startCommand(): Command {
           traces = 'pid' in started ? { otlpUrl: started.otlpUrl, uiUrl: started.uiUrl } : started;
         }
         // The console links each delivery's, attempt's and webhook's trace there, unless the environment names another store.
-        for (const [name, value] of Object.entries(traceSettings({ traces }))) env[name] ??= value;
+        for (const [name, value] of Object.entries(traceSettings({ traces }))) env[name] ||= value;
         throwIfInterrupted(signal);
         // The delivery log: a database of its own on the services' server (docs/delivery-log.md), unless the environment names one.
         if (!env.DELIVERY_LOG_DATABASE_URL && env.DATABASE_URL) {

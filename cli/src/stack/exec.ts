@@ -57,8 +57,8 @@ export async function execWithStack(command: string[], opts: ExecOptions): Promi
   try {
     stack = await stackForCommand(stateDir, opts, interrupts.signal);
     const env: NodeJS.ProcessEnv = { ...process.env, ...stack.settings };
-    // The environment's own keys, and its own trace collector, win over the local stack's.
-    for (const [name, value] of Object.entries({ ...stack.secrets, ...stack.traces })) env[name] ??= value;
+    // The environment's own keys, and its own trace collector, win over the local stack's (an empty one is unset, as for KAFKA_BROKERS).
+    for (const [name, value] of Object.entries({ ...stack.secrets, ...stack.traces })) env[name] ||= value;
     throwIfInterrupted(interrupts.signal);
     child = spawn(program, args, { stdio: 'inherit', env });
     return await exitCodeOf(child, program);

@@ -75,9 +75,9 @@ export interface NoJaeger {
 }
 
 /**
- * The local stack's Jaeger (`stack up`, `hookstream start`), its data in `dir`, on `ports` when
- * given (a restart on the recorded ones) or free ones. Built first when not cached and Go is on
- * PATH: a trace store is worth the one-time build, as for `start` and the tests. Never fails the
+ * The local stack's Jaeger (`stack up`, `hookstream start`), its data in `dir`, on free ports (a
+ * restart on the recorded ones is heal.ts's). Built first when not cached and Go is on PATH: a
+ * trace store is worth the one-time build, as for the tests. Never fails the
  * stack: when the environment already points traces elsewhere (OTEL_EXPORTER_OTLP_ENDPOINT), Go is
  * missing, the build fails or Jaeger does not start, it resolves with why there is none (and says
  * so); only an interrupt is thrown.

@@ -103,7 +103,7 @@ export const jaegerTraceUrl = (uiUrl: string) => `${uiUrl}/trace/{trace_id}`;
 
 /**
  * What a command or service run against the stack needs to trace into its Jaeger: none when it
- * runs without one. The environment's own (another collector) win: callers add these with `??=`.
+ * runs without one. The environment's own (another collector) win: callers add these only where it sets none.
  */
 export function traceSettings(info: Pick<StackRunInfo, 'traces'>): {
   OTEL_EXPORTER_OTLP_ENDPOINT?: string;

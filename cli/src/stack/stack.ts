@@ -33,8 +33,9 @@ export interface StartStackOptions {
   /** Kafka nodes: 1, or 3 for a cluster with three replicas of every topic (kafka-cluster.ts). Default 1. */
   brokers?: number;
   /**
-   * Whether to run Jaeger, the trace store, beside it (jaeger.ts; built once when not cached). Default
-   * true; `stack exec --ephemeral` passes false unless asked: see exec.ts.
+   * Whether to run Jaeger, the trace store, beside it (jaeger.ts; built once when not cached): what
+   * `stack up` and `start` do, and `stack exec --ephemeral` only when asked (exec.ts). Default false,
+   * so a test's own stack runs none.
    */
   traces?: boolean;
   /** The environment deciding whether traces go elsewhere (OTEL_EXPORTER_OTLP_ENDPOINT) and where Jaeger is. Default process.env. */
@@ -90,7 +91,7 @@ export async function startStack(options: StartStackOptions): Promise<RunningSta
       readyTimeoutMs: options.readyTimeoutMs ?? 120_000,
       signal,
       log,
-      traces: options.traces ?? true,
+      traces: options.traces ?? false,
       cacheDir: options.cacheDir,
       env: options.env ?? process.env,
     });
@@ -246,7 +247,7 @@ async function launch(l: Launch): Promise<RunningStack> {
     // Last, once the rest serves: a trace store missing or failing never fails the stack (jaeger.ts).
     const jaeger = l.traces
       ? await startLocalJaeger({ cacheDir: l.cacheDir, dir: path.join(stateDir, 'jaeger'), env: l.env, log, signal })
-      : { none: 'not started with this stack (`stack exec --ephemeral` runs one only with --traces)' };
+      : { none: 'not asked for (`stack exec --ephemeral` runs one only with --traces)' };
     if ('pid' in jaeger) started.push(['jaeger', jaeger]);
     recordTraces(info, jaeger);
     writeRunInfo(info);
