@@ -39,8 +39,10 @@ const say = (line: string) => process.stderr.write(`${line}\n`);
  * fails, or this process is interrupted. Resolves with the exit code to pass on.
  *
  * A stack that runs Jaeger has the command trace into it (OTEL_EXPORTER_OTLP_ENDPOINT). A fresh
- * --ephemeral one (every test run) starts none unless `traces` asks: the services of every test
- * would then trace, at +5 % CPU per delivery (docs/benchmarks.md), and start a second later.
+ * --ephemeral one (every test run) starts none unless `traces` asks. Jaeger itself would cost
+ * little (ready in 0.2-0.4 s, 30-50 ms of CPU, loaded machine, 2026-11-29), but every service
+ * every test starts would then load the OpenTelemetry SDK and trace every record, at +9 % CPU per
+ * delivery (docs/benchmarks.md), for spans nobody reads: the tests that read traces run a Jaeger of their own.
  */
 export async function execWithStack(command: string[], opts: ExecOptions): Promise<number> {
   const [program, ...args] = command;
