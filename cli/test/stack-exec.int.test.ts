@@ -6,8 +6,8 @@ import { existsSync } from 'node:fs';
 import { waitFor } from '../../test/helpers/infrastructure';
 import { CLI, listensOn, processesMentioning, runCli, startNode } from '../../test/helpers/processes';
 
-// Empty settings: exec must start a stack of its own, not use the test run's.
-const env = { ...process.env, KAFKA_BROKERS: '', SCHEMA_REGISTRY_URL: '', DATABASE_URL: '' };
+// Empty settings: exec must start a stack of its own, not use the test run's (nor a trace collector of the environment).
+const env = { ...process.env, KAFKA_BROKERS: '', SCHEMA_REGISTRY_URL: '', DATABASE_URL: '', OTEL_EXPORTER_OTLP_ENDPOINT: '' };
 
 /** Prints KAFKA_BROKERS, then DATABASE_URL and what its server answers to `select 1`, then exits 7. */
 const PRINT_SETTINGS = `
@@ -40,6 +40,29 @@ describe('hookstream stack exec --ephemeral', () => {
     expect(processesMentioning(stateDir!)).toEqual([]);
     expect(await listensOn(port)).toBe(false);
     expect(existsSync(stateDir!)).toBe(false);
+    // No trace store unless asked: every test's services would trace (see the next test).
+    expect(result.stderr).not.toMatch(/jaeger/i);
+  }, 180_000);
+
+  test("when --traces is given, then the command traces into the fresh stack's Jaeger, which is gone after it", async () => {
+    const printTraces = `
+      const { OTEL_EXPORTER_OTLP_ENDPOINT: otlp, DELIVERY_LOG_TRACE_URL: link } = process.env;
+      const ui = link.replace('/trace/{trace_id}', '');
+      fetch(ui + '/api/services').then((r) => console.log(otlp, link, r.status));
+    `;
+    const result = await runCli(['stack', 'exec', '--ephemeral', '--traces', '--', process.execPath, '-e', printTraces], {
+      env,
+      timeoutMs: 180_000,
+    });
+    expect(result.code).toBe(0);
+    const [otlp, link, answered] = result.stdout.trim().split(' ');
+    expect(otlp).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(link).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/trace\/\{trace_id\}$/);
+    expect(answered).toBe('200');
+    expect(result.stderr).toMatch(/jaeger: ready at http:\/\/127\.0\.0\.1:\d+, OTLP at /);
+    const stateDir = /local stack in (\S+)/.exec(result.stderr)![1]!;
+    expect(processesMentioning(stateDir)).toEqual([]);
+    expect(await listensOn(Number(new URL(otlp!).port))).toBe(false);
   }, 180_000);
 
   test('when interrupted while the command runs, then the command and the stack stop and nothing is left', async () => {

@@ -1,7 +1,7 @@
 /**
  * `hookstream stack up` heals a stack of which one part died: `stack status` names the part
  * that is down, and `stack up --detach` starts it again on the same ports with the same data.
- * Starts a real Kafka, registry and PostgreSQL of its own, on free ports.
+ * Starts a real Kafka, registry, PostgreSQL and Jaeger of its own, on free ports.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -18,9 +18,15 @@ interface Status {
   healthy: boolean;
   down: string[];
   settings: { KAFKA_BROKERS: string; SCHEMA_REGISTRY_URL: string; DATABASE_URL: string };
-  processes: { kafka: number; registry: number; postgres: number };
+  processes: { kafka: number; registry: number; postgres: number; jaeger: number };
   ports: Record<string, number>;
+  traces: { otlpUrl: string; uiUrl: string };
+  health: { jaeger?: { ok: boolean; detail: string } };
 }
+
+type Part = keyof Status['processes'];
+/** The port `stack up` names when it starts a part again: Jaeger's UI for Jaeger. */
+const portOf = (status: Status, part: Part) => status.ports[part === 'jaeger' ? 'jaegerUi' : part];
 
 describe('hookstream stack up heals', () => {
   const stateDir = mkdtempSync(path.join(os.tmpdir(), 'hookstream-heal-test-'));
@@ -59,7 +65,7 @@ describe('hookstream stack up heals', () => {
     }
   }
 
-  async function killAndHeal(part: 'kafka' | 'registry' | 'postgres', before: Status): Promise<Status> {
+  async function killAndHeal(part: Part, before: Status): Promise<Status> {
     const pid = before.processes[part];
     process.kill(pid, 'SIGKILL');
     await waitFor(() => !isStackProcess(pid, stateDir), `${part} to be gone`);
@@ -75,7 +81,7 @@ describe('hookstream stack up heals', () => {
     process.stdout.write(`${part} killed: \`stack up --detach\` had it serving again in ${((Date.now() - began) / 1000).toFixed(1)} s\n`);
     expect(up.code).toBe(0);
     expect(up.stdout).toMatch(
-      new RegExp(`${part} of the stack in .* is down; starting it again at 127\\.0\\.0\\.1:${before.ports[part]}(?!\\d)`),
+      new RegExp(`${part} of the stack in .* is down; starting it again at 127\\.0\\.0\\.1:${portOf(before, part)}(?!\\d)`),
     );
     expect(up.stdout).not.toContain('already running');
 
@@ -85,7 +91,7 @@ describe('hookstream stack up heals', () => {
     return after;
   }
 
-  test('when the broker, then the registry, then PostgreSQL is killed, then status names it and up brings it back on the same ports with its data', async () => {
+  test('when the broker, then the registry, then PostgreSQL, then Jaeger is killed, then status names it and up brings it back on the same ports with its data', async () => {
     expect((await cli('stack', 'up', '--detach')).code).toBe(0);
     const first = await status();
     const admin = adminAt(first.settings.KAFKA_BROKERS);
@@ -112,12 +118,24 @@ describe('hookstream stack up heals', () => {
     expect(await query(afterPostgres.settings.DATABASE_URL, 'select id from kept_across_heals')).toEqual([{ id: 'kept' }]);
     expect(afterPostgres.processes.registry).toBe(afterRegistry.processes.registry);
 
+    // Jaeger, the trace store, is a part like the others: on the same ports, so the services' OTLP endpoint holds.
+    expect(first.health.jaeger).toMatchObject({ ok: true });
+    expect(first.traces).toEqual({
+      otlpUrl: `http://127.0.0.1:${first.ports.jaegerOtlp}`,
+      uiUrl: `http://127.0.0.1:${first.ports.jaegerUi}`,
+    });
+    const afterJaeger = await killAndHeal('jaeger', afterPostgres);
+    expect(afterJaeger.traces).toEqual(first.traces);
+    expect((await fetch(`${afterJaeger.traces.uiUrl}/api/services`)).status).toBe(200);
+
     // Whole again: up changes nothing, down stops the parts started again too.
     expect((await cli('stack', 'up', '--detach')).stdout).toContain('already running');
+    const jaegerPid = afterJaeger.processes.jaeger;
     expect((await cli('stack', 'down')).stdout).toMatch(
       new RegExp(
-        `stopped registry \\(pid ${afterRegistry.processes.registry}.*postgres \\(pid ${afterPostgres.processes.postgres}.*kafka \\(pid ${afterKafka.processes.kafka}`,
+        `stopped jaeger \\(pid ${jaegerPid}.*registry \\(pid ${afterRegistry.processes.registry}.*postgres \\(pid ${afterPostgres.processes.postgres}.*kafka \\(pid ${afterKafka.processes.kafka}`,
       ),
     );
+    expect(isStackProcess(jaegerPid, stateDir)).toBe(false);
   }, 400_000);
 });

@@ -22,6 +22,7 @@ describe('hookstream stack', () => {
     KAFKA_BROKERS: '',
     SCHEMA_REGISTRY_URL: '',
     DATABASE_URL: '',
+    OTEL_EXPORTER_OTLP_ENDPOINT: '',
   };
   const cli = (...args: string[]) => runCli([...args, '--state-dir', stateDir], { env, timeoutMs: 240_000 });
 
@@ -65,6 +66,9 @@ describe('hookstream stack', () => {
     expect(saved).toMatch(/^KAFKA_BROKERS=127\.0\.0\.1:\d+$/m);
     expect(saved).toMatch(/^SCHEMA_REGISTRY_URL=http:\/\/127\.0\.0\.1:\d+\/apis\/ccompat\/v7$/m);
     expect(saved).toMatch(/^DATABASE_URL=postgres:\/\/hookstream:hookstream@127\.0\.0\.1:\d+\/hookstream$/m);
+    // Its Jaeger: where the services export spans, and the console's link to a trace.
+    expect(saved).toMatch(/^OTEL_EXPORTER_OTLP_ENDPOINT=http:\/\/127\.0\.0\.1:\d+$/m);
+    expect(saved).toMatch(/^DELIVERY_LOG_TRACE_URL=http:\/\/127\.0\.0\.1:\d+\/trace\/\{trace_id\}$/m);
 
     const status = await cli('stack', 'status', '--json');
     // With its output: a part found unhealthy says why.
@@ -73,10 +77,10 @@ describe('hookstream stack', () => {
     expect(info).toMatchObject({
       running: true,
       healthy: true,
-      health: { kafka: { ok: true }, registry: { ok: true }, postgres: { ok: true } },
+      health: { kafka: { ok: true }, registry: { ok: true }, postgres: { ok: true }, jaeger: { ok: true } },
     });
     const pids = Object.values(info.processes as Record<string, number>);
-    expect(pids).toHaveLength(3);
+    expect(pids).toHaveLength(4);
 
     // Data written now must survive a restart: a topic in Kafka, a schema in the registry, a table in PostgreSQL.
     const client = new Client({ connectionString: info.settings.DATABASE_URL as string });
@@ -99,18 +103,18 @@ describe('hookstream stack', () => {
         '--',
         process.execPath,
         '-e',
-        'console.log(process.env.KAFKA_BROKERS, Boolean(process.env.HOOKSTREAM_SECRETS_KEYS), process.env.DATABASE_URL)',
+        'console.log(process.env.KAFKA_BROKERS, Boolean(process.env.HOOKSTREAM_SECRETS_KEYS), process.env.DATABASE_URL, process.env.OTEL_EXPORTER_OTLP_ENDPOINT)',
       ],
       { env: { ...env, HOOKSTREAM_STATE_DIR: stateDir }, timeoutMs: 60_000 },
     );
     expect(exec.code).toBe(0);
     expect(exec.stderr).toContain(`using the local stack already running from ${stateDir}`);
-    expect(exec.stdout.trim()).toBe(`${info.settings.KAFKA_BROKERS} true ${info.settings.DATABASE_URL}`);
+    expect(exec.stdout.trim()).toBe(`${info.settings.KAFKA_BROKERS} true ${info.settings.DATABASE_URL} ${info.traces.otlpUrl}`);
     for (const pid of pids) expect(() => process.kill(pid, 0)).not.toThrow();
 
     const down = await cli('stack', 'down');
     expect(down.code).toBe(0);
-    expect(down.stdout).toMatch(/stopped registry .*postgres .*kafka/);
+    expect(down.stdout).toMatch(/stopped jaeger .*registry .*postgres .*kafka/);
     for (const pid of pids) expect(() => process.kill(pid, 0)).toThrow();
     expect(processesMentioning(stateDir)).toEqual([]);
     expect(await listensOn(info.ports.postgres as number)).toBe(false);

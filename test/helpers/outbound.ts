@@ -90,7 +90,8 @@ export class PolicyEvents {
     this.topic = topicCatalogue({ prefix }).find((t) => t.name === 'policy-status')!;
   }
 
-  async publish(events: unknown[]): Promise<void> {
+  /** Publishes `events`, each record with `headers` (a core system's `traceparent`, say) when given. */
+  async publish(events: unknown[], headers?: Record<string, string>): Promise<void> {
     if (!this.producer) {
       await this.codec.registerTopics([this.topic]);
       this.producer = this.kafka.producer();
@@ -99,7 +100,7 @@ export class PolicyEvents {
     const messages = await Promise.all(
       events.map(async (input) => {
         const event = parsePolicyEventJson(input);
-        return { key: event.policy.policy_number, value: await this.codec.encode(this.topic.topic, event) };
+        return { key: event.policy.policy_number, value: await this.codec.encode(this.topic.topic, event), ...(headers && { headers }) };
       }),
     );
     await this.producer.send({ topic: this.topic.topic, messages });

@@ -154,6 +154,8 @@ export function isolatedStackEnv(envFile: string): NodeJS.ProcessEnv {
     SCHEMA_REGISTRY_URL: '',
     DATABASE_URL: '',
     DELIVERY_LOG_DATABASE_URL: '',
+    // Nor another trace collector: the stack then runs its own Jaeger.
+    OTEL_EXPORTER_OTLP_ENDPOINT: '',
   };
 }
 

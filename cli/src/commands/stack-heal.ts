@@ -3,7 +3,7 @@ import { STACK_ENV_FILE } from '../paths';
 import type { EndpointHealth } from '../stack/health';
 import { partEndpoint, partsDown, restartStackPart } from '../stack/heal';
 import { watchInterrupts } from '../stack/interruption';
-import { readRunInfo, type StackRunInfo } from '../stack/run-info';
+import { readRunInfo, traceSettings, type StackRunInfo } from '../stack/run-info';
 import { writeStackEnv } from '../stack/stack-env';
 
 /** One part `stack status` found down, and why. */
@@ -19,6 +19,8 @@ export function partsFoundDown(health: {
   registry: EndpointHealth;
   postgres?: EndpointHealth;
   kafkaNodes?: Array<EndpointHealth & { nodeId: number }> | undefined;
+  /** Absent when the stack runs no Jaeger. */
+  jaeger?: EndpointHealth | undefined;
 }): PartDown[] {
   const nodes = (health.kafkaNodes ?? [])
     .filter((node) => !node.ok)
@@ -28,6 +30,7 @@ export function partsFoundDown(health: {
     ...nodes,
     ...(health.registry.ok ? [] : [{ part: 'registry', detail: health.registry.detail }]),
     ...(!health.postgres || health.postgres.ok ? [] : [{ part: 'postgres', detail: health.postgres.detail }]),
+    ...(!health.jaeger || health.jaeger.ok ? [] : [{ part: 'jaeger', detail: health.jaeger.detail }]),
   ];
 }
 
@@ -70,6 +73,8 @@ export async function healStack(info: StackRunInfo, options: { stateDir: string;
   printLine(`KAFKA_BROKERS=${healed.settings.KAFKA_BROKERS}`);
   printLine(`SCHEMA_REGISTRY_URL=${healed.settings.SCHEMA_REGISTRY_URL}`);
   if (healed.settings.DATABASE_URL) printLine(`DATABASE_URL=${healed.settings.DATABASE_URL}`);
+  const traces = traceSettings(healed);
+  if (traces.OTEL_EXPORTER_OTLP_ENDPOINT) printLine(`OTEL_EXPORTER_OTLP_ENDPOINT=${traces.OTEL_EXPORTER_OTLP_ENDPOINT}`);
   printLine(`healed in ${((Date.now() - began) / 1000).toFixed(1)} s; running in the background; stop with \`hookstream stack down\``);
   return true;
 }

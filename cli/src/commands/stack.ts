@@ -2,18 +2,17 @@ import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { Command, Option } from 'commander';
 import { StackError } from '@hookstream/errors';
-import { formatTable, printJson, printLine } from '../output';
+import { formatTable, printLine } from '../output';
 import { STACK_ENV_FILE } from '../paths';
 import { defaultCacheDir } from '../stack/artifacts';
 import { execWithStack } from '../stack/exec';
 import { markStopping } from '../stack/heal';
-import { describeDown, healStack, partsFoundDown } from './stack-heal';
-import { checkClusterNodes, clusterNodeRows, clusterProcess } from '../stack/cluster-health';
-import { checkKafka, checkPostgres, checkRegistry, type EndpointHealth } from '../stack/health';
+import { healStack } from './stack-heal';
+import { stackStatus } from './stack-status';
 import { throwIfInterrupted, watchInterrupts } from '../stack/interruption';
 import { parseBrokerCount } from '../stack/kafka-cluster';
 import { PORTS_HELP, portPreference } from '../stack/ports';
-import { livePids, readRunInfo, recordedProcesses, type RecordedProcess } from '../stack/run-info';
+import { livePids, readRunInfo, traceSettings } from '../stack/run-info';
 import { startStack, stopStack, type RunningStack, type StoppedProcess } from '../stack/stack';
 import { removeStackEnvOf, writeStackEnv } from '../stack/stack-env';
 import { defaultStateDir, startInProgress, wipeRefusal } from '../stack/state-dir';
@@ -42,11 +41,13 @@ function printSettings(stack: RunningStack): void {
       ['KAFKA_BROKERS', info.settings.KAFKA_BROKERS],
       ['SCHEMA_REGISTRY_URL', info.settings.SCHEMA_REGISTRY_URL],
       ['DATABASE_URL', info.settings.DATABASE_URL ?? ''],
+      ...Object.entries(traceSettings(info)),
     ]),
   );
   printLine();
   printLine(`saved to ${STACK_ENV_FILE}; state in ${info.stateDir}`);
-  printLine(`logs: ${info.logs.kafka}, ${info.logs.registry}, ${info.logs.postgres}`);
+  if (info.traces) printLine('uiUrl' in info.traces ? `traces: Jaeger UI at ${info.traces.uiUrl}` : `traces: none (${info.traces.none})`);
+  printLine(`logs: ${[info.logs.kafka, info.logs.registry, info.logs.postgres, info.logs.jaeger].filter(Boolean).join(', ')}`);
 }
 
 /** "registry (pid 12, stopped), kafka (pid 11, killed)": what was running and how it ended. */
@@ -75,6 +76,7 @@ async function stackUp(opts: { detach?: boolean; stateDir: string; cacheDir: str
     printLine(`KAFKA_BROKERS=${running.settings.KAFKA_BROKERS}`);
     printLine(`SCHEMA_REGISTRY_URL=${running.settings.SCHEMA_REGISTRY_URL}`);
     if (running.settings.DATABASE_URL) printLine(`DATABASE_URL=${running.settings.DATABASE_URL}`);
+    for (const [name, value] of Object.entries(traceSettings(running))) printLine(`${name}=${value}`);
     writeStackEnv(STACK_ENV_FILE, running);
     return;
   }
@@ -89,6 +91,7 @@ async function stackUp(opts: { detach?: boolean; stateDir: string; cacheDir: str
       log: (l) => printLine(`  ${l}`),
       signal: interrupts.signal,
       brokers: opts.brokers,
+      traces: true,
     });
     // Whatever ends this (Ctrl-C, a JVM dying, an error here), the stack stops unless detached.
     let detached = false;
@@ -130,77 +133,6 @@ async function stackDown(opts: { stateDir: string }): Promise<void> {
   printLine(stopped ? `stopped ${stopped}` : 'nothing was running');
 }
 
-/** Health of a recorded component: DOWN, without asking, when its process is dead. */
-async function componentHealth(process: RecordedProcess, check: () => Promise<EndpointHealth>): Promise<EndpointHealth> {
-  return process.alive ? check() : { ok: false, detail: `process ${process.pid} is dead` };
-}
-
-const aliveOf = (p: Record<'kafka' | 'registry' | 'postgres', RecordedProcess>) => ({
-  kafka: p.kafka.alive,
-  registry: p.registry.alive,
-  postgres: p.postgres.alive,
-});
-const pidCell = (p: RecordedProcess) => `pid ${p.pid}${p.alive ? '' : ' (dead)'}`;
-
-async function stackStatus(opts: { json?: boolean; stateDir: string }): Promise<void> {
-  const info = readRunInfo(opts.stateDir);
-  const processes = info && recordedProcesses(info, opts.stateDir);
-  // A cluster runs while any of its nodes does.
-  if (info?.cluster && processes) processes.kafka = clusterProcess(info.cluster, opts.stateDir);
-  if (!info || !processes || (!processes.kafka.alive && !processes.registry.alive && !processes.postgres.alive)) {
-    if (opts.json)
-      printJson({ running: false, stateDir: opts.stateDir, ...(info ? { processes: info.processes, alive: aliveOf(processes!) } : {}) });
-    else {
-      const { kafka, registry, postgres } = processes ?? {};
-      const dead = processes
-        ? `; recorded kafka pid ${kafka?.pid}, registry pid ${registry?.pid} and postgres pid ${postgres?.pid} are dead`
-        : '';
-      printLine(`not running (state in ${opts.stateDir}${dead})`);
-    }
-    process.exitCode = ExitCodes.STACK_NOT_RUNNING;
-    return;
-  }
-  const databaseUrl = info.settings.DATABASE_URL ?? '';
-  const [kafka, registry, postgres, kafkaNodes] = await Promise.all([
-    componentHealth(processes.kafka, () => checkKafka(info.settings.KAFKA_BROKERS)),
-    componentHealth(processes.registry, () => checkRegistry(info.settings.SCHEMA_REGISTRY_URL)),
-    componentHealth(processes.postgres, () => checkPostgres(databaseUrl)),
-    info.cluster ? checkClusterNodes(info.cluster, opts.stateDir) : undefined,
-  ]);
-  const healthy = kafka.ok && registry.ok && postgres.ok && (kafkaNodes ?? []).every((node) => node.ok);
-  const down = partsFoundDown({ kafka, registry, postgres, kafkaNodes });
-  if (opts.json) {
-    printJson({
-      running: true,
-      healthy,
-      down: down.map((d) => d.part),
-      ...info,
-      alive: aliveOf(processes),
-      health: { kafka, registry, postgres, ...(kafkaNodes && { kafkaNodes }) },
-    });
-  } else {
-    printLine(
-      formatTable([
-        ['component', 'health', 'endpoint', 'detail'],
-        ['kafka', kafka.ok ? 'up' : 'DOWN', `PLAINTEXT://${info.settings.KAFKA_BROKERS}`, kafka.detail],
-        ...(kafkaNodes
-          ? clusterNodeRows(kafkaNodes)
-          : [['kafka controller', '-', `CONTROLLER://127.0.0.1:${info.ports.kafkaController}`, pidCell(processes.kafka)]]),
-        ['registry', registry.ok ? 'up' : 'DOWN', info.settings.SCHEMA_REGISTRY_URL, registry.detail],
-        ['registry management', '-', `http://127.0.0.1:${info.ports.registryManagement}`, pidCell(processes.registry)],
-        ['postgres', postgres.ok ? 'up' : 'DOWN', `127.0.0.1:${info.ports.postgres}`, `${postgres.detail}; ${pidCell(processes.postgres)}`],
-      ]),
-    );
-    printLine();
-    printLine(`KAFKA_BROKERS=${info.settings.KAFKA_BROKERS}`);
-    printLine(`SCHEMA_REGISTRY_URL=${info.settings.SCHEMA_REGISTRY_URL}`);
-    printLine(`DATABASE_URL=${databaseUrl}`);
-    printLine(`state: ${info.stateDir}; started ${info.startedAt}; Kafka ${info.versions.kafka}, Apicurio ${info.versions.apicurio}`);
-    for (const line of describeDown(down)) printLine(line);
-  }
-  if (!healthy) process.exitCode = ExitCodes.STACK_UNHEALTHY;
-}
-
 function stackWipe(opts: { stateDir: string }): void {
   const { stateDir } = opts;
   if (livePids(readRunInfo(stateDir), stateDir).length > 0) {
@@ -219,14 +151,14 @@ function stackWipe(opts: { stateDir: string }): void {
 
 export function stackCommand(): Command {
   const stack = new Command('stack')
-    .description('the local Kafka broker, schema registry and PostgreSQL (no Docker needed)')
+    .description('the local Kafka broker, schema registry, PostgreSQL and Jaeger (no Docker needed)')
     .enablePositionalOptions();
 
   stack
     .command('up')
     .description(
-      'fetch (once) and start Kafka (KRaft), Apicurio Registry and PostgreSQL on loopback; Ctrl-C stops them. ' +
-        'Nothing is started when KAFKA_BROKERS and SCHEMA_REGISTRY_URL are both set',
+      'fetch (once) and start Kafka (KRaft), Apicurio Registry, PostgreSQL and Jaeger (the trace store; built once with Go, ' +
+        'else left out) on loopback; Ctrl-C stops them. Nothing is started when KAFKA_BROKERS and SCHEMA_REGISTRY_URL are both set',
     )
     .option('--detach', 'leave them running in the background and return')
     .addOption(brokersOption())
@@ -237,7 +169,7 @@ export function stackCommand(): Command {
 
   stack
     .command('down')
-    .description('stop the local stack; nothing is left running (data is kept: see `stack wipe`)')
+    .description('stop the local stack, Jaeger too; nothing is left running (data is kept: see `stack wipe`; traces were in memory)')
     .addOption(stateDirOption())
     .action(stackDown);
 
@@ -261,14 +193,20 @@ export function stackCommand(): Command {
     .command('exec')
     .description(
       'run a command with KAFKA_BROKERS, SCHEMA_REGISTRY_URL and DATABASE_URL set: those of the environment when the first two are set, ' +
-        'else the stack running from the state dir, else one started for the command and stopped after it',
+        'else the stack running from the state dir, else one started for the command and stopped after it; ' +
+        'OTEL_EXPORTER_OTLP_ENDPOINT and DELIVERY_LOG_TRACE_URL too when that stack runs Jaeger (unless the environment sets them)',
     )
     .option('--ephemeral', 'use fresh, throwaway state and free ports (tests); otherwise the persistent state dir')
+    .addOption(
+      new Option('--traces', 'with --ephemeral: run Jaeger in the fresh stack too (a stack started otherwise always runs it)').env(
+        'HOOKSTREAM_STACK_TRACES',
+      ),
+    )
     .addOption(brokersOption())
     .addOption(cacheDirOption())
     .argument('<command...>', 'the command and its arguments (put them after --)')
     .passThroughOptions()
-    .action(async (command: string[], opts: { ephemeral?: boolean; cacheDir: string; brokers?: number }) => {
+    .action(async (command: string[], opts: { ephemeral?: boolean; traces?: boolean; cacheDir: string; brokers?: number }) => {
       process.exitCode = await execWithStack(command, opts);
     });
 

@@ -9,7 +9,7 @@ import { startLocalJaeger, type RunningJaeger } from '../stack/jaeger';
 import { untilStackServes } from '../stack/health';
 import { throwIfInterrupted, untilAborted, watchInterrupts } from '../stack/interruption';
 import { PORTS_HELP, pickPort, portPreference, type PortPreference } from '../stack/ports';
-import { livePids, readRunInfo, type StackSettings } from '../stack/run-info';
+import { livePids, readRunInfo, traceSettings, type StackRunInfo, type StackSettings } from '../stack/run-info';
 import { startStack, stopStack, type RunningStack } from '../stack/stack';
 import { removeStackEnvOf, writeStackEnv } from '../stack/stack-env';
 import { defaultStateDir, localSecrets } from '../stack/state-dir';
@@ -61,7 +61,7 @@ async function ensureTopics(env: NodeJS.ProcessEnv, signal: AbortSignal): Promis
 async function stackSettings(
   ports: PortPreference,
   signal: AbortSignal,
-): Promise<{ settings: StackSettings; secrets: object; stateDir?: string; started?: RunningStack }> {
+): Promise<{ settings: StackSettings; secrets: object; stateDir?: string; started?: RunningStack; traces?: StackRunInfo['traces'] }> {
   const { KAFKA_BROKERS, SCHEMA_REGISTRY_URL } = process.env;
   if (KAFKA_BROKERS && SCHEMA_REGISTRY_URL) {
     printLine('using KAFKA_BROKERS and SCHEMA_REGISTRY_URL from the environment');
@@ -72,12 +72,12 @@ async function stackSettings(
   if (running && livePids(running, stateDir).length > 0) {
     printLine(`using the local stack already running from ${stateDir}`);
     await untilStackServes(running.settings, stateDir, signal, printLine);
-    return { settings: running.settings, secrets: localSecrets(stateDir), stateDir };
+    return { settings: running.settings, secrets: localSecrets(stateDir), stateDir, traces: running.traces };
   }
-  printLine('starting the local stack (Kafka, Apicurio Registry and PostgreSQL)');
-  const started = await startStack({ stateDir, cacheDir: defaultCacheDir(), ports, log: (l) => printLine(`  ${l}`), signal });
+  printLine('starting the local stack (Kafka, Apicurio Registry, PostgreSQL and Jaeger)');
+  const started = await startStack({ stateDir, cacheDir: defaultCacheDir(), ports, log: (l) => printLine(`  ${l}`), signal, traces: true });
   writeStackEnv(STACK_ENV_FILE, started.info);
-  return { settings: started.info.settings, secrets: started.secrets, stateDir, started };
+  return { settings: started.info.settings, secrets: started.secrets, stateDir, started, traces: started.info.traces };
 }
 
 /** A postgres:// URL without its password, for the summary ("(unset)" when there is none). */
@@ -98,7 +98,7 @@ function checkSharedSettings(env: NodeJS.ProcessEnv, logLevel: string): void {
 export function startCommand(): Command {
   return new Command('start')
     .description(
-      'run the whole system: local Kafka, registry and PostgreSQL, topics, the five services and a demo partner endpoint; Ctrl-C stops everything',
+      'run the whole system: local Kafka, registry, PostgreSQL and Jaeger, topics, the five services and a demo partner endpoint; Ctrl-C stops everything',
     )
     .option('--log-level <level>', 'LOG_LEVEL of the services', 'info')
     .addHelpText('after', PORTS_HELP)
@@ -113,7 +113,8 @@ export function startCommand(): Command {
       let stackSupervision: ReturnType<typeof superviseStack> | undefined;
       const services: SupervisedService[] = [];
       let demo: Awaited<ReturnType<typeof startDemoPartner>> | undefined;
-      let jaeger: RunningJaeger | undefined;
+      // Only with the environment's Kafka and registry: a local stack runs its own Jaeger.
+      let ownJaeger: RunningJaeger | undefined;
       try {
         const chosen = await stackSettings(ports, signal);
         stack = chosen.started;
@@ -132,14 +133,22 @@ export function startCommand(): Command {
           ...settings,
           LOG_LEVEL: opts.logLevel,
         };
-        // Jaeger, the trace store: the services export their spans to it (docs/tracing.md).
-        const jaegerDir = path.join(path.dirname(defaultStateDir()), 'jaeger');
-        jaeger = await startLocalJaeger({ cacheDir: defaultCacheDir(), dir: jaegerDir, env, log: printLine, signal });
-        if (jaeger) {
-          env.OTEL_EXPORTER_OTLP_ENDPOINT = jaeger.otlpUrl;
-          // The console links each delivery's, attempt's and webhook's trace there, unless the environment names another store.
-          env.DELIVERY_LOG_TRACE_URL ??= `${jaeger.uiUrl}/trace/{trace_id}`;
+        // Jaeger, the trace store: the services export their spans to it (docs/tracing.md). The local
+        // stack's (stack.ts); with the environment's Kafka and registry, one of start's own, started the same way.
+        let traces = chosen.traces;
+        if (!chosen.stateDir) {
+          const started = await startLocalJaeger({
+            cacheDir: defaultCacheDir(),
+            dir: path.join(path.dirname(defaultStateDir()), 'jaeger'),
+            env,
+            log: printLine,
+            signal,
+          });
+          ownJaeger = 'pid' in started ? started : undefined;
+          traces = 'pid' in started ? { otlpUrl: started.otlpUrl, uiUrl: started.uiUrl } : started;
         }
+        // The console links each delivery's, attempt's and webhook's trace there, unless the environment names another store.
+        for (const [name, value] of Object.entries(traceSettings({ traces }))) env[name] ||= value;
         throwIfInterrupted(signal);
         // The delivery log: a database of its own on the services' server (docs/delivery-log.md), unless the environment names one.
         if (!env.DELIVERY_LOG_DATABASE_URL && env.DATABASE_URL) {
@@ -204,7 +213,7 @@ export function startCommand(): Command {
             ['state and delivery log stored in', `PostgreSQL: ${redacted(env.DATABASE_URL)}, ${redacted(env.DELIVERY_LOG_DATABASE_URL)}`],
             ['Kafka', settings.KAFKA_BROKERS],
             ['schema registry', settings.SCHEMA_REGISTRY_URL],
-            ['traces (Jaeger UI)', jaeger ? jaeger.uiUrl : 'none (see above)'],
+            ['traces (Jaeger UI)', !traces ? 'none' : 'uiUrl' in traces ? traces.uiUrl : `none: ${traces.none}`],
           ]),
         );
         printLine();
@@ -228,7 +237,7 @@ export function startCommand(): Command {
         stackSupervision?.stop();
         await Promise.all(services.map((s) => s.stop()));
         await demo?.close();
-        await jaeger?.stop();
+        await ownJaeger?.stop();
         if (stack) {
           // From run.json: a broker or registry started again since has another pid than the one started here.
           await stopStack(stack.info.stateDir);

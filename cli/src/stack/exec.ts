@@ -5,7 +5,7 @@ import { StackError } from '@hookstream/errors';
 import { untilStackServes } from './health';
 import { sayShutdownInProgress, throwIfInterrupted, watchInterrupts } from './interruption';
 import { portPreference } from './ports';
-import { livePids, readRunInfo, type StackSettings } from './run-info';
+import { livePids, readRunInfo, traceSettings, type StackSettings } from './run-info';
 import { startStack, type RunningStack } from './stack';
 import { defaultStateDir, localSecrets, makeEphemeralStateDir, type LocalSecrets } from './state-dir';
 
@@ -15,11 +15,15 @@ export interface ExecOptions {
   cacheDir: string;
   /** Kafka nodes of a stack started for the command: 1 or 3. Default 1. */
   brokers?: number;
+  /** With `ephemeral`: run Jaeger in the fresh stack too. Default false (see {@link execWithStack}). */
+  traces?: boolean;
 }
 
 /** The stack a command runs against, and what to undo after it. */
 interface StackForCommand {
   settings: StackSettings;
+  /** OTEL_EXPORTER_OTLP_ENDPOINT and DELIVERY_LOG_TRACE_URL of the stack's Jaeger, when it runs one. */
+  traces?: Record<string, string>;
   secrets?: LocalSecrets;
   /** Set when the stack was started for this command. */
   started?: RunningStack;
@@ -33,6 +37,12 @@ const say = (line: string) => process.stderr.write(`${line}\n`);
  * SCHEMA_REGISTRY_URL are set (nothing is started; DATABASE_URL is then the environment's too), else the one already running from the
  * state dir (not with --ephemeral), else one started here and stopped when the command ends,
  * fails, or this process is interrupted. Resolves with the exit code to pass on.
+ *
+ * A stack that runs Jaeger has the command trace into it (OTEL_EXPORTER_OTLP_ENDPOINT). A fresh
+ * --ephemeral one (every test run) starts none unless `traces` asks. Jaeger itself would cost
+ * little (ready in 0.2-0.4 s, 30-50 ms of CPU, loaded machine, 2026-11-29), but every service
+ * every test starts would then load the OpenTelemetry SDK and trace every record, at +9 % CPU per
+ * delivery (docs/benchmarks.md), for spans nobody reads: the tests that read traces run a Jaeger of their own.
  */
 export async function execWithStack(command: string[], opts: ExecOptions): Promise<number> {
   const [program, ...args] = command;
@@ -49,8 +59,8 @@ export async function execWithStack(command: string[], opts: ExecOptions): Promi
   try {
     stack = await stackForCommand(stateDir, opts, interrupts.signal);
     const env: NodeJS.ProcessEnv = { ...process.env, ...stack.settings };
-    // The environment's own keys win over the local stack's.
-    for (const [name, value] of Object.entries(stack.secrets ?? {})) env[name] ??= value;
+    // The environment's own keys, and its own trace collector, win over the local stack's (an empty one is unset, as for KAFKA_BROKERS).
+    for (const [name, value] of Object.entries({ ...stack.secrets, ...stack.traces })) env[name] ||= value;
     throwIfInterrupted(interrupts.signal);
     child = spawn(program, args, { stdio: 'inherit', env });
     return await exitCodeOf(child, program);
@@ -75,7 +85,7 @@ async function stackForCommand(stateDir: string, opts: ExecOptions, signal: Abor
   if (running && livePids(running, stateDir).length > 0) {
     say(`using the local stack already running from ${stateDir}`);
     await untilStackServes(running.settings, stateDir, signal, say);
-    return { settings: running.settings, secrets: localSecrets(stateDir) };
+    return { settings: running.settings, secrets: localSecrets(stateDir), traces: traceSettings(running) };
   }
   const began = Date.now();
   say(`starting a ${opts.ephemeral ? 'fresh' : 'persistent'} local stack in ${stateDir}`);
@@ -86,9 +96,10 @@ async function stackForCommand(stateDir: string, opts: ExecOptions, signal: Abor
     log: (l) => say(`  ${l}`),
     signal,
     brokers: opts.brokers,
+    traces: !opts.ephemeral || Boolean(opts.traces),
   });
   say(`stack ready in ${((Date.now() - began) / 1000).toFixed(1)} s`);
-  return { settings: started.info.settings, secrets: started.secrets, started };
+  return { settings: started.info.settings, secrets: started.secrets, traces: traceSettings(started.info), started };
 }
 
 /** The command's exit code; one killed by a signal gives 128 + the signal's number, as a shell reports it. */

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { StackError, describeError } from '@hookstream/errors';
 import { ensureApicurio, ensureKafka } from './artifacts';
 import { Interrupted, sleepUnlessAborted } from './interruption';
+import { ensureJaeger, startJaeger } from './jaeger';
 import { findJavaRuntimes, requireJava, type JavaRuntime } from './java';
 import { startBroker } from './kafka-broker';
 import { logOffset } from './logs';
@@ -15,7 +16,7 @@ import { lockStateDir, startInProgress } from './state-dir';
 import { MIN_JAVA, STACK_VERSIONS } from './versions';
 
 /** A part of the local stack that can be down on its own and started again on its own. */
-export type StackPart = 'kafka' | 'registry' | 'postgres';
+export type StackPart = 'kafka' | 'registry' | 'postgres' | 'jaeger';
 
 /**
  * The parts of a recorded stack that can be started again on their own, in start order. A
@@ -25,18 +26,21 @@ export type StackPart = 'kafka' | 'registry' | 'postgres';
 export function restartableParts(info: StackRunInfo): StackPart[] {
   // A run.json of an older stack records no PostgreSQL: there is none to start again.
   const postgres: StackPart[] = info.processes.postgres === undefined ? [] : ['postgres'];
-  return [...(info.cluster ? [] : ['kafka' as const]), 'registry', ...postgres];
+  // Jaeger when the stack runs one (run.json says why not otherwise: `traces.none`).
+  const jaeger: StackPart[] = info.processes.jaeger === undefined ? [] : ['jaeger'];
+  return [...(info.cluster ? [] : ['kafka' as const]), 'registry', ...postgres, ...jaeger];
 }
 
 /** The restartable parts recorded in run.json whose processes are not running. */
 export function partsDown(info: StackRunInfo, stateDir: string): StackPart[] {
   const processes = recordedProcesses(info, stateDir);
-  return restartableParts(info).filter((part) => !processes[part].alive);
+  return restartableParts(info).filter((part) => !processes[part]?.alive);
 }
 
 /** Where a part serves, for people: "127.0.0.1:9092 (controller :9093)". */
 export function partEndpoint(info: StackRunInfo, part: StackPart): string {
   if (part === 'postgres') return `127.0.0.1:${info.ports.postgres}`;
+  if (part === 'jaeger') return `127.0.0.1:${info.ports.jaegerUi} (OTLP :${info.ports.jaegerOtlp})`;
   return part === 'kafka'
     ? `127.0.0.1:${info.ports.kafka} (controller :${info.ports.kafkaController})`
     : `127.0.0.1:${info.ports.registry} (management :${info.ports.registryManagement})`;
@@ -92,14 +96,16 @@ export async function restartStackPart(
   try {
     const info = recordedUnlessStopped(stateDir);
     if (!restartableParts(info).includes(part)) throw new StackError(`${part} of this stack cannot be started again on its own`);
-    if (recordedProcesses(info, stateDir)[part].alive) return undefined;
+    if (recordedProcesses(info, stateDir)[part]?.alive) return undefined;
     await requirePortsFree(info, part);
     const started =
       part === 'postgres'
         ? await launchPostgres(info, signal)
-        : part === 'kafka'
-          ? await launchBroker(info, await recordedJava(info, part), options.cacheDir, signal)
-          : await launchRegistry(info, await recordedJava(info, part), options.cacheDir, signal);
+        : part === 'jaeger'
+          ? await launchJaeger(info, options.cacheDir, signal)
+          : part === 'kafka'
+            ? await launchBroker(info, await recordedJava(info, part), options.cacheDir, signal)
+            : await launchRegistry(info, await recordedJava(info, part), options.cacheDir, signal);
     const began = Date.now();
     try {
       // `stack down` takes no lock (it must be able to stop a start that hangs): it is checked for
@@ -141,12 +147,13 @@ async function takeStartLock(stateDir: string, deadline: number, signal: AbortSi
 
 /** The part's recorded ports must be free: another program on one of them would answer in its place. */
 async function requirePortsFree(info: StackRunInfo, part: StackPart): Promise<void> {
-  const ports = {
+  const ports: Array<number | undefined> = {
     kafka: [info.ports.kafka, info.ports.kafkaController],
     registry: [info.ports.registry, info.ports.registryManagement],
     postgres: [info.ports.postgres],
+    jaeger: [info.ports.jaegerOtlp, info.ports.jaegerUi, info.ports.jaegerGrpc],
   }[part];
-  for (const port of ports) {
+  for (const port of ports.filter((p): p is number => p !== undefined)) {
     if (!(await isPortFree(port))) {
       throw new StackError(
         `cannot start ${part} again: its port ${port} is taken by another program. Free it, or run \`hookstream stack down\` then \`hookstream stack up\` (new ports: every service must restart)`,
@@ -203,6 +210,17 @@ async function launchRegistry(info: StackRunInfo, java: JavaRuntime, cacheDir: s
       signal: s,
     });
   return { ...registry, ready };
+}
+
+/** Jaeger on its recorded ports (the services export to the same OTLP URL); already cached, as it ran before. Its traces were in memory: gone with it. */
+async function launchJaeger(info: StackRunInfo, cacheDir: string, signal: AbortSignal): Promise<Relaunched> {
+  const { jaegerOtlp: otlp, jaegerUi: ui, jaegerGrpc: grpc } = info.ports;
+  const built = await ensureJaeger(cacheDir, process.env, signal);
+  if (!built || otlp === undefined || ui === undefined || grpc === undefined)
+    throw new StackError('Jaeger cannot be started again: it is no longer in the cache and Go is not on PATH to build it');
+  // startJaeger resolves once it answers: nothing more to wait for.
+  const jaeger = await startJaeger({ binary: built.binary, dir: path.join(info.stateDir, 'jaeger'), ports: { otlp, ui, grpc } });
+  return { ...jaeger, ready: () => Promise.resolve() };
 }
 
 /** PostgreSQL on its recorded port with the data of its state dir (no cache or JDK involved). */

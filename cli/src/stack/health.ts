@@ -69,6 +69,18 @@ export async function checkPostgres(url: string): Promise<EndpointHealth> {
   return (await answers(url, 3000)) ? { ok: true, detail: 'answers select 1' } : { ok: false, detail: `no answer at ${new URL(url).host}` };
 }
 
+/** Whether Jaeger's query API at `uiUrl` answers, and how many services have sent it spans. */
+export async function checkJaeger(uiUrl: string): Promise<EndpointHealth> {
+  try {
+    const response = await fetch(`${uiUrl}/api/services`, { signal: AbortSignal.timeout(3000) });
+    if (!response.ok) return { ok: false, detail: `HTTP ${response.status}` };
+    const { data } = (await response.json()) as { data: string[] | null };
+    return { ok: true, detail: `${data?.length ?? 0} service(s) traced` };
+  } catch (error) {
+    return { ok: false, detail: rootCause(error) };
+  }
+}
+
 export async function checkStack(settings: StackSettings): Promise<{ kafka: EndpointHealth; registry: EndpointHealth }> {
   const [kafka, registry] = await Promise.all([checkKafka(settings.KAFKA_BROKERS), checkRegistry(settings.SCHEMA_REGISTRY_URL)]);
   return { kafka, registry };

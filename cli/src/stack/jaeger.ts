@@ -69,10 +69,18 @@ async function go(args: string[], cwd: string, signal: AbortSignal | undefined):
   }
 }
 
+/** Why no local Jaeger runs: said to the person starting it, and kept in run.json for `stack status`. */
+export interface NoJaeger {
+  none: string;
+}
+
 /**
- * The local Jaeger `hookstream start` runs beside the services, its data in `dir`: undefined (and
- * said why) when the environment already points traces elsewhere (OTEL_EXPORTER_OTLP_ENDPOINT) or
- * when Go is missing to build it; the system then runs without a local trace store.
+ * The local stack's Jaeger (`stack up`, `hookstream start`), its data in `dir`, on free ports (a
+ * restart on the recorded ones is heal.ts's). Built first when not cached and Go is on PATH: a
+ * trace store is worth the one-time build, as for the tests. Never fails the
+ * stack: when the environment already points traces elsewhere (OTEL_EXPORTER_OTLP_ENDPOINT), Go is
+ * missing, the build fails or Jaeger does not start, it resolves with why there is none (and says
+ * so); only an interrupt is thrown.
  */
 export async function startLocalJaeger(options: {
   cacheDir: string;
@@ -80,20 +88,28 @@ export async function startLocalJaeger(options: {
   env: NodeJS.ProcessEnv;
   log: (line: string) => void;
   signal?: AbortSignal;
-}): Promise<RunningJaeger | undefined> {
+}): Promise<RunningJaeger | NoJaeger> {
   const { env, log } = options;
+  const none = (why: string) => {
+    log(`traces: ${why}`);
+    return { none: why };
+  };
   if (env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) {
-    log('traces: exported where OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT says; no local Jaeger');
-    return undefined;
+    return none('exported where OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT says; no local Jaeger');
   }
   const cached = existsSync(path.join(options.cacheDir, `jaeger-${JAEGER_VERSION}`, '.complete')) || Boolean(env.HOOKSTREAM_JAEGER_BIN);
   if (!cached) log(`traces: building Jaeger ${JAEGER_VERSION} with Go into ${options.cacheDir} (once per machine; a few minutes)`);
-  const built = await ensureJaeger(options.cacheDir, env, options.signal);
-  if (!built) {
-    log('traces: Go is not on PATH to build Jaeger: starting without a trace store (the services trace nothing)');
-    return undefined;
+  try {
+    const built = await ensureJaeger(options.cacheDir, env, options.signal);
+    if (!built) return none('Go is not on PATH to build Jaeger: starting without a trace store (the services trace nothing)');
+    const began = Date.now();
+    const jaeger = await startJaeger({ binary: built.binary, dir: options.dir });
+    log(`jaeger: ready at ${jaeger.uiUrl}, OTLP at ${jaeger.otlpUrl} (${Date.now() - began} ms)`);
+    return jaeger;
+  } catch (error) {
+    if (error instanceof Interrupted || options.signal?.aborted) throw new Interrupted();
+    return none(`no trace store: ${(error as Error).message}`);
   }
-  return startJaeger({ binary: built.binary, dir: options.dir });
 }
 
 /** A Jaeger running for the local stack or a test. */
@@ -103,19 +119,39 @@ export interface RunningJaeger {
   /** Its UI, and its query API under /api (`/api/traces?service=…`). */
   uiUrl: string;
   pid: number;
+  ports: JaegerPorts;
   logFile: string;
   /** Resolves when it ends, however. */
-  exited: Promise<unknown>;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Lets this Node process end while Jaeger runs on (`stack up --detach`). */
+  detach: () => void;
   /** SIGTERM, then SIGKILL after 10 s; resolves once it has ended. */
   stop: () => Promise<void>;
 }
 
-/** Starts `binary` with its data in memory and its log in `dir`; resolves once its query API answers. */
-export async function startJaeger(options: { binary: string; dir: string; readyTimeoutMs?: number }): Promise<RunningJaeger> {
+/** Jaeger's listeners on 127.0.0.1: OTLP over HTTP in, its UI and query API, and its gRPC query API (unused, but it always listens). */
+export interface JaegerPorts {
+  otlp: number;
+  ui: number;
+  grpc: number;
+}
+
+/**
+ * Starts `binary` with its data in memory and its log in `dir`, on `ports` when given (else free
+ * ones); resolves once its query API answers. Its command line names `dir` (`--config
+ * <dir>/jaeger.yaml`): what tells a stack's Jaeger apart from another process (isStackProcess).
+ */
+export async function startJaeger(options: {
+  binary: string;
+  dir: string;
+  ports?: JaegerPorts;
+  readyTimeoutMs?: number;
+}): Promise<RunningJaeger> {
   mkdirSync(options.dir, { recursive: true });
-  const [otlp, ui, grpc] = [await freePort(), await freePort(), await freePort()];
+  const ports = options.ports ?? { otlp: await freePort(), ui: await freePort(), grpc: await freePort() };
+  const { otlp, ui } = ports;
   const config = path.join(options.dir, 'jaeger.yaml');
-  writeFileSync(config, configYaml({ otlp, ui, grpc }));
+  writeFileSync(config, configYaml(ports));
   const logFile = path.join(options.dir, 'jaeger.log');
   const started = startProcess(options.binary, ['--config', config], { cwd: options.dir, env: process.env, logFile });
   let ended = false;
@@ -124,8 +160,10 @@ export async function startJaeger(options: { binary: string; dir: string; readyT
     otlpUrl: `http://127.0.0.1:${otlp}`,
     uiUrl: `http://127.0.0.1:${ui}`,
     pid: started.pid,
+    ports,
     logFile,
     exited: started.exited,
+    detach: started.detach,
     stop: async () => {
       if (ended) return;
       signalGroup(started.pid, 'SIGTERM');

@@ -45,12 +45,16 @@ function commandLineOf(pid: number): string | undefined {
  * Whether `pid` is a process of the stack kept in `stateDir`. A recorded pid may belong to any
  * process by now (after a crash or a reboot pids are reused), and signalling it, or its group,
  * would hit someone else's work. Our JVMs run with `-Djava.io.tmpdir=<stateDir>/…` and our
- * PostgreSQL with `-D <stateDir>/postgres/data`, so their command line names the state dir.
+ * PostgreSQL with `-D <stateDir>/postgres/data` and our Jaeger with `--config <stateDir>/jaeger/jaeger.yaml`,
+ * so their command line names the state dir.
  */
 export function isStackProcess(pid: number, stateDir: string): boolean {
   const inside = path.join(path.resolve(stateDir), path.sep);
   const commandLine = commandLineOf(pid);
-  return commandLine !== undefined && (commandLine.includes(`-Djava.io.tmpdir=${inside}`) || commandLine.includes(` -D ${inside}`));
+  return (
+    commandLine !== undefined &&
+    [`-Djava.io.tmpdir=${inside}`, ` -D ${inside}`, ` --config ${inside}`].some((option) => commandLine.includes(option))
+  );
 }
 
 export interface StartedProcess {

@@ -17,9 +17,19 @@ export interface StackRunInfo {
   startedAt: string;
   versions: typeof STACK_VERSIONS;
   settings: StackSettings;
-  processes: { kafka: number; registry: number; postgres: number };
-  ports: { kafka: number; kafkaController: number; registry: number; registryManagement: number; postgres: number };
-  logs: { kafka: string; registry: string; postgres: string };
+  /** `jaeger` (and its ports and log) only when a trace store runs with the stack: see {@link StackRunInfo.traces}. */
+  processes: { kafka: number; registry: number; postgres: number; jaeger?: number };
+  ports: {
+    kafka: number;
+    kafkaController: number;
+    registry: number;
+    registryManagement: number;
+    postgres: number;
+    jaegerOtlp?: number;
+    jaegerUi?: number;
+    jaegerGrpc?: number;
+  };
+  logs: { kafka: string; registry: string; postgres: string; jaeger?: string };
   java: string;
   /**
    * Every Kafka node of a cluster (`stack up --brokers 3`), node 1 first; `processes.kafka`,
@@ -27,6 +37,12 @@ export interface StackRunInfo {
    * single broker.
    */
   cluster?: KafkaNodeInfo[];
+  /**
+   * The stack's trace store: Jaeger's OTLP endpoint (the services' OTEL_EXPORTER_OTLP_ENDPOINT) and
+   * UI, or why none runs (Go missing to build it, traces exported elsewhere, not asked for). Absent
+   * in an older run.json.
+   */
+  traces?: { otlpUrl: string; uiUrl: string } | { none: string };
   /** Set by `stack down` before it stops anything: a part that dies now was stopped, and is not started again. */
   stopping?: boolean;
 }
@@ -67,18 +83,34 @@ export interface RecordedProcess {
   alive: boolean;
 }
 
-/** The recorded processes; a pid now used by another process counts as dead. */
+/** The recorded processes; a pid now used by another process counts as dead. Jaeger only when the stack runs one. */
 export function recordedProcesses(
   info: StackRunInfo,
   stateDir: string,
-): { kafka: RecordedProcess; registry: RecordedProcess; postgres: RecordedProcess } {
+): { kafka: RecordedProcess; registry: RecordedProcess; postgres: RecordedProcess; jaeger?: RecordedProcess } {
   const recorded = (pid: number | undefined) => ({ pid: pid ?? -1, alive: pid !== undefined && isStackProcess(pid, stateDir) });
   // A run.json of an older stack records no PostgreSQL: it counts as dead.
   return {
     kafka: recorded(info.processes.kafka),
     registry: recorded(info.processes.registry),
     postgres: recorded(info.processes.postgres),
+    ...(info.processes.jaeger !== undefined && { jaeger: recorded(info.processes.jaeger) }),
   };
+}
+
+/** The trace store's URL of a delivery's, attempt's or webhook's trace (`{trace_id}` filled in), as the delivery log's console links it. */
+export const jaegerTraceUrl = (uiUrl: string) => `${uiUrl}/trace/{trace_id}`;
+
+/**
+ * What a command or service run against the stack needs to trace into its Jaeger: none when it
+ * runs without one. The environment's own (another collector) win: callers add these only where it sets none.
+ */
+export function traceSettings(info: Pick<StackRunInfo, 'traces'>): {
+  OTEL_EXPORTER_OTLP_ENDPOINT?: string;
+  DELIVERY_LOG_TRACE_URL?: string;
+} {
+  if (!info.traces || 'none' in info.traces) return {};
+  return { OTEL_EXPORTER_OTLP_ENDPOINT: info.traces.otlpUrl, DELIVERY_LOG_TRACE_URL: jaegerTraceUrl(info.traces.uiUrl) };
 }
 
 /** Running processes of a recorded stack (an empty list when none is alive). */

@@ -1,6 +1,6 @@
 import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { StackRunInfo } from './run-info';
+import { traceSettings, type StackRunInfo } from './run-info';
 import { localSecrets } from './state-dir';
 
 /** The first line of a stack.env names the state dir of the stack it was written for. */
@@ -16,6 +16,8 @@ export function writeStackEnv(file: string, info: StackRunInfo): void {
     `SCHEMA_REGISTRY_URL=${info.settings.SCHEMA_REGISTRY_URL}`,
     // The state database the services share (their PostgreSQL store); `hookstream start` gives the delivery log a database of its own beside it.
     ...(info.settings.DATABASE_URL ? [`DATABASE_URL=${info.settings.DATABASE_URL}`] : []),
+    // Where the services export their spans, and the console's link to a trace: the stack's Jaeger, when it runs one.
+    ...Object.entries(traceSettings(info)).map(([name, value]) => `${name}=${value}`),
     '# Local-only keys for partner secrets, API key hashes and portal tokens (made once per state dir).',
     `HOOKSTREAM_SECRETS_KEYS=${secrets.HOOKSTREAM_SECRETS_KEYS}`,
     `HOOKSTREAM_API_KEY_PEPPERS=${secrets.HOOKSTREAM_API_KEY_PEPPERS}`,

@@ -4,16 +4,19 @@ import { StackError, describeError } from '@hookstream/errors';
 import { ensureApicurio, ensureKafka, type FetchedArtifact } from './artifacts';
 import { Interrupted, allOrFirstFailure, throwIfInterrupted } from './interruption';
 import { requireJava, type JavaRuntime } from './java';
+import { startLocalJaeger, type NoJaeger, type RunningJaeger } from './jaeger';
 import { pickOtherNodePorts, type NodePorts } from './kafka-cluster';
 import { startKafka } from './kafka-start';
 import { logOffset } from './logs';
 import { pickPort, type PortPreference } from './ports';
 import { postgresUrl, startPostgres, waitForPostgres } from './postgres-server';
-import { STOP_JVM, STOP_POSTGRES, stopStackProcess, type StartedProcess, type StopOutcome } from './processes';
+import { type StartedProcess } from './processes';
 import { waitForRegistry } from './readiness';
 import { CCOMPAT_PATH, setBackwardCompatibility, startRegistry } from './registry-server';
 import { livePids, readRunInfo, removeRunInfo, writeRunInfo, type StackRunInfo, type StackSettings } from './run-info';
+import { stopProcesses, type StoppedProcess } from './stack-stop';
 import { localSecrets, lockStateDir, type LocalSecrets } from './state-dir';
+export { stopStack, type StoppedProcess } from './stack-stop';
 import { MIN_JAVA, STACK_VERSIONS } from './versions';
 
 export interface StartStackOptions {
@@ -29,14 +32,14 @@ export interface StartStackOptions {
   signal?: AbortSignal;
   /** Kafka nodes: 1, or 3 for a cluster with three replicas of every topic (kafka-cluster.ts). Default 1. */
   brokers?: number;
-}
-
-/** How stopping one process of the stack went. */
-export interface StoppedProcess {
-  /** `kafka-<id>` for a node of a cluster. */
-  name: 'kafka' | 'registry' | 'postgres' | `kafka-${number}`;
-  pid: number;
-  outcome: StopOutcome;
+  /**
+   * Whether to run Jaeger, the trace store, beside it (jaeger.ts; built once when not cached): what
+   * `stack up` and `start` do, and `stack exec --ephemeral` only when asked (exec.ts). Default false,
+   * so a test's own stack runs none.
+   */
+  traces?: boolean;
+  /** The environment deciding whether traces go elsewhere (OTEL_EXPORTER_OTLP_ENDPOINT) and where Jaeger is. Default process.env. */
+  env?: NodeJS.ProcessEnv;
 }
 
 export interface RunningStack {
@@ -53,8 +56,9 @@ export interface RunningStack {
 /**
  * Fetches (once, into the cache) and starts a single-node KRaft Kafka broker, Apicurio
  * Registry and PostgreSQL on loopback, waits until all really serve (a group join and a
- * transaction on Kafka; the registry lists subjects; PostgreSQL answers `select 1`), and
- * records them in `<stateDir>/run.json`. The state
+ * transaction on Kafka; the registry lists subjects; PostgreSQL answers `select 1`), then
+ * Jaeger (unless `traces` is false; never failing the stack), and records them in
+ * `<stateDir>/run.json`. The state
  * dir is locked while this runs, so two starts on one dir cannot collide.
  */
 export async function startStack(options: StartStackOptions): Promise<RunningStack> {
@@ -87,6 +91,9 @@ export async function startStack(options: StartStackOptions): Promise<RunningSta
       readyTimeoutMs: options.readyTimeoutMs ?? 120_000,
       signal,
       log,
+      traces: options.traces ?? false,
+      cacheDir: options.cacheDir,
+      env: options.env ?? process.env,
     });
   } catch (error) {
     // Whatever a step failed with once Ctrl-C was pressed (a killed Maven, a refused connection), the cause is the interrupt.
@@ -147,6 +154,9 @@ interface Launch {
   readyTimeoutMs: number;
   signal: AbortSignal;
   log: (line: string) => void;
+  traces: boolean;
+  cacheDir: string;
+  env: NodeJS.ProcessEnv;
 }
 
 /** Starts the JVMs and PostgreSQL and waits until all serve; on any failure (or an interrupt) stops what it started. */
@@ -234,10 +244,20 @@ async function launch(l: Launch): Promise<RunningStack> {
     await setBackwardCompatibility(settings.SCHEMA_REGISTRY_URL, signal);
     throwIfInterrupted(signal);
 
+    // Last, once the rest serves: a trace store missing or failing never fails the stack (jaeger.ts).
+    const jaeger = l.traces
+      ? await startLocalJaeger({ cacheDir: l.cacheDir, dir: path.join(stateDir, 'jaeger'), env: l.env, log, signal })
+      : { none: 'not asked for (`stack exec --ephemeral` runs one only with --traces)' };
+    if ('pid' in jaeger) started.push(['jaeger', jaeger]);
+    recordTraces(info, jaeger);
+    writeRunInfo(info);
+    throwIfInterrupted(signal);
+
     const unexpectedExit = Promise.race([
       kafka.exited,
       registry.exited.then(({ code, signal }) => `the registry exited (${signal ?? code}); see ${registry.logFile}`),
       postgres.exited.then(({ code, signal }) => `PostgreSQL exited (${signal ?? code}); see ${postgres.logFile}`),
+      ...('pid' in jaeger ? [jaeger.exited.then(({ code, signal }) => `Jaeger exited (${signal ?? code}); see ${jaeger.logFile}`)] : []),
     ]);
     const detach = () => started.forEach(([, p]) => p.detach());
     return { info, secrets: localSecrets(stateDir), unexpectedExit, stop, detach };
@@ -250,30 +270,14 @@ async function launch(l: Launch): Promise<RunningStack> {
   }
 }
 
-/** Stops the processes in the order given, the nodes of a cluster together at the end (only those still ours: see stopStackProcess), and removes run.json. */
-async function stopProcesses(stateDir: string, processes: Array<Omit<StoppedProcess, 'outcome'>>): Promise<StoppedProcess[]> {
-  const stopped: StoppedProcess[] = [];
-  // A cluster's nodes stop together: one by one, the last would have lost its quorum and could
-  // not finish its controlled shutdown (it was killed after the 20 s grace; together, ~6 s).
-  const together = processes.filter((p) => p.name.startsWith('kafka-'));
-  for (const { name, pid } of processes.filter((p) => !together.includes(p))) {
-    stopped.push({ name, pid, outcome: await stopStackProcess(pid, stateDir, name === 'postgres' ? STOP_POSTGRES : STOP_JVM) });
+/** Records in `info` the stack's Jaeger (its pid, ports, log and URLs), or why it runs without one. */
+function recordTraces(info: StackRunInfo, jaeger: RunningJaeger | NoJaeger): void {
+  if ('none' in jaeger) {
+    info.traces = jaeger;
+    return;
   }
-  const outcomes = await Promise.all(together.map(({ pid }) => stopStackProcess(pid, stateDir)));
-  stopped.push(...together.map(({ name, pid }, i) => ({ name, pid, outcome: outcomes[i]! })));
-  removeRunInfo(stateDir);
-  return stopped;
-}
-
-/** Stops the stack recorded in `stateDir`, if any, registry first, PostgreSQL after it (as a running stack stops). */
-export async function stopStack(stateDir: string): Promise<StoppedProcess[]> {
-  const dir = path.resolve(stateDir);
-  const info = readRunInfo(dir);
-  if (!info) return [];
-  const kafka = info.cluster?.map((node) => ({ name: `kafka-${node.nodeId}` as const, pid: node.pid })) ?? [
-    { name: 'kafka' as const, pid: info.processes.kafka },
-  ];
-  // An older run.json records no PostgreSQL.
-  const postgres = info.processes.postgres === undefined ? [] : [{ name: 'postgres' as const, pid: info.processes.postgres }];
-  return stopProcesses(dir, [{ name: 'registry', pid: info.processes.registry }, ...postgres, ...kafka]);
+  info.processes.jaeger = jaeger.pid;
+  info.ports = { ...info.ports, jaegerOtlp: jaeger.ports.otlp, jaegerUi: jaeger.ports.ui, jaegerGrpc: jaeger.ports.grpc };
+  info.logs.jaeger = jaeger.logFile;
+  info.traces = { otlpUrl: jaeger.otlpUrl, uiUrl: jaeger.uiUrl };
 }

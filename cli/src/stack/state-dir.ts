@@ -130,6 +130,8 @@ const STATE_DIR_ENTRIES: Record<string, 'dir' | 'file'> = {
   registry: 'dir',
   // PostgreSQL's data directory and log (postgres-server.ts).
   postgres: 'dir',
+  // Jaeger's configuration and log; its traces are in memory (jaeger.ts).
+  jaeger: 'dir',
 };
 
 /**
@@ -151,7 +153,7 @@ export function wipeRefusal(dir: string): string | undefined {
     .map((entry) => (entry.isDirectory() ? `${entry.name}/` : entry.name));
   if (unexpected.length === 0) return undefined;
   const shown = unexpected.slice(0, 5).join(', ') + (unexpected.length > 5 ? `, and ${unexpected.length - 5} more` : '');
-  return `${dir} does not look like a stack state dir (it holds ${shown}; a state dir holds only run.json, secrets.env, kafka/, kafka-cluster/, registry/ and postgres/): not deleting it`;
+  return `${dir} does not look like a stack state dir (it holds ${shown}; a state dir holds only run.json, secrets.env, kafka/, kafka-cluster/, registry/, postgres/ and jaeger/): not deleting it`;
 }
 
 /** Whether a start is under way in `stateDir` right now (its lock is held by a live process). */

@@ -45,8 +45,8 @@ export interface StackSupervisionOptions {
 }
 
 /**
- * Keeps the local stack recorded in `stateDir` whole while `hookstream start` runs: a broker
- * or registry that dies is started again on the same ports with the same state (see
+ * Keeps the local stack recorded in `stateDir` whole while `hookstream start` runs: a broker,
+ * registry, PostgreSQL or Jaeger that dies is started again on the same ports with the same state (see
  * restartStackPart), under the same restart rule as the services. Whether the stack was
  * started by this command or by `stack up --detach`, its JVMs are watched through run.json,
  * so one healed by another `stack up` is followed too. `done` rejects when a part is given up on.
@@ -57,6 +57,8 @@ export function superviseStack(options: StackSupervisionOptions): { done: Promis
   const info = readRunInfo(stateDir);
   const parts = (info ? restartableParts(info) : []).map((part) => {
     const watched = (incarnation: Incarnation): Incarnation => {
+      // No service waits for Jaeger: without it their spans are dropped, nothing else.
+      if (part === 'jaeger') return incarnation;
       void incarnation.ended.then(
         () => availability.markDown(part),
         () => undefined,

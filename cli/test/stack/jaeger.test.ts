@@ -16,14 +16,23 @@ describe('startLocalJaeger', () => {
 
   test('when Go is not on PATH and no Jaeger is cached, then the system starts without one and says so', async () => {
     const { started, lines } = start({ PATH: path.join(cacheDir, 'no-such-bin') });
-    expect(await started).toBeUndefined();
-    expect(lines.at(-1)).toMatch(/Go is not on PATH to build Jaeger: starting without a trace store/);
+    const why = 'Go is not on PATH to build Jaeger: starting without a trace store (the services trace nothing)';
+    expect(await started).toEqual({ none: why });
+    expect(lines.at(-1)).toBe(`traces: ${why}`);
     expect(readdirSync(cacheDir)).toEqual([]);
   });
 
   test('when the environment already names an OTLP endpoint, then no local Jaeger is started: traces go there', async () => {
     const { started, lines } = start({ PATH: process.env.PATH, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' });
-    expect(await started).toBeUndefined();
+    expect(await started).toEqual({ none: 'exported where OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT says; no local Jaeger' });
     expect(lines).toEqual(['traces: exported where OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT says; no local Jaeger']);
+  });
+
+  test('when Jaeger exits as it starts, then the stack goes on without a trace store and says where to look, rather than failing', async () => {
+    // `false` ends at once, as a broken or foreign binary would.
+    const { started, lines } = start({ PATH: process.env.PATH, HOOKSTREAM_JAEGER_BIN: '/bin/false' });
+    const answer = await started;
+    expect(answer).toEqual({ none: expect.stringMatching(/^no trace store: Jaeger exited as it started; see .*jaeger\.log$/) });
+    expect(lines.at(-1)).toBe(`traces: ${(answer as { none: string }).none}`);
   });
 });

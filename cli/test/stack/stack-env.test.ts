@@ -10,10 +10,10 @@ describe('stack.env', () => {
   beforeEach(() => (dir = mkdtempSync(path.join(os.tmpdir(), 'hookstream-env-unit-'))));
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  const written = (stateDir: string) => {
+  const written = (stateDir: string, traces?: StackRunInfo['traces']) => {
     const file = path.join(dir, 'stack.env');
     const settings = { KAFKA_BROKERS: 'b:1', SCHEMA_REGISTRY_URL: 'http://r', DATABASE_URL: 'postgres://u:p@127.0.0.1:5432/hookstream' };
-    const info = { stateDir, startedAt: '2026-01-01T00:00:00.000Z', settings };
+    const info = { stateDir, startedAt: '2026-01-01T00:00:00.000Z', settings, ...(traces && { traces }) };
     writeStackEnv(file, info as StackRunInfo);
     return file;
   };
@@ -30,6 +30,18 @@ describe('stack.env', () => {
       SCHEMA_REGISTRY_URL: 'http://r',
       DATABASE_URL: 'postgres://u:p@127.0.0.1:5432/hookstream',
     });
+  });
+
+  test("when the stack runs Jaeger, then it gives the services' OTLP endpoint and the console's trace link; without one, neither", () => {
+    const traced = parseEnv(
+      readFileSync(written(path.join(dir, 'state'), { otlpUrl: 'http://127.0.0.1:4318', uiUrl: 'http://127.0.0.1:16686' }), 'utf8'),
+    );
+    expect(traced).toMatchObject({
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318',
+      DELIVERY_LOG_TRACE_URL: 'http://127.0.0.1:16686/trace/{trace_id}',
+    });
+    const untraced = parseEnv(readFileSync(written(path.join(dir, 'state'), { none: 'Go is not on PATH' }), 'utf8'));
+    expect(Object.keys(untraced).filter((name) => /OTEL|TRACE/.test(name))).toEqual([]);
   });
 
   test('when its stack stops, then it is removed', () => {

@@ -36,6 +36,8 @@ describe('state dir', () => {
       mkdirSync(path.join(dir, 'kafka'));
       mkdirSync(path.join(dir, 'kafka-cluster'));
       mkdirSync(path.join(dir, 'registry'));
+      mkdirSync(path.join(dir, 'postgres'));
+      mkdirSync(path.join(dir, 'jaeger'));
       writeFileSync(path.join(dir, 'run.json'), '{}');
       writeFileSync(path.join(dir, 'secrets.env'), '');
       expect(wipeRefusal(dir)).toBeUndefined();

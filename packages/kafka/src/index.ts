@@ -9,7 +9,7 @@ export { type OutputRecord } from './group-member/member-transactions';
 export { type ConsumedRecord, type GroupSession, groupSessionOf } from './group-member/options';
 export { PartitionProbe } from './partition-probe';
 export { waitForKafkaReady } from './readiness';
-export { inRecordSpan, sampledTraceIdOf } from './record-trace';
+export { inRecordSpan, sampledTraceIdOf, withTraceContextOf } from './record-trace';
 export { RecordWriter } from './record-writer';
 export { DeadLetterIdentityHeaders, SpringDltHeaders } from './retry-tiers/dead-letter-names';
 export { TieredDispositionWriter, type TieredDispositionWriterOptions } from './retry-tiers/disposition-writer';

@@ -33,6 +33,21 @@ export function withTraceHeaders(headers: IHeaders | undefined): IHeaders | unde
   return traced[TRACEPARENT] === undefined ? headers : traced;
 }
 
+/** The W3C trace-context headers: the trace a record belongs to, and vendors' state along it. */
+const TRACE_CONTEXT_HEADERS = [TRACEPARENT, 'tracestate'];
+
+/**
+ * `headers` with the trace context `source` carries (its traceparent and tracestate, as written):
+ * for a record written again from one read, as a replayed dead letter is, so that what it becomes
+ * stays in the trace it came from ({@link withTraceHeaders} then keeps it). Unchanged when
+ * `source` carries none (its writer traced nothing).
+ */
+export function withTraceContextOf(headers: IHeaders | undefined, source: IHeaders | undefined): IHeaders | undefined {
+  if (source?.[TRACEPARENT] === undefined) return headers;
+  const carried = TRACE_CONTEXT_HEADERS.flatMap((name) => (source[name] === undefined ? [] : [[name, source[name]] as const]));
+  return { ...headers, ...Object.fromEntries(carried) };
+}
+
 /**
  * Handles one record in a CONSUMER span (`name`, default `process <topic>`) whose parent is the
  * trace context the record carries, so the trace goes on across the topic; what it becomes is

@@ -1,6 +1,6 @@
 import { startInMemoryTracing, type InMemoryTracing } from '../../../test/helpers/in-memory-tracing';
 import { inSpan } from '@hookstream/runtime';
-import { inBatchSpan, inRecordSpan, sampledTraceIdOf, withTraceHeaders } from '../src/record-trace';
+import { inBatchSpan, inRecordSpan, sampledTraceIdOf, withTraceContextOf, withTraceHeaders } from '../src/record-trace';
 import type { KafkaMessage } from '../src/types';
 
 const traceparent = (trace: string, span: string) => `00-${trace.repeat(32 / trace.length)}-${span.repeat(16 / span.length)}-01`;
@@ -31,6 +31,20 @@ describe('trace context in Kafka records', () => {
   test('when no span is active, then the headers are left as they are', () => {
     expect(withTraceHeaders(undefined)).toBeUndefined();
     expect(withTraceHeaders({ a: 'b' })).toEqual({ a: 'b' });
+  });
+
+  test('when a record is written again from one read (a replayed dead letter), then it carries the trace context read, which the writer keeps', async () => {
+    const read = { traceparent: Buffer.from(traceparent('e', 'f')), tracestate: Buffer.from('v=1'), 'x-retry-count': Buffer.from('9') };
+    const again = withTraceContextOf({ 'x-replay-id': 'run-1' }, read);
+    expect(again).toEqual({ 'x-replay-id': 'run-1', traceparent: read.traceparent, tracestate: read.tracestate });
+    // Inside another trace's span (the operator API's request), the record stays in the one it came from.
+    expect(await inSpan('operator request', {}, async () => withTraceHeaders(again))).toBe(again);
+  });
+
+  test('when the record read carries no trace context, then the headers are left as they are', () => {
+    const headers = { 'x-replay-id': 'run-1' };
+    expect(withTraceContextOf(headers, { 'x-retry-count': Buffer.from('9') })).toBe(headers);
+    expect(withTraceContextOf(undefined, undefined)).toBeUndefined();
   });
 
   test("when a record is handled, then its span continues the record's trace and what it became carries that span", async () => {

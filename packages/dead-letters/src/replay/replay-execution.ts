@@ -1,6 +1,6 @@
 import { sleepUnlessAborted } from '@hookstream/runtime';
 import { describeError } from '@hookstream/errors';
-import { TopicNames } from '@hookstream/kafka';
+import { TopicNames, withTraceContextOf, type Message } from '@hookstream/kafka';
 import { auditEntryFor, type AuditEntry } from '../audit/audit-trail';
 import type { DlqSession } from '../dlq-session';
 import type { PreparedReplay } from './replay-preparation';
@@ -46,10 +46,13 @@ export async function executeReplay(execution: ReplayExecution): Promise<ReplayR
     audit: { key: auditIdKey(decision), entry: auditEntryFor(prepared.run, decision, now()) },
     ...(decision.outcome === 'replayed'
       ? {
-          requeue: session.letters.requeue(decision.letter, decision.record, {
-            replayCount: decision.replayCount,
-            replayId: prepared.run.replayId,
-          }),
+          requeue: inTraceOfLetter(
+            session.letters.requeue(decision.letter, decision.record, {
+              replayCount: decision.replayCount,
+              replayId: prepared.run.replayId,
+            }),
+            decision.record.headers,
+          ),
         }
       : {}),
   });
@@ -96,4 +99,14 @@ export async function executeReplay(execution: ReplayExecution): Promise<ReplayR
 /** The audit record's key: the delivery (or event) id, else the coordinates. */
 function auditIdKey(decision: ReplayDecision): string {
   return decision.letter.deliveryId ?? decision.letter.eventId ?? `${decision.letter.partition}:${decision.letter.offset}`;
+}
+
+/**
+ * The re-queued record in the trace of the dead letter it replays (docs/tracing.md): the policy
+ * event's trace goes on through the replay to the attempts it makes, whoever replays it (the CLI,
+ * which traces nothing, or the operator API, whose request span would otherwise become its parent).
+ */
+function inTraceOfLetter(requeue: Message, letterHeaders: Record<string, Buffer>): Message {
+  const headers = withTraceContextOf(requeue.headers, letterHeaders);
+  return headers === requeue.headers ? requeue : { ...requeue, headers };
 }
