@@ -193,7 +193,10 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
     logger,
     draining: () => runtime.shutdown.draining,
     partnerRequestsPerSecond: config.DELIVERY_LOG_PARTNER_REQUESTS_PER_SECOND,
-    notificationSettings: { failingAfterMinutes: config.DELIVERY_LOG_NOTIFY_FAILING_MINUTES, perHour: config.DELIVERY_LOG_NOTIFICATIONS_PER_HOUR },
+    notificationSettings: {
+      failingAfterMinutes: config.DELIVERY_LOG_NOTIFY_FAILING_MINUTES,
+      perHour: config.DELIVERY_LOG_NOTIFICATIONS_PER_HOUR,
+    },
   });
 
   // Operational notifications (docs/notifications.md): judged and sent by every replica, each transition once.

@@ -38,5 +38,5 @@ export function acme(change: Partial<Partner> = {}): Partner {
     outbound_auth: { method: 'STANDARD_WEBHOOKS', secret: box.encrypt(whsec, secretContext('acme', 'secret')) },
     body_mapping: { shape: 'FULL', rules: [], signature_field: null, absent_fields: 'OMIT' },
     ...change,
-  } as Partner;
+  };
 }

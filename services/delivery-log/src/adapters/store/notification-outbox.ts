@@ -71,7 +71,14 @@ export function notificationOutbox(db: DeliveryLogDb, perHour: number): Notifica
     claimDue(now: Date, limit: number, leaseMs: number): Promise<DueNotification[]> {
       return db.transaction().execute(async (trx) => {
         // Skip rows another replica holds: each is claimed by one, then leased past its own transaction.
-        const { rows } = await sql<{ notification_id: string; partner_id: string; type: string; body: string; attempts: number; url: string }>`
+        const { rows } = await sql<{
+          notification_id: string;
+          partner_id: string;
+          type: string;
+          body: string;
+          attempts: number;
+          url: string;
+        }>`
           select n.notification_id, n.partner_id, n.type, n.body, n.attempts, s.url
           from notifications n join notification_subscriptions s on s.partner_id = n.partner_id
           where n.state = 'pending' and n.next_attempt_at <= ${now} and not s.operator_off
@@ -129,6 +136,11 @@ async function stateWithinBound(trx: DeliveryLogDb, partnerId: string, now: Date
   return Number(count) >= perHour ? 'suppressed' : 'pending';
 }
 
-export function subscriptionOf(row: { partner_id: string; url: string; events: string[]; operator_off: boolean }): NotificationSubscription {
+export function subscriptionOf(row: {
+  partner_id: string;
+  url: string;
+  events: string[];
+  operator_off: boolean;
+}): NotificationSubscription {
   return { partnerId: row.partner_id, url: row.url, events: row.events as NotificationType[], operatorOff: row.operator_off };
 }

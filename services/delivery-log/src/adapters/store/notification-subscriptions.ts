@@ -86,19 +86,17 @@ async function recentIn(
     .orderBy('notification_id', 'desc')
     .limit(page.limit + 1)
     .execute();
-  const records = rows.map(
-    (r): NotificationRecord => ({
-      notification_id: r.notification_id,
-      type: r.type as NotificationType,
-      occurred_at: r.occurred_at,
-      state: r.state,
-      attempts: r.attempts,
-      last_http_status: r.last_http_status,
-      last_error: r.last_error,
-      settled_at: r.settled_at,
-      body: JSON.parse(r.body) as unknown,
-    }),
-  );
+  const records = rows.map((r): NotificationRecord => ({
+    notification_id: r.notification_id,
+    type: r.type as NotificationType,
+    occurred_at: r.occurred_at,
+    state: r.state,
+    attempts: r.attempts,
+    last_http_status: r.last_http_status,
+    last_error: r.last_error,
+    settled_at: r.settled_at,
+    body: JSON.parse(r.body) as unknown,
+  }));
   return pageOf(records, page.limit, (r) => ({ at: r.occurred_at, id: r.notification_id }));
 }
 

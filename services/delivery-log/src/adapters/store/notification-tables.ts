@@ -42,4 +42,3 @@ export interface NotificationsTable {
   last_error: string | null;
   settled_at: Timestamp | null;
 }
-

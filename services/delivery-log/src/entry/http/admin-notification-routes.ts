@@ -18,7 +18,11 @@ const body = express.json({ limit: '16kb', type: () => true });
 /** Notifications the operator's view lists. */
 const RECENT = 20;
 
-export function adminNotificationRoutes(deps: { db: DeliveryLogDb; partners: PartnerDirectory; audit: Pick<AuditedWriter, 'write'> }): Router {
+export function adminNotificationRoutes(deps: {
+  db: DeliveryLogDb;
+  partners: PartnerDirectory;
+  audit: Pick<AuditedWriter, 'write'>;
+}): Router {
   const router = Router();
   const store = operatorNotifications(deps.db);
   const partnerIdOf = (req: Request) => {

@@ -66,7 +66,13 @@ export function notificationObservations(db: DeliveryLogDb, failingAfterMs: numb
         if (circuitIsOpen || failingLongEnough) {
           const reason = circuitIsOpen ? 'circuit_open' : 'no_success';
           const since = row?.failing_since ?? null;
-          return [{ subject: `endpoint:${e.endpoint_id}`, state: 'failing', data: { ...data, reason, failed_attempts: failures, failing_since: since } }];
+          return [
+            {
+              subject: `endpoint:${e.endpoint_id}`,
+              state: 'failing',
+              data: { ...data, reason, failed_attempts: failures, failing_since: since },
+            },
+          ];
         }
         if (row && failures === 0 && row.last_success) {
           return [{ subject: `endpoint:${e.endpoint_id}`, state: 'ok', data: { ...data, recovered_at: row.last_success } }];

@@ -96,7 +96,8 @@ export const notificationPaths: ZodOpenApiPathsObject = {
     }),
     post: admin.operation('Switch a partner’s notifications off or on', {
       operationId: 'adminSwitchNotifications',
-      description: 'Off: nothing is sent to the partner’s notification URL, and what was still to send is dropped. Audited with the reason.',
+      description:
+        'Off: nothing is sent to the partner’s notification URL, and what was still to send is dropped. Audited with the reason.',
       requestParams: admin.partnerPath,
       requestBody: { required: true, ...json(NotificationSwitchBody) },
       responses: {

@@ -49,6 +49,14 @@ export function deliveryLogOpenApi(): object {
         },
       },
     },
-    paths: { ...portalPaths, ...portalRetryPaths, ...selfServicePaths, ...notificationPaths, ...adminPaths, ...adminRetryPaths, ...consolePaths },
+    paths: {
+      ...portalPaths,
+      ...portalRetryPaths,
+      ...selfServicePaths,
+      ...notificationPaths,
+      ...adminPaths,
+      ...adminRetryPaths,
+      ...consolePaths,
+    },
   });
 }

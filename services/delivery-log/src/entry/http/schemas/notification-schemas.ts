@@ -7,16 +7,25 @@ import { z } from 'zod';
 import { NOTIFICATION_TYPES } from '../../../domain/notification-events';
 import { one, pageOf, pageQuery, timestamp } from './schemas';
 
-const reason = z.string().trim().min(1).max(500).optional().meta({ description: 'Why, for the audit (default: changed from the partner API)' });
+const reason = z
+  .string()
+  .trim()
+  .min(1)
+  .max(500)
+  .optional()
+  .meta({ description: 'Why, for the audit (default: changed from the partner API)' });
 const NotificationType = z.enum(NOTIFICATION_TYPES).meta({ id: 'NotificationType' });
 
 export const NotificationSubscribeBody = z
   .strictObject({
-    url: z.string().max(2100).meta({
-      description:
-        'Absolute https URL (plain http only to a loopback address the deployment allows), without credentials; refused when its host ' +
-        'is or resolves to a private, loopback, link-local or metadata address the deployment does not allow (the SSRF guard)',
-    }),
+    url: z
+      .string()
+      .max(2100)
+      .meta({
+        description:
+          'Absolute https URL (plain http only to a loopback address the deployment allows), without credentials; refused when its host ' +
+          'is or resolves to a private, loopback, link-local or metadata address the deployment does not allow (the SSRF guard)',
+      }),
     events: z
       .array(NotificationType)
       .min(1)
@@ -33,7 +42,11 @@ export const NotificationDeleteBody = z.strictObject({ reason }).meta({ id: 'Not
 export const NotificationSwitchBody = z
   .strictObject({
     reason: z.string().trim().min(1).max(500).meta({ description: 'Why, for the audit' }),
-    enabled: z.boolean().meta({ description: 'false: nothing is sent to the partner’s notification URL (what was still to send is dropped); true: sent again' }),
+    enabled: z
+      .boolean()
+      .meta({
+        description: 'false: nothing is sent to the partner’s notification URL (what was still to send is dropped); true: sent again',
+      }),
   })
   .meta({ id: 'NotificationSwitchRequest' });
 
@@ -60,7 +73,10 @@ export const NotificationRecord = z
     }),
     attempts: z.number().int(),
     last_http_status: z.number().int().nullable(),
-    last_error: z.string().nullable().meta({ description: 'Why the last attempt failed (an answer other than 200, a timeout, a refused connection …)' }),
+    last_error: z
+      .string()
+      .nullable()
+      .meta({ description: 'Why the last attempt failed (an answer other than 200, a timeout, a refused connection …)' }),
     settled_at: timestamp.nullable(),
     body: z.record(z.string(), z.unknown()).meta({ description: 'The body as sent' }),
   })
