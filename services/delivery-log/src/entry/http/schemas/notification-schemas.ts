@@ -42,11 +42,9 @@ export const NotificationDeleteBody = z.strictObject({ reason }).meta({ id: 'Not
 export const NotificationSwitchBody = z
   .strictObject({
     reason: z.string().trim().min(1).max(500).meta({ description: 'Why, for the audit' }),
-    enabled: z
-      .boolean()
-      .meta({
-        description: 'false: nothing is sent to the partner’s notification URL (what was still to send is dropped); true: sent again',
-      }),
+    enabled: z.boolean().meta({
+      description: 'false: nothing is sent to the partner’s notification URL (what was still to send is dropped); true: sent again',
+    }),
   })
   .meta({ id: 'NotificationSwitchRequest' });
 
