@@ -15,6 +15,7 @@ export function Header({ session, current, onSignedOut }: { session: Session; cu
           ['endpoints', 'Endpoints'],
           ['event-types', 'Event types'],
           ['signing-secret', 'Signing secret'],
+          ['notifications', 'Notifications'],
           ['recover', 'Recover'],
           ['test-event', 'Send a test event'],
           ['keys', 'API key'],
