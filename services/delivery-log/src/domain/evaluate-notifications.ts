@@ -6,7 +6,7 @@
  * transition is notified once, never once per replica, and never lost to a crash in between.
  */
 import type { Partner } from '@hookstream/partners';
-import { notificationBody, notificationOf, type NotificationType, type Observation } from './notification-events';
+import { calmStateOf, notificationBody, notificationOf, type NotificationType, type Observation } from './notification-events';
 
 /** A partner's subscription as the evaluator and the sender read it. */
 export interface NotificationSubscription {
@@ -27,6 +27,8 @@ export interface NewNotification {
 export interface NotificationTransitions {
   /** The subscriptions to judge: every one an operator has not switched off. */
   judgedSubscriptions(): Promise<NotificationSubscription[]>;
+  /** Each judged subject's state as last recorded (a plain read: only a subject whose state differs is decided under its lock). */
+  recordedStates(partnerId: string): Promise<Map<string, string>>;
   /**
    * Records `observation` as its subject's state. When that changes it (this caller won the
    * transition), `decide` says what to notify, given the state left and whether the transition into
@@ -58,7 +60,11 @@ export async function evaluateNotifications(deps: EvaluatorDeps, now: Date): Pro
     const partner = deps.partners.get(subscription.partnerId);
     if (!partner) continue;
     const status: Observation = { subject: 'partner', state: partner.status, data: { status: partner.status } };
-    for (const observation of [status, ...(await deps.observe(partner, now))]) {
+    const recorded = await deps.transitions.recordedStates(partner.partner_id);
+    const observations = [status, ...(await deps.observe(partner, now))];
+    // Most passes change nothing: those subjects cost no transaction and no lock.
+    const changed = observations.filter((o) => (recorded.get(o.subject) ?? calmStateOf(o.subject)) !== o.state);
+    for (const observation of changed) {
       const notification = await deps.transitions.transition(partner.partner_id, observation, now, (from, fromNotified) => {
         const type = notificationOf(observation.subject, from, observation.state, fromNotified);
         if (!type || !subscription.events.includes(type)) return undefined;

@@ -116,6 +116,16 @@ for (const [name, server] of storesUnderTest()) {
       expect((await sent())[0]?.data).toEqual(expect.objectContaining({ dead_letters_waiting: 2 }));
     });
 
+    test('when two evaluators race over ten transitions of a subject already judged, then ten notifications, not more', async () => {
+      for (let i = 1; i <= 10; i++) {
+        partner = acme({ status: i % 2 === 1 ? 'DISABLED' : 'ACTIVE' });
+        await racing(new Date(at('12:00').getTime() + i * 1000), 100);
+      }
+      const types = (await sent()).map((n) => n.type);
+      expect(types).toHaveLength(10);
+      expect(types.filter((t) => t === 'partner.disabled')).toHaveLength(5);
+    });
+
     test('when an operator switched notifications off, then no transition is enqueued', async () => {
       await operatorNotifications(s.db).setOperatorOff('acme', true, at('11:30'));
       partner = acme({ status: 'DISABLED' });

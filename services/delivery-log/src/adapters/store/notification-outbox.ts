@@ -25,6 +25,11 @@ export function notificationOutbox(db: DeliveryLogDb, perHour: number): Notifica
       return rows.map(subscriptionOf);
     },
 
+    async recordedStates(partnerId: string): Promise<Map<string, string>> {
+      const rows = await db.selectFrom('notification_states').select(['subject', 'state']).where('partner_id', '=', partnerId).execute();
+      return new Map(rows.map((row) => [row.subject, row.state]));
+    },
+
     transition(partnerId: string, observation: Observation, now: Date, decide) {
       return db.transaction().execute(async (trx) => {
         const key = { partner_id: partnerId, subject: observation.subject };
