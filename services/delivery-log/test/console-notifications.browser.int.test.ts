@@ -5,11 +5,13 @@
  * the URL); its endpoint then fails with no success long enough, and one endpoint.failing reaches
  * that URL, signed with its Standard Webhooks secret (the official verifier), and shows as
  * delivered on the page. An operator sees it on the partner's page and switches notifications off.
+ * Every answer of the notification routes fits the served OpenAPI document (support/api-client.ts).
  */
 import { Webhook } from 'standardwebhooks';
 import { policyEvent, type Receiver } from '../../../test/helpers/outbound';
 import { retryTierDelays, uniquePartnerId } from '../../../test/helpers/outbound-fixture';
 import { waitFor } from '../../../test/helpers/infrastructure';
+import { ApiClient } from './support/api-client';
 import { ConsoleStack } from './support/console-stack';
 
 const SECRET = `whsec_${Buffer.alloc(32, 9).toString('base64')}`;
@@ -95,4 +97,29 @@ test('an operator sees the partner’s notifications on its page and switches th
     headers: { authorization: `Bearer ${stack.operatorToken}` },
   });
   expect(((await answer.json()) as { data: { subscription: { operator_off: boolean } } }).data.subscription.operator_off).toBe(true);
+});
+
+test('the notification routes answer as the served OpenAPI document says, refusals included', async () => {
+  const api = await ApiClient.open(stack.log.url);
+  const asPartner = { 'x-api-key': key };
+  const asOperator = { authorization: `Bearer ${stack.operatorToken}` };
+  const base = '/api/portal/v1/notifications';
+
+  const settings = await api.get(base, asPartner);
+  const sent = await api.get(`${base}/sent?limit=1`, asPartner);
+  const refusedUrl = await api.send('put', base, asPartner, { url: 'https://10.0.0.1/n' });
+  const unknownEvent = await api.send('put', base, asPartner, { url: notified.url, events: ['endpoint.exploded'] });
+  const operatorView = await api.get(`/api/admin/v1/partners/${partner}/notifications`, asOperator);
+  const switchedOn = await api.post(`/api/admin/v1/partners/${partner}/notifications`, asOperator, { enabled: true, reason: 'resumed' });
+  const deleted = await api.send('delete', base, asPartner, {});
+  const deletedAgain = await api.send('delete', base, asPartner, {});
+
+  expect((settings.json as { data: { subscription: { operator_off: boolean } } }).data.subscription.operator_off).toBe(true);
+  expect((sent.json as { data: Array<{ type: string; state: string }> }).data.map((n) => [n.type, n.state])).toEqual([
+    ['endpoint.failing', 'delivered'],
+  ]);
+  expect([refusedUrl.status, unknownEvent.status]).toEqual([400, 400]);
+  expect((operatorView.json as { data: { recent: unknown[] } }).data.recent).toHaveLength(1);
+  expect((switchedOn.json as { data: { operator_off: boolean } }).data.operator_off).toBe(false);
+  expect([deleted.status, deletedAgain.status]).toEqual([204, 404]);
 });
