@@ -10,7 +10,7 @@ import type { DeliveryLogStore } from '../../src/adapters/store/database';
 import { subscriptionStore } from '../../src/adapters/store/notification-subscriptions';
 import { partnerTransactions } from '../../src/adapters/store/partner-scope';
 import { selfServicePlaces } from '../../src/adapters/store/self-service-limits';
-import { subscribeToNotifications, type SubscribeDeps } from '../../src/domain/manage-notifications';
+import { subscribeToNotifications, unsubscribeFromNotifications, type SubscribeDeps } from '../../src/domain/manage-notifications';
 import { storesUnderTest } from '../support/stores';
 import { acme } from './partner-fixture';
 
@@ -71,6 +71,29 @@ for (const [name, server] of storesUnderTest()) {
           detail: { url: 'http://127.0.0.1:9/n', events: stored.events },
         }),
       ]);
+    });
+
+    test('when the partner unsubscribes, then what was still to send is settled as not sent, not left pending for good', async () => {
+      await subscribeToNotifications(deps(['127.0.0.0/8']), acme(), { url: 'http://127.0.0.1:9/n' }, 'ops');
+      const now = new Date();
+      await s.db
+        .insertInto('notifications')
+        .values({
+          notification_id: 'n-1',
+          partner_id: 'acme',
+          type: 'partner.disabled',
+          body: '{}',
+          occurred_at: now,
+          state: 'pending',
+          next_attempt_at: now,
+        })
+        .execute();
+
+      await unsubscribeFromNotifications(deps([]), acme(), 'done');
+
+      const row = await s.db.selectFrom('notifications').select(['state', 'last_error']).executeTakeFirstOrThrow();
+      expect(row).toEqual({ state: 'suppressed', last_error: 'not sent: the partner unsubscribed' });
+      expect(audited.map((a) => a.action)).toEqual(['partner.notifications-subscribe', 'partner.notifications-unsubscribe']);
     });
 
     test('when self-service is off, or the partner has no signing secret, then it is refused (403, 409)', async () => {

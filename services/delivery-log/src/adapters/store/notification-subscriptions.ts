@@ -33,7 +33,10 @@ export function subscriptionStore(inTransaction: InTransaction): SubscriptionSto
     remove: (partnerId) =>
       inTransaction(async (trx) => {
         const result = await trx.deleteFrom('notification_subscriptions').where('partner_id', '=', partnerId).executeTakeFirst();
-        return Number(result.numDeletedRows) > 0;
+        if (Number(result.numDeletedRows) === 0) return false;
+        // Nowhere to send them any more: what was still to send is settled, not left pending for good.
+        await suppressPending(trx, partnerId, new Date(), 'not sent: the partner unsubscribed');
+        return true;
       }),
     recent: (partnerId, page) => inTransaction((trx) => recentIn(trx, partnerId, page)),
   };
@@ -53,17 +56,19 @@ export function operatorNotifications(db: DeliveryLogDb): OperatorSwitchStore & 
           .returningAll()
           .executeTakeFirst();
         // Switched off: what was still to send is never sent (nor later, once switched on again: it is stale by then).
-        if (row && off) {
-          await trx
-            .updateTable('notifications')
-            .set({ state: 'suppressed', settled_at: now, last_error: 'not sent: an operator switched notifications off' })
-            .where('partner_id', '=', partnerId)
-            .where('state', '=', 'pending')
-            .execute();
-        }
+        if (row && off) await suppressPending(trx, partnerId, now, 'not sent: an operator switched notifications off');
         return row && storedOf(row);
       }),
   };
+}
+
+async function suppressPending(trx: DeliveryLogDb, partnerId: string, now: Date, why: string): Promise<void> {
+  await trx
+    .updateTable('notifications')
+    .set({ state: 'suppressed', settled_at: now, last_error: why })
+    .where('partner_id', '=', partnerId)
+    .where('state', '=', 'pending')
+    .execute();
 }
 
 async function subscriptionIn(db: DeliveryLogDb, partnerId: string): Promise<StoredSubscription | undefined> {

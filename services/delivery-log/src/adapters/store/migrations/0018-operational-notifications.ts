@@ -58,7 +58,8 @@ export const operationalNotifications: Migration = {
     const ownRow = sql`partner_id = ${callersPartner}`;
     for (const [table, rights] of [
       ['notification_subscriptions', 'select, insert, update, delete'],
-      ['notifications', 'select'],
+      // update: unsubscribing settles what was still to send (notification-subscriptions.ts).
+      ['notifications', 'select, update'],
     ] as const) {
       await sql`grant ${sql.raw(rights)} on ${sql.table(table)} to ${role}`.execute(db);
       await sql`alter table ${sql.table(table)} enable row level security`.execute(db);
