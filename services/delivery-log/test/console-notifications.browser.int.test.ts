@@ -1,8 +1,8 @@
 /**
  * Operational notifications in the console, in a real Chromium against the real pipeline
  * (support/console-stack.ts; docs/notifications.md): a partner signed in with its API key
- * subscribes a URL on its Notifications page (one the SSRF guard refuses first: the error beside
- * the URL); its endpoint then fails with no success long enough, and one endpoint.failing reaches
+ * subscribes a URL on its Notifications page, linked from Endpoints (one the SSRF guard refuses
+ * first: the error beside the URL); its endpoint then fails with no success long enough, and one endpoint.failing reaches
  * that URL, signed with its Standard Webhooks secret (the official verifier), and shows as
  * delivered on the page. An operator sees it on the partner's page and switches notifications off.
  * Every answer of the notification routes fits the served OpenAPI document (support/api-client.ts).
@@ -44,7 +44,9 @@ test('a partner subscribes on its Notifications page, its failing endpoint is no
   await p.getByLabel('API key', { exact: true }).fill(key);
   await p.getByRole('button', { name: 'Sign in' }).click();
   await p.getByRole('heading', { name: 'Deliveries' }).waitFor();
-  await p.getByRole('link', { name: 'Notifications' }).click();
+  // From the Endpoints page: the menu has no room for another line's worth of items.
+  await p.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Endpoints' }).click();
+  await p.getByRole('link', { name: 'Notify me when an endpoint fails' }).click();
   await p.getByRole('heading', { name: 'Notifications', exact: true }).waitFor();
 
   const url = p.getByLabel('Notification URL (https)');

@@ -15,7 +15,6 @@ export function Header({ session, current, onSignedOut }: { session: Session; cu
           ['endpoints', 'Endpoints'],
           ['event-types', 'Event types'],
           ['signing-secret', 'Signing secret'],
-          ['notifications', 'Notifications'],
           ['recover', 'Recover'],
           ['test-event', 'Send a test event'],
           ['keys', 'API key'],
