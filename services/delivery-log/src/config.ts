@@ -63,6 +63,23 @@ export const configSchema = serviceSchemaWithOpsPort(8094, 9094).extend({
     .string()
     .regex(/^https?:\/\/\S*\{trace_id\}\S*$/, 'must be an http(s) URL with {trace_id} where the trace id goes')
     .optional(),
+  /** Operational notifications (docs/notifications.md): how long an endpoint's sends fail, with no success, before it is notified as failing, in minutes. Default 5. */
+  DELIVERY_LOG_NOTIFY_FAILING_MINUTES: z.coerce.number().positive().max(1440).default(5),
+  /** Notifications one partner is sent in an hour at most (those past it are kept, marked suppressed). Default 20. */
+  DELIVERY_LOG_NOTIFICATIONS_PER_HOUR: positiveInt.max(10_000).default(20),
+  /** How often each replica judges the subscribed partners and sends what is due, in ms. Default 15000. */
+  DELIVERY_LOG_NOTIFICATION_INTERVAL_MS: positiveInt.min(100).max(600_000).default(15_000),
+  /**
+   * The waits after each failed notification attempt, in ms, comma-separated: a notification is given
+   * up after one attempt more than there are waits. Default 60000,300000,600000,1200000,1800000 (6 attempts over about 66 minutes).
+   */
+  DELIVERY_LOG_NOTIFICATION_RETRY_DELAYS_MS: z
+    .string()
+    .default('60000,300000,600000,1200000,1800000')
+    .transform((text) => text.split(',').map((part) => Number(part.trim())))
+    .refine((delays) => delays.length <= 20 && delays.every((d) => Number.isInteger(d) && d >= 0 && d <= 86_400_000), {
+      message: 'must be up to 20 whole numbers of ms (0 to 86400000), comma-separated',
+    }),
   /** Consumer group of the projection's replicas. Default hookstream-delivery-log. */
   DELIVERY_LOG_GROUP: z.string().min(1).default('hookstream-delivery-log'),
 });

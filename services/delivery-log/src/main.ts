@@ -26,8 +26,19 @@ import { partnerScopes } from './adapters/store/partner-store';
 import { retryStore } from './adapters/store/retry-store';
 import { RequestedCallbacks } from './adapters/kafka/requested-callbacks';
 import { readSamplePolicy } from './adapters/storage/sample-policy';
+import { notificationOutbox } from './adapters/store/notification-outbox';
+import { notificationObservations } from './adapters/store/queries/notification-observations';
+import { notificationPoster } from './adapters/http/notification-post';
+import { notificationSigner } from './adapters/signing/notification-signer';
+import { evaluateNotifications } from './domain/evaluate-notifications';
+import { sendDueNotifications } from './domain/send-notifications';
+import { NotificationLoop } from './entry/timers/notification-loop';
+import { randomUUID } from 'node:crypto';
 
 export { configSchema } from './config';
+
+/** How long a notification's POST may take in all. */
+const NOTIFICATION_TIMEOUT_MS = 10_000;
 
 /** Every topic the delivery log reads (logical names). */
 const PROJECTED_TOPICS = [
@@ -72,6 +83,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
     new Pruner({ db: store.db, logger, retentionDays: config.DELIVERY_LOG_RETENTION_DAYS, intervalMs: 10 * 60_000 }),
   );
 
+  const metrics = createDeliveryLogMetrics(runtime.metrics);
   const groupId = `${config.TOPIC_PREFIX}${config.DELIVERY_LOG_GROUP}`;
   const topics = new Map(PROJECTED_TOPICS.map((name) => [runtime.topics.get(name)!.topic, name]));
   const projection = new DeliveryLogProjection({
@@ -79,7 +91,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
     codec: runtime.codec,
     db: store.db,
     logger,
-    metrics: createDeliveryLogMetrics(runtime.metrics),
+    metrics,
     groupId,
     session: groupSessionOf(config),
     topics,
@@ -108,8 +120,9 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
   const audit = new AuditedWriter(runtime.kafka, runtime.codec, config.TOPIC_PREFIX);
   runtime.shutdown.onStop('audited writer', () => audit.close(), 'producers');
   const policyPaths = policyBodyFieldPaths(defaultSchemasDir(env));
+  const box = new SecretBox(config.HOOKSTREAM_SECRETS_KEYS);
   const changes = new PartnerChanges(runtime.partners, audit, () => ({
-    box: new SecretBox(config.HOOKSTREAM_SECRETS_KEYS),
+    box,
     hasher,
     policyPaths,
   }));
@@ -149,6 +162,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
         failingRetry: new FailingDeliveriesRetry(stores.failing, retrier),
         sendTestEvent: (endpointId, status) => sendTestEvent({ ...testEvents, ...stores.testEvents }, stores.partnerId, endpointId, status),
         places: stores.places,
+        notifications: stores.notifications,
       };
     },
   );
@@ -179,7 +193,41 @@ export async function main(env: NodeJS.ProcessEnv = process.env) {
     logger,
     draining: () => runtime.shutdown.draining,
     partnerRequestsPerSecond: config.DELIVERY_LOG_PARTNER_REQUESTS_PER_SECOND,
+    notificationSettings: {
+      failingAfterMinutes: config.DELIVERY_LOG_NOTIFY_FAILING_MINUTES,
+      perHour: config.DELIVERY_LOG_NOTIFICATIONS_PER_HOUR,
+    },
   });
+
+  // Operational notifications (docs/notifications.md): judged and sent by every replica, each transition once.
+  const outbox = notificationOutbox(store.db, config.DELIVERY_LOG_NOTIFICATIONS_PER_HOUR);
+  const poster = notificationPoster({ allow: config.SSRF_ALLOW, timeoutMs: NOTIFICATION_TIMEOUT_MS });
+  runtime.shutdown.onStop('notification connections', () => poster.close(), 'connections');
+  const evaluator = {
+    transitions: outbox,
+    observe: notificationObservations(store.db, config.DELIVERY_LOG_NOTIFY_FAILING_MINUTES * 60_000),
+    partners: runtime.partners,
+    newId: randomUUID,
+  };
+  const sender = {
+    sending: outbox,
+    partners: runtime.partners,
+    sign: notificationSigner(box),
+    post: poster.post,
+    retryDelaysMs: config.DELIVERY_LOG_NOTIFICATION_RETRY_DELAYS_MS,
+    counted: (type: string, outcome: string) => metrics.notifications.inc({ type, outcome }),
+    now: () => new Date(),
+  };
+  runtime.startMonitor(
+    'notifications',
+    new NotificationLoop({
+      evaluate: () => evaluateNotifications(evaluator, new Date()),
+      // A claim outlives the attempt's timeout: no other replica takes it while it is in flight.
+      send: () => sendDueNotifications(sender, 6 * NOTIFICATION_TIMEOUT_MS),
+      logger: logger.child({ module: 'notifications' }),
+      intervalMs: config.DELIVERY_LOG_NOTIFICATION_INTERVAL_MS,
+    }),
+  );
   runtime.app.use(api.router);
   const server = await runtime.listen({ notFound: api.notFound, onError: api.onError });
   return { runtime, server, projection, store };

@@ -32,6 +32,12 @@ export function createDeliveryLogMetrics(registry: Registry) {
       help: 'Batches the store refused (each is read again after a pause)',
       registers: [registry],
     }),
+    notifications: new Counter({
+      name: 'hookstream_delivery_log_notifications_total',
+      help: 'Operational notification attempts, by type and outcome (delivered; failed: to be tried again; given_up)',
+      labelNames: ['type', 'outcome'],
+      registers: [registry],
+    }),
   };
 }
 

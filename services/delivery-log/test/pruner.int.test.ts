@@ -31,6 +31,7 @@ const NOTHING: Pruned = {
   selfServiceChanges: 0,
   retryNowClaims: 0,
   issuedCredentials: 0,
+  notifications: 0,
 };
 
 const request = (id: string, createdAt: number): CallbackRequestValue => ({

@@ -39,6 +39,16 @@ export const AUDIT_ACTIONS = {
     words: 'new signing secret signing now',
     meaning: 'The rotated HMAC_SHA256 secret was made to sign before its switch time.',
   },
+  'partner.notifications-subscribe': {
+    words: 'notifications subscribed',
+    meaning: 'The partner set the URL its operational notifications go to, and the events it wants.',
+  },
+  'partner.notifications-unsubscribe': {
+    words: 'notifications unsubscribed',
+    meaning: 'The partner stopped its operational notifications.',
+  },
+  'partner.notifications-off': { words: 'notifications switched off', meaning: 'No operational notification is sent to the partner.' },
+  'partner.notifications-on': { words: 'notifications switched on', meaning: 'Operational notifications are sent to the partner again.' },
   'portal-token.issue': {
     words: 'portal link issued',
     meaning: 'A link that opens the console for the partner, reading only, until it expires.',

@@ -27,6 +27,7 @@ import { PartnerPage, PartnersPage } from './pages/partners';
 import { RefusedWebhookPage } from './pages/refused-webhook';
 import { SignInPage } from './pages/sign-in';
 import { SigningSecretPage } from './pages/signing-secret';
+import { NotificationsPage } from './pages/notifications';
 import { EventTypesPage } from './pages/event-types';
 import { TestEventPage } from './pages/test-event';
 import { WebhookPage, WebhooksPage } from './pages/webhooks';
@@ -139,6 +140,8 @@ function View({ session, route }: { session: Session; route: Route }) {
       return session.kind === 'partner' ? <EndpointsPage session={session} /> : <NotHere />;
     case 'signing-secret':
       return session.kind === 'partner' ? <SigningSecretPage session={session} /> : <NotHere />;
+    case 'notifications':
+      return session.kind === 'partner' ? <NotificationsPage session={session} /> : <NotHere />;
     case 'event-types':
       return session.kind === 'partner' ? <EventTypesPage session={session} partnerId={null} /> : <NotHere />;
     case 'test-event':

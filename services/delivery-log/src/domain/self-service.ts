@@ -12,7 +12,7 @@ import { ErrorCodes, Refusal } from '@hookstream/errors';
 import { partnerOperator } from './resend-delivery';
 
 export interface SelfServiceLimit {
-  kind: 'endpoints' | 'signing-secret';
+  kind: 'endpoints' | 'signing-secret' | 'notifications';
   /** Changes of the kind one partner may make within windowMs. */
   count: number;
   windowMs: number;
@@ -25,6 +25,13 @@ export interface SelfServicePlaces {
   reserve(partnerId: string, limit: SelfServiceLimit, now: Date): Promise<SelfServicePlace>;
   release(changeId: string): Promise<void>;
 }
+
+/** How a refusal names the changes a limit counts. */
+const CHANGES_OF: Record<SelfServiceLimit['kind'], string> = {
+  endpoints: 'endpoint changes',
+  'signing-secret': 'signing-secret rotations',
+  notifications: 'notification subscription changes',
+};
 
 /** The partner as the audit names it when it changes itself. */
 export function partnerActor(partnerId: string) {
@@ -56,7 +63,7 @@ export async function withinLimit<T>(
   if (!place.reserved) {
     throw new Refusal(
       ErrorCodes.TOO_MANY_REQUESTS,
-      `this partner made ${limit.count} ${limit.kind === 'endpoints' ? 'endpoint changes' : 'signing-secret rotations'} in the last ${limit.windowMs / 3_600_000} h: retry in ${place.retryAfterSeconds} s`,
+      `this partner made ${limit.count} ${CHANGES_OF[limit.kind]} in the last ${limit.windowMs / 3_600_000} h: retry in ${place.retryAfterSeconds} s`,
       { retryAfterSeconds: place.retryAfterSeconds },
     );
   }

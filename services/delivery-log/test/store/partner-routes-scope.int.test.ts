@@ -115,6 +115,12 @@ const CALLS: Record<string, { body?: unknown; id?: string; reachesStore: boolean
   'GET /event-types': { reachesStore: false },
   'POST /signing-secret/rotate': { body: {}, reachesStore: true, writes: PLACE_TAKEN_AND_GIVEN_BACK },
   'POST /signing-secret/activate': { body: {}, reachesStore: false },
+  'GET /notifications': { reachesStore: true },
+  // Refused (409) before the store: this partner's callbacks have no signing secret to sign notifications with.
+  'PUT /notifications': { body: { url: 'https://a.example/n' }, reachesStore: false },
+  // 404 (no subscription), after looking in the store for one to delete (none: nothing pending is settled).
+  'DELETE /notifications': { body: {}, reachesStore: true, writes: ['delete from notification_subscriptions'] },
+  'GET /notifications/sent': { reachesStore: true },
 };
 
 /** The writes among `queries`, each once, as "insert into <table>" (or delete from, update). */
@@ -171,6 +177,7 @@ beforeAll(async () => {
         status,
       ),
     places: stores.places,
+    notifications: stores.notifications,
   }));
   const app = express();
   app.use(
@@ -186,6 +193,8 @@ beforeAll(async () => {
       retryDelaysMs: [],
       samplePolicy: testEvents.samplePolicy,
       keyRotationOverlapHours: 1,
+      audit: callbacks as never,
+      notificationSettings: { failingAfterMinutes: 5, perHour: 20 },
     }),
   );
   app.use(answerOfError(createLogger({ service: 'test', level: 'silent' })));

@@ -41,13 +41,20 @@ export class ConsoleStack {
     events: Array<['A' | 'B' | 'C', string]>,
     /** The retry tiers' delays (default 50 ms each: a failing delivery is dead-lettered within a second). */
     retryDelaysMs = retryTierDelays(50),
+    /** Settings of the delivery log's own beside the fixture's (e.g. the notifications' interval). */
+    logEnv: NodeJS.ProcessEnv = {},
   ): Promise<ConsoleStack> {
     const stack = new ConsoleStack();
-    await stack.start(name, events, retryDelaysMs);
+    await stack.start(name, events, retryDelaysMs, logEnv);
     return stack;
   }
 
-  private async start(name: string, events: Array<['A' | 'B' | 'C', string]>, retryDelaysMs: number[]): Promise<void> {
+  private async start(
+    name: string,
+    events: Array<['A' | 'B' | 'C', string]>,
+    retryDelaysMs: number[],
+    logEnv: NodeJS.ProcessEnv,
+  ): Promise<void> {
     this.fixture = await OutboundFixture.open(name, { retryDelaysMs, breaker: { failures: 1000, openMs: 100 } });
     const broken = await this.fixture.receiver((request) => (this.fixedPolicies.has(String(request.body['policy_number'])) ? 200 : 503));
     this.receiverA = broken;
@@ -66,6 +73,7 @@ export class ConsoleStack {
         ...this.fixture.env,
         DELIVERY_LOG_DATABASE_URL: this.logDatabase.url,
         HTTP_PORT: '0',
+        ...logEnv,
       }),
       this.fixture.startConsumer(),
       this.fixture.startSender(),

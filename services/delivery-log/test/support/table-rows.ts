@@ -5,12 +5,19 @@ import type { DeliveryLogTables } from '../../src/adapters/store/tables';
  * The projection's tables: what a rebuild from the topics must write again. Not resend_reservations,
  * retry_now_claims, self_service_changes nor issued_credentials: the partner API's own state (its
  * resends, retries now in flight and self-service changes of the last hour or day, the sessions and
- * portal links it signed), which no topic holds; nor projected_topics, which says when each topic
+ * portal links it signed, the notification subscriptions and notifications), which no topic holds; nor projected_topics, which says when each topic
  * was first seen.
  */
 type ProjectedTable = Exclude<
   keyof DeliveryLogTables,
-  'resend_reservations' | 'retry_now_claims' | 'self_service_changes' | 'issued_credentials' | 'projected_topics'
+  | 'resend_reservations'
+  | 'retry_now_claims'
+  | 'self_service_changes'
+  | 'issued_credentials'
+  | 'projected_topics'
+  | 'notification_subscriptions'
+  | 'notification_states'
+  | 'notifications'
 >;
 
 const ORDER: Record<ProjectedTable, string[]> = {

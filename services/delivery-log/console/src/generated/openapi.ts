@@ -360,6 +360,75 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/portal/v1/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The partner’s notification subscription
+         * @description The URL operational notifications go to and the events wanted (null: none). endpoint.failing (an enabled endpoint’s sends failed with no success for DELIVERY_LOG_NOTIFY_FAILING_MINUTES, or the circuit opened), endpoint.recovered (its first success after a notified endpoint.failing), dead_letters.waiting (from none waiting to some), partner.disabled and partner.enabled (the insurer switched the partner). Each once per transition.
+         */
+        get: operations["getNotifications"];
+        /**
+         * Subscribe one URL to operational notifications
+         * @description Replaces the subscription. The URL is judged as a callback endpoint’s (the SSRF guard; 400 naming url) and must be https. Notifications are signed with the partner’s signing secret as its callbacks are (Standard Webhooks or HMAC_SHA256; other methods: 409). API key only; within DELIVERY_LOG_ENDPOINT_CHANGES_PER_HOUR changes an hour (429). Audited, the URL without its query.
+         */
+        put: operations["putNotifications"];
+        post?: never;
+        /**
+         * Unsubscribe from operational notifications
+         * @description Nothing is sent any more. API key only. Audited.
+         */
+        delete: operations["deleteNotifications"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/portal/v1/notifications/sent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The notifications sent to the partner, newest first
+         * @description Each with its body as sent and its outcome (pending, delivered, given_up, suppressed). Kept as long as deliveries are.
+         */
+        get: operations["listNotifications"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/v1/partners/{partnerId}/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A partner’s notification subscription and its 20 latest notifications */
+        get: operations["adminGetNotifications"];
+        put?: never;
+        /**
+         * Switch a partner’s notifications off or on
+         * @description Off: nothing is sent to the partner’s notification URL, and what was still to send is dropped. Audited with the reason.
+         */
+        post: operations["adminSwitchNotifications"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/v1/deliveries": {
         parameters: {
             query?: never;
@@ -921,6 +990,26 @@ export interface components {
         SigningSecretRequest: {
             /** @description Why, for the audit (default: changed from the partner API) */
             reason?: string;
+        };
+        NotificationSubscribeRequest: {
+            /** @description Absolute https URL (plain http only to a loopback address the deployment allows), without credentials; refused when its host is or resolves to a private, loopback, link-local or metadata address the deployment does not allow (the SSRF guard) */
+            url: string;
+            /** @description The events to receive; absent: all of them */
+            events?: components["schemas"]["NotificationType"][];
+            /** @description Why, for the audit (default: changed from the partner API) */
+            reason?: string;
+        };
+        /** @enum {string} */
+        NotificationType: "endpoint.failing" | "endpoint.recovered" | "dead_letters.waiting" | "partner.disabled" | "partner.enabled";
+        NotificationDeleteRequest: {
+            /** @description Why, for the audit (default: changed from the partner API) */
+            reason?: string;
+        };
+        NotificationSwitchRequest: {
+            /** @description Why, for the audit */
+            reason: string;
+            /** @description false: nothing is sent to the partner’s notification URL (what was still to send is dropped); true: sent again */
+            enabled: boolean;
         };
         PartnerCreateRequest: {
             /** @description Why, for the audit trail */
@@ -1969,6 +2058,73 @@ export interface components {
                 previous_secret_until?: string | null;
                 /** @description HMAC_SHA256: when the new secret starts signing instead of the current one; null: no switch pending */
                 next_secret_from?: string | null;
+            };
+        };
+        NotificationSettingsAnswer: {
+            data: {
+                subscription: components["schemas"]["NotificationSubscription"] | null;
+                /** @description Every event a subscription may name */
+                events: components["schemas"]["NotificationType"][];
+                /** @description How long an endpoint fails, with no success, before endpoint.failing */
+                failing_after_minutes: number;
+                /** @description Notifications sent to one partner in an hour at most */
+                per_hour: number;
+            };
+        };
+        NotificationSubscription: {
+            url: string;
+            events: components["schemas"]["NotificationType"][];
+            /** @description An operator switched the partner’s notifications off: none is sent */
+            operator_off: boolean;
+            /**
+             * Format: date-time
+             * @description RFC 3339 date-time
+             * @example 2026-11-25T10:00:00Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339 date-time
+             * @example 2026-11-25T10:00:00Z
+             */
+            updated_at: string;
+        };
+        NotificationSubscriptionAnswer: {
+            data: components["schemas"]["NotificationSubscription"];
+        };
+        NotificationPage: {
+            data: components["schemas"]["NotificationRecord"][];
+            next_cursor: string | null;
+        };
+        NotificationRecord: {
+            /** @description The body’s id: one per transition, the same on every attempt */
+            notification_id: string;
+            type: components["schemas"]["NotificationType"];
+            /**
+             * Format: date-time
+             * @description RFC 3339 date-time
+             * @example 2026-11-25T10:00:00Z
+             */
+            occurred_at: string;
+            /**
+             * @description pending: to be sent (again); delivered: answered 200; given_up: every attempt failed; suppressed: not sent (the hourly bound, or an operator switched notifications off)
+             * @enum {string}
+             */
+            state: "pending" | "delivered" | "given_up" | "suppressed";
+            attempts: number;
+            last_http_status: number | null;
+            /** @description Why the last attempt failed (an answer other than 200, a timeout, a refused connection …) */
+            last_error: string | null;
+            settled_at: string | null;
+            /** @description The body as sent */
+            body: {
+                [key: string]: unknown;
+            };
+        };
+        OperatorNotificationsAnswer: {
+            data: {
+                subscription: components["schemas"]["NotificationSubscription"] | null;
+                recent: components["schemas"]["NotificationRecord"][];
             };
         };
         PartnerList: {
@@ -3825,6 +3981,433 @@ export interface operations {
             };
             /** @description Too many requests from this partner (or, on a write, too many of its kind); retry after Retry-After (error_code TOO_MANY_REQUESTS_ERR) */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Starting or unavailable; retry after Retry-After (error_code SERVICE_UNAVAILABLE_ERR) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getNotifications: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscription, the events there are and the bounds */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationSettingsAnswer"];
+                };
+            };
+            /** @description A query parameter is unknown or invalid; the message names each (error_code INVALID_PAYLOAD_VALIDATION_ERR) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No x-api-key or portal token, or one that is unknown, revoked or expired; a session or portal token of a partner since disabled is told so (error_code INVALID_API_KEY_ERR, PARTNER_DISABLED_ERR) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests from this partner (or, on a write, too many of its kind); retry after Retry-After (error_code TOO_MANY_REQUESTS_ERR) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Starting or unavailable; retry after Retry-After (error_code SERVICE_UNAVAILABLE_ERR) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    putNotifications: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NotificationSubscribeRequest"];
+            };
+        };
+        responses: {
+            /** @description The subscription kept */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationSubscriptionAnswer"];
+                };
+            };
+            /** @description The body is not JSON or a field is invalid; the message names each (error_code INVALID_PAYLOAD_VALIDATION_ERR) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No x-api-key or portal token, or one that is unknown, revoked or expired; a session or portal token of a partner since disabled is told so (error_code INVALID_API_KEY_ERR, PARTNER_DISABLED_ERR) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A portal token (or a console session opened with one): changes need the API key; or the insurer turned the partner’s self-service off; or a console write from another origin or without its x-csrf-token (error_code FORBIDDEN_ERR) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Callbacks to the partner are signed by a method without a signing secret (error_code CONFLICT_ERR) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is too large (error_code INVALID_PAYLOAD_VALIDATION_ERR) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests from this partner (or, on a write, too many of its kind); retry after Retry-After (error_code TOO_MANY_REQUESTS_ERR) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Starting or unavailable; retry after Retry-After (error_code SERVICE_UNAVAILABLE_ERR) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteNotifications: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["NotificationDeleteRequest"];
+            };
+        };
+        responses: {
+            /** @description Unsubscribed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The body is not JSON or a field is invalid; the message names each (error_code INVALID_PAYLOAD_VALIDATION_ERR) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No x-api-key or portal token, or one that is unknown, revoked or expired; a session or portal token of a partner since disabled is told so (error_code INVALID_API_KEY_ERR, PARTNER_DISABLED_ERR) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A portal token (or a console session opened with one): changes need the API key; or the insurer turned the partner’s self-service off; or a console write from another origin or without its x-csrf-token (error_code FORBIDDEN_ERR) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No subscription (error_code NOT_FOUND_ERR) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is too large (error_code INVALID_PAYLOAD_VALIDATION_ERR) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests from this partner (or, on a write, too many of its kind); retry after Retry-After (error_code TOO_MANY_REQUESTS_ERR) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Starting or unavailable; retry after Retry-After (error_code SERVICE_UNAVAILABLE_ERR) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listNotifications: {
+        parameters: {
+            query?: {
+                /** @description next_cursor of the previous page */
+                cursor?: string;
+                /** @description Items per page (1-200, default 50) */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of notifications */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationPage"];
+                };
+            };
+            /** @description A query parameter is unknown or invalid; the message names each (error_code INVALID_PAYLOAD_VALIDATION_ERR) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No x-api-key or portal token, or one that is unknown, revoked or expired; a session or portal token of a partner since disabled is told so (error_code INVALID_API_KEY_ERR, PARTNER_DISABLED_ERR) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests from this partner (or, on a write, too many of its kind); retry after Retry-After (error_code TOO_MANY_REQUESTS_ERR) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Starting or unavailable; retry after Retry-After (error_code SERVICE_UNAVAILABLE_ERR) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    adminGetNotifications: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                partnerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscription (null: none) and the latest notifications */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorNotificationsAnswer"];
+                };
+            };
+            /** @description A query parameter is unknown or invalid; the message names each (error_code INVALID_PAYLOAD_VALIDATION_ERR) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No operator token, or one that is unknown or revoked (error_code INVALID_API_KEY_ERR) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No partner with that id (error_code NOT_FOUND_ERR) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Starting or unavailable; retry after Retry-After (error_code SERVICE_UNAVAILABLE_ERR) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    adminSwitchNotifications: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                partnerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NotificationSwitchRequest"];
+            };
+        };
+        responses: {
+            /** @description The subscription after the switch */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationSubscriptionAnswer"];
+                };
+            };
+            /** @description The body is not JSON or a field is invalid; the message names each (error_code INVALID_PAYLOAD_VALIDATION_ERR) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No operator token, or one that is unknown or revoked (error_code INVALID_API_KEY_ERR) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A viewer’s token: reading only (error_code FORBIDDEN_ERR) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No partner with that id, or it has no subscription (error_code NOT_FOUND_ERR) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is too large (error_code INVALID_PAYLOAD_VALIDATION_ERR) */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -61,7 +61,9 @@ export function EndpointsPage({ session }: { session: Session }) {
       )}
       <p>
         Where your callbacks go.{writable && ' Each change you make here is recorded in the insurer’s audit trail.'}{' '}
-        <a href={link('health')}>Hour by hour health</a>
+        <a href={link('health')}>Hour by hour health</a> ·{' '}
+        {/* Not in the menu, which holds one line no longer: the page belongs with the endpoints it watches. */}
+        <a href={link('notifications')}>Notify me when an endpoint fails</a>
       </p>
       {done && (
         <p class="ok" role="status">

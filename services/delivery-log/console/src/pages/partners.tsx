@@ -16,6 +16,7 @@ import { useApi } from '../use-api';
 import { ApiKeys } from './api-keys';
 import { PortalLinks } from './portal-links';
 import { SelfServiceSwitch } from './self-service-switch';
+import { NotificationSwitch } from './notification-switch';
 
 export type PartnerView = Schema<'Partner'>;
 
@@ -146,6 +147,7 @@ export function PartnerPage({ session, partnerId }: { session: Session; partnerI
       <ApiKeys partner={p} writer={writer} onDone={reloadBoth} />
       {writer && <PartnerActions partner={p} onDone={reloadBoth} />}
       {writer && <SelfServiceSwitch partnerId={p.partner_id} enabled={p.self_service !== false} onDone={reloadBoth} />}
+      <NotificationSwitch partnerId={p.partner_id} writer={writer} />
       <PortalLinks partnerId={p.partner_id} links={links.data?.data ?? []} writer={writer} onDone={reloadBoth} />
     </>
   );

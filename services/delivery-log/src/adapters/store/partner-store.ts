@@ -27,6 +27,8 @@ import { resendStore } from './resend-store';
 import { ResendReservations } from './resend-reservations';
 import { retryStore } from './retry-store';
 import { selfServicePlaces } from './self-service-limits';
+import { subscriptionStore, type NotificationList } from './notification-subscriptions';
+import type { SubscriptionStore } from '../../domain/manage-notifications';
 import type { DeliveryLogDb } from './tables';
 
 /** Only this module can name it, so only forPartner's handles have it. */
@@ -45,6 +47,8 @@ export interface PartnerStores {
   failing: FailingDeliveriesStore;
   recoveries: RecoveryStore;
   places: SelfServicePlaces;
+  /** Its notification subscription and notifications (migration 0018). */
+  notifications: SubscriptionStore & NotificationList;
   testEvents: {
     reservations: ResendReservations;
     /** The test delivery's attempt, read in the partner's scope. */
@@ -81,6 +85,7 @@ export function partnerScopes<U extends object>(
       failing: failingDeliveriesStore(db, limits.resendsPerHour, partnerId),
       recoveries: recoveryStore(db, limits.resendsPerHour, partnerId),
       places: selfServicePlaces(read),
+      notifications: subscriptionStore(read),
       testEvents: {
         reservations: new ResendReservations(read, limits.testEventsPerMinute, 'test-event', 60_000),
         attemptOf: (deliveryId) => testAttemptOf(db, deliveryId, partnerId),

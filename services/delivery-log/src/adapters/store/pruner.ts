@@ -3,9 +3,10 @@
  * its attempts, replays and the times retries now were asked, a webhook with its documents; on
  * their own a dead letter, a refused or a replayed webhook, and a document whose webhook the log
  * never had. The audit trail is kept a year, resend reservations only the hour they count in,
- * retry-now claims, console sessions and portal links until they expire. Deleted a thousand at a
- * time, each batch its own short transaction, so the projection's writes wait at
- * most for one small batch, never for a whole day's worth.
+ * retry-now claims, console sessions and portal links until they expire, operational
+ * notifications once settled and older than the retention. Deleted a thousand at a time, each
+ * batch its own short transaction, so the projection's writes wait at most for one small batch,
+ * never for a whole day's worth.
  */
 import { sql, type RawBuilder } from 'kysely';
 import type { Logger } from '@hookstream/runtime';
@@ -44,6 +45,8 @@ export interface Pruned {
   retryNowClaims: number;
   /** Console sessions and portal links past their expiry (a revoked one is kept until then: the list shows it). */
   issuedCredentials: number;
+  /** Operational notifications settled (delivered, given up, suppressed) and older than the retention. */
+  notifications: number;
 }
 
 /** The audit trail is kept as long as its topics keep it (admin-audit, dlq-replay-audit: 365 days), whatever the log's retention. */
@@ -122,6 +125,13 @@ export class Pruner {
       }),
       retryNowClaims: await this.olderThan(new Date(now), { table: 'retry_now_claims', key: ['delivery_id'], time: 'expires_at' }),
       issuedCredentials: await this.olderThan(new Date(now), { table: 'issued_credentials', key: ['credential_id'], time: 'expires_at' }),
+      // One still to send is kept whatever its age: its attempts end within the retry schedule (about an hour).
+      notifications: await this.olderThan(cutoff, {
+        table: 'notifications',
+        key: ['notification_id'],
+        time: 'occurred_at',
+        where: sql`state <> 'pending'`,
+      }),
     };
   }
 

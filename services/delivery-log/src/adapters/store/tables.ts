@@ -5,6 +5,7 @@
 import type { PublicOutboundAuth } from '@hookstream/partners';
 import type { ColumnType, Generated, Kysely } from 'kysely';
 import type { RetryNowClaimsTable, RetryNowRequestsTable } from './retry-now-tables';
+import type { NotificationStatesTable, NotificationSubscriptionsTable, NotificationsTable } from './notification-tables';
 
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
 type BigintColumn = ColumnType<number, number | string, number | string>;
@@ -272,6 +273,9 @@ export interface DeliveryLogTables {
   self_service_changes: SelfServiceChangesTable;
   issued_credentials: IssuedCredentialsTable;
   projected_topics: ProjectedTopicsTable;
+  notification_subscriptions: NotificationSubscriptionsTable;
+  notification_states: NotificationStatesTable;
+  notifications: NotificationsTable;
 }
 
 /** The delivery log's database as Kysely sees it. */

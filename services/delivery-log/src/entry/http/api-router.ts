@@ -11,6 +11,7 @@ import type { DeliveryLogDb } from '../../adapters/store/tables';
 import { adminDlqRoutes } from './admin-dlq-routes';
 import { adminPartnerRoutes, type AdminPartnerDeps } from './admin-partner-routes';
 import { adminSearchRoutes } from './admin-search-routes';
+import { adminNotificationRoutes } from './admin-notification-routes';
 import { adminRetryRoutes } from './retry-routes';
 import { deliveryLogOpenApi } from './openapi/openapi';
 import { authenticateOperator } from './auth/operator-auth';
@@ -74,6 +75,7 @@ export function apiRouter(options: ApiOptions): { router: Router; notFound: Requ
     adminSearchRoutes(options.db, options.retryDelaysMs),
     adminRetryRoutes(options.retrier),
     adminPartnerRoutes(options),
+    adminNotificationRoutes(options),
     adminDlqRoutes(options.deadLetters, options.lanes),
   );
 

@@ -5,6 +5,8 @@ import type { DeliveryResender } from '../../domain/resend-delivery';
 import type { DeliveryRetrier } from '../../domain/retry-delivery';
 import type { FailingDeliveriesRetry } from '../../domain/retry-failing-deliveries';
 import type { SelfServicePlaces } from '../../domain/self-service';
+import type { SubscriptionStore } from '../../domain/manage-notifications';
+import type { NotificationList } from '../../adapters/store/notification-subscriptions';
 import type { TestEventResult, TestStatus } from '../../domain/send-test-event';
 
 /** A partner's use cases, built (main.ts) on stores bound to it. */
@@ -19,6 +21,8 @@ export interface PartnerUseCases {
   sendTestEvent: (endpointId: string, status: TestStatus) => Promise<TestEventResult>;
   /** The places under its self-service limits (self-service.ts). */
   places: SelfServicePlaces;
+  /** Its notification subscription and the notifications sent to it (manage-notifications.ts). */
+  notifications: SubscriptionStore & NotificationList;
 }
 
 /** A partner's handle on the store: its use cases and scoped reads; only forPartner makes one. */

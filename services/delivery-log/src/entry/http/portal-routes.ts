@@ -23,9 +23,10 @@ import { KeyRotationBody, NoQuery, ResendBody } from './schemas/schemas';
 import { eventCatalogue } from '../../domain/event-catalogue';
 import { RecoverBody } from './schemas/operator-view-schemas';
 import { selfServiceRoutes, type SelfServiceDeps } from './portal-self-service-routes';
+import { portalNotificationRoutes, type PortalNotificationDeps } from './portal-notification-routes';
 import { portalRetryRoutes } from './retry-routes';
 
-export interface PortalDeps extends SelfServiceDeps {
+export interface PortalDeps extends SelfServiceDeps, PortalNotificationDeps {
   forPartner: ForPartner;
   /** The sender's retry tiers' delays (a failing delivery's schedule left). */
   retryDelaysMs: readonly number[];
@@ -77,6 +78,7 @@ export function portalRoutes(deps: PortalDeps): Router {
 
   // Its endpoints (with their health) and signing secret.
   router.use(selfServiceRoutes(deps, scopeOf));
+  router.use(portalNotificationRoutes(deps, scopeOf));
 
   router.post('/api-keys/rotate', express.json({ limit: '16kb', type: () => true }), async (req, res) => {
     refuseUnlessKeyHolder(partnerCallerOf(res.locals).holds);

@@ -24,6 +24,7 @@ import { refusedRequests } from './0014-refused-requests';
 import { retryNowClaims } from './0015-retry-now-claims';
 import { partnerScopedWrites } from './0016-partner-scoped-writes';
 import { traceIds } from './0017-trace-ids';
+import { operationalNotifications } from './0018-operational-notifications';
 import { deliveryTimeline } from './0019-delivery-timeline';
 
 /** Every migration, by name; names sort in the order they run. */
@@ -45,5 +46,6 @@ export const migrations: Record<string, Migration> = {
   '0015-retry-now-claims': retryNowClaims,
   '0016-partner-scoped-writes': partnerScopedWrites,
   '0017-trace-ids': traceIds,
+  '0018-operational-notifications': operationalNotifications,
   '0019-delivery-timeline': deliveryTimeline,
 };

@@ -20,7 +20,7 @@ const HOUR_MS = 3600_000;
 /** Outcomes of an actual send (endpoint-health.ts's SENDS). */
 const SENDS = ['DELIVERED', 'FAILED_ATTEMPT'];
 /** The records the circuit is judged by (endpoint-health.ts): the sends, dead-letterings and circuit-open skips. */
-const RECORDED = [...SENDS, 'DEAD_LETTERED', 'SKIPPED_CIRCUIT_OPEN'];
+export const RECORDED = [...SENDS, 'DEAD_LETTERED', 'SKIPPED_CIRCUIT_OPEN'];
 
 export interface FailingEndpoint {
   partner_id: string;
@@ -164,8 +164,11 @@ export async function failingEndpoints(
   };
 }
 
-/** The SQL of endpoint-health.ts's circuitOpenBy: the partner's latest record skipped for, or dead-lettered by, its open circuit. */
-function circuitOpen(outcome: ReturnType<typeof sql.ref>, errorClass: ReturnType<typeof sql.ref>) {
+/**
+ * The SQL of endpoint-health.ts's circuitOpenBy: the partner's latest record skipped for, or dead-lettered by, its open circuit.
+ * Also the notifications' judgement of an open circuit (notification-observations.ts).
+ */
+export function circuitOpen(outcome: ReturnType<typeof sql.ref>, errorClass: ReturnType<typeof sql.ref>) {
   return sql<boolean>`(${outcome} = 'SKIPPED_CIRCUIT_OPEN' or (${outcome} = 'DEAD_LETTERED' and ${errorClass} = 'CIRCUIT_OPEN'))`;
 }
 

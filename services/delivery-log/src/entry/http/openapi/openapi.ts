@@ -9,6 +9,7 @@ import { consolePaths } from './console-paths';
 import { portalPaths } from './portal-paths';
 import { adminRetryPaths, portalRetryPaths } from './retry-paths';
 import { selfServicePaths } from './portal-self-service-paths';
+import { notificationPaths } from './notification-paths';
 
 export function deliveryLogOpenApi(): object {
   return createDocument({
@@ -48,6 +49,14 @@ export function deliveryLogOpenApi(): object {
         },
       },
     },
-    paths: { ...portalPaths, ...portalRetryPaths, ...selfServicePaths, ...adminPaths, ...adminRetryPaths, ...consolePaths },
+    paths: {
+      ...portalPaths,
+      ...portalRetryPaths,
+      ...selfServicePaths,
+      ...notificationPaths,
+      ...adminPaths,
+      ...adminRetryPaths,
+      ...consolePaths,
+    },
   });
 }

@@ -1,0 +1,87 @@
+/**
+ * The notifications' upkeep on a real PostgreSQL server: settled notifications go with the log's
+ * retention while one still to send stays; and while the server is away the loop's passes fail at
+ * once and wait longer each time (twice as long, up to a minute), so nothing spins on it.
+ */
+import { createLogger } from '@hookstream/runtime';
+import type { DeliveryLogStore } from '../../src/adapters/store/database';
+import { notificationOutbox } from '../../src/adapters/store/notification-outbox';
+import { Pruner } from '../../src/adapters/store/pruner';
+import { notificationObservations } from '../../src/adapters/store/queries/notification-observations';
+import { evaluateNotifications } from '../../src/domain/evaluate-notifications';
+import { NotificationLoop } from '../../src/entry/timers/notification-loop';
+import { storesUnderTest } from '../support/stores';
+import { acme } from './partner-fixture';
+
+const DAY_MS = 24 * 3_600_000;
+const NOW = Date.parse('2026-11-25T12:00:00Z');
+
+for (const [name, server] of storesUnderTest()) {
+  describe(`notification upkeep on ${name}`, () => {
+    let s: DeliveryLogStore;
+    beforeAll(async () => {
+      s = await server.fresh();
+    });
+    afterAll(async () => {
+      await s?.close();
+      await server.stop();
+    });
+
+    test('when notifications are older than the retention, then the settled ones are pruned and one still to send is kept', async () => {
+      const old = new Date(NOW - 31 * DAY_MS);
+      const row = (id: string, state: 'pending' | 'delivered' | 'given_up', occurredAt: Date) => ({
+        notification_id: id,
+        partner_id: 'acme',
+        type: 'partner.disabled',
+        body: '{}',
+        occurred_at: occurredAt,
+        state,
+        next_attempt_at: occurredAt,
+      });
+      await s.db
+        .insertInto('notifications')
+        .values([
+          row('old-delivered', 'delivered', old),
+          row('old-given-up', 'given_up', old),
+          row('old-pending', 'pending', old),
+          row('new', 'delivered', new Date(NOW)),
+        ])
+        .execute();
+      const pruner = new Pruner({
+        db: s.db,
+        logger: createLogger({ service: 'test', level: 'silent' }),
+        retentionDays: 30,
+        intervalMs: 60_000,
+        now: () => NOW,
+      });
+
+      expect((await pruner.prune()).notifications).toBe(2);
+      const left = await s.db.selectFrom('notifications').select('notification_id').orderBy('notification_id').execute();
+      expect(left.map((r) => r.notification_id)).toEqual(['new', 'old-pending']);
+    });
+
+    test('when PostgreSQL is away, then each pass fails at once and the next waits twice as long, up to a minute', async () => {
+      const outbox = notificationOutbox(s.db, 20);
+      const loop = new NotificationLoop({
+        evaluate: () =>
+          evaluateNotifications(
+            { transitions: outbox, observe: notificationObservations(s.db, 60_000), partners: { get: () => acme() }, newId: () => 'id' },
+            new Date(),
+          ),
+        send: () => Promise.resolve({ claimed: 0, batch: 20 }),
+        logger: createLogger({ service: 'test', level: 'silent' }),
+        intervalMs: 5_000,
+      });
+      expect(await loop.pass()).toBe(5_000);
+
+      await server.stop();
+      const waits: number[] = [];
+      const started = Date.now();
+      for (let i = 0; i < 5; i++) waits.push(await loop.pass());
+
+      expect(waits).toEqual([10_000, 20_000, 40_000, 60_000, 60_000]);
+      // Failing fast (a refused connection), not hanging on the server that is gone.
+      expect(Date.now() - started).toBeLessThan(10_000);
+    });
+  });
+}
