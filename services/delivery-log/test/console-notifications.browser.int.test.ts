@@ -1,7 +1,7 @@
 /**
  * Operational notifications in the console, in a real Chromium against the real pipeline
  * (support/console-stack.ts; docs/notifications.md): a partner signed in with its API key
- * subscribes a URL on its Notifications page, linked from Endpoints (one the SSRF guard refuses
+ * subscribes a URL on its Notifications page, in its menu and linked from Endpoints (one the SSRF guard refuses
  * first: the error beside the URL); its endpoint then fails with no success long enough, and one endpoint.failing reaches
  * that URL, signed with its Standard Webhooks secret (the official verifier), and shows as
  * delivered on the page. An operator sees it on the partner's page and switches notifications off.
@@ -44,7 +44,8 @@ test('a partner subscribes on its Notifications page, its failing endpoint is no
   await p.getByLabel('API key', { exact: true }).fill(key);
   await p.getByRole('button', { name: 'Sign in' }).click();
   await p.getByRole('heading', { name: 'Deliveries' }).waitFor();
-  // From the Endpoints page: the menu has no room for another line's worth of items.
+  // In the menu, and linked from the Endpoints page where a failing endpoint is fixed.
+  await p.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Notifications' }).waitFor();
   await p.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Endpoints' }).click();
   await p.getByRole('link', { name: 'Notify me when an endpoint fails' }).click();
   await p.getByRole('heading', { name: 'Notifications', exact: true }).waitFor();

@@ -14,6 +14,7 @@ export function Header({ session, current, onSignedOut }: { session: Session; cu
       ? ([
           ['endpoints', 'Endpoints'],
           ['event-types', 'Event types'],
+          ['notifications', 'Notifications'],
           ['signing-secret', 'Signing secret'],
           ['recover', 'Recover'],
           ['test-event', 'Send a test event'],
