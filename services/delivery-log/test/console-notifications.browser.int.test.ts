@@ -8,6 +8,7 @@
  * Every answer of the notification routes fits the served OpenAPI document (support/api-client.ts).
  */
 import { Webhook } from 'standardwebhooks';
+import { screenshot } from '../../../test/helpers/browser';
 import { policyEvent, type Receiver } from '../../../test/helpers/outbound';
 import { retryTierDelays, uniquePartnerId } from '../../../test/helpers/outbound-fixture';
 import { waitFor } from '../../../test/helpers/infrastructure';
@@ -81,6 +82,7 @@ test('a partner subscribes on its Notifications page, its failing endpoint is no
   await p.reload();
   const row = p.locator('table.notifications tbody tr', { hasText: 'endpoint.failing' });
   await row.getByText('delivered').waitFor();
+  await screenshot(p, 'notifications');
 });
 
 test('an operator sees the partner’s notifications on its page and switches them off', async () => {

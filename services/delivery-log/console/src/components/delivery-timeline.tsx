@@ -14,6 +14,12 @@ import { ms } from '../format';
 type Delivery = Schema<'DeliveryDetail'>;
 type Step = Delivery['timeline'][number];
 
+/** Why there is no total, for the states that end without a delivery (else "not yet"). */
+const NOT_DELIVERED: Partial<Record<Delivery['state'], string>> = {
+  dead_lettered: 'Not delivered: dead-lettered after its last retry.',
+  superseded: 'Not delivered: a newer status of the policy was delivered first.',
+};
+
 export function DeliveryTimeline({ session, delivery: d }: { session: Session; delivery: Delivery }) {
   const startsAtPublish = d.timeline[0]?.name === 'published';
   return (
@@ -24,7 +30,7 @@ export function DeliveryTimeline({ session, delivery: d }: { session: Session; d
             {startsAtPublish ? 'Published to delivered' : 'Made to delivered'}: {ms(d.time_to_deliver_ms)}
           </strong>
         ) : (
-          <span class="muted">Not delivered yet.</span>
+          <span class="muted">{NOT_DELIVERED[d.state] ?? 'Not delivered yet.'}</span>
         )}{' '}
         <span class="timeline-trace">
           Trace: <Trace session={session} traceId={d.trace_id} />
