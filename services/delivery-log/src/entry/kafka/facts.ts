@@ -16,6 +16,7 @@ import {
   documentIdOf,
   webhookIdOf,
 } from '@hookstream/contract';
+import { isStorableTime } from '../../adapters/store/storable-values';
 
 /** A record as the projection reads it: its topic's logical name and its decoded value (null for a tombstone). */
 export interface ProjectedRecord {
@@ -129,10 +130,15 @@ export function factOf(record: ProjectedRecord): Fact | null {
   }
 }
 
-/** The core system's publish time the fan-out copied onto a request (CallbackRequestHeaders.publishedAt); null when absent or not a time. */
+/**
+ * The core system's publish time the fan-out copied onto a request (CallbackRequestHeaders.publishedAt);
+ * null when absent, not a time, or one the store cannot hold: it is the core system's producer's
+ * record timestamp, any number it set, and one past the year 9999 would fail the projection's batch
+ * on every try.
+ */
 function publishedAtOf(headers: IHeaders | undefined): number | null {
   const at = Number(headerText(headers, CallbackRequestHeaders.publishedAt));
-  return Number.isSafeInteger(at) && at > 0 ? at : null;
+  return Number.isSafeInteger(at) && at > 0 && isStorableTime(at) ? at : null;
 }
 
 const positionOf = (record: ProjectedRecord): Required<Position> => ({
