@@ -44,6 +44,16 @@ describe('hookstream stack up', () => {
       expect(await listensOn(postgresPort)).toBe(true);
       expect(existsSync(path.join(stateDir, 'start.lock'))).toBe(false);
 
+      // Jaeger dying stops nothing else: the stack stays in the foreground and says so.
+      const { processes } = JSON.parse(readFileSync(path.join(stateDir, 'run.json'), 'utf8')) as { processes: { jaeger?: number } };
+      expect(processes.jaeger).toBeGreaterThan(0);
+      process.kill(processes.jaeger!, 'SIGKILL');
+      await waitFor(() => run.output().includes('Jaeger exited'), 'the stack to say Jaeger exited', 10_000);
+      await sleep(1000);
+      expect(run.child.exitCode).toBeNull();
+      expect(jvms()).toHaveLength(2);
+      expect(await listensOn(postgresPort)).toBe(true);
+
       // As when a terminal's Ctrl-C is pressed again, or `timeout` signals the group again.
       run.child.kill('SIGINT');
       for (let i = 0; i < 3; i++) {

@@ -165,11 +165,14 @@ async function launch(l: Launch): Promise<RunningStack> {
   const kafkaNodes = [{ port: ports.kafka, controllerPort: ports.kafkaController }, ...l.otherNodes];
   const started: Array<[StoppedProcess['name'], StartedProcess]> = [];
   // Last started, first stopped: the registry may hold connections to Kafka in other storage modes.
-  const stop = () =>
-    stopProcesses(
+  let stopping = false;
+  const stop = () => {
+    stopping = true;
+    return stopProcesses(
       stateDir,
       started.toReversed().map(([name, p]) => ({ name, pid: p.pid })),
     );
+  };
   // PostgreSQL (its initdb takes 2-3 s on a first start) is prepared while Kafka formats and starts.
   const postgresDir = path.join(stateDir, 'postgres');
   const postgresLogStart = logOffset(path.join(postgresDir, 'postgres.log'));
@@ -253,11 +256,20 @@ async function launch(l: Launch): Promise<RunningStack> {
     writeRunInfo(info);
     throwIfInterrupted(signal);
 
+    // Jaeger is not among them: a trace store that died (out of memory under a bench, say) never
+    // stops the broker, the registry and PostgreSQL; it is said, and `stack up` starts it again.
+    if ('pid' in jaeger) {
+      void jaeger.exited.then(({ code, signal }) => {
+        if (!stopping)
+          log(
+            `Jaeger exited (${signal ?? code}); traces are not kept until \`hookstream stack up\` starts it again; see ${jaeger.logFile}`,
+          );
+      });
+    }
     const unexpectedExit = Promise.race([
       kafka.exited,
       registry.exited.then(({ code, signal }) => `the registry exited (${signal ?? code}); see ${registry.logFile}`),
       postgres.exited.then(({ code, signal }) => `PostgreSQL exited (${signal ?? code}); see ${postgres.logFile}`),
-      ...('pid' in jaeger ? [jaeger.exited.then(({ code, signal }) => `Jaeger exited (${signal ?? code}); see ${jaeger.logFile}`)] : []),
     ]);
     const detach = () => started.forEach(([, p]) => p.detach());
     return { info, secrets: localSecrets(stateDir), unexpectedExit, stop, detach };
