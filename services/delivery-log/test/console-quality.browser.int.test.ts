@@ -2,7 +2,7 @@
  * The console's manners, in a real Chromium against the real pipeline: the first Tab reaches a skip
  * link to the view; the page's icon is inline (no request for it, no 404 on a load); on a phone
  * (390×844) the deliveries are cards with nothing wider than the screen and a policy number on one
- * line; a partner is disabled only once the operator confirms (Escape and Cancel leave it active,
+ * line; at 1280 px a partner's menu holds one line; a partner is disabled only once the operator confirms (Escape and Cancel leave it active,
  * focus back on the button), and its open session then says that the insurer disabled the account;
  * a key is revoked only once confirmed; the glossary explains a code the lists show. Screenshots of
  * docs/console.md are taken here.
@@ -58,6 +58,20 @@ test('the first Tab reaches "Skip to main content", which moves focus to the vie
   expect(icon).toMatch(/^data:image\/svg\+xml,/);
   expect(requested.filter((url) => /favicon|\.ico$/.test(url))).toEqual([]);
   expect(notFound).toEqual([]);
+});
+
+test('a partner’s menu, its longest, holds one line at 1280 px on a row of its own (it wrapped beside the brand)', async () => {
+  const p = await stack.page();
+  await p.goto('/console/');
+  await p.getByLabel('API key', { exact: true }).fill(stack.keyA);
+  await p.getByRole('button', { name: 'Sign in' }).click();
+  await p.getByRole('heading', { name: 'Deliveries' }).waitFor();
+  const tops = await p
+    .getByRole('navigation', { name: 'Main' })
+    .locator('a')
+    .evaluateAll((links) => links.map((a) => Math.round(a.getBoundingClientRect().top)));
+  expect(tops.length).toBeGreaterThanOrEqual(11);
+  expect(new Set(tops).size).toBe(1);
 });
 
 test('on a phone the deliveries are cards: nothing wider than the screen, a policy number on one line', async () => {
