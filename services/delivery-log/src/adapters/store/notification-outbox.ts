@@ -21,8 +21,13 @@ const BOUND_LOCK = 0x4e07;
 export function notificationOutbox(db: DeliveryLogDb, perHour: number): NotificationTransitions & NotificationSending {
   return {
     async judgedSubscriptions(): Promise<NotificationSubscription[]> {
-      const rows = await db.selectFrom('notification_subscriptions').selectAll().where('operator_off', '=', false).execute();
-      return rows.map(subscriptionOf);
+      const rows = await db
+        .selectFrom('notification_subscriptions')
+        .selectAll()
+        .where('operator_off', '=', false)
+        .where('url', 'is not', null)
+        .execute();
+      return rows.map((row) => subscriptionOf({ ...row, url: row.url! }));
     },
 
     async recordedStates(partnerId: string): Promise<Map<string, string>> {
@@ -86,7 +91,7 @@ export function notificationOutbox(db: DeliveryLogDb, perHour: number): Notifica
         }>`
           select n.notification_id, n.partner_id, n.type, n.body, n.attempts, s.url
           from notifications n join notification_subscriptions s on s.partner_id = n.partner_id
-          where n.state = 'pending' and n.next_attempt_at <= ${now} and not s.operator_off
+          where n.state = 'pending' and n.next_attempt_at <= ${now} and not s.operator_off and s.url is not null
           order by n.next_attempt_at
           limit ${limit}
           for update of n skip locked`.execute(trx);
