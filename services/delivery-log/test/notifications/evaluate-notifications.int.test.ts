@@ -150,5 +150,17 @@ for (const [name, server] of storesUnderTest()) {
         ['partner.disabled', 'suppressed'],
       ]);
     });
+
+    test('when an operator switches them off after a pass read the subscriptions, then that pass enqueues nothing left pending for good', async () => {
+      await attempts('12:00', 'FAILED_ATTEMPT', 3);
+      const [deps] = evaluators();
+      // The pass read the subscriptions before the switch-off; its transitions run after it.
+      const before = await deps!.transitions.judgedSubscriptions();
+      await operatorNotifications(s.db).setOperatorOff('acme', true, at('12:05'));
+      const late = { ...deps!, transitions: { ...deps!.transitions, judgedSubscriptions: () => Promise.resolve(before) } };
+
+      expect(await evaluateNotifications(late, at('12:06'))).toEqual([]);
+      expect(await sent()).toEqual([]);
+    });
   });
 }

@@ -37,6 +37,18 @@ export function notificationOutbox(db: DeliveryLogDb, perHour: number): Notifica
 
     transition(partnerId: string, observation: Observation, now: Date, decide) {
       return db.transaction().execute(async (trx) => {
+        // Still subscribed and not switched off, held so until commit: an unsubscribe or a switch-off
+        // (an UPDATE of this row) waits for this transaction, then settles what it enqueued; one
+        // already committed is seen here, and nothing is enqueued (nor recorded) to be left pending for good.
+        const subscription = await trx
+          .selectFrom('notification_subscriptions')
+          .select('partner_id')
+          .where('partner_id', '=', partnerId)
+          .where('url', 'is not', null)
+          .where('operator_off', '=', false)
+          .forShare()
+          .executeTakeFirst();
+        if (!subscription) return undefined;
         const key = { partner_id: partnerId, subject: observation.subject };
         await trx
           .insertInto('notification_states')
