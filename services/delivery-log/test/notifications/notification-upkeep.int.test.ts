@@ -75,7 +75,12 @@ for (const [name, server] of storesUnderTest()) {
       const loop = new NotificationLoop({
         evaluate: () =>
           evaluateNotifications(
-            { transitions: outbox, observe: notificationObservations(s.db, 60_000), partners: { get: () => acme() }, newId: () => 'id' },
+            {
+              transitions: outbox,
+              observe: notificationObservations(s.db, 60_000),
+              partners: { ready: true, get: () => acme() },
+              newId: () => 'id',
+            },
             new Date(),
           ),
         send: () => Promise.resolve({ claimed: 0, batch: 20 }),

@@ -57,17 +57,25 @@ export function notificationOutbox(db: DeliveryLogDb, perHour: number): Notifica
           .execute();
         const current = await trx
           .selectFrom('notification_states')
-          .select(['state', 'notified'])
+          .select(['state', 'notified', 'revision'])
           .where('partner_id', '=', partnerId)
           .where('subject', '=', observation.subject)
           .forUpdate()
           .executeTakeFirstOrThrow();
         if (current.state === observation.state) return undefined;
+        // Judged at a revision no newer than the one recorded: this replica's directory is behind, not a change.
+        if (observation.revision !== undefined && current.revision !== null && observation.revision <= current.revision) return undefined;
         const notification: NewNotification | undefined = decide(current.state, current.notified);
         const state = notification ? await stateWithinBound(trx, partnerId, now, perHour) : undefined;
         await trx
           .updateTable('notification_states')
-          .set((eb) => ({ state: observation.state, generation: eb('generation', '+', 1), changed_at: now, notified: state === 'pending' }))
+          .set((eb) => ({
+            state: observation.state,
+            generation: eb('generation', '+', 1),
+            changed_at: now,
+            notified: state === 'pending',
+            revision: observation.revision ?? null,
+          }))
           .where('partner_id', '=', partnerId)
           .where('subject', '=', observation.subject)
           .execute();
