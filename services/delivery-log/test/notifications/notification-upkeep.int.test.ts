@@ -83,7 +83,8 @@ for (const [name, server] of storesUnderTest()) {
             },
             new Date(),
           ),
-        send: () => Promise.resolve({ claimed: 0, batch: 20 }),
+        // The send reaches the store too: within the interval a pass only sends (notification-loop.ts).
+        send: async () => ({ claimed: (await outbox.claimDue(new Date(), 20, 60_000)).length, batch: 20 }),
         logger: createLogger({ service: 'test', level: 'silent' }),
         intervalMs: 5_000,
       });
