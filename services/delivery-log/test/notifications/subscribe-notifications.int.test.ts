@@ -164,5 +164,15 @@ for (const [name, server] of storesUnderTest()) {
 
       expect(await s.db.selectFrom('notification_states').selectAll().execute()).toEqual([]);
     });
+
+    test('when the partner unsubscribes, then it is counted under the same hourly limit as subscribing', async () => {
+      const limited = { ...deps(['127.0.0.0/8']), limit: { kind: 'notifications', count: 2, windowMs: 3_600_000 } as const };
+      await subscribeToNotifications(limited, acme(), { url: 'http://127.0.0.1:9/n' }, 'ops');
+      await unsubscribeFromNotifications(limited, acme(), 'bye');
+
+      const error = await refusal(subscribeToNotifications(limited, acme(), { url: 'http://127.0.0.1:9/n' }, 'again'));
+
+      expect(hasErrorCode(error, ErrorCodes.TOO_MANY_REQUESTS)).toBe(true);
+    });
   });
 }
