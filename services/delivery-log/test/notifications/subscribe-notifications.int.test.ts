@@ -116,7 +116,7 @@ for (const [name, server] of storesUnderTest()) {
 
     test('when an operator switched them off and the partner unsubscribes and subscribes again, then they stay off and nothing is sent', async () => {
       await subscribeToNotifications(deps(['127.0.0.0/8']), acme(), { url: 'http://127.0.0.1:9/n' }, 'ops');
-      const operator = { partnerId: 'acme', enabled: false, actor: { type: 'operator', id: 'op' }, reason: 'noisy' } as const;
+      const operator = { partnerId: 'acme', enabled: false, actor: { type: 'operator', id: 'op', name: 'Op' }, reason: 'noisy' } as const;
       await switchNotifications(operatorNotifications(s.db), { write: () => Promise.resolve({} as never) }, operator);
 
       await unsubscribeFromNotifications(deps([]), acme(), 'bye');
