@@ -49,17 +49,25 @@ export type ObserveSubjects = (partner: Partner, now: Date) => Promise<Observati
 export interface EvaluatorDeps {
   transitions: NotificationTransitions;
   observe: ObserveSubjects;
-  partners: { get(partnerId: string): Partner | undefined };
+  /** The partner directory: `ready` once it has read partner-config up to where it ended at start. */
+  partners: { readonly ready: boolean; get(partnerId: string): Partner | undefined };
   newId: () => string;
 }
 
 /** One pass over every judged subscription; returns the notifications this replica enqueued. */
 export async function evaluateNotifications(deps: EvaluatorDeps, now: Date): Promise<NewNotification[]> {
   const enqueued: NewNotification[] = [];
+  // Before the directory is loaded a partner would look deleted or out of date: no judgement yet.
+  if (!deps.partners.ready) return enqueued;
   for (const subscription of await deps.transitions.judgedSubscriptions()) {
     const partner = deps.partners.get(subscription.partnerId);
     if (!partner) continue;
-    const status: Observation = { subject: 'partner', state: partner.status, data: { status: partner.status } };
+    const status: Observation = {
+      subject: 'partner',
+      state: partner.status,
+      data: { status: partner.status },
+      revision: partner.revision,
+    };
     const recorded = await deps.transitions.recordedStates(partner.partner_id);
     const observations = [status, ...(await deps.observe(partner, now))];
     // Most passes change nothing: those subjects cost no transaction and no lock.

@@ -78,12 +78,15 @@ export async function subscribeToNotifications(
 
 export async function unsubscribeFromNotifications(deps: SubscribeDeps, partner: Partner, reason: string): Promise<void> {
   if (partner.self_service === false) throw selfServiceOff();
-  const removed = await deps.store.remove(partner.partner_id);
-  if (!removed) throw new Refusal(ErrorCodes.NOT_FOUND, 'no notification subscription to delete');
-  await deps.audit.write([], partnerActor(partner.partner_id), {
-    action: 'partner.notifications-unsubscribe',
-    subject: { type: 'partner', id: partner.partner_id },
-    reason,
+  // A change as a subscribe is (docs/security.md): counted under the same hourly limit; a 404 gives its place back.
+  await withinLimit(deps.places, partner.partner_id, deps.limit, async () => {
+    const removed = await deps.store.remove(partner.partner_id);
+    if (!removed) throw new Refusal(ErrorCodes.NOT_FOUND, 'no notification subscription to delete');
+    await deps.audit.write([], partnerActor(partner.partner_id), {
+      action: 'partner.notifications-unsubscribe',
+      subject: { type: 'partner', id: partner.partner_id },
+      reason,
+    });
   });
 }
 

@@ -28,6 +28,8 @@ export interface Observation {
   subject: string;
   state: string;
   data: Record<string, unknown>;
+  /** The partner subject only: the partner's revision the state was read at (newer wins; a replica behind never turns it back). */
+  revision?: number;
 }
 
 /** The calm state of a subject: what it is taken to be before it was ever judged. */

@@ -29,7 +29,7 @@ for (const [name, server] of storesUnderTest()) {
       [1, 2].map(() => ({
         transitions: notificationOutbox(s.db, perHour),
         observe: notificationObservations(s.db, FIVE_MINUTES),
-        partners: { get: (id: string) => (id === partner.partner_id ? partner : undefined) },
+        partners: { ready: true, get: (id: string) => (id === partner.partner_id ? partner : undefined) },
         newId: randomUUID,
       }));
     const racing = async (now: Date, perHour?: number) =>
@@ -108,7 +108,7 @@ for (const [name, server] of storesUnderTest()) {
       await racing(at('12:01'));
       partner = acme({ status: 'DISABLED' });
       await racing(at('12:02'));
-      partner = acme({ status: 'ACTIVE' });
+      partner = acme({ status: 'ACTIVE', revision: 2 });
       await racing(at('12:03'));
       await racing(at('12:04'));
 
@@ -118,7 +118,7 @@ for (const [name, server] of storesUnderTest()) {
 
     test('when two evaluators race over ten transitions of a subject already judged, then ten notifications, not more', async () => {
       for (let i = 1; i <= 10; i++) {
-        partner = acme({ status: i % 2 === 1 ? 'DISABLED' : 'ACTIVE' });
+        partner = acme({ status: i % 2 === 1 ? 'DISABLED' : 'ACTIVE', revision: i });
         await racing(new Date(at('12:00').getTime() + i * 1000), 100);
       }
       const types = (await sent()).map((n) => n.type);
@@ -136,12 +136,12 @@ for (const [name, server] of storesUnderTest()) {
     });
 
     test('when a partner’s transitions pass the hourly bound, then the ones past it are kept as suppressed, not sent', async () => {
-      for (const [time, status] of [
-        ['12:01', 'DISABLED'],
-        ['12:02', 'ACTIVE'],
-        ['12:03', 'DISABLED'],
+      for (const [time, status, revision] of [
+        ['12:01', 'DISABLED', 1],
+        ['12:02', 'ACTIVE', 2],
+        ['12:03', 'DISABLED', 3],
       ] as const) {
-        partner = acme({ status });
+        partner = acme({ status, revision });
         await racing(at(time), 2);
       }
       expect((await sent()).map((n) => [n.type, n.state])).toEqual([
@@ -149,6 +149,40 @@ for (const [name, server] of storesUnderTest()) {
         ['partner.enabled', 'pending'],
         ['partner.disabled', 'suppressed'],
       ]);
+    });
+
+    test('when an operator switches them off after a pass read the subscriptions, then that pass enqueues nothing left pending for good', async () => {
+      await attempts('12:00', 'FAILED_ATTEMPT', 3);
+      const [deps] = evaluators();
+      // The pass read the subscriptions before the switch-off; its transitions run after it.
+      const before = await deps!.transitions.judgedSubscriptions();
+      await operatorNotifications(s.db).setOperatorOff('acme', true, at('12:05'));
+      const late = { ...deps!, transitions: { ...deps!.transitions, judgedSubscriptions: () => Promise.resolve(before) } };
+
+      expect(await evaluateNotifications(late, at('12:06'))).toEqual([]);
+      expect(await sent()).toEqual([]);
+    });
+
+    test('when two replicas see the partner at different revisions, then the newer status is notified once and never flipped back', async () => {
+      const [ahead, behind] = evaluators();
+      const seeing = (deps: typeof ahead, seen: Partner) => ({ ...deps!, partners: { ready: true, get: () => seen } });
+      const newer = seeing(ahead, acme({ status: 'DISABLED', revision: 2 }));
+      const older = seeing(behind, acme({ status: 'ACTIVE', revision: 1 }));
+
+      for (let minute = 1; minute <= 4; minute++) {
+        await evaluateNotifications(newer, at(`12:0${minute}`));
+        await evaluateNotifications(older, at(`12:0${minute}`));
+      }
+
+      expect((await sent()).map((n) => n.type)).toEqual(['partner.disabled']);
+    });
+
+    test('when the partner directory has not loaded yet, then nothing is judged', async () => {
+      partner = acme({ status: 'DISABLED', revision: 2 });
+      const [deps] = evaluators();
+
+      expect(await evaluateNotifications({ ...deps!, partners: { ...deps!.partners, ready: false } }, at('12:01'))).toEqual([]);
+      expect(await s.db.selectFrom('notification_states').selectAll().execute()).toEqual([]);
     });
   });
 }

@@ -27,11 +27,11 @@ for (const [name, server] of storesUnderTest()) {
       await server.stop();
     });
 
-    test('when notifications are older than the retention, then the settled ones are pruned and one still to send is kept', async () => {
+    test('when notifications are older than the retention, then the settled ones are pruned, one still to send is kept, and one with nowhere left to go is pruned', async () => {
       const old = new Date(NOW - 31 * DAY_MS);
-      const row = (id: string, state: 'pending' | 'delivered' | 'given_up', occurredAt: Date) => ({
+      const row = (id: string, state: 'pending' | 'delivered' | 'given_up', occurredAt: Date, partnerId = 'acme') => ({
         notification_id: id,
-        partner_id: 'acme',
+        partner_id: partnerId,
         type: 'partner.disabled',
         body: '{}',
         occurred_at: occurredAt,
@@ -45,6 +45,16 @@ for (const [name, server] of storesUnderTest()) {
           row('old-given-up', 'given_up', old),
           row('old-pending', 'pending', old),
           row('new', 'delivered', new Date(NOW)),
+          // Its partner unsubscribed (a tombstone) and the partner 'gone' never had one: neither is ever sent.
+          row('old-pending-unsubscribed', 'pending', old, 'beta'),
+          row('old-pending-gone', 'pending', old, 'gone'),
+        ])
+        .execute();
+      await s.db
+        .insertInto('notification_subscriptions')
+        .values([
+          { partner_id: 'acme', url: 'https://acme.example/n', events: [], created_at: old, updated_at: old },
+          { partner_id: 'beta', url: null, events: [], created_at: old, updated_at: old },
         ])
         .execute();
       const pruner = new Pruner({
@@ -55,7 +65,7 @@ for (const [name, server] of storesUnderTest()) {
         now: () => NOW,
       });
 
-      expect((await pruner.prune()).notifications).toBe(2);
+      expect((await pruner.prune()).notifications).toBe(4);
       const left = await s.db.selectFrom('notifications').select('notification_id').orderBy('notification_id').execute();
       expect(left.map((r) => r.notification_id)).toEqual(['new', 'old-pending']);
     });
@@ -65,10 +75,16 @@ for (const [name, server] of storesUnderTest()) {
       const loop = new NotificationLoop({
         evaluate: () =>
           evaluateNotifications(
-            { transitions: outbox, observe: notificationObservations(s.db, 60_000), partners: { get: () => acme() }, newId: () => 'id' },
+            {
+              transitions: outbox,
+              observe: notificationObservations(s.db, 60_000),
+              partners: { ready: true, get: () => acme() },
+              newId: () => 'id',
+            },
             new Date(),
           ),
-        send: () => Promise.resolve({ claimed: 0, batch: 20 }),
+        // The send reaches the store too: within the interval a pass only sends (notification-loop.ts).
+        send: async () => ({ claimed: (await outbox.claimDue(new Date(), 20, 60_000)).length, batch: 20 }),
         logger: createLogger({ service: 'test', level: 'silent' }),
         intervalMs: 5_000,
       });

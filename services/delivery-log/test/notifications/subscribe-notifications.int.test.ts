@@ -7,10 +7,16 @@ import { hasErrorCode, ErrorCodes } from '@hookstream/errors';
 import type { AuditedChange } from '@hookstream/partners';
 import { callbackUrlGuard } from '../../src/adapters/http/callback-url-guard';
 import type { DeliveryLogStore } from '../../src/adapters/store/database';
-import { subscriptionStore } from '../../src/adapters/store/notification-subscriptions';
-import { partnerTransactions } from '../../src/adapters/store/partner-scope';
+import { notificationOutbox } from '../../src/adapters/store/notification-outbox';
+import { operatorNotifications, subscriptionStore } from '../../src/adapters/store/notification-subscriptions';
+import { inPartnerScope, partnerTransactions } from '../../src/adapters/store/partner-scope';
 import { selfServicePlaces } from '../../src/adapters/store/self-service-limits';
-import { subscribeToNotifications, unsubscribeFromNotifications, type SubscribeDeps } from '../../src/domain/manage-notifications';
+import {
+  subscribeToNotifications,
+  switchNotifications,
+  unsubscribeFromNotifications,
+  type SubscribeDeps,
+} from '../../src/domain/manage-notifications';
 import { storesUnderTest } from '../support/stores';
 import { acme } from './partner-fixture';
 
@@ -106,6 +112,67 @@ for (const [name, server] of storesUnderTest()) {
 
       expect(hasErrorCode(off, ErrorCodes.FORBIDDEN)).toBe(true);
       expect(hasErrorCode(unsigned, ErrorCodes.CONFLICT)).toBe(true);
+    });
+
+    test('when an operator switched them off and the partner unsubscribes and subscribes again, then they stay off and nothing is sent', async () => {
+      await subscribeToNotifications(deps(['127.0.0.0/8']), acme(), { url: 'http://127.0.0.1:9/n' }, 'ops');
+      const operator = { partnerId: 'acme', enabled: false, actor: { type: 'operator', id: 'op', name: 'Op' }, reason: 'noisy' } as const;
+      await switchNotifications(operatorNotifications(s.db), { write: () => Promise.resolve({} as never) }, operator);
+
+      await unsubscribeFromNotifications(deps([]), acme(), 'bye');
+      const again = await subscribeToNotifications(deps(['127.0.0.0/8']), acme(), { url: 'http://127.0.0.1:9/m' }, 'back');
+      const now = new Date();
+      await s.db
+        .insertInto('notifications')
+        .values({
+          notification_id: 'n-2',
+          partner_id: 'acme',
+          type: 'partner.disabled',
+          body: '{}',
+          occurred_at: now,
+          state: 'pending',
+          next_attempt_at: now,
+        })
+        .execute();
+
+      expect(again.operatorOff).toBe(true);
+      const outbox = notificationOutbox(s.db, 20);
+      expect(await outbox.judgedSubscriptions()).toEqual([]);
+      expect(await outbox.claimDue(now, 10, 60_000)).toEqual([]);
+    });
+
+    test('when the partner role tries to write the operator switch or a notification, then PostgreSQL refuses it', async () => {
+      await subscribeToNotifications(deps(['127.0.0.0/8']), acme(), { url: 'http://127.0.0.1:9/n' }, 'ops');
+
+      const switchOn = await refusal(
+        inPartnerScope(s.db, 'acme', (trx) => trx.updateTable('notification_subscriptions').set({ operator_off: true }).execute()),
+      );
+      const rewrite = await refusal(inPartnerScope(s.db, 'acme', (trx) => trx.updateTable('notifications').set({ body: 'x' }).execute()));
+
+      expect(switchOn).toEqual(expect.objectContaining({ message: expect.stringMatching(/permission denied/) }));
+      expect(rewrite).toEqual(expect.objectContaining({ message: expect.stringMatching(/permission denied/) }));
+    });
+
+    test('when the partner unsubscribes, then what was judged of it is forgotten: a resubscribe starts calm', async () => {
+      await subscribeToNotifications(deps(['127.0.0.0/8']), acme(), { url: 'http://127.0.0.1:9/n' }, 'ops');
+      await s.db
+        .insertInto('notification_states')
+        .values({ partner_id: 'acme', subject: 'endpoint:main', state: 'failing', generation: 1, notified: true, changed_at: new Date() })
+        .execute();
+
+      await unsubscribeFromNotifications(deps([]), acme(), 'done');
+
+      expect(await s.db.selectFrom('notification_states').selectAll().execute()).toEqual([]);
+    });
+
+    test('when the partner unsubscribes, then it is counted under the same hourly limit as subscribing', async () => {
+      const limited = { ...deps(['127.0.0.0/8']), limit: { kind: 'notifications', count: 2, windowMs: 3_600_000 } as const };
+      await subscribeToNotifications(limited, acme(), { url: 'http://127.0.0.1:9/n' }, 'ops');
+      await unsubscribeFromNotifications(limited, acme(), 'bye');
+
+      const error = await refusal(subscribeToNotifications(limited, acme(), { url: 'http://127.0.0.1:9/n' }, 'again'));
+
+      expect(hasErrorCode(error, ErrorCodes.TOO_MANY_REQUESTS)).toBe(true);
     });
   });
 }

@@ -118,8 +118,13 @@ const CALLS: Record<string, { body?: unknown; id?: string; reachesStore: boolean
   'GET /notifications': { reachesStore: true },
   // Refused (409) before the store: this partner's callbacks have no signing secret to sign notifications with.
   'PUT /notifications': { body: { url: 'https://a.example/n' }, reachesStore: false },
-  // 404 (no subscription), after looking in the store for one to delete (none: nothing pending is settled).
-  'DELETE /notifications': { body: {}, reachesStore: true, writes: ['delete from notification_subscriptions'] },
+  // 404 (no subscription), after looking in the store for one to unsubscribe (none: nothing pending is
+  // settled), its place under the limit taken and given back.
+  'DELETE /notifications': {
+    body: {},
+    reachesStore: true,
+    writes: [...PLACE_TAKEN_AND_GIVEN_BACK, 'update notification_subscriptions'].sort(),
+  },
   'GET /notifications/sent': { reachesStore: true },
 };
 

@@ -21,8 +21,13 @@ const BOUND_LOCK = 0x4e07;
 export function notificationOutbox(db: DeliveryLogDb, perHour: number): NotificationTransitions & NotificationSending {
   return {
     async judgedSubscriptions(): Promise<NotificationSubscription[]> {
-      const rows = await db.selectFrom('notification_subscriptions').selectAll().where('operator_off', '=', false).execute();
-      return rows.map(subscriptionOf);
+      const rows = await db
+        .selectFrom('notification_subscriptions')
+        .selectAll()
+        .where('operator_off', '=', false)
+        .where('url', 'is not', null)
+        .execute();
+      return rows.map((row) => subscriptionOf({ ...row, url: row.url! }));
     },
 
     async recordedStates(partnerId: string): Promise<Map<string, string>> {
@@ -32,6 +37,18 @@ export function notificationOutbox(db: DeliveryLogDb, perHour: number): Notifica
 
     transition(partnerId: string, observation: Observation, now: Date, decide) {
       return db.transaction().execute(async (trx) => {
+        // Still subscribed and not switched off, held so until commit: an unsubscribe or a switch-off
+        // (an UPDATE of this row) waits for this transaction, then settles what it enqueued; one
+        // already committed is seen here, and nothing is enqueued (nor recorded) to be left pending for good.
+        const subscription = await trx
+          .selectFrom('notification_subscriptions')
+          .select('partner_id')
+          .where('partner_id', '=', partnerId)
+          .where('url', 'is not', null)
+          .where('operator_off', '=', false)
+          .forShare()
+          .executeTakeFirst();
+        if (!subscription) return undefined;
         const key = { partner_id: partnerId, subject: observation.subject };
         await trx
           .insertInto('notification_states')
@@ -40,17 +57,25 @@ export function notificationOutbox(db: DeliveryLogDb, perHour: number): Notifica
           .execute();
         const current = await trx
           .selectFrom('notification_states')
-          .select(['state', 'notified'])
+          .select(['state', 'notified', 'revision'])
           .where('partner_id', '=', partnerId)
           .where('subject', '=', observation.subject)
           .forUpdate()
           .executeTakeFirstOrThrow();
         if (current.state === observation.state) return undefined;
+        // Judged at a revision no newer than the one recorded: this replica's directory is behind, not a change.
+        if (observation.revision !== undefined && current.revision !== null && observation.revision <= current.revision) return undefined;
         const notification: NewNotification | undefined = decide(current.state, current.notified);
         const state = notification ? await stateWithinBound(trx, partnerId, now, perHour) : undefined;
         await trx
           .updateTable('notification_states')
-          .set((eb) => ({ state: observation.state, generation: eb('generation', '+', 1), changed_at: now, notified: state === 'pending' }))
+          .set((eb) => ({
+            state: observation.state,
+            generation: eb('generation', '+', 1),
+            changed_at: now,
+            notified: state === 'pending',
+            revision: observation.revision ?? null,
+          }))
           .where('partner_id', '=', partnerId)
           .where('subject', '=', observation.subject)
           .execute();
@@ -86,7 +111,7 @@ export function notificationOutbox(db: DeliveryLogDb, perHour: number): Notifica
         }>`
           select n.notification_id, n.partner_id, n.type, n.body, n.attempts, s.url
           from notifications n join notification_subscriptions s on s.partner_id = n.partner_id
-          where n.state = 'pending' and n.next_attempt_at <= ${now} and not s.operator_off
+          where n.state = 'pending' and n.next_attempt_at <= ${now} and not s.operator_off and s.url is not null
           order by n.next_attempt_at
           limit ${limit}
           for update of n skip locked`.execute(trx);

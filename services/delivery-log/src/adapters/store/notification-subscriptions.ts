@@ -28,14 +28,22 @@ export function subscriptionStore(inTransaction: InTransaction): SubscriptionSto
           .onConflict((oc) => oc.column('partner_id').doUpdateSet({ url: subscription.url, events: subscription.events, updated_at: now }))
           .returningAll()
           .executeTakeFirstOrThrow();
-        return storedOf(row);
+        return storedOf({ ...row, url: subscription.url });
       }),
     remove: (partnerId) =>
       inTransaction(async (trx) => {
-        const result = await trx.deleteFrom('notification_subscriptions').where('partner_id', '=', partnerId).executeTakeFirst();
-        if (Number(result.numDeletedRows) === 0) return false;
+        // A tombstone, not a delete: the operator's switch stays for a later resubscribe (migration 0018).
+        const result = await trx
+          .updateTable('notification_subscriptions')
+          .set({ url: null, events: [], updated_at: new Date() })
+          .where('partner_id', '=', partnerId)
+          .where('url', 'is not', null)
+          .executeTakeFirst();
+        if (Number(result.numUpdatedRows) === 0) return false;
         // Nowhere to send them any more: what was still to send is settled, not left pending for good.
         await suppressPending(trx, partnerId, new Date(), 'not sent: the partner unsubscribed');
+        // What was judged is forgotten: a resubscribe weeks later is not told of a recovery from a failure long gone.
+        await trx.deleteFrom('notification_states').where('partner_id', '=', partnerId).execute();
         return true;
       }),
     recent: (partnerId, page) => inTransaction((trx) => recentIn(trx, partnerId, page)),
@@ -53,11 +61,12 @@ export function operatorNotifications(db: DeliveryLogDb): OperatorSwitchStore & 
           .updateTable('notification_subscriptions')
           .set({ operator_off: off, updated_at: now })
           .where('partner_id', '=', partnerId)
+          .where('url', 'is not', null)
           .returningAll()
           .executeTakeFirst();
         // Switched off: what was still to send is never sent (nor later, once switched on again: it is stale by then).
         if (row && off) await suppressPending(trx, partnerId, now, 'not sent: an operator switched notifications off');
-        return row && storedOf(row);
+        return row && storedOf({ ...row, url: row.url! });
       }),
   };
 }
@@ -72,8 +81,13 @@ async function suppressPending(trx: DeliveryLogDb, partnerId: string, now: Date,
 }
 
 async function subscriptionIn(db: DeliveryLogDb, partnerId: string): Promise<StoredSubscription | undefined> {
-  const row = await db.selectFrom('notification_subscriptions').selectAll().where('partner_id', '=', partnerId).executeTakeFirst();
-  return row && storedOf(row);
+  const row = await db
+    .selectFrom('notification_subscriptions')
+    .selectAll()
+    .where('partner_id', '=', partnerId)
+    .where('url', 'is not', null)
+    .executeTakeFirst();
+  return row && storedOf({ ...row, url: row.url! });
 }
 
 async function recentIn(

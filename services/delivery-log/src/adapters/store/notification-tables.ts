@@ -6,7 +6,8 @@ type Timestamp = ColumnType<Date, Date | string, Date | string>;
 /** A partner's notification URL (migration 0018; notification-store.ts). */
 export interface NotificationSubscriptionsTable {
   partner_id: string;
-  url: string;
+  /** Null once the partner unsubscribed: the row stays to keep the operator's switch. */
+  url: string | null;
   events: string[];
   /** An operator switched the partner's notifications off. */
   operator_off: Generated<boolean>;
@@ -24,6 +25,8 @@ export interface NotificationStatesTable {
   generation: number;
   /** Whether the transition into `state` was notified (sent, not suppressed): a recovery is only news after a failing was. */
   notified: Generated<boolean>;
+  /** The partner subject only: the partner's revision its state was judged at (a replica behind never turns it back). */
+  revision: Generated<number | null>;
   changed_at: Timestamp;
 }
 

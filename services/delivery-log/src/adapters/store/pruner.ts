@@ -125,12 +125,14 @@ export class Pruner {
       }),
       retryNowClaims: await this.olderThan(new Date(now), { table: 'retry_now_claims', key: ['delivery_id'], time: 'expires_at' }),
       issuedCredentials: await this.olderThan(new Date(now), { table: 'issued_credentials', key: ['credential_id'], time: 'expires_at' }),
-      // One still to send is kept whatever its age: its attempts end within the retry schedule (about an hour).
+      // One still to send is kept whatever its age (its attempts end within the retry schedule, about
+      // an hour), unless its partner has no subscription left to send it to: then it never will be.
       notifications: await this.olderThan(cutoff, {
         table: 'notifications',
         key: ['notification_id'],
         time: 'occurred_at',
-        where: sql`state <> 'pending'`,
+        where: sql`(state <> 'pending' or not exists (
+          select 1 from notification_subscriptions s where s.partner_id = notifications.partner_id and s.url is not null))`,
       }),
     };
   }
