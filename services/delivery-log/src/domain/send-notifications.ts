@@ -49,7 +49,8 @@ export interface NotificationSending {
 
 export interface SenderDeps {
   sending: NotificationSending;
-  partners: { get(partnerId: string): Partner | undefined };
+  /** The partner directory: `ready` once it has read partner-config up to where it ended at start. */
+  partners: { readonly ready: boolean; get(partnerId: string): Partner | undefined };
   sign: NotificationSigner;
   post: NotificationPost;
   /** The waits after each failed attempt; a notification is given up after retryDelaysMs.length + 1 attempts. */
@@ -64,6 +65,9 @@ const BATCH = 20;
 
 /** One pass: sends the notifications due now; returns how many it claimed (a full batch: there may be more). */
 export async function sendDueNotifications(deps: SenderDeps, leaseMs: number): Promise<{ claimed: number; batch: number }> {
+  // Not before the directory has loaded: a partner not read yet would look as if it had no
+  // signing secret, and its notification would be given up (a replica's first seconds).
+  if (!deps.partners.ready) return { claimed: 0, batch: BATCH };
   const due = await deps.sending.claimDue(deps.now(), BATCH, leaseMs);
   await Promise.all(due.map((notification) => sendOne(deps, notification)));
   return { claimed: due.length, batch: BATCH };
@@ -96,6 +100,7 @@ async function attempt(deps: SenderDeps, n: DueNotification): Promise<{ status: 
     // The secret does not decrypt: say so without a word of it.
     return { error: 'the signing secret could not be read', final: true };
   }
+  if (!partner) return { error: 'the partner is no longer known', final: true };
   if (!signature) return { error: 'the partner has no signing secret (Standard Webhooks or HMAC_SHA256) to sign it with', final: true };
   const headers = {
     'content-type': 'application/json',

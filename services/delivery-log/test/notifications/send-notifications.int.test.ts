@@ -34,12 +34,12 @@ for (const [name, server] of storesUnderTest()) {
     const posters: NotificationPoster[] = [];
     const counted: string[] = [];
 
-    const senderOn = (allow: string[]): SenderDeps => {
+    const senderOn = (allow: string[], directoryReady = true): SenderDeps => {
       const poster = notificationPoster({ allow, timeoutMs: 2_000 });
       posters.push(poster);
       return {
         sending: notificationOutbox(s.db, 20),
-        partners: { get: (id) => (id === 'acme' ? acme() : undefined) },
+        partners: { ready: directoryReady, get: (id) => (directoryReady && id === 'acme' ? acme() : undefined) },
         sign: notificationSigner(box),
         post: poster.post,
         retryDelaysMs: [0, 0],
@@ -156,6 +156,17 @@ for (const [name, server] of storesUnderTest()) {
 
       expect(received).toEqual([]);
       expect(await row('n-4')).toEqual(expect.objectContaining({ state: 'suppressed', attempts: 0 }));
+    });
+
+    test('when the partner directory has not loaded yet (a replica starting), then nothing is claimed and what is due stays to send', async () => {
+      await enqueue('n-6');
+
+      await sendDueNotifications(senderOn(['127.0.0.0/8'], false), 60_000);
+
+      expect(received).toEqual([]);
+      expect(await row('n-6')).toEqual(expect.objectContaining({ state: 'pending', attempts: 0 }));
+      await sendDueNotifications(senderOn(['127.0.0.0/8']), 60_000);
+      expect(await row('n-6')).toEqual(expect.objectContaining({ state: 'delivered', attempts: 1 }));
     });
 
     test('when a notification is claimed, then another sender skips it while its lease runs', async () => {
