@@ -61,6 +61,15 @@ for (const [name, server] of storesUnderTest()) {
     afterEach(() => s?.close());
     afterAll(() => server.stop());
 
+    test('when a failure is older than two failing spans with nothing sent since, then it is no longer judged (only the last two spans of sends are read), and a state judged stays', async () => {
+      await attempts('12:00', 'FAILED_ATTEMPT', 1);
+      // 11 minutes on, the failure is out of the 10 minutes read: nothing judged, nothing sent.
+      expect(await racing(at('12:11'))).toEqual([]);
+      // Judged while it was between 5 and 10 minutes old, it stays failing with no news after.
+      expect((await racing(at('12:06'))).map((n) => n.type)).toEqual(['endpoint.failing']);
+      expect(await racing(at('12:30'))).toEqual([]);
+    });
+
     test('when two evaluators judge an endpoint failing at once, then one endpoint.failing is enqueued, and no other while it stays failing', async () => {
       await attempts('12:00', 'FAILED_ATTEMPT', 3);
       // Failing for 3 minutes only: not yet.

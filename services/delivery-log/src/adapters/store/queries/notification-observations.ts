@@ -6,11 +6,15 @@
  *   partner's circuit is open as the failing-endpoints list judges it (circuitOpen: the partner's
  *   newest record a skip for, or a dead-lettering by, the open circuit); ok when its newest send
  *   succeeded; neither yet (no judgement: its state stays) while a failure is younger than that or
- *   nothing was sent in the day;
+ *   nothing was sent in the last two such spans;
  * - the dead letters are waiting while any of its deliveries is dead-lettered and not resent.
  *
- * Cost per partner: its day of attempts through delivery_attempts (partner_id, recorded_at), twice
- * (the newest record, the sends by endpoint), and its dead letters through their partial index.
+ * Cost per partner and pass: its newest record through delivery_attempts (partner_id, recorded_at)
+ * (a backward scan that stops at the first), its sends of the last two `failingAfterMs` only (every
+ * replica runs this every few seconds: a busy partner's whole day was read each time), and its dead
+ * letters through their partial index. Two spans are enough: a failure with no success after it is
+ * judged while it is between one and two spans old, and a state, once judged, stays until a later
+ * judgement changes it.
  */
 import { sql } from 'kysely';
 import type { Partner } from '@hookstream/partners';
@@ -27,6 +31,7 @@ export function notificationObservations(db: DeliveryLogDb, failingAfterMs: numb
   return async (partner: Partner, now: Date): Promise<Observation[]> => {
     const partnerId = partner.partner_id;
     const dayAgo = new Date(now.getTime() - DAY_MS);
+    const sendsFrom = new Date(now.getTime() - 2 * failingAfterMs);
     const [newest, streaks, waiting] = await Promise.all([
       sql<{ open: boolean }>`
         select ${circuitOpen(sql.ref('outcome'), sql.ref('error_class'))} as open from delivery_attempts
@@ -36,7 +41,7 @@ export function notificationObservations(db: DeliveryLogDb, failingAfterMs: numb
       sql<{ endpoint_id: string; last_success: Date | null; failing_since: Date | null; failures: string }>`
         with sends as (
           select endpoint_id, outcome, recorded_at from delivery_attempts
-          where partner_id = ${partnerId} and recorded_at >= ${dayAgo} and recorded_at <= ${now}
+          where partner_id = ${partnerId} and recorded_at >= ${sendsFrom} and recorded_at <= ${now}
             and endpoint_id is not null and outcome in ('DELIVERED', 'FAILED_ATTEMPT')
         ),
         successes as (
