@@ -21,8 +21,8 @@ export function producerSettings(options: ProducerOptions): Record<string, unkno
     partitioner: 'murmur2_random',
     // librdkafka's default linger (5 ms) unless asked: against 2 ms at the ingress's full rate, the
     // broker's CPU fell from 45–49 % to 30 % of a core for the same throughput and p99 (npm run
-    // bench:ingress, 2026-11-25, docs/benchmarks.md). Transactions flush at their commit, so the
-    // group members' writes never wait for it.
+    // bench:ingress, 2026-11-25, docs/benchmarks.md). The group members' transactional producers
+    // ask for 0 (member-transactions.ts).
     ...(options.lingerMs === undefined ? {} : { 'linger.ms': options.lingerMs }),
     'message.timeout.ms': options.deliveryTimeoutMs ?? 30_000,
     // Retried until the delivery timeout, as the Java client does (librdkafka's own default).
