@@ -46,6 +46,17 @@ describe('the ingress tracing bench figures', () => {
     );
   });
 
+  it('says a ratio is not comparable when either window did not keep up with the rate offered', () => {
+    const short = row({ setting: '10 %', result: { '2xx': 19000, latency: row().result.latency } });
+    expect(lastRoundRatios([row(), short], 2)).toContain('[10 % did not keep up with the rate offered: not comparable]');
+    expect(lastRoundRatios([row({ result: { '2xx': 19000, latency: row().result.latency } }), row({ setting: '100 %' })], 2)).toContain(
+      '[off did not keep up',
+    );
+    expect(lastRoundRatios([row(), row({ setting: '10 %', result: { '2xx': 19950, latency: row().result.latency } })], 2)).not.toContain(
+      'not comparable',
+    );
+  });
+
   it('gives the 100 % ratios without a goal', () => {
     const full = row({ setting: '100 %', cpuSeconds: { ingress: 14, broker: 6, registry: 0.2, postgres: 3.8, jaeger: 4 } }, 30);
     expect(lastRoundRatios([row(), full], 2)).toBe(
