@@ -17,10 +17,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import readline from 'node:readline';
-import autocannon from 'autocannon';
+import type autocannon from 'autocannon';
 import { TopicNames, ensureTopics, topicCatalogue, type Kafka } from '@hookstream/kafka';
 import { routeProcessWarnings } from '@hookstream/runtime';
 import { describeCpuGoal, describeThroughputGoal, type PhaseFigures } from './ingress/ingress-goals';
+import { WEBHOOK_PATH, offerWebhooks } from './ingress/webhook-load';
 import { REPO_ROOT, envNumber, runBench, trackChild } from './support/bench-run';
 import { prepareBenchStack } from './support/bench-stack';
 import { CpuWindow, stackProcesses } from './support/cpu-usage';
@@ -46,28 +47,7 @@ function startChild(
 }
 
 function load(url: string, apiKey: string | undefined, overallRate?: number): Promise<autocannon.Result> {
-  let n = 0;
-  const body = (id: number) =>
-    JSON.stringify({
-      request_id: `bench-${process.pid}-${Date.now()}-${id}`,
-      transaction_number: `TRX-${id % 1000}`,
-      transaction_type: 'POLICY',
-      status: 'POLICY_ACTIVE',
-      documents: [{ type: 'POLICY_CERTIFICATE', url: 'https://docs.example/c.pdf', filename: 'c.pdf' }],
-    });
-  return autocannon({
-    url,
-    connections,
-    duration: seconds,
-    ...(overallRate ? { overallRate } : {}),
-    requests: [
-      {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...(apiKey ? { 'x-api-key': apiKey } : {}) },
-        setupRequest: (request) => ({ ...request, body: body(n++) }),
-      },
-    ],
-  });
+  return offerWebhooks(url, apiKey, { connections, seconds, ...(overallRate ? { overallRate } : {}) });
 }
 
 /** Mean time of the ingress's stages over the whole run, from its /metrics. */
@@ -136,26 +116,25 @@ async function main() {
   // not weigh on the figures.
   const ingress = await ServiceProcess.start('ingress', { ...env, TOPIC_PREFIX: prefix });
   try {
-    const webhookPath = '/api/integration/partner/webhook';
     console.log(`${connections} connections, ${seconds} s each, unique request_ids, Node ${process.versions.node}`);
     // Warm-ups (not counted): JIT, connections, producer ids, the ledger's transactions.
-    await load(`${ingress.url}${webhookPath}`, apiKey);
-    await load(`${floor.url}${webhookPath}`, undefined);
+    await load(`${ingress.url}${WEBHOOK_PATH}`, apiKey);
+    await load(`${floor.url}${WEBHOOK_PATH}`, undefined);
     const baseline = await measurePhase('baseline: bare express JSON route', 'bare route', bare.child.pid, () =>
-      load(`${bare.url}${webhookPath}`, undefined),
+      load(`${bare.url}${WEBHOOK_PATH}`, undefined),
     );
     const durable = await measurePhase('durable floor (JSON, one batched acks=all produce)', 'durable floor', floor.child.pid, () =>
-      load(`${floor.url}${webhookPath}`, undefined),
+      load(`${floor.url}${WEBHOOK_PATH}`, undefined),
     );
     const full = await measurePhase('ingress (auth, dedupe, durable write)', 'ingress', ingress.pid, () =>
-      load(`${ingress.url}${webhookPath}`, apiKey),
+      load(`${ingress.url}${WEBHOOK_PATH}`, apiKey),
     );
     console.log(describeCpuGoal(full, baseline));
     console.log(describeThroughputGoal(full, durable));
     console.log(`for comparison: ${((full.perSecond / baseline.perSecond) * 100).toFixed(0)} % of the bare route's throughput`);
     const half = Math.round(baseline.perSecond / 2);
     const atHalf = await measurePhase(`ingress at half the bare rate (${half}/s)`, 'ingress', ingress.pid, () =>
-      load(`${ingress.url}${webhookPath}`, apiKey, half),
+      load(`${ingress.url}${WEBHOOK_PATH}`, apiKey, half),
     );
     console.log(`p99 at half rate: ${atHalf.result.latency.p99} ms (goal: under 25 ms)`);
     console.log(await stageTimes(ingress.opsUrl));

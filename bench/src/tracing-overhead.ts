@@ -2,11 +2,8 @@
  * Benchmark: what tracing costs, and where a callback's milliseconds go. The outbound path (a
  * policy event → policy-status-consumer → callback-requests → callback-sender → a receiver answering
  * 200, bench:outbound-e2e's rig) at one fixed rate, its two services started afresh for each of
- * three settings, interleaved over rounds so that drift falls on all alike:
- *
- * - off: no OTEL_* variable (the default: OpenTelemetry's no-op API);
- * - 10 %: exporting to a real Jaeger, parentbased_traceidratio 0.1 (the chart's default);
- * - 100 %: exporting every trace.
+ * three settings (off, 10 %, 100 %: tracing/settings.ts), interleaved over rounds so that drift
+ * falls on all alike. The ingress's half is bench:tracing-ingress (tracing-ingress.ts).
  *
  * Prints per setting and round the latency from due publish to callback (p50, p99), each process's
  * CPU and the system's CPU per 1,000 deliveries; then, from the last 100 % round's traces as Jaeger
@@ -18,9 +15,6 @@
  * BENCH_WARMUP_SECONDS (before each, not counted, default 30), BENCH_ROUNDS (default 2).
  */
 import os from 'node:os';
-import path from 'node:path';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { defaultCacheDir, ensureJaeger, startJaeger } from '@hookstream/cli/stack';
 import { routeProcessWarnings } from '@hookstream/runtime';
 import { CallbackReceiver } from './outbound/arrival-log';
 import { measureRate, type E2eRig } from './outbound/e2e-rate';
@@ -29,6 +23,7 @@ import { CALLBACK_PATH, prepareOutboundStack, startOutboundServices } from './ou
 import { SYSTEM_PROCESSES, systemCpuPer1000, type RateRow } from './outbound/rate-sweep';
 import { markdownTable } from './support/markdown-table';
 import { envNumber, runBench } from './support/bench-run';
+import { TRACING_SETTINGS, startBenchJaeger, tracingEnv } from './tracing/settings';
 import { traceHops } from './tracing/trace-hops';
 
 const rate = envNumber('BENCH_RATE', 200);
@@ -37,25 +32,9 @@ const warmupSeconds = envNumber('BENCH_WARMUP_SECONDS', 30, 0);
 const rounds = envNumber('BENCH_ROUNDS', 2);
 const PARTNER = 'bench-tracing';
 
-type Setting = { name: string; env: (otlpUrl: string) => NodeJS.ProcessEnv };
-const SETTINGS: Setting[] = [
-  { name: 'off', env: () => ({}) },
-  {
-    name: '10 %',
-    env: (otlp) => ({ OTEL_EXPORTER_OTLP_ENDPOINT: otlp, OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' }),
-  },
-  {
-    name: '100 %',
-    env: (otlp) => ({ OTEL_EXPORTER_OTLP_ENDPOINT: otlp, OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '1' }),
-  },
-];
-
 async function main() {
   routeProcessWarnings((w) => console.error(w.message));
-  const built = await ensureJaeger(defaultCacheDir());
-  if (!built) throw new Error('Go is not on PATH: this bench needs Jaeger, built from its Go module (docs/tracing.md)');
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'hookstream-bench-tracing-'));
-  const jaeger = await startJaeger({ binary: built.binary, dir });
+  const { jaeger, stop: stopJaeger } = await startBenchJaeger();
   const stack = await prepareOutboundStack(process.env);
   const receiver = await CallbackReceiver.start();
   await stack.onboard(PARTNER, `${receiver.answeringUrl}${CALLBACK_PATH}`);
@@ -63,15 +42,15 @@ async function main() {
   await publisher.connect();
   console.log(
     `tracing overhead: outbound end to end at ${rate} events/s, ${seconds} s measured after ${warmupSeconds} s of warm-up per setting, ` +
-      `${rounds} rounds of ${SETTINGS.map((s) => s.name).join(', ')}; Jaeger v1.76.0 on this machine; Node ${process.versions.node}, ${os.cpus().length} cores`,
+      `${rounds} rounds of ${TRACING_SETTINGS.map((s) => s.name).join(', ')}; Jaeger v1.76.0 on this machine; Node ${process.versions.node}, ${os.cpus().length} cores`,
   );
   const rows: Array<{ setting: string; round: number; row: RateRow }> = [];
   let lastFullWindow: { fromMs: number; toMs: number } | undefined;
   let index = 0;
   try {
     for (let round = 1; round <= rounds; round++) {
-      for (const setting of SETTINGS) {
-        const services = await startOutboundServices({ ...stack, serviceEnv: { ...stack.serviceEnv, ...setting.env(jaeger.otlpUrl) } });
+      for (const setting of TRACING_SETTINGS) {
+        const services = await startOutboundServices({ ...stack, serviceEnv: tracingEnv(stack.serviceEnv, setting, jaeger.otlpUrl) });
         const rig: E2eRig = { publisher, ...services, receiver, tracer: undefined, partnerId: PARTNER };
         const fromMs = Date.now();
         try {
@@ -116,9 +95,8 @@ async function main() {
     }
   } finally {
     await publisher.disconnect().catch(() => undefined);
-    await jaeger.stop();
-    rmSync(dir, { recursive: true, force: true });
+    await stopJaeger();
   }
 }
 
-runBench(main, (rounds * SETTINGS.length * (warmupSeconds + seconds + 60) + 300) * 1000);
+runBench(main, (rounds * TRACING_SETTINGS.length * (warmupSeconds + seconds + 60) + 300) * 1000);

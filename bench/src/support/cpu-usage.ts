@@ -18,6 +18,23 @@ export function cpuSeconds(pid: number | undefined): number | undefined {
   }
 }
 
+/**
+ * CPU seconds process `pid` and every process it started have used so far: its own, its reaped
+ * children's (cutime + cstime: a PostgreSQL backend that ended) and its live children's, and
+ * theirs. PostgreSQL works in the postmaster's children (a backend per connection, the WAL writer,
+ * the checkpointer), so the postmaster's own time alone would miss nearly all of it.
+ */
+export function processTreeCpuSeconds(pid: number | undefined): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    const own = (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / 100;
+    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
+    return children.reduce((sum, child) => sum + (processTreeCpuSeconds(child) ?? 0), own);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Busy and total CPU time of the whole machine so far (all cores, ticks of 1/100 s), from /proc/stat. */
 function machineCpuTicks(): { busy: number; total: number } | undefined {
   try {
@@ -31,8 +48,9 @@ function machineCpuTicks(): { busy: number; total: number } | undefined {
 }
 
 /**
- * The local stack's broker and registry: the processes `hookstream stack exec` (this process's
- * parent) started beside this one, named by their state folders. Empty when the stack is not ours.
+ * The local stack's broker, registry and PostgreSQL (its postmaster): the processes `hookstream
+ * stack exec` (this process's parent) started beside this one, named by their state folders.
+ * Empty when the stack is not ours.
  */
 export function stackProcesses(): Record<string, number> {
   const found: Record<string, number> = {};
@@ -49,6 +67,7 @@ export function stackProcesses(): Record<string, number> {
       const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
       if (cmdline.includes('/kafka/')) found.broker = Number(pid);
       else if (cmdline.includes('/registry/')) found.registry = Number(pid);
+      else if (cmdline.includes('/postgres/')) found.postgres = Number(pid);
     } catch {
       // gone meanwhile
     }
@@ -71,7 +90,7 @@ export class CpuWindow {
     return new CpuWindow(
       Object.entries(processes)
         .filter(([, pid]) => pid !== undefined)
-        .map(([name, pid]) => [name, pid, cpuSeconds(pid)]),
+        .map(([name, pid]) => [name, pid, processTreeCpuSeconds(pid)]),
       ownLabel,
       process.cpuUsage(),
       machineCpuTicks(),
@@ -79,10 +98,10 @@ export class CpuWindow {
     );
   }
 
-  /** CPU seconds the process named `name` has used since the window began; undefined where unknown. */
+  /** CPU seconds the process named `name` (and those it started) has used since the window began; undefined where unknown. */
   cpuSecondsOf(name: string): number | undefined {
     const [, pid, start] = this.pids.find(([known]) => known === name) ?? [];
-    const now = cpuSeconds(pid);
+    const now = processTreeCpuSeconds(pid);
     return now === undefined || start === undefined ? undefined : now - start;
   }
 
