@@ -32,7 +32,7 @@ afterAll(async () => {
 
 test('when the broker is away, then no service spins; once it is back, every service is ready again', async () => {
   const env: NodeJS.ProcessEnv = { ...process.env, ...stack!.env, TOPIC_PREFIX: `${uniqueName('outage')}.`, LOG_LEVEL: 'info' };
-  const envWithLog = { ...env, DELIVERY_LOG_DATABASE_URL: env.DATABASE_URL, ALLOW_PRIVATE_CALLBACK_URLS: 'true' };
+  const envWithLog = { ...env, DELIVERY_LOG_DATABASE_URL: env.DATABASE_URL };
   const ensured = await runCli(['topics', 'ensure'], { env: { ...env, TOPIC_PARTITIONS: '3' } });
   expect(ensured.code).toBe(0);
   for (const service of SERVICES) {

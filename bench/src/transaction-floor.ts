@@ -3,12 +3,13 @@
  * transaction (as the policy-status-consumer's member commits an event at 20 events/s), written
  * one after another with a pause between, by each way of writing it, interleaved over rounds:
  *
- * - "ack, then offsets": the record written and its acknowledgement awaited, then the offsets,
- *   then the commit, with librdkafka's default linger (5 ms): how the members wrote until
+ * - "ack, then offsets, linger 5 ms": the record written and its acknowledgement awaited, then the
+ *   offsets, then the commit, with librdkafka's default linger: how the members wrote until
  *   2026-11-29;
- * - "ack, then offsets, linger 0": the same, the record sent at once;
- * - "offsets beside the write": the offsets sent while the record is in flight, both awaited
- *   before the commit, linger 0: how the members write now (member-transactions.ts);
+ * - "ack, then offsets, linger 0": the same, the record sent at once: how they write now
+ *   (member-transactions.ts);
+ * - "offsets beside the write, linger 0": the offsets sent while the record is in flight, both
+ *   awaited before the commit (tried: faster alone, but it raised the fan-out's p99 at 200 events/s);
  * - floor "no offsets": a transaction of the record alone (linger 0);
  * - floor "one write": an idempotent acks=all write, no transaction: one Kafka round trip.
  *
@@ -37,9 +38,9 @@ const rounds = envNumber('BENCH_ROUNDS', 2);
 type Steps = { begin: number; written: number; offsets: number; commit: number; total: number; readable: number };
 type Way = { name: string; transactional: boolean; lingerMs?: number; offsets: 'after-ack' | 'beside' | 'none' };
 const WAYS: Way[] = [
-  { name: 'ack, then offsets (before)', transactional: true, offsets: 'after-ack' },
-  { name: 'ack, then offsets, linger 0', transactional: true, lingerMs: 0, offsets: 'after-ack' },
-  { name: 'offsets beside the write (now)', transactional: true, lingerMs: 0, offsets: 'beside' },
+  { name: 'ack, then offsets, linger 5 ms (before)', transactional: true, offsets: 'after-ack' },
+  { name: 'ack, then offsets, linger 0 (now)', transactional: true, lingerMs: 0, offsets: 'after-ack' },
+  { name: 'offsets beside the write, linger 0 (tried)', transactional: true, lingerMs: 0, offsets: 'beside' },
   { name: 'floor: no offsets', transactional: true, lingerMs: 0, offsets: 'none' },
   { name: 'floor: one write, no transaction', transactional: false, lingerMs: 0, offsets: 'none' },
 ];

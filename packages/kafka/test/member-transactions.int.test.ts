@@ -4,11 +4,9 @@ import type { Consumer } from '../src/types';
 import { createTopics, readTopicToEnd, testKafka, uniqueName } from '../../../test/helpers/infrastructure';
 
 /**
- * A member's transaction sends its offsets while its records are in flight (a round trip less:
- * npm run bench:transaction). Against a real broker: a record refused while the offsets are on
- * their way ends the transaction with neither counted, by an abort once both calls have settled
- * (librdkafka refuses an abort while its offsets call is under way, and the producer would be
- * thrown away for it), and the next transaction commits both.
+ * A member's transaction against a real broker, on the path only a refused record takes: the
+ * transaction ends with neither its records nor its offsets counted, by an abort (the producer is
+ * kept, not thrown away and its transactional id fenced), and the next transaction commits both.
  */
 const kafka = testKafka();
 const closers: Array<() => Promise<unknown>> = [];
@@ -57,7 +55,7 @@ async function committedOffset(groupId: string, topic: string): Promise<string |
   }
 }
 
-test('when a record is refused while the offsets are on their way, then the transaction is aborted with neither counted, its producer kept, and the next one commits both', async () => {
+test('when a record of a transaction is refused, then the transaction is aborted with neither its records nor its offsets counted, its producer kept, and the next one commits both', async () => {
   const [input, output, groupId] = [uniqueName('mt-in'), uniqueName('mt-out'), uniqueName('mt-group')];
   await createTopics(kafka, [{ topic: input }, { topic: output }]);
   const member = await joinedMember(groupId, input);

@@ -54,7 +54,8 @@ export function startSdk(service: string, settings: Extract<TracingSettings, { e
       // span for each middleware cost every request, sampled or not, about 20 µs of the ingress's
       // CPU (npm run bench:tracing-ingress, docs/benchmarks.md) for nothing a reader of a trace needs.
       new ExpressInstrumentation({ ignoreLayersType: Object.values(ExpressLayerType) }),
-      new PgInstrumentation({ requireParentSpan: true }),
+      // The query's span, not one more for taking a pooled connection before each (the same cost).
+      new PgInstrumentation({ requireParentSpan: true, ignoreConnectSpans: true }),
     ],
   });
   return async () => {
