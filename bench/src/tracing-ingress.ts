@@ -11,8 +11,8 @@
  * its own CPU per accepted webhook, the broker's, PostgreSQL's (its postmaster and every backend)
  * and Jaeger's shares, and the system's CPU per 1,000 accepted (ingress + broker + registry +
  * PostgreSQL; Jaeger beside it, not in it); then the last round's ratios against tracing off, and
- * how many of each last-round window's ingress traces Jaeger holds (none when off, every accepted
- * webhook's at 100 %): a bench that exported nothing would have measured nothing.
+ * how many of each last-round window's ingress traces Jaeger holds (none when off, about a tenth
+ * at 10 %, up to the query's limit at 100 %): a bench that exported nothing would have measured nothing.
  *
  *   npm run bench:tracing-ingress      (starts a throwaway local stack and a Jaeger around it)
  *

@@ -1,6 +1,6 @@
 /**
  * CPU time from /proc: per process, for the whole machine, and over a window of a bench's run,
- * and the local stack's broker and registry processes to name in it. CPU per request is
+ * and the local stack's broker, registry and PostgreSQL processes to name in it. CPU per request is
  * steadier than a rate on a shared machine, and where the rest of the machine's time went tells
  * a busy neighbour from a slow service.
  */
@@ -28,10 +28,18 @@ export function processTreeCpuSeconds(pid: number | undefined): number | undefin
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
     const own = (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / 100;
-    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
-    return children.reduce((sum, child) => sum + (processTreeCpuSeconds(child) ?? 0), own);
+    return childrenOf(pid).reduce((sum, child) => sum + (processTreeCpuSeconds(child) ?? 0), own);
   } catch {
     return undefined;
+  }
+}
+
+/** The live children of `pid`; none where the kernel does not list them (no CONFIG_PROC_CHILDREN). */
+function childrenOf(pid: number | undefined): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
+  } catch {
+    return [];
   }
 }
 

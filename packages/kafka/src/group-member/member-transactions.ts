@@ -130,7 +130,7 @@ export class MemberTransactions {
         deliveryTimeoutMs: timeoutMs,
         // Sent at once: the offsets and the commit wait for the records' acknowledgement, so a
         // linger (librdkafka's default, 5 ms) was added to every transaction. A transaction's
-        // records are queued together while its partitions are added to it: still one batch.
+        // records queue while its partitions are added to it, so they mostly leave together.
         lingerMs: 0,
         ...(this.options.maxBatchBytes ? { maxBatchBytes: this.options.maxBatchBytes } : {}),
       });

@@ -50,9 +50,10 @@ export function startSdk(service: string, settings: Extract<TracingSettings, { e
         requireParentforOutgoingSpans: true,
       }),
       new UndiciInstrumentation({ requireParentforSpans: true }),
-      // No span per express layer: it still names the HTTP span by its route ("POST /api/…"), and a
-      // span for each middleware cost every request, sampled or not, about 20 µs of the ingress's
-      // CPU (npm run bench:tracing-ingress, docs/benchmarks.md) for nothing a reader of a trace needs.
+      // No span per express layer: it still names the HTTP span by its route ("POST /api/…"). A span
+      // for each middleware cost every traced request CPU for nothing a reader of a trace needs (at
+      // 100 % sampling, with the connect spans below, the ingress's CPU per webhook fell from 1.87×
+      // to 1.59× of tracing off: npm run bench:tracing-ingress, docs/benchmarks.md).
       new ExpressInstrumentation({ ignoreLayersType: Object.values(ExpressLayerType) }),
       // The query's span, not one more for taking a pooled connection before each (the same cost).
       new PgInstrumentation({ requireParentSpan: true, ignoreConnectSpans: true }),
